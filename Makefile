@@ -1,0 +1,24 @@
+# uabench entry points. Each target installs what it needs first (idempotently).
+#   make bench   quick benchmark over every SDK, ending in a report
+#   make test    harness unit tests, contract checks of every adapter, a Robot smoke run
+SHELL := /bin/bash
+VENV  := .venv
+UABENCH := $(VENV)/bin/uabench
+
+.PHONY: bench test setup lint clean
+
+setup:
+	@ci/setup
+
+bench: setup
+	$(UABENCH) run read write --profile quick --report
+
+test: setup
+	@ci/test
+
+lint: setup
+	$(VENV)/bin/ruff check harness adapters
+
+clean:
+	rm -rf results .venv implementations/*/.build implementations/*/.prefix implementations/*/.src \
+	  adapters/*/build adapters/*/target adapters/*/node_modules

@@ -1,0 +1,1 @@
+"""uabench adapter for the asyncua OPC UA SDK."""

@@ -1,0 +1,80 @@
+"""Entry point of the asyncua adapter: `run capabilities | server | client --config FILE`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+
+import asyncua
+
+from uabench import contract
+
+from . import security
+
+SDK = "asyncua"
+LANGUAGE = "Python"
+ROLES = ["server", "client"]
+WORKLOADS = ["read", "write", "subscribe"]
+USAGE = "usage: run capabilities | run {server,client} --config FILE"
+
+
+def capabilities() -> dict:
+    return {
+        "sdk": SDK, "version": asyncua.__version__, "language": LANGUAGE,
+        "roles": ROLES, "workloads": WORKLOADS,
+        "security": [{"policy": p, "mode": m} for p, m in security.SUPPORTED],
+    }
+
+
+def config_path(args: list[str]) -> str:
+    if len(args) == 2 and args[0] == "--config":
+        return args[1]
+    if len(args) == 1 and args[0].startswith("--config="):
+        return args[0].split("=", 1)[1]
+    raise contract.ConfigError(f"config: {USAGE}")
+
+
+def main(argv: list[str]) -> None:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if not argv:
+        contract.fail("config", USAGE, contract.EXIT_CONFIG)
+    command, args = argv[0], argv[1:]
+    if command == "capabilities":
+        contract.emit(capabilities())
+        return
+    if command in ("publisher", "subscriber"):
+        contract.fail("not_supported", f"role '{command}' is not implemented by the asyncua adapter",
+                      contract.EXIT_NOT_SUPPORTED)
+    if command not in ("server", "client"):
+        contract.fail("config", f"unknown command '{command}'; {USAGE}", contract.EXIT_CONFIG)
+    try:
+        raw = contract.load_config(config_path(args))
+        if command == "server":
+            config = contract.server_config(raw)
+            check_security(config["security"]["endpoints"])
+        else:
+            config = contract.client_config(raw)
+            check_security([config["security"]])
+    except contract.ConfigError as error:
+        contract.fail("config", str(error), contract.EXIT_CONFIG)
+    except contract.NotSupported as error:
+        contract.fail("not_supported", str(error), contract.EXIT_NOT_SUPPORTED)
+
+    if command == "server":
+        from .server import serve
+        asyncio.run(serve(config))
+    else:
+        from .client import run_client
+        asyncio.run(run_client(config, SDK, asyncua.__version__))
+
+
+def check_security(pairs: list[dict]) -> None:
+    for pair in pairs:
+        if (pair["policy"], pair["mode"]) not in security.SUPPORTED:
+            raise contract.NotSupported(f"security {pair['policy']}/{pair['mode']} is not supported by asyncua")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

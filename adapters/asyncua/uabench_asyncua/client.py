@@ -1,0 +1,46 @@
+"""`run client`: opens the sessions, runs one workload, prints the result record."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from uabench import contract
+from uabench.contract import Recorder
+
+from .load import LoadDriver
+from .services import ReadWorkload, WriteWorkload
+from .session import ConnectError, close_sessions, open_sessions
+
+log = logging.getLogger("uabench_asyncua.client")
+
+
+async def run_client(config: dict, sdk: str, version: str) -> None:
+    in_flight = config.get("in_flight", 1)
+    try:
+        sessions = await open_sessions(config, in_flight)
+    except ConnectError as error:
+        contract.fail("connect", str(error), contract.EXIT_RUNTIME)
+    recorder = Recorder()
+    try:
+        if config["workload"] == "subscribe":
+            from .subscribe import run_subscriptions
+            extra = await run_subscriptions(sessions, config, recorder)
+        else:
+            await run_requests(sessions, config, recorder)
+            extra = {}
+    except Exception as error:
+        log.exception("workload failed")
+        await close_sessions(sessions)
+        contract.fail("runtime", f"{type(error).__name__}: {error}", contract.EXIT_RUNTIME)
+    await close_sessions(sessions)
+    contract.emit({**recorder.result(sdk, version, "client", config), **extra})
+
+
+async def run_requests(sessions: list, config: dict, recorder: Recorder) -> None:
+    kind = ReadWorkload if config["workload"] == "read" else WriteWorkload
+    workload = kind(sessions, config, recorder)
+    driver = LoadDriver(workload, recorder, len(sessions), config["in_flight"], config["rate"])
+    await driver.run(config["warmup_s"], config["duration_s"])
+    if isinstance(workload, WriteWorkload) and config["verify"]:
+        await workload.verify_written(pattern=time.time_ns() // 1_000_000 % 1000 + 1)

@@ -1,0 +1,127 @@
+"""Drives request/response workloads in closed or open loop (SPEC §3, read and write).
+
+Nothing here knows about OPC UA: a workload supplies `request(session, k)` (the awaitable
+service call for request k of a session) and `outcome(session, k, response)` (judges and
+verifies a response). Latency is taken when the response arrives, before judging it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from uabench.contract import Recorder
+
+GRACE_S = 5.0
+LATE = "no response within 5 s after the measured phase"
+
+
+class Workload(Protocol):
+    async def request(self, session: int, k: int) -> Any: ...
+
+    def outcome(self, session: int, k: int, response: Any) -> tuple[bool, int, str | None]:
+        """(succeeded, values transferred, error example)."""
+
+    def describe(self, error: BaseException) -> str:
+        """Short error example for a request that raised."""
+
+
+@dataclass
+class Phases:
+    """Monotonic nanosecond bounds: load from `start`, measured from `measure_start` to `measure_end`."""
+
+    start: int
+    measure_start: int
+    measure_end: int
+
+    @classmethod
+    def begin_now(cls, warmup_s: float, duration_s: float) -> Phases:
+        start = time.perf_counter_ns()
+        measure_start = start + int(warmup_s * 1e9)
+        return cls(start, measure_start, measure_start + int(duration_s * 1e9))
+
+
+class LoadDriver:
+    def __init__(self, workload: Workload, recorder: Recorder, sessions: int, in_flight: int,
+                 rate: float | None) -> None:
+        self._workload = workload
+        self._recorder = recorder
+        self._sessions = sessions
+        self._in_flight = in_flight
+        self._rate = rate
+
+    async def run(self, warmup_s: float, duration_s: float) -> None:
+        phases = Phases.begin_now(warmup_s, duration_s)
+        wall_offset = time.time_ns() - time.perf_counter_ns()
+        self._recorder.start_ns = phases.measure_start + wall_offset
+        self._recorder.end_ns = phases.measure_end + wall_offset
+        if self._rate is None:
+            tasks = [asyncio.create_task(self._closed_loop(s, phases)) for s in range(self._sessions)]
+        else:
+            tasks = [asyncio.create_task(self._open_loop(s, phases)) for s in range(self._sessions)]
+        await asyncio.gather(*tasks)
+
+    async def _operation(self, session: int, k: int, start_ns: int, measured: bool) -> None:
+        try:
+            response = await self._workload.request(session, k)
+        except asyncio.CancelledError:
+            if measured:
+                self._recorder.operation(0, False, 0, LATE)
+            raise
+        except Exception as error:  # a failed operation is counted, never fatal
+            if measured:
+                self._recorder.operation(0, False, 0, self._workload.describe(error))
+            return
+        end_ns = time.perf_counter_ns()
+        if measured:
+            ok, values, error = self._workload.outcome(session, k, response)
+            self._recorder.operation(end_ns - start_ns, ok, values, error)
+
+    async def _closed_loop(self, session: int, phases: Phases) -> None:
+        counter = iter(range(2**62))
+
+        async def worker() -> None:
+            while (now := time.perf_counter_ns()) < phases.measure_end:
+                await self._operation(session, next(counter), now, now >= phases.measure_start)
+
+        workers = [asyncio.create_task(worker()) for _ in range(self._in_flight)]
+        await self._drain(workers, phases)
+
+    async def _open_loop(self, session: int, phases: Phases) -> None:
+        # Request n of session s is due at (n·sessions + s) / rate: the sessions interleave
+        # so the total rate is spread evenly. Waiting for a free slot is part of the latency.
+        slots = asyncio.Semaphore(self._in_flight)
+        pending: set[asyncio.Task] = set()
+
+        async def send(k: int, due: int) -> None:
+            try:
+                await self._operation(session, k, due, due >= phases.measure_start)
+            finally:
+                slots.release()
+
+        interval_ns = 1e9 / self._rate
+        for k in range(2**62):
+            due = phases.start + int((k * self._sessions + session) * interval_ns)
+            if due >= phases.measure_end:
+                break
+            delay = due - time.perf_counter_ns()
+            if delay > 0:
+                await asyncio.sleep(delay / 1e9)
+            await slots.acquire()
+            task = asyncio.create_task(send(k, due))
+            pending.add(task)
+            task.add_done_callback(pending.discard)
+        await self._drain(list(pending), phases)
+
+    @staticmethod
+    async def _drain(tasks: list[asyncio.Task], phases: Phases) -> None:
+        """Wait for what is still in flight, at most GRACE_S after the measured phase."""
+        if not tasks:
+            return
+        remaining = (phases.measure_end - time.perf_counter_ns()) / 1e9 + GRACE_S
+        _done, late = await asyncio.wait(tasks, timeout=max(0.0, remaining))
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,62 @@
+"""`run server`: an asyncua Server with the standard address space."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+
+from asyncua import Server
+
+from uabench import contract
+
+from . import security
+from .address_space import StandardAddressSpace
+
+log = logging.getLogger("uabench_asyncua.server")
+
+# The contract allows up to 10000 outstanding requests per session; asyncua closes a
+# connection whose inbound queue exceeds this (default 500, a flood guard).
+MAX_PENDING_MESSAGES = 10_000
+STOP_TIMEOUT_S = 3.0
+
+
+def endpoint_url(host: str, port: int) -> str:
+    return f"opc.tcp://[{host}]:{port}" if ":" in host else f"opc.tcp://{host}:{port}"
+
+
+async def serve(config: dict) -> None:
+    url = endpoint_url(config["host"], config["port"])
+    server = Server()
+    server.iserver.max_pending_messages_per_connection = MAX_PENDING_MESSAGES
+    await server.init()
+    server.set_endpoint(url)
+    server.set_server_name("uabench asyncua server")
+    await server.set_application_uri(config["security"]["application_uri"])
+    await security.configure_server(server, config["security"])
+
+    space = StandardAddressSpace(server, config["signals"], config["writes"])
+    await space.create()
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+
+    try:
+        await server.start()
+    except OSError as error:
+        contract.fail("runtime", f"cannot listen on {url}: {error.strerror or error}", contract.EXIT_RUNTIME)
+    updates = None
+    if config["update_interval_ms"] > 0:
+        updates = asyncio.create_task(space.run_updates(config["update_interval_ms"]))
+    contract.emit({"event": "ready", "endpoint": url, "pid": os.getpid()})
+
+    await stop.wait()
+    log.info("stopping")
+    if updates:
+        updates.cancel()
+    with contextlib.suppress(Exception, asyncio.TimeoutError):
+        await asyncio.wait_for(server.stop(), STOP_TIMEOUT_S)

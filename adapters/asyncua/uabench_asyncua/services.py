@@ -1,0 +1,155 @@
+"""The read and write workloads as asyncua Read/Write service calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asyncua import ua
+
+from uabench import contract
+from uabench.contract import Recorder
+
+from .session import Session
+
+VALUE = ua.AttributeIds.Value
+
+
+def expected_variant(node: str) -> ua.VariantType | None:
+    """The wire type a node of the standard address space must have (verify_value sees
+    only the decoded Python value, which cannot tell Float from Double)."""
+    if node.startswith("Signal_") or node == "Real":
+        return ua.VariantType.Float
+    if node.startswith("Write_"):
+        return ua.VariantType.Double
+    return {"Tick": ua.VariantType.UInt32, "Page": ua.VariantType.Int16,
+            "SDD": ua.VariantType.ByteString, "Image": ua.VariantType.ByteString}.get(node)
+
+
+def check_value(node: str, variant: ua.Variant | None) -> str | None:
+    if variant is None:
+        return f"{node}: got no value"
+    expected = expected_variant(node)
+    if expected is not None and variant.VariantType != expected:
+        return f"{node}: got {variant.VariantType.name}, expected {expected.name}"
+    return contract.verify_value(node, variant.Value)
+
+
+def status_error(codes: list[ua.StatusCode]) -> str | None:
+    for code in codes:
+        if not code.is_good():
+            return code.name
+    return None
+
+
+class ServiceWorkload:
+    """Shared by read and write: request k of a session carries request_nodes(nodes, k, n)."""
+
+    def __init__(self, sessions: list[Session], config: dict, recorder: Recorder) -> None:
+        self.sessions = sessions
+        self.nodes: list[str] = config["nodes"]
+        self.per_request: int = config["nodes_per_request"]
+        self.verify: bool = config["verify"]
+        self.recorder = recorder
+
+    def names(self, k: int) -> list[str]:
+        return contract.request_nodes(self.nodes, k, self.per_request)
+
+    def describe(self, error: BaseException) -> str:
+        if isinstance(error, ua.UaStatusCodeError):
+            return ua.StatusCode(error.code).name
+        if isinstance(error, TimeoutError):
+            return "Timeout"
+        text = str(error) or type(error).__name__
+        return text if len(text) <= 100 else text[:97] + "..."
+
+
+class ReadWorkload(ServiceWorkload):
+    def __init__(self, sessions: list[Session], config: dict, recorder: Recorder) -> None:
+        super().__init__(sessions, config, recorder)
+        # Request k's nodes depend only on k·n mod len(nodes): build each parameter set once.
+        self._parameters: list[dict[int, ua.ReadParameters]] = [{} for _ in sessions]
+
+    def _read_parameters(self, session: int, k: int) -> ua.ReadParameters:
+        offset = (k * self.per_request) % len(self.nodes)
+        cache = self._parameters[session]
+        parameters = cache.get(offset)
+        if parameters is None:
+            s = self.sessions[session]
+            parameters = cache[offset] = ua.ReadParameters(
+                NodesToRead=[ua.ReadValueId(NodeId=s.nodeid(n), AttributeId=VALUE) for n in self.names(k)],
+                TimestampsToReturn=ua.TimestampsToReturn.Source,
+            )
+        return parameters
+
+    async def request(self, session: int, k: int) -> list[ua.DataValue]:
+        return await self.sessions[session].client.uaclient.read(self._read_parameters(session, k))
+
+    def outcome(self, session: int, k: int, response: list[ua.DataValue]) -> tuple[bool, int, str | None]:
+        error = status_error([dv.StatusCode for dv in response])
+        if error is None and len(response) != self.per_request:
+            error = f"got {len(response)} results for {self.per_request} nodes"
+        if error:
+            return False, 0, error
+        if self.verify:
+            for name, dv in zip(self.names(k), response):
+                self.recorder.verification(check_value(name, dv.Value))
+        return True, len(response), None
+
+
+class WriteWorkload(ServiceWorkload):
+    async def request(self, session: int, k: int) -> list[ua.StatusCode]:
+        s = self.sessions[session]
+        values = [
+            ua.WriteValue(
+                NodeId=s.nodeid(name), AttributeId=VALUE,
+                Value=ua.DataValue(ua.Variant(contract.write_value(session, k, self.per_request, j),
+                                              ua.VariantType.Double)),
+            )
+            for j, name in enumerate(self.names(k))
+        ]
+        return await s.client.uaclient.write(ua.WriteParameters(NodesToWrite=values))
+
+    def outcome(self, session: int, k: int, response: list[ua.StatusCode]) -> tuple[bool, int, str | None]:
+        error = status_error(response)
+        if error is None and len(response) != self.per_request:
+            error = f"got {len(response)} results for {self.per_request} nodes"
+        return (False, 0, error) if error else (True, len(response), None)
+
+    async def verify_written(self, pattern: int) -> None:
+        """Session 0 writes the verification pattern to every node, reads all back, compares."""
+        s = self.sessions[0]
+        positions = range(len(self.nodes))
+        expected = {i: contract.write_verification_value(pattern, i) for i in positions}
+        for chunk in _chunks(list(positions), self.per_request):
+            values = [ua.WriteValue(NodeId=s.nodeid(self.nodes[i]), AttributeId=VALUE,
+                                    Value=ua.DataValue(ua.Variant(expected[i], ua.VariantType.Double)))
+                      for i in chunk]
+            try:
+                await s.client.uaclient.write(ua.WriteParameters(NodesToWrite=values))
+            except Exception as error:  # the read-back below counts the affected nodes
+                if len(self.recorder.error_examples) < contract.MAX_EXAMPLES:
+                    self.recorder.error_examples.append(f"verification write: {self.describe(error)}")
+        for chunk in _chunks(list(positions), self.per_request):
+            parameters = ua.ReadParameters(
+                NodesToRead=[ua.ReadValueId(NodeId=s.nodeid(self.nodes[i]), AttributeId=VALUE) for i in chunk])
+            try:
+                results: list[Any] = await s.client.uaclient.read(parameters)
+            except Exception as error:
+                results = [error] * len(chunk)
+            for i, dv in zip(chunk, results):
+                self.recorder.verification(self._readback_error(i, dv, expected[i]))
+
+    def _readback_error(self, position: int, dv: Any, expected: float) -> str | None:
+        node = self.nodes[position]
+        if isinstance(dv, BaseException):
+            return f"{node}: read-back failed: {self.describe(dv)}"
+        if not dv.StatusCode.is_good():
+            return f"{node}: read-back {dv.StatusCode.name}"
+        got = dv.Value.Value if dv.Value is not None else None
+        if dv.Value is None or dv.Value.VariantType != ua.VariantType.Double or got != expected:
+            return f"{node}: read back {got!r}, expected {expected!r}"
+        return None
+
+
+def _chunks(items: list[int], size: int) -> list[list[int]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]

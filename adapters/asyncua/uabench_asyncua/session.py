@@ -1,0 +1,98 @@
+"""One client session: an asyncua Client (own SecureChannel + Session) and its node ids."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+
+from asyncua import Client, ua
+
+from uabench import contract
+
+from . import security
+
+log = logging.getLogger("uabench_asyncua.client")
+
+CONNECT_TIMEOUT_S = 10.0
+REQUEST_TIMEOUT_S = 10.0
+DISCONNECT_TIMEOUT_S = 3.0
+PARALLEL_CONNECTS = 16
+SESSION_TIMEOUT_MS = 600_000  # asyncua asks for an hour, which servers clamp (with a warning)
+# Room above in_flight for the client's own background requests (keep-alive reads, publish).
+SPARE_REQUESTS = 16
+
+
+class ConnectError(Exception):
+    """The endpoint could not be reached or no session could be created."""
+
+
+@dataclass
+class Session:
+    client: Client
+    namespace: int
+    _nodeids: dict[str, ua.NodeId] = field(default_factory=dict)
+
+    def nodeid(self, name: str) -> ua.NodeId:
+        nodeid = self._nodeids.get(name)
+        if nodeid is None:
+            nodeid = self._nodeids[name] = ua.NodeId(name, self.namespace)
+        return nodeid
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception, asyncio.TimeoutError):
+            await asyncio.wait_for(self.client.disconnect(), DISCONNECT_TIMEOUT_S)
+
+
+async def open_session(config: dict, in_flight: int) -> Session:
+    client = Client(config["endpoint"], timeout=REQUEST_TIMEOUT_S)
+    client.set_max_concurrent_requests(in_flight + SPARE_REQUESTS)
+    client.session_timeout = SESSION_TIMEOUT_MS
+    try:
+        namespace = await asyncio.wait_for(_connect(client, config["security"]), CONNECT_TIMEOUT_S)
+    except asyncio.TimeoutError:
+        client.disconnect_socket()
+        raise ConnectError(f"no session with {config['endpoint']} within {CONNECT_TIMEOUT_S:g} s") from None
+    except ValueError as error:  # NamespaceArray lacks the uabench URI
+        await Session(client, 0).close()
+        raise ConnectError(f"{config['endpoint']}: {error}") from error
+    except Exception as error:
+        client.disconnect_socket()
+        raise ConnectError(f"cannot connect to {config['endpoint']}: {_reason(error)}") from error
+    return Session(client, namespace)
+
+
+async def _connect(client: Client, settings: dict) -> int:
+    """Connects and returns the namespace index of the uabench model on this server."""
+    await security.configure_client(client, settings)
+    await client.connect()
+    return await client.get_namespace_index(contract.NAMESPACE_URI)
+
+
+async def open_sessions(config: dict, in_flight: int) -> list[Session]:
+    """All sessions or none: on any failure the opened ones are closed and ConnectError raised."""
+    gate = asyncio.Semaphore(PARALLEL_CONNECTS)
+
+    async def one() -> Session:
+        async with gate:
+            return await open_session(config, in_flight)
+
+    results = await asyncio.gather(*(one() for _ in range(config["sessions"])), return_exceptions=True)
+    opened = [r for r in results if isinstance(r, Session)]
+    failures = [r for r in results if not isinstance(r, Session)]
+    if failures:
+        await close_sessions(opened)
+        error = failures[0]
+        raise error if isinstance(error, ConnectError) else ConnectError(_reason(error))
+    return opened
+
+
+async def close_sessions(sessions: list[Session]) -> None:
+    await asyncio.gather(*(s.close() for s in sessions))
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, ua.UaStatusCodeError):
+        return ua.StatusCode(error.code).name
+    return str(error) or type(error).__name__

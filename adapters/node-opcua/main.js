@@ -1,0 +1,60 @@
+// uabench adapter for node-opcua: `capabilities`, `server --config F`, `client --config F`.
+// See adapters/SPEC.md. Stdout carries only the protocol's JSON lines.
+
+// node-opcua and its dependencies print diagnostics with console.log; send all console
+// output to stderr before anything of theirs is loaded (hence the dynamic imports below).
+for (const name of ["log", "info", "debug", "warn", "trace"]) console[name] = console.error;
+
+const { ConfigError, ConnectError, NotSupported, emit, fail } = await import("./protocol.js");
+const { capabilities, SDK_VERSION } = await import("./capabilities.js");
+
+function configPath(args) {
+  const i = args.indexOf("--config");
+  if (i < 0 || !args[i + 1] || args.length !== 2) {
+    throw new ConfigError("config: usage: run server|client --config FILE");
+  }
+  return args[i + 1];
+}
+
+async function main([command, ...args]) {
+  const { setLogLevel, LogLevel } = await import("node-opcua");
+  setLogLevel(LogLevel.Warning);
+  const { loadConfig, serverConfig, clientConfig } = await import("./config.js");
+  switch (command) {
+    case "capabilities":
+      emit(capabilities());
+      return;
+    case "server": {
+      const config = serverConfig(loadConfig(configPath(args)));
+      const { runServer } = await import("./server.js");
+      await runServer(config);
+      return;
+    }
+    case "client": {
+      const config = clientConfig(loadConfig(configPath(args)));
+      const { runClient } = await import("./client.js");
+      emit(await runClient(config, SDK_VERSION));
+      process.exit(0);
+      return;
+    }
+    case "publisher":
+    case "subscriber":
+      throw new NotSupported(`role '${command}': PubSub is not in the free node-opcua package`);
+    default:
+      process.stderr.write("usage: run capabilities | run server --config FILE | run client --config FILE\n");
+      throw new ConfigError(`config: unknown command '${command ?? ""}'`);
+  }
+}
+
+function report(error) {
+  if (error instanceof ConfigError) fail("config", error.message);
+  else if (error instanceof NotSupported) fail("not_supported", error.message);
+  else if (error instanceof ConnectError) fail("connect", error.message);
+  else {
+    process.stderr.write(`${error?.stack ?? error}\n`);
+    fail("runtime", String(error?.message ?? error));
+  }
+}
+
+process.on("unhandledRejection", report);
+main(process.argv.slice(2)).catch(report);

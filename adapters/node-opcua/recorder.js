@@ -1,0 +1,58 @@
+// Counts one client run and builds the result record of SPEC §6.
+import { Histogram } from "./histogram.js";
+
+const MAX_EXAMPLES = 5;
+
+export class Recorder {
+  constructor() {
+    this.attempted = 0;
+    this.succeeded = 0;
+    this.failed = 0;
+    this.values = 0;
+    this.checked = 0;
+    this.verificationFailed = 0;
+    this.verificationExamples = [];
+    this.errorExamples = [];
+    this.latency = new Histogram();
+    this.startNs = 0n;
+    this.endNs = 0n;
+  }
+
+  operation(latencyNs, ok, values, error) {
+    this.attempted += 1;
+    if (ok) {
+      this.succeeded += 1;
+      this.values += values;
+      this.latency.record(latencyNs);
+    } else {
+      this.failed += 1;
+      this.error(error);
+    }
+  }
+
+  error(message) {
+    if (message && this.errorExamples.length < MAX_EXAMPLES) this.errorExamples.push(String(message).slice(0, 200));
+  }
+
+  verification(failure) {
+    this.checked += 1;
+    if (failure !== null) {
+      this.verificationFailed += 1;
+      if (this.verificationExamples.length < MAX_EXAMPLES) this.verificationExamples.push(failure);
+    }
+  }
+
+  result(sdk, version, role, config) {
+    const seconds = Math.max(1e-9, Number(this.endNs - this.startNs) / 1e9);
+    return {
+      event: "result", sdk, version, role, workload: config.workload, config,
+      start_ns: this.startNs, end_ns: this.endNs,
+      operations: { attempted: this.attempted, succeeded: this.succeeded, failed: this.failed },
+      values: this.values,
+      verification: { checked: this.checked, failed: this.verificationFailed, examples: this.verificationExamples },
+      errors: { examples: this.errorExamples },
+      throughput: { ops_per_s: this.succeeded / seconds, values_per_s: this.values / seconds },
+      latency_ns: this.latency.sparse(),
+    };
+  }
+}

@@ -1,0 +1,78 @@
+// The `server` role: an OPCUAServer with the standard address space and the endpoints
+// the config asks for.
+import { OPCUAServer } from "node-opcua";
+import { buildAddressSpace } from "./addressSpace.js";
+import { emit } from "./protocol.js";
+import { MODE, POLICY, makeWorkFolder, serverCertificateManager, stageKeyPair } from "./security.js";
+
+// Limits raised to the contract's ranges (1000 sessions per client, 1000 subscriptions per
+// session) so that node-opcua's small defaults (10 sessions) do not cap a benchmark.
+const CAPACITY = {
+  maxSessions: 5000,
+  maxSubscriptions: 100000,
+  maxSubscriptionsPerSession: 1000,
+  maxMonitoredItems: 50000000,
+  maxMonitoredItemsPerSubscription: 1000000,
+  operationLimits: { maxNodesPerRead: 10000, maxNodesPerWrite: 10000, maxMonitoredItemsPerCall: 100000 },
+};
+
+// node-opcua offers every (policy x mode) combination of the lists it is given; the
+// contract's endpoint list is a set of pairs, so say so when that offers more.
+function endpointOptions(endpoints) {
+  const policies = [...new Set(endpoints.map((e) => e.policy))];
+  const modes = [...new Set(endpoints.map((e) => e.mode))];
+  const offered = policies.flatMap((p) => modes.filter((m) => (p === "None") === (m === "None")).map((m) => `${p}/${m}`));
+  const asked = new Set(endpoints.map((e) => `${e.policy}/${e.mode}`));
+  const extra = offered.filter((pair) => !asked.has(pair));
+  if (extra.length) process.stderr.write(`node-opcua offers policy x mode products; also offering ${extra.join(", ")}\n`);
+  return { securityPolicies: policies.map((p) => POLICY[p]), securityModes: modes.map((m) => MODE[m]) };
+}
+
+export async function runServer(config) {
+  const { security } = config;
+  const folder = makeWorkFolder("server");
+  const certificateManager = await serverCertificateManager(folder, security.trusted_certificates);
+  const keyPair = security.certificate
+    ? stageKeyPair(folder, security.certificate, security.private_key)
+    : {};
+
+  const server = new OPCUAServer({
+    host: config.host,
+    hostname: config.host,
+    port: config.port,
+    ...endpointOptions(security.endpoints),
+    ...keyPair,
+    serverCertificateManager: certificateManager,
+    serverInfo: {
+      applicationUri: security.application_uri,
+      productUri: "urn:uabench:node-opcua",
+      applicationName: { text: "uabench node-opcua server", locale: "en" },
+    },
+    maxConnectionsPerEndpoint: CAPACITY.maxSessions,
+    serverCapabilities: CAPACITY,
+  });
+  await server.initialize();
+  const updateLoop = buildAddressSpace(server.engine.addressSpace, config);
+  await server.start();
+  updateLoop.start();
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    updateLoop.stop();
+    // The contract allows 5 s for shutdown; do not let a slow session close hold us.
+    setTimeout(() => process.exit(0), 3000).unref();
+    try {
+      await server.shutdown(0);
+      await certificateManager.dispose();
+    } catch (error) {
+      process.stderr.write(`shutdown: ${error?.message ?? error}\n`);
+    }
+    process.exit(0);
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+
+  emit({ event: "ready", endpoint: `opc.tcp://${config.host}:${config.port}`, pid: process.pid });
+}

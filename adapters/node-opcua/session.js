@@ -1,0 +1,69 @@
+// One uabench session: its own OPCUAClient, hence its own SecureChannel, plus a Session,
+// and the namespace index of urn:uabench:model as this server numbers it.
+import { AttributeIds, NodeId, NodeIdType, OPCUAClient, VariableIds } from "node-opcua";
+import { NAMESPACE_URI } from "./model.js";
+import { ConnectError } from "./protocol.js";
+import { MODE, POLICY } from "./security.js";
+
+const CONNECT_TIMEOUT_MS = 10000;
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new ConnectError(`${what}: no answer within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export class UaSession {
+  constructor(config, keyPair, certificateManager) {
+    const { security } = config;
+    this.endpoint = config.endpoint;
+    this.client = OPCUAClient.create({
+      applicationName: "uabench node-opcua client",
+      applicationUri: security.application_uri,
+      securityPolicy: POLICY[security.policy],
+      securityMode: MODE[security.mode],
+      ...keyPair,
+      clientCertificateManager: certificateManager,
+      endpointMustExist: false,
+      keepSessionAlive: true,
+      // A failed connect is reported, not retried: the contract wants an answer within 10 s.
+      connectionStrategy: { maxRetry: 0, initialDelay: 100, maxDelay: 500 },
+      requestedSessionTimeout: 120000,
+    });
+    this.session = null;
+    this.namespaceIndex = -1;
+  }
+
+  async open() {
+    try {
+      await withTimeout(this.#connect(), CONNECT_TIMEOUT_MS, `connect to ${this.endpoint}`);
+    } catch (error) {
+      await this.close();
+      if (error instanceof ConnectError) throw error;
+      throw new ConnectError(`connect to ${this.endpoint}: ${error?.message ?? error}`);
+    }
+  }
+
+  async #connect() {
+    await this.client.connect(this.endpoint);
+    this.session = await this.client.createSession();
+    const namespaces = await this.session.read({ nodeId: NodeId.resolveNodeId(VariableIds.Server_NamespaceArray), attributeId: AttributeIds.Value });
+    const uris = namespaces.value?.value ?? [];
+    this.namespaceIndex = uris.indexOf(NAMESPACE_URI);
+    if (this.namespaceIndex < 0) throw new ConnectError(`server has no namespace ${NAMESPACE_URI} (NamespaceArray ${JSON.stringify(uris)})`);
+  }
+
+  nodeId(name) {
+    return new NodeId(NodeIdType.STRING, name, this.namespaceIndex);
+  }
+
+  async close() {
+    const closing = (async () => {
+      if (this.session) await this.session.close().catch(() => {});
+      await this.client.disconnect().catch(() => {});
+    })();
+    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+  }
+}

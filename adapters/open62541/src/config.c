@@ -1,0 +1,485 @@
+/* JSON comes from cj5, the JSON5 tokenizer that open62541 compiles into its own library
+ * (deps/cj5.c): no second parser to vendor or install, and it cross-compiles wherever
+ * open62541 does. It is more permissive than JSON (comments, trailing commas), which
+ * only ever accepts more files, never misreads a valid one. */
+#include "config.h"
+
+#include "json_out.h"
+
+#include <cj5.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const POLICY_NAMES[POLICY_COUNT] = {
+    "None", "Basic256Sha256", "Aes128_Sha256_RsaOaep", "Aes256_Sha256_RsaPss"};
+const char *const MODE_NAMES[MODE_COUNT] = {"None", "Sign", "SignAndEncrypt"};
+const char *const WORKLOAD_NAMES[WORKLOAD_COUNT] = {"read", "write", "subscribe"};
+
+#define config_error(...) fail("config", EXIT_CONFIG, __VA_ARGS__)
+
+/* --- the parsed document ----------------------------------------------------------- */
+
+typedef struct {
+    cj5_result result;
+    cj5_token *tokens;
+    char *text;
+} document;
+
+static void document_load(const char *path, document *doc) {
+    FILE *file = fopen(path, "rb");
+    if(!file)
+        config_error("config: cannot read %s: %s", path, strerror(errno));
+    size_t capacity = 4096, length = 0;
+    doc->text = malloc(capacity);
+    for(size_t got; (got = fread(doc->text + length, 1, capacity - length, file)) > 0;) {
+        length += got;
+        if(length == capacity)
+            doc->text = realloc(doc->text, capacity *= 2);
+    }
+    fclose(file);
+
+    unsigned int max_tokens = (unsigned int)length / 2 + 16;
+    doc->tokens = malloc(sizeof(cj5_token) * max_tokens);
+    doc->result = cj5_parse(doc->text, (unsigned int)length, doc->tokens, max_tokens, NULL);
+    if(doc->result.error != CJ5_ERROR_NONE)
+        config_error("config: %s is not valid JSON (near byte %u)", path, doc->result.error_pos);
+    if(doc->result.num_tokens == 0 || doc->tokens[0].type != CJ5_TOKEN_OBJECT)
+        config_error("config: %s must hold a JSON object", path);
+}
+
+static char *token_string(const document *doc, unsigned int index) {
+    char *out = malloc(doc->tokens[index].size + 1);
+    unsigned int length = 0;
+    cj5_get_str(&doc->result, index, out, &length);
+    return out;
+}
+
+/* --- one JSON object and its keys (contract.py `_fill`) ------------------------------- */
+
+typedef struct {
+    const document *doc;
+    unsigned int index;     /* token of the object */
+    const char *prefix;     /* "" or "security." */
+} object;
+
+/* Index of the value of `name` in `obj`, or 0 if absent (0 is the root, never a value). */
+static unsigned int find(const object *obj, const char *name) {
+    const cj5_token *tokens = obj->doc->tokens;
+    unsigned int found = 0, index = obj->index + 1;
+    for(unsigned int i = 0; i < tokens[obj->index].size; i += 2) {
+        char *key = token_string(obj->doc, index);
+        if(strcmp(key, name) == 0)
+            found = index + 1;  /* like Python's json: the last duplicate wins */
+        free(key);
+        index++;
+        cj5_skip(&obj->doc->result, &index);
+    }
+    return found;
+}
+
+static void reject_unknown_keys(const object *obj, const char *const *known) {
+    const cj5_token *tokens = obj->doc->tokens;
+    unsigned int index = obj->index + 1;
+    for(unsigned int i = 0; i < tokens[obj->index].size; i += 2) {
+        char *key = token_string(obj->doc, index);
+        bool ok = false;
+        for(const char *const *k = known; *k && !ok; k++)
+            ok = strcmp(*k, key) == 0;
+        if(!ok)
+            config_error("config: unknown key '%s%s'", obj->prefix, key);
+        free(key);
+        index++;
+        cj5_skip(&obj->doc->result, &index);
+    }
+}
+
+static const cj5_token *value_token(const object *obj, unsigned int index) {
+    return &obj->doc->tokens[index];
+}
+
+static bool is_null(const object *obj, unsigned int index) {
+    return value_token(obj, index)->type == CJ5_TOKEN_NULL;
+}
+
+static void not_null(const object *obj, unsigned int index, const char *name) {
+    if(is_null(obj, index))
+        config_error("config: key '%s%s' must not be null", obj->prefix, name);
+}
+
+static const char *token_text(const object *obj, unsigned int index, int *length) {
+    const cj5_token *token = value_token(obj, index);
+    *length = (int)(token->end - token->start + 1);
+    return obj->doc->text + token->start;
+}
+
+static int get_int(const object *obj, const char *name, int fallback, int low, int high,
+                   bool required) {
+    unsigned int index = find(obj, name);
+    if(!index) {
+        if(required)
+            config_error("config: missing required key '%s%s'", obj->prefix, name);
+        return fallback;
+    }
+    not_null(obj, index, name);
+    int length;
+    const char *text = token_text(obj, index, &length);
+    int64_t value = 0;
+    bool integral = value_token(obj, index)->type == CJ5_TOKEN_NUMBER &&
+                    !memchr(text, '.', (size_t)length) && !memchr(text, 'e', (size_t)length) &&
+                    !memchr(text, 'E', (size_t)length) && !memchr(text, 'n', (size_t)length) &&
+                    !memchr(text, 'N', (size_t)length);
+    if(!integral)
+        config_error("config: key '%s%s' must be an integer, got %.*s", obj->prefix, name,
+                     length, text);
+    if(cj5_get_int(&obj->doc->result, index, &value) != CJ5_ERROR_NONE || value < low ||
+       value > high)
+        config_error("config: key '%s%s' = %.*s is out of range [%d, %d]", obj->prefix, name,
+                     length, text, low, high);
+    return (int)value;
+}
+
+/* Returns false if the key is null and nullable (then *out is untouched). */
+static bool get_number(const object *obj, const char *name, double *out, double low,
+                       double high, bool nullable) {
+    unsigned int index = find(obj, name);
+    if(!index)
+        return true;
+    if(nullable && is_null(obj, index))
+        return false;
+    not_null(obj, index, name);
+    int length;
+    const char *text = token_text(obj, index, &length);
+    double value;
+    if(value_token(obj, index)->type != CJ5_TOKEN_NUMBER ||
+       cj5_get_float(&obj->doc->result, index, &value) != CJ5_ERROR_NONE || !isfinite(value))
+        config_error("config: key '%s%s' must be a number, got %.*s", obj->prefix, name,
+                     length, text);
+    if(value < low || value > high)
+        config_error("config: key '%s%s' = %.*s is out of range [%g, %g]", obj->prefix, name,
+                     length, text, low, high);
+    *out = value;
+    return true;
+}
+
+static bool get_bool(const object *obj, const char *name, bool fallback) {
+    unsigned int index = find(obj, name);
+    if(!index)
+        return fallback;
+    not_null(obj, index, name);
+    bool value;
+    if(value_token(obj, index)->type != CJ5_TOKEN_BOOL ||
+       cj5_get_bool(&obj->doc->result, index, &value) != CJ5_ERROR_NONE)
+        config_error("config: key '%s%s' must be true or false", obj->prefix, name);
+    return value;
+}
+
+/* A non-empty string; NULL if absent or (when nullable) null. */
+static char *get_string(const object *obj, const char *name, const char *fallback,
+                        bool required, bool nullable) {
+    unsigned int index = find(obj, name);
+    if(!index) {
+        if(required)
+            config_error("config: missing required key '%s%s'", obj->prefix, name);
+        return fallback ? strdup(fallback) : NULL;
+    }
+    if(nullable && is_null(obj, index))
+        return NULL;
+    not_null(obj, index, name);
+    char *value = value_token(obj, index)->type == CJ5_TOKEN_STRING
+                      ? token_string(obj->doc, index) : NULL;
+    if(!value || !*value)
+        config_error("config: key '%s%s' must be a non-empty string", obj->prefix, name);
+    return value;
+}
+
+static int get_choice(const object *obj, const char *name, const char *const *choices,
+                      int count, int fallback, bool required) {
+    char *value = get_string(obj, name, NULL, required, false);
+    if(!value)
+        return fallback;
+    for(int i = 0; i < count; i++) {
+        if(strcmp(value, choices[i]) == 0) {
+            free(value);
+            return i;
+        }
+    }
+    config_error("config: key '%s%s' must be one of %s%s%s%s%s, got '%s'", obj->prefix, name,
+                 choices[0], count > 1 ? ", " : "", count > 1 ? choices[1] : "",
+                 count > 2 ? ", " : "", count > 2 ? choices[2] : "", value);
+}
+
+static char **get_strings(const object *obj, const char *name, size_t *count, bool required,
+                          bool non_empty) {
+    *count = 0;
+    unsigned int index = find(obj, name);
+    if(!index) {
+        if(required)
+            config_error("config: missing required key '%s%s'", obj->prefix, name);
+        return NULL;
+    }
+    not_null(obj, index, name);
+    const cj5_token *list = value_token(obj, index);
+    if(list->type != CJ5_TOKEN_ARRAY)
+        config_error("config: key '%s%s' must be a list of strings", obj->prefix, name);
+    char **out = calloc(list->size + 1, sizeof(char *));
+    unsigned int item = index + 1;
+    for(unsigned int i = 0; i < list->size; i++) {
+        out[i] = obj->doc->tokens[item].type == CJ5_TOKEN_STRING
+                     ? token_string(obj->doc, item) : NULL;
+        if(!out[i] || !*out[i])
+            config_error("config: key '%s%s' must be a list of strings", obj->prefix, name);
+        cj5_skip(&obj->doc->result, &item);
+    }
+    if(non_empty && list->size == 0)
+        config_error("config: key '%s%s' must not be empty", obj->prefix, name);
+    *count = list->size;
+    return out;
+}
+
+/* The object under `name`, or false if absent or null. */
+static bool get_object(const object *obj, const char *name, const char *prefix,
+                       object *out) {
+    unsigned int index = find(obj, name);
+    if(!index)
+        return false;
+    not_null(obj, index, name);
+    if(value_token(obj, index)->type != CJ5_TOKEN_OBJECT)
+        config_error("config: key '%s%s' must be an object", obj->prefix, name);
+    *out = (object){obj->doc, index, prefix};
+    return true;
+}
+
+static void check_policy_mode(endpoint_security security, const char *where) {
+    if((security.policy == POLICY_NONE) != (security.mode == MODE_NONE))
+        config_error("config: key '%s' pairs policy %s with mode %s", where,
+                     POLICY_NAMES[security.policy], MODE_NAMES[security.mode]);
+}
+
+static const char *const PAIR_KEYS[] = {"policy", "mode", NULL};
+
+static endpoint_security get_pair(const object *obj, const char *where) {
+    reject_unknown_keys(obj, PAIR_KEYS);
+    endpoint_security pair;
+    pair.policy = get_choice(obj, "policy", POLICY_NAMES, POLICY_COUNT, POLICY_NONE, false);
+    pair.mode = get_choice(obj, "mode", MODE_NAMES, MODE_COUNT, MODE_NONE, false);
+    check_policy_mode(pair, where);
+    return pair;
+}
+
+static endpoint_security *get_endpoints(const object *obj, size_t *count) {
+    static const endpoint_security none = {POLICY_NONE, MODE_NONE};
+    *count = 1;
+    unsigned int index = find(obj, "endpoints");
+    if(!index) {
+        endpoint_security *out = malloc(sizeof(*out));
+        *out = none;
+        return out;
+    }
+    not_null(obj, index, "endpoints");
+    const cj5_token *list = value_token(obj, index);
+    if(list->type != CJ5_TOKEN_ARRAY || list->size == 0)
+        config_error("config: key 'security.endpoints' must be a non-empty list of "
+                     "{policy, mode}");
+    endpoint_security *out = calloc(list->size, sizeof(*out));
+    unsigned int item = index + 1;
+    for(unsigned int i = 0; i < list->size; i++) {
+        char where[64], prefix[64];
+        snprintf(where, sizeof(where), "security.endpoints[%u]", i);
+        snprintf(prefix, sizeof(prefix), "%s.", where);
+        if(obj->doc->tokens[item].type != CJ5_TOKEN_OBJECT)
+            config_error("config: key '%s' must be an object with policy and mode", where);
+        object entry = {obj->doc, item, prefix};
+        out[i] = get_pair(&entry, where);
+        cj5_skip(&obj->doc->result, &item);
+    }
+    *count = list->size;
+    return out;
+}
+
+/* --- server -------------------------------------------------------------------------- */
+
+static const char *const SERVER_KEYS[] = {"host", "port", "signals", "update_interval_ms",
+                                          "writes", "security", NULL};
+static const char *const SERVER_SECURITY_KEYS[] = {
+    "endpoints", "certificate", "private_key", "application_uri", "trusted_certificates",
+    NULL};
+
+void server_config_load(const char *path, server_config *config) {
+    document doc;
+    document_load(path, &doc);
+    object root = {&doc, 0, ""};
+    reject_unknown_keys(&root, SERVER_KEYS);
+    config->host = get_string(&root, "host", "127.0.0.1", false, false);
+    config->port = get_int(&root, "port", 0, 1, 65535, true);
+    config->signals = get_int(&root, "signals", 1000, 0, 100000, false);
+    config->update_interval_ms = get_int(&root, "update_interval_ms", 100, 0, 60000, false);
+    config->writes = get_int(&root, "writes", 100, 0, 100000, false);
+
+    object security;
+    bool has_security = get_object(&root, "security", "security.", &security);
+    if(has_security)
+        reject_unknown_keys(&security, SERVER_SECURITY_KEYS);
+    if(has_security) {
+        config->endpoints = get_endpoints(&security, &config->endpoints_count);
+        config->certificate = get_string(&security, "certificate", NULL, false, true);
+        config->private_key = get_string(&security, "private_key", NULL, false, true);
+        config->application_uri =
+            get_string(&security, "application_uri", "urn:uabench:server", false, false);
+        config->trusted_certificates = get_strings(&security, "trusted_certificates",
+                                                   &config->trusted_count, false, false);
+    } else {
+        config->endpoints = calloc(1, sizeof(endpoint_security));
+        config->endpoints_count = 1;
+        config->certificate = config->private_key = NULL;
+        config->application_uri = strdup("urn:uabench:server");
+        config->trusted_certificates = NULL;
+        config->trusted_count = 0;
+    }
+    bool secure = false;
+    for(size_t i = 0; i < config->endpoints_count; i++)
+        secure |= config->endpoints[i].policy != POLICY_NONE;
+    if(secure && !(config->certificate && config->private_key))
+        config_error("config: key 'security.certificate' and 'security.private_key' are "
+                     "required for a secure endpoint");
+}
+
+/* --- client -------------------------------------------------------------------------- */
+
+static const char *const CLIENT_KEYS[] = {"endpoint", "workload", "security", "sessions",
+                                          "warmup_s", "duration_s", "verify", "nodes", NULL};
+static const char *const REQUEST_KEYS[] = {"nodes_per_request", "in_flight", "rate", NULL};
+static const char *const SUBSCRIBE_KEYS[] = {"subscriptions", "publishing_interval_ms",
+                                             "sampling_interval_ms", "queue_size", NULL};
+static const char *const CLIENT_SECURITY_KEYS[] = {"policy", "mode", "certificate",
+                                                   "private_key", "application_uri", NULL};
+
+/* The workload named in the raw file decides which keys are known (as in contract.py). */
+static int raw_workload(const object *root) {
+    unsigned int index = find(root, "workload");
+    if(!index || value_token(root, index)->type != CJ5_TOKEN_STRING)
+        return -1;
+    char *name = token_string(root->doc, index);
+    int found = -1;
+    for(int i = 0; i < WORKLOAD_COUNT; i++)
+        if(strcmp(name, WORKLOAD_NAMES[i]) == 0)
+            found = i;
+    free(name);
+    return found;
+}
+
+void client_config_load(const char *path, client_config *config) {
+    document doc;
+    document_load(path, &doc);
+    object root = {&doc, 0, ""};
+
+    const char *known[32];
+    size_t count = 0;
+    for(const char *const *k = CLIENT_KEYS; *k; k++)
+        known[count++] = *k;
+    int workload = raw_workload(&root);
+    const char *const *extra = workload == WORKLOAD_SUBSCRIBE ? SUBSCRIBE_KEYS
+                               : workload >= 0                ? REQUEST_KEYS : NULL;
+    for(; extra && *extra; extra++)
+        known[count++] = *extra;
+    known[count] = NULL;
+    reject_unknown_keys(&root, known);
+
+    config->endpoint = get_string(&root, "endpoint", NULL, true, false);
+    config->workload = get_choice(&root, "workload", WORKLOAD_NAMES, WORKLOAD_COUNT, 0, true);
+    config->sessions = get_int(&root, "sessions", 1, 1, 1000, false);
+    config->warmup_s = 1;
+    get_number(&root, "warmup_s", &config->warmup_s, 0, 3600, false);
+    config->duration_s = 5;
+    get_number(&root, "duration_s", &config->duration_s, 0.1, 86400, false);
+    config->verify = get_bool(&root, "verify", true);
+    config->nodes = get_strings(&root, "nodes", &config->nodes_count, true, true);
+
+    config->nodes_per_request = get_int(&root, "nodes_per_request", 1, 1, 10000, false);
+    config->in_flight = get_int(&root, "in_flight", 1, 1, 10000, false);
+    config->rate = 0;
+    config->open_loop = find(&root, "rate") &&
+                        get_number(&root, "rate", &config->rate, 1e-9, 1e9, true);
+    config->subscriptions = get_int(&root, "subscriptions", 1, 1, 1000, false);
+    config->publishing_interval_ms = 100;
+    get_number(&root, "publishing_interval_ms", &config->publishing_interval_ms, 1, 60000,
+               false);
+    config->sampling_interval_ms = 100;
+    get_number(&root, "sampling_interval_ms", &config->sampling_interval_ms, 0, 60000, false);
+    config->queue_size = get_int(&root, "queue_size", 1, 1, 10000, false);
+
+    if(strncmp(config->endpoint, "opc.tcp://", 10) != 0)
+        config_error("config: key 'endpoint' must start with opc.tcp://, got '%s'",
+                     config->endpoint);
+
+    object security;
+    bool has_security = get_object(&root, "security", "security.", &security);
+    config->security = (endpoint_security){POLICY_NONE, MODE_NONE};
+    config->certificate = config->private_key = NULL;
+    config->application_uri = strdup("urn:uabench:client");
+    if(has_security) {
+        reject_unknown_keys(&security, CLIENT_SECURITY_KEYS);
+        config->security.policy = get_choice(&security, "policy", POLICY_NAMES, POLICY_COUNT,
+                                             POLICY_NONE, false);
+        config->security.mode =
+            get_choice(&security, "mode", MODE_NAMES, MODE_COUNT, MODE_NONE, false);
+        config->certificate = get_string(&security, "certificate", NULL, false, true);
+        config->private_key = get_string(&security, "private_key", NULL, false, true);
+        free(config->application_uri);
+        config->application_uri =
+            get_string(&security, "application_uri", "urn:uabench:client", false, false);
+    }
+    check_policy_mode(config->security, "security");
+    if(config->security.policy != POLICY_NONE && !(config->certificate && config->private_key))
+        config_error("config: key 'security.certificate' and 'security.private_key' are "
+                     "required for policy %s", POLICY_NAMES[config->security.policy]);
+}
+
+static void json_nullable_string(FILE *out, const char *text) {
+    if(text)
+        json_string(out, text);
+    else
+        fputs("null", out);
+}
+
+void client_config_json(FILE *out, const client_config *c) {
+    fputs("{\"endpoint\":", out);
+    json_string(out, c->endpoint);
+    fprintf(out, ",\"workload\":\"%s\",\"security\":{\"policy\":\"%s\",\"mode\":\"%s\","
+                 "\"certificate\":",
+            WORKLOAD_NAMES[c->workload], POLICY_NAMES[c->security.policy],
+            MODE_NAMES[c->security.mode]);
+    json_nullable_string(out, c->certificate);
+    fputs(",\"private_key\":", out);
+    json_nullable_string(out, c->private_key);
+    fputs(",\"application_uri\":", out);
+    json_string(out, c->application_uri);
+    fprintf(out, "},\"sessions\":%d,\"warmup_s\":", c->sessions);
+    json_number(out, c->warmup_s);
+    fputs(",\"duration_s\":", out);
+    json_number(out, c->duration_s);
+    fprintf(out, ",\"verify\":%s,\"nodes\":[", c->verify ? "true" : "false");
+    for(size_t i = 0; i < c->nodes_count; i++) {
+        if(i)
+            fputc(',', out);
+        json_string(out, c->nodes[i]);
+    }
+    fputc(']', out);
+    if(c->workload == WORKLOAD_SUBSCRIBE) {
+        fprintf(out, ",\"subscriptions\":%d,\"publishing_interval_ms\":", c->subscriptions);
+        json_number(out, c->publishing_interval_ms);
+        fputs(",\"sampling_interval_ms\":", out);
+        json_number(out, c->sampling_interval_ms);
+        fprintf(out, ",\"queue_size\":%d", c->queue_size);
+    } else {
+        fprintf(out, ",\"nodes_per_request\":%d,\"in_flight\":%d,\"rate\":",
+                c->nodes_per_request, c->in_flight);
+        if(c->open_loop)
+            json_number(out, c->rate);
+        else
+            fputs("null", out);
+    }
+    fputc('}', out);
+}

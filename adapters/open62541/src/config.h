@@ -1,0 +1,70 @@
+/* Config files of SPEC §3, validated exactly like harness/uabench/contract.py: any unknown
+ * key, wrong type or out-of-range value ends the process with exit 2 naming the key. */
+#ifndef UABENCH_CONFIG_H
+#define UABENCH_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum { POLICY_NONE, POLICY_BASIC256SHA256, POLICY_AES128_SHA256_RSAOAEP,
+               POLICY_AES256_SHA256_RSAPSS, POLICY_COUNT } security_policy;
+typedef enum { MODE_NONE, MODE_SIGN, MODE_SIGN_AND_ENCRYPT, MODE_COUNT } security_mode;
+typedef enum { WORKLOAD_READ, WORKLOAD_WRITE, WORKLOAD_SUBSCRIBE, WORKLOAD_COUNT } workload_kind;
+
+extern const char *const POLICY_NAMES[POLICY_COUNT];
+extern const char *const MODE_NAMES[MODE_COUNT];
+extern const char *const WORKLOAD_NAMES[WORKLOAD_COUNT];
+
+typedef struct {
+    security_policy policy;
+    security_mode mode;
+} endpoint_security;
+
+typedef struct {
+    char *host;
+    int port;
+    int signals;
+    int update_interval_ms;
+    int writes;
+    endpoint_security *endpoints;
+    size_t endpoints_count;
+    char *certificate;      /* NULL if not given */
+    char *private_key;      /* NULL if not given */
+    char *application_uri;
+    char **trusted_certificates;
+    size_t trusted_count;
+} server_config;
+
+typedef struct {
+    char *endpoint;
+    workload_kind workload;
+    endpoint_security security;
+    char *certificate;
+    char *private_key;
+    char *application_uri;
+    int sessions;
+    double warmup_s;
+    double duration_s;
+    bool verify;
+    char **nodes;
+    size_t nodes_count;
+    /* read and write */
+    int nodes_per_request;
+    int in_flight;
+    bool open_loop;         /* rate given (not null) */
+    double rate;
+    /* subscribe */
+    int subscriptions;
+    double publishing_interval_ms;
+    double sampling_interval_ms;
+    int queue_size;
+} client_config;
+
+void server_config_load(const char *path, server_config *config);
+void client_config_load(const char *path, client_config *config);
+
+/* The config as run, defaults filled in, as one JSON object (key order of contract.py). */
+void client_config_json(FILE *out, const client_config *config);
+
+#endif

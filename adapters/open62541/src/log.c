@@ -1,0 +1,29 @@
+#include "log.h"
+
+#include <stdio.h>
+
+static const char *level_name(UA_LogLevel level) {
+    if(level >= UA_LOGLEVEL_FATAL) return "fatal";
+    if(level >= UA_LOGLEVEL_ERROR) return "error";
+    if(level >= UA_LOGLEVEL_WARNING) return "warning";
+    if(level >= UA_LOGLEVEL_INFO) return "info";
+    return "debug";
+}
+
+static void log_to_stderr(void *context, UA_LogLevel level, UA_LogCategory category,
+                          const char *msg, va_list args) {
+    (void)context;
+    (void)category;
+    if(level < UA_LOGLEVEL_WARNING)
+        return;
+    /* The SDK's messages use its own format specifiers (%S, %N), so format with it. */
+    char buffer[512];
+    UA_String text = {sizeof(buffer), (UA_Byte *)buffer};
+    UA_String_vformat(&text, msg, args);
+    fprintf(stderr, "open62541 %s: %.*s\n", level_name(level), (int)text.length, buffer);
+}
+
+UA_Logger *stderr_logger(void) {
+    static UA_Logger logger = {log_to_stderr, NULL, NULL};
+    return &logger;
+}

@@ -1,0 +1,124 @@
+"""The server role: the standard address space (SPEC §4) behind an opcua.Server."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+from datetime import datetime
+
+from opcua import Server, ua
+
+from uabench import contract
+
+from . import security
+
+log = logging.getLogger("uabench.python_opcua.server")
+
+
+def run_server(path: str) -> None:
+    try:
+        config = contract.server_config(contract.load_config(path))
+        settings = config["security"]
+        policy_types = security.server_policy_types(settings["endpoints"])
+        trusted = frozenset(security.der(security.load_certificate(p, "security.trusted_certificates"))
+                            for p in settings["trusted_certificates"])
+        certificate = private_key = None
+        if settings["certificate"]:
+            certificate = security.load_certificate(settings["certificate"], "security.certificate")
+        if settings["private_key"]:
+            private_key = security.load_private_key(settings["private_key"], "security.private_key")
+    except contract.ConfigError as error:
+        contract.fail("config", str(error), contract.EXIT_CONFIG)
+    except contract.NotSupported as error:
+        contract.fail("not_supported", str(error), contract.EXIT_NOT_SUPPORTED)
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+
+    endpoint = f"opc.tcp://{config['host']}:{config['port']}"
+    try:
+        server = Server()
+        server.set_endpoint(endpoint)
+        server.set_server_name("uabench python-opcua server")
+        server.set_application_uri(settings["application_uri"])
+        server.set_security_policy(policy_types)
+        server.set_security_IDs(["Anonymous"])
+        server.certificate, server.private_key = certificate, private_key
+        server.bserver = security.GuardedBinaryServer(server.iserver, config["host"], config["port"], trusted)
+        space = AddressSpace(server, config["signals"], config["writes"])
+        server.start()
+    except Exception as error:  # e.g. port in use
+        log.exception("server failed to start")
+        contract.emit({"event": "error", "kind": "runtime", "message": f"server failed to start: {error}"})
+        os._exit(contract.EXIT_RUNTIME)  # the library's threads may still be alive
+
+    updater = None
+    if config["update_interval_ms"] > 0:
+        updater = threading.Thread(target=space.update_loop, name="update-loop", daemon=True,
+                                   args=(config["update_interval_ms"] / 1000.0, stop))
+        updater.start()
+    contract.emit({"event": "ready", "endpoint": endpoint, "pid": os.getpid()})
+
+    stop.wait()
+    # SPEC: exit 0 within 5 s even if the library's shutdown hangs on a stuck connection.
+    threading.Timer(4.0, lambda: os._exit(0)).start()
+    if updater:
+        updater.join(1.0)
+    try:
+        server.stop()
+    except Exception:
+        log.exception("error while stopping the server")
+    os._exit(0)
+
+
+class AddressSpace:
+    """The uabench object, its variables, and the update loop that moves Tick and Signal_i."""
+
+    def __init__(self, server: Server, signals: int, writes: int) -> None:
+        self.server = server
+        ns = server.register_namespace(contract.NAMESPACE_URI)
+        folder = server.get_objects_node().add_object(ua.NodeId("uabench", ns), ua.QualifiedName("uabench", ns))
+
+        def variable(name, value, variant_type, dimensions=None):
+            return folder.add_variable(ua.NodeId(name, ns), ua.QualifiedName(name, ns),
+                                       ua.Variant(value, variant_type, dimensions))
+
+        self.tick = 0
+        self.tick_id = variable("Tick", 0, ua.VariantType.UInt32).nodeid
+        self.signal_ids = [variable(f"Signal_{i}", contract.signal(i, 0), ua.VariantType.Float).nodeid
+                           for i in range(signals)]
+        variable("Real", contract.REAL_VALUE, ua.VariantType.Float)
+        variable("Page", contract.page(), ua.VariantType.Int16, [contract.PAGE_LENGTH])
+        variable("SDD", contract.sdd(), ua.VariantType.ByteString)
+        variable("Image", contract.image(), ua.VariantType.ByteString)
+        for j in range(writes):
+            variable(f"Write_{j}", 0.0, ua.VariantType.Double).set_writable()
+
+    def update(self) -> None:
+        self.tick = tick = (self.tick + 1) % 2**32
+        now = datetime.utcnow()
+        set_value = self.server.set_attribute_value
+        float_type = ua.VariantType.Float
+        set_value(self.tick_id, ua.DataValue(ua.Variant(tick, ua.VariantType.UInt32),
+                                             sourceTimestamp=now, serverTimestamp=now))
+        for i, node_id in enumerate(self.signal_ids):
+            set_value(node_id, ua.DataValue(ua.Variant(contract.signal(i, tick), float_type),
+                                            sourceTimestamp=now, serverTimestamp=now))
+
+    def update_loop(self, period: float, stop: threading.Event) -> None:
+        # Fixed schedule; a late update is done at once and missed periods are skipped, so
+        # each update still advances t by exactly one.
+        due = time.monotonic() + period
+        while not stop.wait(max(0.0, due - time.monotonic())):
+            try:
+                self.update()
+            except Exception:
+                log.exception("update loop")
+            due += period
+            now = time.monotonic()
+            if due < now:
+                due = now + period - (now - due) % period

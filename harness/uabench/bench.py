@@ -1,0 +1,246 @@
+"""The benchmark engine: servers kept running per SDK, one client process per measured
+cell, resources sampled on both sides, every repetition stored the moment it ends."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import paths, pki, provenance
+from .process import READY_TIMEOUT_S, AdapterError, AdapterProcess
+from .sampling import PerfStat, ProcessSampler
+from .sdks import Sdk
+from .store import Store
+
+CLIENT_BOUND_PERCENT = 90.0
+CLIENT_GRACE_S = 45.0  # start-up (a JVM), connect, drain in-flight requests, verification
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def cpu_sets() -> tuple[set[int] | None, set[int] | None]:
+    """Server and load generator on different cores when there are at least two."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2 or os.environ.get("UABENCH_NO_PINNING") == "1":
+        return None, None
+    half = len(cpus) // 2
+    return set(cpus[:half]), set(cpus[half:])
+
+
+@dataclass
+class Measured:
+    """One adapter process while it runs: the process and its samplers."""
+    process: AdapterProcess
+    sampler: ProcessSampler
+    perf: PerfStat
+
+    @classmethod
+    def start(cls, process: AdapterProcess) -> Measured:
+        process.start()
+        return cls(process, ProcessSampler(process.pid).start(),
+                   PerfStat(process.pid, process.workdir / f"{process.name}.perf.csv").start())
+
+    def window(self, start_ns: int, end_ns: int) -> tuple[dict | None, dict | None]:
+        return self.sampler.window(start_ns, end_ns), self.perf.window(start_ns, end_ns)
+
+    def stop(self) -> tuple[int | None, float, bool]:
+        self.perf.stop()
+        outcome = self.process.stop()
+        self.sampler.stop()
+        return outcome
+
+
+@dataclass
+class Server:
+    sdk: Sdk
+    config: dict
+    measured: Measured
+    endpoint: str
+
+    @property
+    def alive(self) -> bool:
+        return self.measured.process.running()
+
+    def death_reason(self) -> str:
+        code = self.measured.process.popen.poll() if self.measured.process.popen else None
+        return (f"{self.sdk.id} server exited with status {code} during the run"
+                + self.measured.process.stderr_tail_text())
+
+
+@dataclass
+class CellOutcome:
+    status: str  # pass | fail | not_supported
+    reason: str | None = None
+    result: dict | None = None
+    client_resources: dict | None = None
+    server_resources: dict | None = None
+    client_perf: dict | None = None
+    server_perf: dict | None = None
+    client_bound: bool = False
+    cell_id: int | None = None
+
+
+def judge(result: dict | None) -> str | None:
+    """Why a client result does not pass, or None: every operation and value must be right."""
+    if result is None:
+        return "no result"
+    operations, verification = result["operations"], result["verification"]
+    if operations["attempted"] == 0:
+        return "no operation was attempted"
+    if operations["failed"]:
+        examples = "; ".join(result.get("errors", {}).get("examples", [])[:3])
+        return f"{operations['failed']} of {operations['attempted']} operations failed: {examples}"
+    if verification["failed"]:
+        examples = "; ".join(verification.get("examples", [])[:3])
+        return f"{verification['failed']} of {verification['checked']} values wrong: {examples}"
+    if result["config"].get("verify", True) and verification["checked"] == 0:
+        return "nothing was verified"
+    return None
+
+
+@dataclass
+class Session:
+    """One benchmark run: its store row, working directory, PKI and running servers."""
+    store: Store
+    suite: str
+    profile: str
+    workdir: Path = field(default_factory=lambda: paths.RESULTS / "runs" / time.strftime("%Y%m%d-%H%M%S"))
+    run_id: int = 0
+    servers: dict[str, Server] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.server_cpus, self.client_cpus = cpu_sets()
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.pki = pki.make_pki(self.workdir / "pki")
+        self.run_id = self.store.begin_run(self.suite, self.profile, self._provenance())
+
+    def _provenance(self) -> dict:
+        return provenance.collect(
+            suite=self.suite, profile=self.profile, sdk_versions=self.versions,
+            pinning={"server_cpus": sorted(self.server_cpus or []), "client_cpus": sorted(self.client_cpus or [])},
+            perf=PerfStat.available(), workdir=str(self.workdir))
+
+    # --- servers -----------------------------------------------------------------------
+
+    def server_config(self, sdk: Sdk, **overrides) -> dict:
+        endpoints = [{"policy": "None", "mode": "None"}]
+        endpoints += [{"policy": "Basic256Sha256", "mode": mode} for mode in ("Sign", "SignAndEncrypt")
+                      if sdk.offers("Basic256Sha256", mode)]
+        config = {
+            "host": "127.0.0.1", "port": free_port(), "signals": 1000, "update_interval_ms": 100,
+            "writes": 100,
+            "security": {
+                "endpoints": endpoints,
+                "certificate": str(self.pki.server.certificate),
+                "private_key": str(self.pki.server.private_key),
+                "application_uri": self.pki.server.application_uri,
+                "trusted_certificates": [str(self.pki.client.certificate)],
+            },
+        }
+        config.update(overrides)
+        return config
+
+    def server(self, sdk: Sdk) -> Server:
+        """The running server of `sdk`, started (again) if it is not running."""
+        running = self.servers.get(sdk.id)
+        if running and running.alive:
+            return running
+        if running:
+            running.measured.stop()
+        config = self.server_config(sdk)
+        process = AdapterProcess(sdk, "server", config, self.workdir, self.server_cpus,
+                                 name=f"{sdk.id}-server-{config['port']}")
+        measured = Measured.start(process)
+        try:
+            ready = process.wait_event(("ready", "error"), READY_TIMEOUT_S)
+        except AdapterError:
+            measured.stop()
+            raise
+        if ready["event"] == "error":
+            measured.stop()
+            raise AdapterError(f"{sdk.id} server refused to start: {ready.get('kind')}: {ready.get('message')}")
+        server = Server(sdk, config, measured, ready["endpoint"])
+        self.servers[sdk.id] = server
+        return server
+
+    def stop_servers(self) -> dict[str, tuple[int | None, float, bool]]:
+        outcomes = {sdk_id: server.measured.stop() for sdk_id, server in self.servers.items()}
+        self.servers.clear()
+        return outcomes
+
+    # --- clients -----------------------------------------------------------------------
+
+    def client_config(self, server: Server, workload: dict, security: dict | None = None) -> dict:
+        config = {"endpoint": server.endpoint, **workload}
+        if security and security.get("policy", "None") != "None":
+            identity = self.pki.client
+            config["security"] = {
+                "certificate": str(identity.certificate), "private_key": str(identity.private_key),
+                "application_uri": identity.application_uri, **security}
+        return config
+
+    def run_client(self, client: Sdk, server: Server | None, config: dict) -> CellOutcome:
+        """Run one client process to completion and judge its result."""
+        timeout = config.get("warmup_s", 1) + config.get("duration_s", 5) + CLIENT_GRACE_S
+        process = AdapterProcess(client, "client", config, self.workdir, self.client_cpus,
+                                 name=f"{client.id}-client-{time.monotonic_ns()}")
+        measured = Measured.start(process)
+        try:
+            event = process.wait_event(("result", "error"), timeout)
+        except AdapterError as error:
+            measured.stop()
+            reason = str(error)
+            if server and not server.alive:
+                reason = server.death_reason() + "\n" + reason
+            return CellOutcome("fail", reason)
+        status = process.wait_exit(10)
+        measured.stop()
+        if event["event"] == "error":
+            kind = event.get("kind", "runtime")
+            reason = f"{kind}: {event.get('message', '')}"
+            if server and not server.alive:
+                reason = server.death_reason() + "\n" + reason
+            return CellOutcome("not_supported" if kind == "not_supported" else "fail", reason)
+        self.versions[client.id] = event.get("version", "?")
+        outcome = CellOutcome("pass", result=event)
+        outcome.client_resources, outcome.client_perf = measured.window(event["start_ns"], event["end_ns"])
+        if server:
+            outcome.server_resources, outcome.server_perf = server.measured.window(event["start_ns"], event["end_ns"])
+        outcome.client_bound = self._saturated(outcome.client_resources)
+        reason = judge(event)
+        if reason is None and status not in (0, None):
+            reason = f"client exited with status {status} after its result"
+        if reason is None and server and not server.alive:
+            reason = server.death_reason()
+        if reason:
+            outcome.status, outcome.reason = "fail", reason
+        return outcome
+
+    def _saturated(self, resources: dict | None) -> bool:
+        """The load generator used (nearly) all the CPU it was given."""
+        allowance = 100.0 * len(self.client_cpus or os.sched_getaffinity(0))
+        return bool(resources and resources["cpu_percent"] >= CLIENT_BOUND_PERCENT / 100 * allowance)
+
+    def record(self, kind: str, client: Sdk, server: Sdk, variant: str, repetition: int,
+               config: dict, outcome: CellOutcome, server_config: dict | None = None) -> CellOutcome:
+        outcome.cell_id = self.store.add_cell(
+            self.run_id, suite=self.suite, kind=kind, client=client.id, server=server.id, variant=variant,
+            repetition=repetition, status=outcome.status, reason=outcome.reason,
+            config_hash=provenance.config_hash(config), client_config=config, server_config=server_config,
+            result=outcome.result, client_resources=outcome.client_resources,
+            server_resources=outcome.server_resources, client_perf=outcome.client_perf,
+            server_perf=outcome.server_perf, client_bound=outcome.client_bound)
+        return outcome
+
+    def close(self, status: str = "finished") -> None:
+        self.stop_servers()
+        self.store.update_provenance(self.run_id, self._provenance())
+        self.store.finish_run(self.run_id, status)

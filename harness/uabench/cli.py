@@ -1,0 +1,132 @@
+"""The `uabench` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from . import paths, plan, sdks
+from .store import StoreError, open_store
+
+DEFAULT_SUITES = ("read", "write")
+
+
+def cmd_list(_args: argparse.Namespace) -> int:
+    rows = [("sdk", "language", "version", "roles", "workloads", "security policies")]
+    for sdk in sdks.all_sdks():
+        rows.append((sdk.id, sdk.language, sdk.version, ",".join(sdk.roles), ",".join(sdk.workloads),
+                     ",".join(sdk.policies)))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .check import check
+
+    targets = [sdk.id for sdk in sdks.all_sdks()] if args.all else args.sdk
+    if not targets:
+        print("uabench check: name an SDK or pass --all", file=sys.stderr)
+        return 2
+    failed = 0
+    for sdk_id in targets:
+        print(f"== uabench check {sdk_id}")
+        results = check(sdk_id)
+        for result in results:
+            print(f"  {'PASS' if result.passed else 'FAIL'}  {result.name}")
+            if result.detail:
+                for line in result.detail.splitlines()[:12]:
+                    print(f"        {line}")
+        bad = sum(not r.passed for r in results)
+        failed += bad
+        print(f"{sdk_id}: {len(results) - bad} passed, {bad} failed")
+    return 1 if failed else 0
+
+
+def suite_file(name: str) -> Path:
+    path = Path(name)
+    if path.suffix == ".robot" and path.exists():
+        return path
+    candidate = paths.SUITES / f"{name}.robot"
+    if not candidate.exists():
+        known = ", ".join(p.stem for p in sorted(paths.SUITES.glob("*.robot")))
+        raise ValueError(f"unknown suite '{name}' (known: {known})")
+    return candidate
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import robot
+
+    plan.profile(args.profile)
+    plan.selected(args.sdk)
+    suites = [suite_file(name) for name in (args.suites or DEFAULT_SUITES)]
+    run_dir = paths.RESULTS / "runs" / time.strftime("%Y%m%d-%H%M%S")
+    variables = [f"PROFILE:{args.profile}", f"STORE:{args.store}", f"SDKS:{args.sdk or ''}"]
+    status = 0
+    for suite in suites:
+        status |= robot.run(
+            str(suite), outputdir=str(run_dir / "robot"), output=f"{suite.stem}-output.xml",
+            log=f"{suite.stem}-log.html", report=f"{suite.stem}-report.html",
+            variable=variables + [f"RUN_DIR:{run_dir / suite.stem}"], pythonpath=[str(paths.REPO / "harness")],
+            consolewidth=100, loglevel="INFO")
+    print(f"Robot logs: {run_dir / 'robot'}")
+    if args.report:
+        status |= cmd_report(argparse.Namespace(store=args.store, out=args.out, run=None))
+    return 1 if status else 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import build
+
+    store = open_store(args.store)
+    outputs = build(store, Path(args.out), args.run)
+    for kind, path in outputs.items():
+        print(f"{kind:9} {path}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    main = argparse.ArgumentParser(prog="uabench", description="Cross-implementation OPC UA benchmark")
+    main.add_argument("--store", default=str(paths.default_store()),
+                      help="results store: a path or sqlite:///path (default: %(default)s)")
+    commands = main.add_subparsers(dest="command", required=True)
+
+    commands.add_parser("list", help="list the SDKs with an adapter").set_defaults(func=cmd_list)
+
+    check = commands.add_parser("check", help="run the adapter contract tests")
+    check.add_argument("sdk", nargs="*")
+    check.add_argument("--all", action="store_true", help="check every SDK")
+    check.set_defaults(func=cmd_check)
+
+    run = commands.add_parser("run", help="run Robot Framework suites")
+    run.add_argument("suites", nargs="*", help=f"suite names or .robot files (default: {' '.join(DEFAULT_SUITES)})")
+    run.add_argument("--profile", default="quick", help="quick or full (default: %(default)s)")
+    run.add_argument("--sdk", default="", help="comma-separated SDKs to include (default: all)")
+    run.add_argument("--report", action="store_true", help="write the report afterwards")
+    run.add_argument("--out", default=str(paths.RESULTS / "report"), help="report directory")
+    run.set_defaults(func=cmd_run)
+
+    report = commands.add_parser("report", help="write the report from the results store")
+    report.add_argument("--out", default=str(paths.RESULTS / "report"), help="output directory (default: %(default)s)")
+    report.add_argument("--run", type=int, action="append", help="run id(s) to report (default: latest per suite)")
+    report.set_defaults(func=cmd_report)
+    return main
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, StoreError, sdks.UnknownSdk) as error:
+        print(f"uabench: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("uabench: interrupted; adapters stopped, results so far are in the store", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""Adapter processes: start in their own process group, speak the JSON line protocol,
+stop with SIGTERM then SIGKILL, and never outlive the harness."""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from pathlib import Path
+
+from .sdks import Sdk
+
+READY_TIMEOUT_S = 30.0
+STOP_TIMEOUT_S = 5.0
+
+_live: set[AdapterProcess] = set()
+_live_lock = threading.Lock()
+
+
+class AdapterError(Exception):
+    """An adapter broke the contract or died; the message carries its stderr tail."""
+
+
+class AdapterProcess:
+    """One adapter program in one role, with its stdout events and stderr log."""
+
+    def __init__(self, sdk: Sdk, role: str, config: dict, workdir: Path,
+                 cpus: set[int] | None = None, name: str | None = None) -> None:
+        self.sdk, self.role, self.config = sdk, role, config
+        self.name = name or f"{sdk.id}-{role}"
+        self.workdir = workdir
+        self.cpus = cpus
+        self.config_path = workdir / f"{self.name}.json"
+        self.stderr_path = workdir / f"{self.name}.stderr.log"
+        self.events: queue.Queue[dict] = queue.Queue()
+        self.protocol_errors: list[str] = []
+        self.popen: subprocess.Popen | None = None
+        self.returncode: int | None = None
+        self.started_ns = 0
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> AdapterProcess:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.config_path.write_text(json.dumps(self.config, indent=1))
+        stderr = self.stderr_path.open("ab")
+        cpus = self.cpus
+        self.started_ns = time.time_ns()
+        self.popen = subprocess.Popen(
+            [str(self.sdk.run), self.role, "--config", str(self.config_path)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
+            start_new_session=True,  # own process group: one signal reaches the whole tree
+            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
+        )
+        stderr.close()
+        with _live_lock:
+            _live.add(self)
+        threading.Thread(target=self._read_stdout, name=f"{self.name}-stdout", daemon=True).start()
+        return self
+
+    def _read_stdout(self) -> None:
+        assert self.popen and self.popen.stdout
+        for raw in self.popen.stdout:
+            line = raw.decode("utf-8", "replace").strip()
+            if not line:
+                continue
+            try:
+                event = json.loads(line)
+                if not isinstance(event, dict) or "event" not in event:
+                    raise ValueError("not an event object")
+            except ValueError:
+                self.protocol_errors.append(line[:200])
+                continue
+            self.events.put(event)
+        self.events.put({"event": "_eof"})
+
+    @property
+    def pid(self) -> int:
+        assert self.popen
+        return self.popen.pid
+
+    def running(self) -> bool:
+        return self.popen is not None and self.popen.poll() is None
+
+    def wait_event(self, kinds: tuple[str, ...], timeout: float) -> dict:
+        """The next event of one of `kinds`; AdapterError on timeout or exit."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AdapterError(f"{self.name}: no {'/'.join(kinds)} event within {timeout:g} s"
+                                   + self.stderr_tail_text())
+            try:
+                event = self.events.get(timeout=min(left, 0.5))
+            except queue.Empty:
+                continue
+            if event["event"] in kinds:
+                return event
+            if event["event"] == "_eof":
+                code = self.popen.wait() if self.popen else None
+                self.returncode = code
+                raise AdapterError(f"{self.name}: exited with status {code} before {'/'.join(kinds)}"
+                                   + self.stderr_tail_text())
+
+    def wait_exit(self, timeout: float) -> int | None:
+        assert self.popen
+        try:
+            self.returncode = self.popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        return self.returncode
+
+    def stop(self, timeout: float = STOP_TIMEOUT_S) -> tuple[int | None, float, bool]:
+        """SIGTERM the group, SIGKILL it after `timeout`. Returns (status, seconds, killed)."""
+        if self.popen is None:
+            return None, 0.0, False
+        begun = time.monotonic()
+        killed = False
+        if self.popen.poll() is None:
+            _signal_group(self.popen.pid, signal.SIGTERM)
+            if self.wait_exit(timeout) is None:
+                killed = True
+                _signal_group(self.popen.pid, signal.SIGKILL)
+                self.wait_exit(timeout)
+        # Children that ignored SIGTERM while the leader exited still die with the group.
+        _signal_group(self.popen.pid, signal.SIGKILL)
+        self.returncode = self.popen.wait()
+        with _live_lock:
+            _live.discard(self)
+        return self.returncode, time.monotonic() - begun, killed
+
+    # --- diagnostics ---------------------------------------------------------------------
+
+    def stderr_tail(self, lines: int = 15) -> list[str]:
+        try:
+            with self.stderr_path.open("rb") as stream:
+                tail = deque(stream, maxlen=lines)
+        except OSError:
+            return []
+        return [line.decode("utf-8", "replace").rstrip() for line in tail]
+
+    def stderr_tail_text(self) -> str:
+        tail = self.stderr_tail()
+        return ("\n--- stderr tail of " + self.name + " ---\n" + "\n".join(tail)) if tail else ""
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def stop_all() -> None:
+    with _live_lock:
+        live = list(_live)
+    for process in live:
+        process.stop(timeout=2.0)
+
+
+def _install_signal_handlers() -> None:
+    """Stop every adapter on SIGTERM/SIGHUP, then let whoever handled it before (Robot, the
+    default action) carry on."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        previous = signal.getsignal(sig)
+
+        def handler(signum, frame, previous=previous):
+            stop_all()
+            if callable(previous):
+                previous(signum, frame)
+            else:
+                raise SystemExit(128 + signum)
+
+        signal.signal(sig, handler)
+
+
+atexit.register(stop_all)
+if threading.current_thread() is threading.main_thread():
+    _install_signal_handlers()

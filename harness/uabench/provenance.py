@@ -1,0 +1,69 @@
+"""Where and with what a run was measured, so published figures can be reproduced and
+results from different machines are never silently mixed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import sys
+
+import psutil
+
+from . import paths
+
+
+def git_commit() -> str:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=paths.REPO, capture_output=True, text=True).stdout.strip()
+    commit = git("rev-parse", "HEAD") or "unknown"
+    return commit + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as stream:
+            for line in stream:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine() -> dict:
+    info = {
+        "hostname": platform.node(),
+        "cpu_model": cpu_model(),
+        "cores": os.cpu_count(),
+        "usable_cores": len(os.sched_getaffinity(0)),
+        "memory_bytes": psutil.virtual_memory().total,
+        "kernel": platform.release(),
+        "arch": platform.machine(),
+        "os": _os_release(),
+        "python": sys.version.split()[0],
+    }
+    fingerprint = {k: info[k] for k in ("cpu_model", "cores", "memory_bytes", "kernel", "arch")}
+    info["fingerprint"] = config_hash(fingerprint)
+    return info
+
+
+def _os_release() -> str:
+    try:
+        with open("/etc/os-release", encoding="utf-8") as stream:
+            for line in stream:
+                if line.startswith("PRETTY_NAME="):
+                    return line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return platform.system()
+
+
+def config_hash(config: dict) -> str:
+    return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def collect(**extra) -> dict:
+    return {"git_commit": git_commit(), "machine": machine(), **extra}

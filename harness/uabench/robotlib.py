@@ -1,0 +1,119 @@
+"""Robot Framework keyword library for the uabench suites.
+
+Imported by a suite with the suite's name, it also listens to that suite and creates its
+test cases when it starts: one per client x server x variant of every adapter present,
+so a new adapter joins every matrix without editing any .robot file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from robot.api import SkipExecution, logger
+
+from . import paths, plan, sdks, stats
+from .bench import CellOutcome, Session
+from .contract import Histogram
+from .process import AdapterError
+from .store import open_store
+
+
+class UabenchLibrary:
+    ROBOT_LIBRARY_SCOPE = "SUITE"
+    ROBOT_LISTENER_API_VERSION = 3
+
+    def __init__(self, suite: str, profile: str = "quick", store: str = "", sdks: str = "",
+                 run_dir: str = "") -> None:
+        self.suite = suite
+        self.profile = plan.profile(profile)
+        self.store_location = store or str(paths.default_store())
+        self.only = plan.selected(sdks)
+        self.run_dir = Path(run_dir) if run_dir else None
+        self.session: Session | None = None
+        self.ROBOT_LIBRARY_LISTENER = self
+
+    # --- listener: the matrix becomes test cases ------------------------------------------
+
+    def _start_suite(self, data, result) -> None:
+        if data.tests:  # a hand-written suite keeps its own tests
+            return
+        for case in plan.client_server_tests(self.suite, self.only):
+            test = data.tests.create(name=case.name, tags=list(case.tags))
+            test.body.create_keyword(name=case.keyword, args=list(case.args))
+
+    # --- suite setup and teardown ----------------------------------------------------------
+
+    def start_benchmark_run(self) -> None:
+        """Opens the results store and records the run's provenance."""
+        store = open_store(self.store_location)
+        extra = {"workdir": self.run_dir} if self.run_dir else {}
+        self.session = Session(store, self.suite, self.profile.name, **extra)
+        logger.info(f"run {self.session.run_id}, store {store.path}, work dir {self.session.workdir}")
+
+    def finish_benchmark_run(self) -> None:
+        """Stops every server the run started and closes the run in the store."""
+        if self.session:
+            for sdk_id, (status, seconds, killed) in self.session.stop_servers().items():
+                logger.info(f"{sdk_id} server stopped: status {status} after {seconds:.2f} s"
+                            + (" (killed)" if killed else ""))
+            self.session.close()
+
+    # --- cells -----------------------------------------------------------------------------
+
+    def interop_cell_should_pass(self, client: str, server: str, variant: str) -> None:
+        """Runs one short verified workload of `client` against `server`; fails on any
+        failed operation or wrong value, skips what the client declares unsupported."""
+        chosen = plan.variant(self.suite, variant)
+        workload = dict(chosen.workload, warmup_s=self.profile.interop_warmup_s,
+                        duration_s=self.profile.interop_duration_s)
+        self._cell("interop", client, server, chosen.name, 0, workload)
+
+    def throughput_should_be_measured(self, client: str, server: str, variant: str) -> None:
+        """Measures `server` under the reference client's load, repeated per the profile."""
+        chosen = plan.variant(self.suite, variant, throughput=True)
+        workload = dict(chosen.workload, warmup_s=self.profile.throughput_warmup_s,
+                        duration_s=self.profile.throughput_duration_s)
+        outcomes = [self._cell("throughput", client, server, chosen.name, repetition, workload)
+                    for repetition in range(self.profile.repetitions)]
+        values = stats.summarize([o.result["throughput"]["values_per_s"] for o in outcomes])
+        latency = stats.latency_summary(_merged(outcomes))
+        bound = sum(o.client_bound for o in outcomes)
+        logger.info(f"{server}: {values['mean']:.0f} values/s (95% CI ±{values['ci95'] or 0:.0f}), "
+                    f"p50 {latency['p50_us']:.0f} µs, p99 {latency['p99_us']:.0f} µs"
+                    + (f", client-bound in {bound} of {len(outcomes)} repetitions" if bound else ""))
+
+    def _cell(self, kind: str, client_id: str, server_id: str, variant: str, repetition: int,
+              workload: dict) -> CellOutcome:
+        session = self._session()
+        client, server = sdks.get(client_id), sdks.get(server_id)
+        if workload["workload"] not in client.workloads:
+            outcome = CellOutcome("not_supported", client.reason_unsupported(workload["workload"]))
+            session.record(kind, client, server, variant, repetition, workload, outcome)
+            raise SkipExecution(f"not supported: {outcome.reason}")
+        try:
+            running = session.server(server)
+        except AdapterError as error:
+            outcome = session.record(kind, client, server, variant, repetition, workload,
+                                     CellOutcome("fail", f"server did not start: {error}"))
+            raise AssertionError(outcome.reason) from None
+        config = session.client_config(running, workload)
+        outcome = session.run_client(client, running, config)
+        session.record(kind, client, server, variant, repetition, config, outcome, running.config)
+        if outcome.status == "not_supported":
+            raise SkipExecution(f"not supported: {outcome.reason}")
+        if outcome.status != "pass":
+            raise AssertionError(outcome.reason)
+        result = outcome.result
+        logger.info(f"{result['operations']['succeeded']} operations, {result['values']} values verified, "
+                    f"{result['throughput']['values_per_s']:.0f} values/s"
+                    + (" [client-bound]" if outcome.client_bound else ""))
+        return outcome
+
+    def _session(self) -> Session:
+        if self.session is None:
+            self.start_benchmark_run()
+        assert self.session
+        return self.session
+
+
+def _merged(outcomes: list[CellOutcome]) -> Histogram:
+    return stats.merge_histograms([o.result["latency_ns"] for o in outcomes])

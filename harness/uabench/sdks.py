@@ -1,0 +1,78 @@
+"""The SDK registry: every `implementations/<sdk>/sdk.toml` with an adapter beside it."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import paths
+
+
+class UnknownSdk(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Sdk:
+    id: str
+    language: str
+    version: str
+    roles: tuple[str, ...]
+    workloads: tuple[str, ...]
+    policies: tuple[str, ...]
+    modes: tuple[str, ...]
+    not_supported: dict[str, str] = field(default_factory=dict)
+    install: str = ""
+
+    @property
+    def run(self) -> Path:
+        return paths.ADAPTERS / self.id / "run"
+
+    def supports(self, feature: str) -> bool:
+        return feature in self.roles or feature in self.workloads or feature in self.policies
+
+    def reason_unsupported(self, feature: str) -> str:
+        return self.not_supported.get(feature, f"{self.id} does not declare {feature}")
+
+    def offers(self, policy: str, mode: str) -> bool:
+        if policy == "None":
+            return True
+        return policy in self.policies and mode in self.modes
+
+
+def _load(path: Path) -> Sdk:
+    with path.open("rb") as stream:
+        data = tomllib.load(stream)
+    security = data.get("security", {})
+    try:
+        return Sdk(
+            id=data["id"], language=data["language"], version=str(data["version"]),
+            roles=tuple(data.get("roles", ())), workloads=tuple(data.get("workloads", ())),
+            policies=tuple(security.get("policies", ("None",))),
+            modes=tuple(security.get("modes", ("None",))),
+            not_supported=dict(data.get("not_supported", {})), install=data.get("install", ""),
+        )
+    except KeyError as missing:
+        raise ValueError(f"{path}: missing key {missing}") from None
+
+
+def all_sdks() -> list[Sdk]:
+    found = []
+    for toml in sorted(paths.IMPLEMENTATIONS.glob("*/sdk.toml")):
+        sdk = _load(toml)
+        if (paths.ADAPTERS / sdk.id / "run").exists():
+            found.append(sdk)
+    return found
+
+
+def get(sdk_id: str) -> Sdk:
+    for sdk in all_sdks():
+        if sdk.id == sdk_id:
+            return sdk
+    known = ", ".join(s.id for s in all_sdks()) or "none"
+    raise UnknownSdk(f"unknown SDK '{sdk_id}' (known: {known})")
+
+
+def with_role(role: str) -> list[Sdk]:
+    return [sdk for sdk in all_sdks() if role in sdk.roles]
