@@ -1,0 +1,53 @@
+import os
+import stat
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from uabench import paths
+from uabench.sdks import Sdk
+
+
+def group_alive(pgid: int) -> list[int]:
+    return [p.pid for p in psutil.process_iter(["pid"]) if _pgid(p.pid) == pgid]
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
+
+
+def wait_gone(pgid: int, seconds: float = 3.0) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        alive = [pid for pid in group_alive(pgid) if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
+        if not alive:
+            return []
+        time.sleep(0.05)
+    return alive
+
+
+@pytest.fixture
+def script_adapter(tmp_path, monkeypatch):
+    """A deliberately broken adapter program (a shell script), to exercise the harness's
+    process control where real adapters behave; it stands in for no SDK."""
+    monkeypatch.setattr(paths, "ADAPTERS", tmp_path / "adapters")
+
+    def make(body: str, sdk_id: str = "broken") -> Sdk:
+        run = tmp_path / "adapters" / sdk_id / "run"
+        run.parent.mkdir(parents=True, exist_ok=True)
+        run.write_text("#!/usr/bin/env bash\n" + body + "\n")
+        run.chmod(run.stat().st_mode | stat.S_IXUSR)
+        return Sdk(id=sdk_id, language="bash", version="0", roles=("server", "client"), workloads=("read",),
+                   policies=("None",), modes=("None",))
+
+    return make
+
+
+@pytest.fixture
+def workdir(tmp_path) -> Path:
+    return tmp_path / "work"
