@@ -33,4 +33,4 @@ def test_latency_summary_in_microseconds():
     assert abs(summary["p99_us"] - 990) / 990 < 0.01
     assert summary["max_us"] <= 1000
     points = stats.cdf(histogram)
-    assert points[-1][1] == 1.0 and all(a[0] < b[0] for a, b in zip(points, points[1:]))
+    assert points[-1][1] == 1.0 and all(a[0] < b[0] for a, b in zip(points, points[1:], strict=False))

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import paths, pki, provenance
+from .contract import Histogram
 from .process import READY_TIMEOUT_S, AdapterError, AdapterProcess
 from .sampling import PerfStat, ProcessSampler
 from .sdks import Sdk
@@ -85,6 +86,48 @@ class CellOutcome:
     server_perf: dict | None = None
     client_bound: bool = False
     cell_id: int | None = None
+
+
+def combine_results(results: list[dict]) -> dict:
+    """One record for several load-generator processes that ran side by side."""
+    if len(results) == 1:
+        return results[0]
+    combined = dict(results[0])
+    combined["start_ns"] = min(r["start_ns"] for r in results)
+    combined["end_ns"] = max(r["end_ns"] for r in results)
+    combined["processes"] = len(results)
+    combined["operations"] = {k: sum(r["operations"][k] for r in results) for k in ("attempted", "succeeded", "failed")}
+    combined["values"] = sum(r["values"] for r in results)
+    combined["verification"] = {
+        "checked": sum(r["verification"]["checked"] for r in results),
+        "failed": sum(r["verification"]["failed"] for r in results),
+        "examples": [x for r in results for x in r["verification"]["examples"]][:5]}
+    combined["errors"] = {"examples": [x for r in results for x in r["errors"]["examples"]][:5]}
+    combined["throughput"] = {k: sum(r["throughput"][k] for r in results) for k in ("ops_per_s", "values_per_s")}
+    merged = Histogram()
+    for r in results:
+        merged.merge(Histogram(r["latency_ns"]))
+    combined["latency_ns"] = merged.sparse()
+    return combined
+
+
+def combine_resources(windows: list[dict | None]) -> dict | None:
+    """Sum of several processes' resource windows (seconds stay per process)."""
+    present = [w for w in windows if w]
+    if not present:
+        return None
+    if len(present) == 1:
+        return present[0]
+    combined = {}
+    for key in present[0]:
+        values = [w.get(key) for w in present]
+        if key == "seconds":
+            combined[key] = max(values)
+        elif any(v is None for v in values):
+            combined[key] = None
+        else:
+            combined[key] = sum(values)
+    return combined
 
 
 def judge(result: dict | None) -> str | None:
@@ -187,37 +230,42 @@ class Session:
                 "application_uri": identity.application_uri, **security}
         return config
 
-    def run_client(self, client: Sdk, server: Server | None, config: dict) -> CellOutcome:
-        """Run one client process to completion and judge its result."""
+    def run_client(self, client: Sdk, server: Server | None, config: dict, processes: int = 1) -> CellOutcome:
+        """Run `processes` client processes at once (all on the load generator's CPUs) to
+        completion, combine what they measured and judge it."""
         timeout = config.get("warmup_s", 1) + config.get("duration_s", 5) + CLIENT_GRACE_S
-        process = AdapterProcess(client, "client", config, self.workdir, self.client_cpus,
-                                 name=f"{client.id}-client-{time.monotonic_ns()}")
-        measured = Measured.start(process)
-        try:
-            event = process.wait_event(("result", "error"), timeout)
-        except AdapterError as error:
-            measured.stop()
-            reason = str(error)
-            if server and not server.alive:
-                reason = server.death_reason() + "\n" + reason
-            return CellOutcome("fail", reason)
-        status = process.wait_exit(10)
-        measured.stop()
-        if event["event"] == "error":
-            kind = event.get("kind", "runtime")
-            reason = f"{kind}: {event.get('message', '')}"
+        measured = [Measured.start(AdapterProcess(client, "client", config, self.workdir, self.client_cpus,
+                                                  name=f"{client.id}-client-{time.monotonic_ns()}"))
+                    for _ in range(processes)]
+        events, statuses, failure = [], [], None
+        deadline = time.monotonic() + timeout
+        for one in measured:
+            try:
+                events.append(one.process.wait_event(("result", "error"), max(0.1, deadline - time.monotonic())))
+                statuses.append(one.process.wait_exit(10))
+            except AdapterError as error:
+                failure = failure or str(error)
+        for one in measured:
+            one.stop()
+        errors = [e for e in events if e["event"] == "error"]
+        if failure or errors:
+            kind = errors[0].get("kind", "runtime") if errors else "runtime"
+            reason = failure or f"{kind}: {errors[0].get('message', '')}"
             if server and not server.alive:
                 reason = server.death_reason() + "\n" + reason
             return CellOutcome("not_supported" if kind == "not_supported" else "fail", reason)
-        self.versions[client.id] = event.get("version", "?")
-        outcome = CellOutcome("pass", result=event)
-        outcome.client_resources, outcome.client_perf = measured.window(event["start_ns"], event["end_ns"])
+        self.versions[client.id] = events[0].get("version", "?")
+        result = combine_results(events)
+        outcome = CellOutcome("pass", result=result)
+        windows = [one.window(e["start_ns"], e["end_ns"]) for one, e in zip(measured, events, strict=True)]
+        outcome.client_resources = combine_resources([w[0] for w in windows])
+        outcome.client_perf = combine_resources([w[1] for w in windows])
         if server:
-            outcome.server_resources, outcome.server_perf = server.measured.window(event["start_ns"], event["end_ns"])
+            outcome.server_resources, outcome.server_perf = server.measured.window(result["start_ns"], result["end_ns"])
         outcome.client_bound = self._saturated(outcome.client_resources)
-        reason = judge(event)
-        if reason is None and status not in (0, None):
-            reason = f"client exited with status {status} after its result"
+        reason = judge(result)
+        if reason is None and any(status not in (0, None) for status in statuses):
+            reason = f"client exited with status {statuses} after its result"
         if reason is None and server and not server.alive:
             reason = server.death_reason()
         if reason:

@@ -139,4 +139,8 @@ def client_server_tests(suite: str, only: list[str] | None = None) -> list[TestC
                 tests.append(TestCase(f"Throughput of {server} ({reference} load): {v.name}",
                                       "Throughput Should Be Measured", (reference, server, v.name),
                                       ("throughput", f"client:{reference}", f"server:{server}")))
+        if servers and suite == "read":  # one headroom measurement per run is enough
+            tests.append(TestCase(f"Headroom of the {reference} load generator",
+                                  "Load Generator Headroom Should Be Measured", (reference,),
+                                  ("headroom", f"client:{reference}")))
     return tests

@@ -212,6 +212,36 @@ def interop_section(suite: str, cells: list[dict]) -> Section | None:
     return Section(f"{SUITE_TITLES[suite]}: interop matrix (client × server)", md, page)
 
 
+def headroom_section(suite: str, cells: list[dict]) -> Section | None:
+    groups: dict[str, list[dict]] = {}
+    for cell in cells:
+        if cell["kind"] == "headroom" and cell["status"] == "pass":
+            groups.setdefault(cell["variant"], []).append(cell)
+    if len(groups) < 2:
+        return None
+    first = next(iter(groups.values()))[0]
+    rows, means = [], {}
+    for variant, group in sorted(groups.items()):
+        summary = stats.summarize([c["result"]["throughput"]["values_per_s"] for c in group])
+        means[variant] = summary
+        cpu = _mean([(c["client_resources"] or {}).get("cpu_percent") for c in group])
+        rows.append([variant, _throughput_cell(summary), _fmt(cpu), str(len(group))])
+    one, two = means.get("1 process"), means.get("2 processes")
+    verdict = ""
+    if one and two and one["mean"]:
+        gain = two["mean"] / one["mean"] - 1
+        spread = ((one["ci95"] or 0) + (two["ci95"] or 0)) / one["mean"]
+        bound = gain > max(0.05, spread)
+        verdict = (f"Two processes deliver {gain:+.0%} (uncertainty ±{spread:.0%}): the one-process figure "
+                   + ("WAS client-bound — the reference load generator is the bottleneck on this server."
+                      if bound else "was not client-bound; the load generator has headroom."))
+    md, page = _table(["load generator", "values/s (mean ± 95% CI)", "load generator CPU %", "repetitions"], rows)
+    intro = (f"Reference load generator: {first['client']}; fastest server: {first['server']} "
+             f"({first['variant'] and plan.RANKING_VARIANT[suite]}). Both processes run on the load generator's CPUs.")
+    return Section(f"{SUITE_TITLES[suite]}: load generator headroom", [intro, "", *md, "", verdict],
+                   [f"<p>{html.escape(intro)}</p>", *page, f"<p>{html.escape(verdict)}</p>"])
+
+
 def provenance_section(runs: list[dict]) -> Section:
     md, page = [], []
     fingerprints = {run["provenance"]["machine"]["fingerprint"] for run in runs}
@@ -285,7 +315,9 @@ def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict
         cells = store.cells([run["id"]])
         exported += cells
         if run["suite"] in plan.THROUGHPUT_VARIANTS:
-            sections += [s for s in (ranking_section(run["suite"], cells), interop_section(run["suite"], cells)) if s]
+            suite = run["suite"]
+            sections += [s for s in (ranking_section(suite, cells), headroom_section(suite, cells),
+                                     interop_section(suite, cells)) if s]
     sections.append(provenance_section(runs))
     out_dir.mkdir(parents=True, exist_ok=True)
     md = ["# uabench report", ""]

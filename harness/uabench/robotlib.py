@@ -81,8 +81,32 @@ class UabenchLibrary:
                     f"p50 {latency['p50_us']:.0f} µs, p99 {latency['p99_us']:.0f} µs"
                     + (f", client-bound in {bound} of {len(outcomes)} repetitions" if bound else ""))
 
+    def load_generator_headroom_should_be_measured(self, client: str) -> None:
+        """Loads the fastest server of this run with one and then two processes of the
+        reference client, both on the load generator's CPUs: if two deliver clearly more,
+        one process was the bottleneck (client-bound)."""
+        session = self._session()
+        variant = plan.RANKING_VARIANT[self.suite]
+        ranked = [cell for cell in session.store.cells([session.run_id]) if cell["kind"] == "throughput"
+                  and cell["variant"] == variant and cell["status"] == "pass"]
+        if not ranked:
+            raise AssertionError("no throughput result in this run to pick the fastest server from")
+        fastest = max(ranked, key=lambda c: c["result"]["throughput"]["values_per_s"])["server"]
+        chosen = plan.variant(self.suite, variant, throughput=True)
+        workload = dict(chosen.workload, warmup_s=self.profile.throughput_warmup_s,
+                        duration_s=self.profile.throughput_duration_s)
+        figures = {}
+        for processes in (1, 2):
+            label = f"{processes} process" + ("es" if processes > 1 else "")
+            outcomes = [self._cell("headroom", client, fastest, label, repetition, workload, processes)
+                        for repetition in range(self.profile.repetitions)]
+            figures[processes] = stats.summarize([o.result["throughput"]["values_per_s"] for o in outcomes])
+        gain = figures[2]["mean"] / figures[1]["mean"] - 1
+        logger.info(f"{client} load on {fastest}: 1 process {figures[1]['mean']:.0f} values/s, "
+                    f"2 processes {figures[2]['mean']:.0f} values/s ({gain:+.0%})")
+
     def _cell(self, kind: str, client_id: str, server_id: str, variant: str, repetition: int,
-              workload: dict) -> CellOutcome:
+              workload: dict, processes: int = 1) -> CellOutcome:
         session = self._session()
         client, server = sdks.get(client_id), sdks.get(server_id)
         if workload["workload"] not in client.workloads:
@@ -96,7 +120,7 @@ class UabenchLibrary:
                                      CellOutcome("fail", f"server did not start: {error}"))
             raise AssertionError(outcome.reason) from None
         config = session.client_config(running, workload)
-        outcome = session.run_client(client, running, config)
+        outcome = session.run_client(client, running, config, processes)
         session.record(kind, client, server, variant, repetition, config, outcome, running.config)
         if outcome.status == "not_supported":
             raise SkipExecution(f"not supported: {outcome.reason}")

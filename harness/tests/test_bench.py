@@ -1,0 +1,98 @@
+"""Faults around real adapters: the asyncua adapter (quick to start) stands in for any SDK."""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import psutil
+
+from uabench import paths, plan, sdks
+from uabench.bench import Session, free_port
+from uabench.store import open_store
+
+SDK = "asyncua"
+
+
+def _session(tmp_path) -> Session:
+    return Session(open_store(tmp_path / "store.sqlite"), "read", "smoke", workdir=tmp_path / "run")
+
+
+def _read(duration: float = 0.5) -> dict:
+    return {"workload": "read", "nodes": plan.signals(10), "nodes_per_request": 1, "in_flight": 2,
+            "warmup_s": 0.1, "duration_s": duration}
+
+
+def test_a_server_killed_mid_run_fails_that_cell_and_the_next_cell_runs(tmp_path):
+    session = _session(tmp_path)
+    sdk = sdks.get(SDK)
+    try:
+        server = session.server(sdk)
+        killer = threading.Timer(2.0, lambda: os.killpg(server.measured.process.pid, signal.SIGKILL))
+        killer.start()
+        config = session.client_config(server, _read(duration=4))
+        broken = session.record("interop", sdk, sdk, "killed", 0, config, session.run_client(sdk, server, config))
+        assert broken.status == "fail"
+        assert "server exited with status -9" in broken.reason
+
+        restarted = session.server(sdk)
+        assert restarted is not server
+        config = session.client_config(restarted, _read())
+        fine = session.record("interop", sdk, sdk, "after", 0, config, session.run_client(sdk, restarted, config))
+        assert fine.status == "pass", fine.reason
+    finally:
+        session.close()
+    cells = open_store(tmp_path / "store.sqlite").cells()
+    assert [(c["variant"], c["status"]) for c in cells] == [("killed", "fail"), ("after", "pass")]
+    assert cells[1]["result"]["verification"]["checked"] > 0
+    assert cells[1]["server_resources"]["cpu_percent"] >= 0
+
+
+def test_an_unreachable_endpoint_is_an_error_event_not_a_hang(tmp_path):
+    session = _session(tmp_path)
+    try:
+        config = {"endpoint": f"opc.tcp://127.0.0.1:{free_port()}", **_read()}
+        started = time.monotonic()
+        outcome = session.run_client(sdks.get(SDK), None, config)
+    finally:
+        session.close()
+    assert outcome.status == "fail" and outcome.reason.startswith("connect")
+    assert time.monotonic() - started < 20
+
+
+def test_an_unknown_config_key_is_refused_naming_it(tmp_path):
+    session = _session(tmp_path)
+    try:
+        config = {"endpoint": "opc.tcp://127.0.0.1:1", **_read(), "in_flite": 3}
+        outcome = session.run_client(sdks.get(SDK), None, config)
+    finally:
+        session.close()
+    assert outcome.status == "fail" and "config" in outcome.reason and "in_flite" in outcome.reason
+
+
+def _adapters_running() -> list[str]:
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        line = " ".join(process.info["cmdline"] or [])
+        if f"{paths.ADAPTERS}/" in line or "uabench_asyncua" in line:
+            found.append(line)
+    return found
+
+
+def test_interrupting_a_run_stops_every_adapter_and_keeps_the_store(tmp_path):
+    env = dict(os.environ, UABENCH_RESULTS=str(tmp_path))
+    run = subprocess.Popen([sys.executable, "-m", "uabench.cli", "run", "read", "--sdk", SDK, "--profile", "smoke"],
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not _adapters_running():
+        time.sleep(0.2)
+    assert _adapters_running(), "the run never started an adapter"
+    time.sleep(1.0)
+    run.send_signal(signal.SIGINT)
+    assert run.wait(timeout=60) != 0
+    time.sleep(0.5)
+    assert _adapters_running() == []
+    runs = open_store(tmp_path / "uabench.sqlite").runs()
+    assert runs and runs[0]["suite"] == "read"
