@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import paths, pki, provenance
 from .contract import Histogram
+from .plan import Plan
 from .process import READY_TIMEOUT_S, AdapterError, AdapterProcess
 from .sampling import PerfStat, ProcessSampler
 from .sdks import Sdk
@@ -158,6 +159,7 @@ class Session:
     run_id: int = 0
     servers: dict[str, Server] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
+    plan: Plan | None = None
 
     def __post_init__(self) -> None:
         self.server_cpus, self.client_cpus = cpu_sets()
@@ -169,7 +171,15 @@ class Session:
         return provenance.collect(
             suite=self.suite, profile=self.profile, sdk_versions=self.versions,
             pinning={"server_cpus": sorted(self.server_cpus or []), "client_cpus": sorted(self.client_cpus or [])},
-            perf=PerfStat.available(), workdir=str(self.workdir))
+            perf=PerfStat.available(), workdir=str(self.workdir), plan=self._plan_summary())
+
+    def _plan_summary(self) -> dict | None:
+        """What the report needs to know of the plan, kept with the run."""
+        if self.plan is None:
+            return None
+        return {"path": str(self.plan.path), "description": self.plan.description, "ranking": self.plan.ranking,
+                "throughput": {v.name: {k: v.workload[k] for k in ("nodes_per_request", "in_flight")
+                                        if k in v.workload} for v in self.plan.throughput}}
 
     # --- servers -----------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from . import paths, plan, sdks
+from .plan import PlanError
 from .store import StoreError, open_store
 
 DEFAULT_SUITES = ("read", "write")
@@ -46,32 +47,23 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def suite_file(name: str) -> Path:
-    path = Path(name)
-    if path.suffix == ".robot" and path.exists():
-        return path
-    candidate = paths.SUITES / f"{name}.robot"
-    if not candidate.exists():
-        known = ", ".join(p.stem for p in sorted(paths.SUITES.glob("*.robot")))
-        raise ValueError(f"unknown suite '{name}' (known: {known})")
-    return candidate
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     import robot
 
-    plan.profile(args.profile)
     plan.selected(args.sdk)
-    suites = [suite_file(name) for name in (args.suites or DEFAULT_SUITES)]
+    chosen = [plan.load(name) for name in (args.plans or DEFAULT_SUITES)]
+    for one in chosen:
+        one.phase(args.profile, "interop")
     run_dir = paths.RESULTS / "runs" / time.strftime("%Y%m%d-%H%M%S")
-    variables = [f"PROFILE:{args.profile}", f"STORE:{args.store}", f"SDKS:{args.sdk or ''}"]
     status = 0
-    for suite in suites:
+    for one in chosen:
+        name = one.path.stem
         status |= robot.run(
-            str(suite), outputdir=str(run_dir / "robot"), output=f"{suite.stem}-output.xml",
-            log=f"{suite.stem}-log.html", report=f"{suite.stem}-report.html",
-            variable=variables + [f"RUN_DIR:{run_dir / suite.stem}"], pythonpath=[str(paths.REPO / "harness")],
-            consolewidth=100, loglevel="INFO")
+            str(paths.SUITES / f"{one.suite}.robot"), outputdir=str(run_dir / "robot"), output=f"{name}-output.xml",
+            log=f"{name}-log.html", report=f"{name}-report.html", name=f"{one.suite} ({name})",
+            variable=[f"PLAN:{one.path}", f"PROFILE:{args.profile}", f"STORE:{args.store}", f"SDKS:{args.sdk or ''}",
+                      f"RUN_DIR:{run_dir / name}"],
+            pythonpath=[str(paths.REPO / "harness")], consolewidth=100, loglevel="INFO")
     print(f"Robot logs: {run_dir / 'robot'}")
     if args.report:
         status |= cmd_report(argparse.Namespace(store=args.store, out=args.out, run=None))
@@ -102,8 +94,9 @@ def parser() -> argparse.ArgumentParser:
     check.set_defaults(func=cmd_check)
 
     run = commands.add_parser("run", help="run Robot Framework suites")
-    run.add_argument("suites", nargs="*", help=f"suite names or .robot files (default: {' '.join(DEFAULT_SUITES)})")
-    run.add_argument("--profile", default="quick", help="quick or full (default: %(default)s)")
+    run.add_argument("plans", nargs="*", metavar="PLAN",
+                     help=f"plan names (suites/plans/NAME.toml) or files (default: {' '.join(DEFAULT_SUITES)})")
+    run.add_argument("--profile", default="quick", help="profile of the plans: smoke, quick, full (default: %(default)s)")
     run.add_argument("--sdk", default="", help="comma-separated SDKs to include (default: all)")
     run.add_argument("--report", action="store_true", help="write the report afterwards")
     run.add_argument("--out", default=str(paths.RESULTS / "report"), help="report directory")
@@ -120,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, StoreError, sdks.UnknownSdk) as error:
+    except (ValueError, PlanError, StoreError, sdks.UnknownSdk) as error:
         print(f"uabench: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -10,10 +10,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import plan, stats
+from . import stats
 from .store import Store
-
-SUITE_TITLES = {"read": "Read", "write": "Write"}
 
 
 @dataclass
@@ -144,15 +142,20 @@ def _table(headers: list[str], rows: list[list[str]]) -> tuple[list[str], list[s
     return md, [f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"]
 
 
-def ranking_section(suite: str, cells: list[dict]) -> Section | None:
+def suite_title(suite: str) -> str:
+    return suite.capitalize()
+
+
+def ranking_section(run: dict, cells: list[dict]) -> Section | None:
+    suite, summary = run["suite"], run["provenance"].get("plan") or {}
     md, page = [], []
     any_rows = False
-    for variant in plan.THROUGHPUT_VARIANTS[suite]:
-        rows = throughput_rows(cells, variant.name)
+    for name, load in summary.get("throughput", {}).items():
+        rows = throughput_rows(cells, name)
         if not rows:
             continue
         any_rows = True
-        ranking = variant.name == plan.RANKING_VARIANT[suite]
+        ranking = name == summary.get("ranking")
         headers = ["rank", "server", "values/s (mean ± 95% CI)", "requests/s", "CV", "p50 µs", "p90 µs",
                    "p99 µs", "p99.9 µs", "max µs", "server CPU %", "server CPU-s / M values",
                    "server ctx switches / request", "load generator CPU %", "marks"]
@@ -169,19 +172,18 @@ def ranking_section(suite: str, cells: list[dict]) -> Section | None:
                 _fmt(lat["p99.9_us"], 1), _fmt(lat["max_us"], 1), _fmt(row.server_cpu_percent, 0),
                 _fmt(row.server_cpu_s_per_million_values, 2), _fmt(row.server_ctx_per_op, 3),
                 _fmt(row.client_cpu_percent, 0), _marks(row)])
-        title = f"{variant.name} — load: {rows[0].client} client, " \
-                f"{variant.workload['in_flight']} requests in flight per session"
+        title = f"{name} — load: {rows[0].client} client, {load.get('in_flight', 1)} requests in flight"
         note = ("Servers ranked by values/s; client-bound results are shown but not ranked."
                 if ranking else "Not used for the ranking; shown for comparison.")
         t_md, t_html = _table(headers, table)
         md += [f"### {title}", "", note, "", *t_md, ""]
         page += [f"<h3>{html.escape(title)}</h3><p>{html.escape(note)}</p>", *t_html]
-        plot = latency_cdf_plot(rows, f"{SUITE_TITLES[suite]} latency CDF — {variant.name}")
+        plot = latency_cdf_plot(rows, f"{suite_title(suite)} latency CDF — {name}")
         if plot:
-            page.append(f'<img alt="latency CDF {html.escape(variant.name)}" src="data:image/png;base64,{plot}">')
+            page.append(f'<img alt="latency CDF {html.escape(name)}" src="data:image/png;base64,{plot}">')
     if not any_rows:
         return None
-    return Section(f"{SUITE_TITLES[suite]}: server ranking", md, page)
+    return Section(f"{suite_title(suite)}: server ranking", md, page)
 
 
 def interop_section(suite: str, cells: list[dict]) -> Section | None:
@@ -209,10 +211,11 @@ def interop_section(suite: str, cells: list[dict]) -> Section | None:
     if reasons:
         md += ["", "Reasons:", "", *[f"- {r}" for r in reasons]]
         page += ["<ul>" + "".join(f"<li>{html.escape(r)}</li>" for r in reasons) + "</ul>"]
-    return Section(f"{SUITE_TITLES[suite]}: interop matrix (client × server)", md, page)
+    return Section(f"{suite_title(suite)}: interop matrix (client × server)", md, page)
 
 
-def headroom_section(suite: str, cells: list[dict]) -> Section | None:
+def headroom_section(run: dict, cells: list[dict]) -> Section | None:
+    suite = run["suite"]
     groups: dict[str, list[dict]] = {}
     for cell in cells:
         if cell["kind"] == "headroom" and cell["status"] == "pass":
@@ -237,8 +240,9 @@ def headroom_section(suite: str, cells: list[dict]) -> Section | None:
                       if bound else "was not client-bound; the load generator has headroom."))
     md, page = _table(["load generator", "values/s (mean ± 95% CI)", "load generator CPU %", "repetitions"], rows)
     intro = (f"Reference load generator: {first['client']}; fastest server: {first['server']} "
-             f"({first['variant'] and plan.RANKING_VARIANT[suite]}). Both processes run on the load generator's CPUs.")
-    return Section(f"{SUITE_TITLES[suite]}: load generator headroom", [intro, "", *md, "", verdict],
+             f"({(run['provenance'].get('plan') or {}).get('ranking')}). "
+             "Both processes run on the load generator's CPUs.")
+    return Section(f"{suite_title(suite)}: load generator headroom", [intro, "", *md, "", verdict],
                    [f"<p>{html.escape(intro)}</p>", *page, f"<p>{html.escape(verdict)}</p>"])
 
 
@@ -314,10 +318,8 @@ def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict
     for run in runs:
         cells = store.cells([run["id"]])
         exported += cells
-        if run["suite"] in plan.THROUGHPUT_VARIANTS:
-            suite = run["suite"]
-            sections += [s for s in (ranking_section(suite, cells), headroom_section(suite, cells),
-                                     interop_section(suite, cells)) if s]
+        sections += [s for s in (ranking_section(run, cells), headroom_section(run, cells),
+                                 interop_section(run["suite"], cells)) if s]
     sections.append(provenance_section(runs))
     out_dir.mkdir(parents=True, exist_ok=True)
     md = ["# uabench report", ""]

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from robot.api import SkipExecution, logger
 
-from . import paths, plan, sdks, stats
+from . import paths, sdks, stats
+from . import plan as plans
 from .bench import CellOutcome, Session
 from .contract import Histogram
 from .process import AdapterError
@@ -21,12 +22,16 @@ class UabenchLibrary:
     ROBOT_LIBRARY_SCOPE = "SUITE"
     ROBOT_LISTENER_API_VERSION = 3
 
-    def __init__(self, suite: str, profile: str = "quick", store: str = "", sdks: str = "",
+    def __init__(self, suite: str, plan: str = "", profile: str = "quick", store: str = "", sdks: str = "",
                  run_dir: str = "") -> None:
+        self.plan = plans.load(plan or suite)
+        if self.plan.suite != suite:
+            raise plans.PlanError(f"{self.plan.path} is a plan for suite '{self.plan.suite}', not '{suite}'")
         self.suite = suite
-        self.profile = plan.profile(profile)
+        self.profile = profile
+        self.plan.phase(profile, "interop")  # an unknown profile fails at import, not mid-run
         self.store_location = store or str(paths.default_store())
-        self.only = plan.selected(sdks)
+        self.only = plans.selected(sdks)
         self.run_dir = Path(run_dir) if run_dir else None
         self.session: Session | None = None
         self.ROBOT_LIBRARY_LISTENER = self
@@ -36,7 +41,7 @@ class UabenchLibrary:
     def _start_suite(self, data, result) -> None:
         if data.tests:  # a hand-written suite keeps its own tests
             return
-        for case in plan.client_server_tests(self.suite, self.only):
+        for case in plans.client_server_tests(self.plan, self.only):
             test = data.tests.create(name=case.name, tags=list(case.tags))
             test.body.create_keyword(name=case.keyword, args=list(case.args))
 
@@ -46,7 +51,7 @@ class UabenchLibrary:
         """Opens the results store and records the run's provenance."""
         store = open_store(self.store_location)
         extra = {"workdir": self.run_dir} if self.run_dir else {}
-        self.session = Session(store, self.suite, self.profile.name, **extra)
+        self.session = Session(store, self.suite, self.profile, plan=self.plan, **extra)
         logger.info(f"run {self.session.run_id}, store {store.path}, work dir {self.session.workdir}")
 
     def finish_benchmark_run(self) -> None:
@@ -62,18 +67,16 @@ class UabenchLibrary:
     def interop_cell_should_pass(self, client: str, server: str, variant: str) -> None:
         """Runs one short verified workload of `client` against `server`; fails on any
         failed operation or wrong value, skips what the client declares unsupported."""
-        chosen = plan.variant(self.suite, variant)
-        workload = dict(chosen.workload, warmup_s=self.profile.interop_warmup_s,
-                        duration_s=self.profile.interop_duration_s)
-        self._cell("interop", client, server, chosen.name, 0, workload)
+        phase = self.plan.phase(self.profile, "interop")
+        workload = dict(self.plan.variant("interop", variant).workload, warmup_s=phase.warmup_s,
+                        duration_s=phase.duration_s)
+        self._cell("interop", client, server, variant, 0, workload)
 
     def throughput_should_be_measured(self, client: str, server: str, variant: str) -> None:
         """Measures `server` under the reference client's load, repeated per the profile."""
-        chosen = plan.variant(self.suite, variant, throughput=True)
-        workload = dict(chosen.workload, warmup_s=self.profile.throughput_warmup_s,
-                        duration_s=self.profile.throughput_duration_s)
-        outcomes = [self._cell("throughput", client, server, chosen.name, repetition, workload)
-                    for repetition in range(self.profile.repetitions)]
+        workload, repetitions = self._throughput_workload(variant)
+        outcomes = [self._cell("throughput", client, server, variant, repetition, workload)
+                    for repetition in range(repetitions)]
         values = stats.summarize([o.result["throughput"]["values_per_s"] for o in outcomes])
         latency = stats.latency_summary(_merged(outcomes))
         bound = sum(o.client_bound for o in outcomes)
@@ -86,24 +89,28 @@ class UabenchLibrary:
         reference client, both on the load generator's CPUs: if two deliver clearly more,
         one process was the bottleneck (client-bound)."""
         session = self._session()
-        variant = plan.RANKING_VARIANT[self.suite]
+        variant = self.plan.ranking
         ranked = [cell for cell in session.store.cells([session.run_id]) if cell["kind"] == "throughput"
                   and cell["variant"] == variant and cell["status"] == "pass"]
         if not ranked:
             raise AssertionError("no throughput result in this run to pick the fastest server from")
         fastest = max(ranked, key=lambda c: c["result"]["throughput"]["values_per_s"])["server"]
-        chosen = plan.variant(self.suite, variant, throughput=True)
-        workload = dict(chosen.workload, warmup_s=self.profile.throughput_warmup_s,
-                        duration_s=self.profile.throughput_duration_s)
+        workload, repetitions = self._throughput_workload(variant)
         figures = {}
         for processes in (1, 2):
             label = f"{processes} process" + ("es" if processes > 1 else "")
             outcomes = [self._cell("headroom", client, fastest, label, repetition, workload, processes)
-                        for repetition in range(self.profile.repetitions)]
+                        for repetition in range(repetitions)]
             figures[processes] = stats.summarize([o.result["throughput"]["values_per_s"] for o in outcomes])
         gain = figures[2]["mean"] / figures[1]["mean"] - 1
         logger.info(f"{client} load on {fastest}: 1 process {figures[1]['mean']:.0f} values/s, "
                     f"2 processes {figures[2]['mean']:.0f} values/s ({gain:+.0%})")
+
+    def _throughput_workload(self, variant: str) -> tuple[dict, int]:
+        phase = self.plan.phase(self.profile, "throughput")
+        workload = dict(self.plan.variant("throughput", variant).workload, warmup_s=phase.warmup_s,
+                        duration_s=phase.duration_s)
+        return workload, phase.repetitions
 
     def _cell(self, kind: str, client_id: str, server_id: str, variant: str, repetition: int,
               workload: dict, processes: int = 1) -> CellOutcome:
