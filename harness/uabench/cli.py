@@ -96,7 +96,7 @@ def parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run Robot Framework suites")
     run.add_argument("plans", nargs="*", metavar="PLAN",
                      help=f"plan names (suites/plans/NAME.toml) or files (default: {' '.join(DEFAULT_SUITES)})")
-    run.add_argument("--profile", default="quick", help="profile of the plans: smoke, quick, full (default: %(default)s)")
+    run.add_argument("--profile", default="quick", help="smoke, quick or full (default: %(default)s)")
     run.add_argument("--sdk", default="", help="comma-separated SDKs to include (default: all)")
     run.add_argument("--report", action="store_true", help="write the report afterwards")
     run.add_argument("--out", default=str(paths.RESULTS / "report"), help="report directory")

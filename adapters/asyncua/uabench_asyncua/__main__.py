@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 
 import asyncua
@@ -54,20 +55,35 @@ def main(argv: list[str]) -> None:
         if command == "server":
             config = contract.server_config(raw)
             check_security(config["security"]["endpoints"])
+            check_files(config["security"], ["certificate", "private_key", "trusted_certificates"])
         else:
             config = contract.client_config(raw)
             check_security([config["security"]])
+            check_files(config["security"], ["certificate", "private_key"])
     except contract.ConfigError as error:
         contract.fail("config", str(error), contract.EXIT_CONFIG)
     except contract.NotSupported as error:
         contract.fail("not_supported", str(error), contract.EXIT_NOT_SUPPORTED)
 
-    if command == "server":
-        from .server import serve
-        asyncio.run(serve(config))
-    else:
-        from .client import run_client
-        asyncio.run(run_client(config, SDK, asyncua.__version__))
+    try:
+        if command == "server":
+            from .server import serve
+            asyncio.run(serve(config))
+        else:
+            from .client import run_client
+            asyncio.run(run_client(config, SDK, asyncua.__version__))
+    except Exception as error:  # anything the roles did not report themselves
+        logging.getLogger("uabench_asyncua").exception("%s failed", command)
+        contract.fail("runtime", f"{type(error).__name__}: {error}", contract.EXIT_RUNTIME)
+
+
+def check_files(security_config: dict, keys: list[str]) -> None:
+    """Certificate and key files are part of the config: unreadable ones are config errors."""
+    for key in keys:
+        value = security_config.get(key)
+        for path in value if isinstance(value, list) else [value] if value else []:
+            if not os.access(path, os.R_OK) or not os.path.isfile(path):
+                raise contract.ConfigError(f"config: key 'security.{key}': cannot read {path}")
 
 
 def check_security(pairs: list[dict]) -> None:

@@ -28,6 +28,11 @@ def endpoint_url(host: str, port: int) -> str:
 
 
 async def serve(config: dict) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+
     url = endpoint_url(config["host"], config["port"])
     server = Server()
     server.iserver.max_pending_messages_per_connection = MAX_PENDING_MESSAGES
@@ -40,11 +45,8 @@ async def serve(config: dict) -> None:
     space = StandardAddressSpace(server, config["signals"], config["writes"])
     await space.create()
 
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-
+    if stop.is_set():  # stopped while building the address space
+        return
     try:
         await server.start()
     except OSError as error:
