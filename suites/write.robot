@@ -8,3 +8,7 @@ Library           uabench.robotlib.UabenchLibrary    write    plan=${PLAN}    pr
 ...               store=${STORE}    sdks=${SDKS}    run_dir=${RUN_DIR}
 Suite Setup       Start Benchmark Run
 Suite Teardown    Finish Benchmark Run
+
+*** Test Cases ***
+Every Adapter Should Answer As Its sdk.toml Declares
+    Adapters Should Be Installed

@@ -81,13 +81,10 @@ class Checker:
     # --- the checks --------------------------------------------------------------------------
 
     def capabilities(self) -> str:
-        done = subprocess.run([str(self.sdk.run), "capabilities"], capture_output=True, text=True, timeout=60)
-        if done.returncode != 0:
-            raise CheckFailed(f"exit {done.returncode}: {done.stderr.strip()[-500:]}")
         try:
-            caps = json.loads(done.stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            raise CheckFailed(f"stdout is not one JSON object: {done.stdout[:200]!r}") from None
+            caps = sdks.capabilities(self.sdk)
+        except sdks.AdapterBroken as error:
+            raise CheckFailed(str(error)) from None
         problems = []
         for key in ("sdk", "version", "roles", "workloads", "security"):
             if key not in caps:

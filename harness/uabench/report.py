@@ -4,6 +4,7 @@ as Markdown, a self-contained HTML page (plots embedded) and a JSON export."""
 from __future__ import annotations
 
 import base64
+import csv
 import html
 import io
 import json
@@ -205,6 +206,7 @@ def interop_section(suite: str, cells: list[dict]) -> Section | None:
                 row.append(entry["status"] + (f" ({entry['passed']}/{entry['total']})"
                                               if entry["status"] == "fail" else ""))
                 reasons += [f"{client} → {server}: {r}" for r in entry["reasons"][:3]]
+        rows.append(row)
     md, page = _table(headers, rows)
     page = [p.replace("<td>pass", '<td class="pass">pass').replace("<td>fail", '<td class="fail">fail')
             .replace("<td>not supported", '<td class="na">not supported') for p in page]
@@ -329,11 +331,43 @@ def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict
         md += [f"## {section.title}", "", *section.markdown, ""]
         page += [f"<h2>{html.escape(section.title)}</h2>", *section.html]
     page.append("</body></html>")
-    outputs = {"markdown": out_dir / "report.md", "html": out_dir / "report.html", "json": out_dir / "cells.json"}
+    outputs = {"markdown": out_dir / "report.md", "html": out_dir / "report.html", "json": out_dir / "cells.json",
+               "csv": out_dir / "cells.csv"}
     _write_atomic(outputs["markdown"], "\n".join(md) + "\n")
     _write_atomic(outputs["html"], "\n".join(page))
     _write_atomic(outputs["json"], json.dumps({"runs": runs, "cells": exported}, indent=1))
+    _write_atomic(outputs["csv"], cells_csv(exported))
     return outputs
+
+
+CSV_COLUMNS = ("run_id", "suite", "kind", "client", "server", "variant", "repetition", "status", "reason",
+               "client_bound", "emulated", "ops_per_s", "values_per_s", "p50_us", "p99_us", "p99.9_us", "max_us",
+               "server_cpu_percent", "server_rss_max", "client_cpu_percent", "server_context_switches",
+               "server_cycles", "server_instructions")
+
+
+def cells_csv(cells: list[dict]) -> str:
+    """One row per measured cell with its derived figures, for spreadsheets."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(CSV_COLUMNS)
+    for cell in cells:
+        result = cell.get("result") or {}
+        latency = stats.latency_summary(stats.merge_histograms([result.get("latency_ns", [])]))
+        server, client = cell.get("server_resources") or {}, cell.get("client_resources") or {}
+        perf = cell.get("server_perf") or {}
+        row = {
+            **{k: cell.get(k) for k in CSV_COLUMNS if k in cell},
+            "reason": _first_line(cell.get("reason")),
+            "ops_per_s": result.get("throughput", {}).get("ops_per_s"),
+            "values_per_s": result.get("throughput", {}).get("values_per_s"),
+            **{k: latency.get(k) for k in ("p50_us", "p99_us", "p99.9_us", "max_us")},
+            "server_cpu_percent": server.get("cpu_percent"), "server_rss_max": server.get("rss_max"),
+            "client_cpu_percent": client.get("cpu_percent"), "server_context_switches": perf.get("context_switches"),
+            "server_cycles": perf.get("cycles"), "server_instructions": perf.get("instructions"),
+        }
+        writer.writerow(["" if row.get(k) is None else row.get(k) for k in CSV_COLUMNS])
+    return buffer.getvalue()
 
 
 def _write_atomic(path: Path, text: str) -> None:

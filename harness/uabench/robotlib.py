@@ -39,8 +39,6 @@ class UabenchLibrary:
     # --- listener: the matrix becomes test cases ------------------------------------------
 
     def _start_suite(self, data, result) -> None:
-        if data.tests:  # a hand-written suite keeps its own tests
-            return
         for case in plans.client_server_tests(self.plan, self.only):
             test = data.tests.create(name=case.name, tags=list(case.tags))
             test.body.create_keyword(name=case.keyword, args=list(case.args))
@@ -61,6 +59,25 @@ class UabenchLibrary:
                 logger.info(f"{sdk_id} server stopped: status {status} after {seconds:.2f} s"
                             + (" (killed)" if killed else ""))
             self.session.close()
+
+    def adapters_should_be_installed(self) -> None:
+        """Every SDK of the plan answers `capabilities` as its sdk.toml declares, and there is
+        at least one server and one client to pair."""
+        chosen = [sdk for sdk in sdks.all_sdks() if self.only is None or sdk.id in self.only]
+        if not any("server" in sdk.roles for sdk in chosen) or not any("client" in sdk.roles for sdk in chosen):
+            raise AssertionError(f"need at least one server and one client adapter, have {[s.id for s in chosen]}")
+        problems = []
+        for sdk in chosen:
+            try:
+                capabilities = sdks.capabilities(sdk)
+            except sdks.AdapterBroken as error:
+                problems.append(str(error))
+                continue
+            if str(capabilities.get("version")) != sdk.version:
+                problems.append(f"{sdk.id}: runs version {capabilities.get('version')}, sdk.toml pins {sdk.version}")
+            logger.info(f"{sdk.id} {capabilities.get('version')}: roles {', '.join(capabilities.get('roles', []))}")
+        if problems:
+            raise AssertionError("\n".join(problems))
 
     # --- cells -----------------------------------------------------------------------------
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +13,10 @@ from . import paths
 
 class UnknownSdk(Exception):
     pass
+
+
+class AdapterBroken(Exception):
+    """`run capabilities` failed: the adapter is not installed or not working."""
 
 
 @dataclass(frozen=True)
@@ -76,3 +82,20 @@ def get(sdk_id: str) -> Sdk:
 
 def with_role(role: str) -> list[Sdk]:
     return [sdk for sdk in all_sdks() if role in sdk.roles]
+
+
+def capabilities(sdk: Sdk) -> dict:
+    """What the adapter itself says it is (`run capabilities`)."""
+    try:
+        done = subprocess.run([str(sdk.run), "capabilities"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise AdapterBroken(f"{sdk.id}: run capabilities failed: {error}") from None
+    if done.returncode != 0:
+        raise AdapterBroken(f"{sdk.id}: run capabilities exited {done.returncode}: {done.stderr.strip()[-400:]}")
+    try:
+        found = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise AdapterBroken(f"{sdk.id}: capabilities is not one JSON object: {done.stdout[:200]!r}") from None
+    if not isinstance(found, dict):
+        raise AdapterBroken(f"{sdk.id}: capabilities is not a JSON object")
+    return found
