@@ -13,7 +13,7 @@ export const SECURITY = [
     ["Sign", "SignAndEncrypt"].map((mode) => ({ policy, mode }))),
 ];
 
-export const WORKLOADS = ["read", "write"];
+export const WORKLOADS = ["read", "write", "subscribe"];
 
 export function capabilities() {
   return {

@@ -9,3 +9,11 @@ const referenceWallNs = BigInt(Math.round((performance.timeOrigin + performance.
 export function wallNs(monotonicNs) {
   return referenceWallNs + (BigInt(Math.round(monotonicNs)) - referenceMonotonic);
 }
+
+const referenceWallMs = performance.timeOrigin + performance.now();
+const referenceMonotonicNs = Number(referenceMonotonic);
+
+/** Nanoseconds from a Unix time (ms plus extra ns) to the monotonic instant `monotonicNs`. */
+export function nsSinceUnix(monotonicNs, unixMs, extraNs = 0) {
+  return (monotonicNs - referenceMonotonicNs) + (referenceWallMs - unixMs) * 1e6 - extraNs;
+}

@@ -60,7 +60,7 @@ const WORKLOAD_KEYS = {
 // A number written with a fraction or exponent ("5.0", "1e3") parses boxed, so that an
 // int key can reject it as the reference implementation does.
 const isBoxedNumber = (value) => value instanceof Number;
-const show = (value) => JSON.stringify(isBoxedNumber(value) ? value.valueOf() : value) ?? String(value);
+const show = (value) => (isBoxedNumber(value) ? value.source : JSON.stringify(value) ?? String(value));
 const isPlainObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value) && !isBoxedNumber(value);
 
 function check(name, spec, value) {
@@ -160,7 +160,8 @@ export function loadConfig(path) {
   let raw;
   try {
     raw = JSON.parse(text, (_key, value, context) =>
-      typeof value === "number" && /[.eE]/.test(context?.source ?? "") ? new Number(value) : value);
+      typeof value === "number" && /[.eE]/.test(context?.source ?? "")
+        ? Object.assign(new Number(value), { source: context.source }) : value);
   } catch (error) {
     throw new ConfigError(`config: ${path} is not valid JSON: ${error.message}`);
   }
@@ -186,7 +187,7 @@ export function serverConfig(raw) {
 }
 
 export function clientConfig(raw) {
-  const keys = { ...CLIENT_KEYS, ...(WORKLOAD_KEYS[raw.workload] ?? {}) };
+  const keys = { ...CLIENT_KEYS, ...(Object.hasOwn(WORKLOAD_KEYS, raw.workload) ? WORKLOAD_KEYS[raw.workload] : {}) };
   const config = fill(raw, keys);
   if (!config.endpoint.startsWith("opc.tcp://")) {
     throw new ConfigError(`config: key 'endpoint' must start with opc.tcp://, got ${show(config.endpoint)}`);

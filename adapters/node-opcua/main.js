@@ -5,6 +5,13 @@
 // output to stderr before anything of theirs is loaded (hence the dynamic imports below).
 for (const name of ["log", "info", "debug", "warn", "trace"]) console[name] = console.error;
 
+// A server exits 0 on SIGTERM/SIGINT at any time, also while it is still starting; the
+// running server replaces `lifecycle.stop` with its orderly shutdown.
+const lifecycle = { stop: () => process.exit(0) };
+if (process.argv[2] === "server") {
+  for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => lifecycle.stop());
+}
+
 const { ConfigError, ConnectError, NotSupported, emit, fail } = await import("./protocol.js");
 const { capabilities, SDK_VERSION } = await import("./capabilities.js");
 
@@ -16,9 +23,12 @@ function configPath(args) {
   return args[i + 1];
 }
 
-async function main([command, ...args]) {
+async function quietSdk() {
   const { setLogLevel, LogLevel } = await import("node-opcua");
   setLogLevel(LogLevel.Warning);
+}
+
+async function main([command, ...args]) {
   const { loadConfig, serverConfig, clientConfig } = await import("./config.js");
   switch (command) {
     case "capabilities":
@@ -26,12 +36,14 @@ async function main([command, ...args]) {
       return;
     case "server": {
       const config = serverConfig(loadConfig(configPath(args)));
+      await quietSdk();
       const { runServer } = await import("./server.js");
-      await runServer(config);
+      await runServer(config, lifecycle);
       return;
     }
     case "client": {
       const config = clientConfig(loadConfig(configPath(args)));
+      await quietSdk();
       const { runClient } = await import("./client.js");
       emit(await runClient(config, SDK_VERSION));
       process.exit(0);
@@ -56,5 +68,7 @@ function report(error) {
   }
 }
 
-process.on("unhandledRejection", report);
+// A stray rejection inside the SDK (a client vanishing mid-request, say) must not take a
+// serving process down; failures of the workload itself reach report() through main().
+process.on("unhandledRejection", (error) => process.stderr.write(`unhandled rejection: ${error?.stack ?? error}\n`));
 main(process.argv.slice(2)).catch(report);

@@ -28,7 +28,8 @@ function endpointOptions(endpoints) {
   return { securityPolicies: policies.map((p) => POLICY[p]), securityModes: modes.map((m) => MODE[m]) };
 }
 
-export async function runServer(config) {
+/** Serves until `lifecycle.stop()` (called on SIGTERM/SIGINT). */
+export async function runServer(config, lifecycle) {
   const { security } = config;
   const folder = makeWorkFolder("server");
   const certificateManager = await serverCertificateManager(folder, security.trusted_certificates);
@@ -57,7 +58,7 @@ export async function runServer(config) {
   updateLoop.start();
 
   let stopping = false;
-  const stop = async () => {
+  lifecycle.stop = async () => {
     if (stopping) return;
     stopping = true;
     updateLoop.stop();
@@ -71,8 +72,5 @@ export async function runServer(config) {
     }
     process.exit(0);
   };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
-
   emit({ event: "ready", endpoint: `opc.tcp://${config.host}:${config.port}`, pid: process.pid });
 }

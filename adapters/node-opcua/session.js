@@ -30,7 +30,8 @@ export class UaSession {
       keepSessionAlive: true,
       // A failed connect is reported, not retried: the contract wants an answer within 10 s.
       connectionStrategy: { maxRetry: 0, initialDelay: 100, maxDelay: 500 },
-      requestedSessionTimeout: 120000,
+      // Longer than any subscription keep-alive interval (at most 3 x 60 s).
+      requestedSessionTimeout: 600000,
     });
     this.session = null;
     this.namespaceIndex = -1;
@@ -42,7 +43,7 @@ export class UaSession {
     } catch (error) {
       await this.close();
       if (error instanceof ConnectError) throw error;
-      throw new ConnectError(`connect to ${this.endpoint}: ${error?.message ?? error}`);
+      throw new ConnectError(`connect to ${this.endpoint}: ${String(error?.message ?? error).replace(/\s+/g, " ")}`);
     }
   }
 

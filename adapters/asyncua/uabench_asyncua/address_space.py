@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from asyncua import Server, ua
@@ -15,6 +16,62 @@ from uabench import contract
 log = logging.getLogger("uabench_asyncua.server")
 
 FLOAT, DOUBLE = ua.VariantType.Float, ua.VariantType.Double
+GOOD = ua.StatusCode()  # shared: a fresh one per value costs more than the value itself
+
+
+@dataclass
+class Variable:
+    name: str
+    value: ua.Variant
+    dimensions: list[int] | None = None
+    writable: bool = False
+
+
+def add_variables(server: Server, parent: ua.NodeId, ns: int, variables: list[Variable]) -> None:
+    """Adds variables as HasComponent children of `parent`, in time linear in their number.
+
+    asyncua's AddNodes scans all of the parent's references for every node added (and
+    compares them by constructing NodeIds), so 10000 children take minutes. Here the nodes
+    are added without a parent, each child gets its inverse reference through the normal
+    AddReferences service, and the parent's forward references are appended directly:
+    they are new by construction, so the duplicate scan has nothing to find."""
+    component = ua.NodeId(ua.ObjectIds.HasComponent)
+    base_variable = ua.NodeId(ua.ObjectIds.BaseDataVariableType)
+    access = ua.AccessLevel.CurrentRead.mask
+    items, inverse, forward = [], [], []
+    for v in variables:
+        nodeid, name = ua.NodeId(v.name, ns), ua.QualifiedName(v.name, ns)
+        writable = access | ua.AccessLevel.CurrentWrite.mask if v.writable else access
+        attributes = ua.VariableAttributes(
+            DisplayName=ua.LocalizedText(v.name), Description=ua.LocalizedText(v.name),
+            Value=v.value, DataType=ua.NodeId(v.value.VariantType.value),
+            ValueRank=ua.ValueRank.OneDimension if v.dimensions else ua.ValueRank.Scalar,
+            ArrayDimensions=v.dimensions, AccessLevel=writable, UserAccessLevel=writable,
+        )
+        items.append(ua.AddNodesItem(
+            RequestedNewNodeId=nodeid, BrowseName=name, NodeClass=ua.NodeClass.Variable,
+            ReferenceTypeId=component, TypeDefinition=base_variable, NodeAttributes=attributes,
+        ))
+        inverse.append(ua.AddReferencesItem(
+            SourceNodeId=nodeid, ReferenceTypeId=component, IsForward=False,
+            TargetNodeId=parent, TargetNodeClass=ua.NodeClass.Object,
+        ))
+        forward.append(ua.ReferenceDescription(
+            ReferenceTypeId=component, IsForward=True, NodeId=nodeid, BrowseName=name,
+            DisplayName=attributes.DisplayName, NodeClass=ua.NodeClass.Variable, TypeDefinition=base_variable,
+        ))
+    nodes = server.iserver.node_mgt_service
+    failed = [item.BrowseName.Name for item in nodes.try_add_nodes(items, check=False)]
+    failed += [ref.SourceNodeId.Identifier for ref in nodes.try_add_references(inverse)]
+    if failed:
+        raise RuntimeError(f"cannot create variables {failed[:5]}")
+    aspace = server.iserver.aspace
+    aspace[parent].references.extend(forward)
+    # Nodes added unchecked get no timestamps; give every initial value its creation time.
+    now = datetime.now(timezone.utc)
+    for v, item in zip(variables, items):
+        value = aspace[item.RequestedNewNodeId].attributes[ua.AttributeIds.Value]
+        value.value = ua.DataValue(v.value, StatusCode=GOOD, SourceTimestamp=now, ServerTimestamp=now)
 
 
 class StandardAddressSpace:
@@ -31,31 +88,21 @@ class StandardAddressSpace:
     async def create(self) -> None:
         server = self._server
         ns = await server.register_namespace(contract.NAMESPACE_URI)
-
-        def nodeid(name: str) -> ua.NodeId:
-            return ua.NodeId(name, ns)
-
-        def name(text: str) -> ua.QualifiedName:
-            return ua.QualifiedName(text, ns)
-
-        folder = await server.nodes.objects.add_object(nodeid("uabench"), name("uabench"))
-        tick = await folder.add_variable(nodeid("Tick"), name("Tick"), 0, ua.VariantType.UInt32)
-        signals = [
-            await folder.add_variable(nodeid(f"Signal_{i}"), name(f"Signal_{i}"), contract.signal(i, 0), FLOAT)
-            for i in range(self._signals)
+        folder = await server.nodes.objects.add_object(ua.NodeId("uabench", ns), ua.QualifiedName("uabench", ns))
+        variables = [Variable("Tick", ua.Variant(0, ua.VariantType.UInt32))]
+        variables += [Variable(f"Signal_{i}", ua.Variant(contract.signal(i, 0), FLOAT)) for i in range(self._signals)]
+        variables += [
+            Variable("Real", ua.Variant(contract.REAL_VALUE, FLOAT)),
+            Variable("Page", ua.Variant(contract.page(), ua.VariantType.Int16), dimensions=[contract.PAGE_LENGTH]),
+            Variable("SDD", ua.Variant(contract.sdd(), ua.VariantType.ByteString)),
+            Variable("Image", ua.Variant(contract.image(), ua.VariantType.ByteString)),
         ]
-        await folder.add_variable(nodeid("Real"), name("Real"), contract.REAL_VALUE, FLOAT)
-        page = await folder.add_variable(nodeid("Page"), name("Page"), contract.page(), ua.VariantType.Int16)
-        await page.write_value_rank(ua.ValueRank.OneDimension)
-        await page.write_array_dimensions([contract.PAGE_LENGTH])
-        await folder.add_variable(nodeid("SDD"), name("SDD"), contract.sdd(), ua.VariantType.ByteString)
-        await folder.add_variable(nodeid("Image"), name("Image"), contract.image(), ua.VariantType.ByteString)
-        for j in range(self._writes):
-            variable = await folder.add_variable(nodeid(f"Write_{j}"), name(f"Write_{j}"), 0.0, DOUBLE)
-            await variable.set_writable()
+        variables += [Variable(f"Write_{j}", ua.Variant(0.0, DOUBLE), writable=True) for j in range(self._writes)]
+        add_variables(server, folder.nodeid, ns, variables)
 
         aspace = server.iserver.aspace
-        self._moving = [(n.nodeid, aspace[n.nodeid].attributes[ua.AttributeIds.Value]) for n in [tick, *signals]]
+        moving = [ua.NodeId(v.name, ns) for v in variables[: 1 + self._signals]]
+        self._moving = [(nodeid, aspace[nodeid].attributes[ua.AttributeIds.Value]) for nodeid in moving]
 
     async def run_updates(self, interval_ms: int) -> None:
         """Every interval: t += 1, then Tick and every Signal_i get one shared SourceTimestamp.
@@ -87,7 +134,7 @@ class StandardAddressSpace:
                 variant = ua.Variant(tick % 2**32, ua.VariantType.UInt32)
             else:
                 variant = ua.Variant(contract.signal(index - 1, tick), FLOAT)
-            value = ua.DataValue(variant, SourceTimestamp=now, ServerTimestamp=now)
+            value = ua.DataValue(variant, StatusCode=GOOD, SourceTimestamp=now, ServerTimestamp=now)
             if attribute.datachange_callbacks:
                 await aspace.write_attribute_value(nodeid, ua.AttributeIds.Value, value)
             else:

@@ -73,6 +73,7 @@ class LoadDriver:
         except Exception as error:  # a failed operation is counted, never fatal
             if measured:
                 self._recorder.operation(0, False, 0, self._workload.describe(error))
+            await asyncio.sleep(0)  # an immediate failure (connection gone) must not hog the loop
             return
         end_ns = time.perf_counter_ns()
         if measured:

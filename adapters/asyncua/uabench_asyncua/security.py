@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 
 from asyncua import Client, Server, ua
-from asyncua.common.utils import ServiceError
-from asyncua.crypto import security_policies
+from asyncua.crypto import security_policies, uacrypto
+from asyncua.crypto.permission_rules import SimpleRoleRuleset
 from asyncua.crypto.uacrypto import CertProperties
+
+log = logging.getLogger("uabench_asyncua.server")
 
 POLICY_CLASSES = {
     "Basic256Sha256": security_policies.SecurityPolicyBasic256Sha256,
@@ -36,32 +39,50 @@ SERVER_ENDPOINTS = {
 SUPPORTED = list(SERVER_ENDPOINTS)
 
 
-class TrustedCertificates:
-    """Certificate validator that accepts exactly the listed client certificates.
+class TrustedClientsOnly(security_policies.SecurityPolicyFactory):
+    """Opens a secure channel only for a client certificate listed in trusted_certificates.
 
-    asyncua accepts any client certificate unless a validator is set; it calls the
-    validator in CreateSession, so an untrusted client gets BadCertificateUntrusted
-    there and never obtains a session."""
+    asyncua trusts every client certificate by default, and its certificate-validator hook
+    runs in CreateSession for every channel, None included, where OPC UA says the client
+    certificate is to be ignored (node-opcua clients send one there). So the check sits
+    where asyncua creates each channel's security policy from the OpenSecureChannel
+    sender certificate. BadUserAccessDenied is the error asyncua's UaProcessor answers by
+    closing the connection, which is the rejection; any other error would leave the
+    client waiting for its timeout."""
 
-    def __init__(self, paths: list[str]) -> None:
-        self._trusted = {_der(x509.load_der_x509_certificate(Path(p).read_bytes())) for p in paths}
+    def __init__(self, policy_type: ua.SecurityPolicyType, server: Server, trusted: set[bytes]) -> None:
+        policy, mode, _level = security_policies.SECURITY_POLICY_TYPE_MAP[policy_type]
+        super().__init__(policy, mode, server.iserver.certificate, server.iserver.private_key,
+                         permission_ruleset=SimpleRoleRuleset())
+        self._trusted = trusted
 
-    async def __call__(self, certificate: x509.Certificate, _description: ua.ApplicationDescription) -> None:
-        if _der(certificate) not in self._trusted:
-            raise ServiceError(ua.StatusCodes.BadCertificateUntrusted)
+    def create(self, peer_certificate: bytes | None) -> security_policies.SecurityPolicy:
+        if self.cls is not security_policies.SecurityPolicyNone:
+            leaf = uacrypto.x509_from_der(peer_certificate) if peer_certificate else None
+            if leaf is None or _der(leaf) not in self._trusted:
+                log.warning("rejecting a secure channel: client certificate not in trusted_certificates")
+                raise ua.uaerrors.BadUserAccessDenied()
+        return super().create(peer_certificate)
 
 
 def _der(certificate: x509.Certificate) -> bytes:
     return certificate.public_bytes(Encoding.DER)
 
 
-async def configure_server(server: Server, security: dict) -> None:
+async def configure_server(server: Server, security: dict) -> list[ua.SecurityPolicyType]:
+    """Loads the server's certificate and selects its endpoints; returns the endpoint types."""
     endpoints = [SERVER_ENDPOINTS[(e["policy"], e["mode"])] for e in security["endpoints"]]
     server.set_security_policy(endpoints)
     if security["certificate"]:
         await server.load_certificate(security["certificate"], format="der")
         await server.load_private_key(security["private_key"], format="pem")
-    server.set_certificate_validator(TrustedCertificates(security["trusted_certificates"]))
+    return endpoints
+
+
+def trust_only(server: Server, endpoints: list[ua.SecurityPolicyType], trusted_paths: list[str]) -> None:
+    """Replaces the started server's channel policies by ones that check the client certificate."""
+    trusted = {_der(x509.load_der_x509_certificate(Path(p).read_bytes())) for p in trusted_paths}
+    server.bserver.set_policies([TrustedClientsOnly(e, server, trusted) for e in endpoints])
 
 
 async def configure_client(client: Client, security: dict) -> None:

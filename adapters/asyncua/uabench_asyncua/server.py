@@ -40,7 +40,7 @@ async def serve(config: dict) -> None:
     server.set_endpoint(url)
     server.set_server_name("uabench asyncua server")
     await server.set_application_uri(config["security"]["application_uri"])
-    await security.configure_server(server, config["security"])
+    endpoints = await security.configure_server(server, config["security"])
 
     space = StandardAddressSpace(server, config["signals"], config["writes"])
     await space.create()
@@ -51,6 +51,8 @@ async def serve(config: dict) -> None:
         await server.start()
     except OSError as error:
         contract.fail("runtime", f"cannot listen on {url}: {error.strerror or error}", contract.EXIT_RUNTIME)
+    # No await since start(): no connection has been served with the default policies.
+    security.trust_only(server, endpoints, config["security"]["trusted_certificates"])
     updates = None
     if config["update_interval_ms"] > 0:
         updates = asyncio.create_task(space.run_updates(config["update_interval_ms"]))

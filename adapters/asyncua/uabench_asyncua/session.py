@@ -95,4 +95,5 @@ async def close_sessions(sessions: list[Session]) -> None:
 def _reason(error: BaseException) -> str:
     if isinstance(error, ua.UaStatusCodeError):
         return ua.StatusCode(error.code).name
-    return str(error) or type(error).__name__
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -286,7 +286,7 @@ static endpoint_security *get_endpoints(const object *obj, size_t *count) {
     endpoint_security *out = calloc(list->size, sizeof(*out));
     unsigned int item = index + 1;
     for(unsigned int i = 0; i < list->size; i++) {
-        char where[64], prefix[64];
+        char where[64], prefix[80];
         snprintf(where, sizeof(where), "security.endpoints[%u]", i);
         snprintf(prefix, sizeof(prefix), "%s.", where);
         if(obj->doc->tokens[item].type != CJ5_TOKEN_OBJECT)

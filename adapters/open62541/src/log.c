@@ -2,6 +2,18 @@
 
 #include <stdio.h>
 
+static UA_LogLevel threshold = UA_LOGLEVEL_WARNING;
+
+UA_LogLevel log_quiet(void) {
+    UA_LogLevel previous = threshold;
+    threshold = UA_LOGLEVEL_ERROR;
+    return previous;
+}
+
+void log_restore(UA_LogLevel level) {
+    threshold = level;
+}
+
 static const char *level_name(UA_LogLevel level) {
     if(level >= UA_LOGLEVEL_FATAL) return "fatal";
     if(level >= UA_LOGLEVEL_ERROR) return "error";
@@ -14,7 +26,7 @@ static void log_to_stderr(void *context, UA_LogLevel level, UA_LogCategory categ
                           const char *msg, va_list args) {
     (void)context;
     (void)category;
-    if(level < UA_LOGLEVEL_WARNING)
+    if(level < threshold)
         return;
     /* The SDK's messages use its own format specifiers (%S, %N), so format with it. */
     char buffer[512];

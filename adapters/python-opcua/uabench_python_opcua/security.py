@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 
 from cryptography import x509
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from opcua import ua
 from opcua.crypto import security_policies
 from opcua.server.binary_server_asyncio import BinaryServer, OPCUAProtocol
 from opcua.ua.ua_binary import uatcp_to_binary
-
 from uabench.contract import ConfigError, NotSupported
 
 log = logging.getLogger("uabench.python_opcua.security")
@@ -85,7 +85,8 @@ def der(certificate: x509.Certificate) -> bytes:
 # wraps each endpoint's factory so that an untrusted certificate aborts the
 # OpenSecureChannel, and wraps the connection's processor so that the client gets an OPC UA
 # TCP Error message (BadSecurityChecksFailed) and the socket is closed, instead of the
-# library's default of logging the exception and leaving the client waiting.
+# library's default of logging the exception and leaving the client waiting. A message
+# whose signature does not verify is rejected the same way.
 
 class UntrustedCertificate(Exception):
     pass
@@ -128,11 +129,13 @@ class _GuardedProtocol(OPCUAProtocol):
         def guarded_process(header, body):
             try:
                 return process(header, body)
-            except UntrustedCertificate as rejection:
-                log.warning("rejecting secure channel from %s: %s", self.peername, rejection)
+            except (UntrustedCertificate, InvalidSignature) as rejection:
+                # InvalidSignature: e.g. a client key that does not match its certificate
+                reason = str(rejection) or "invalid signature"
+                log.warning("rejecting secure channel from %s: %s", self.peername, reason)
                 error = ua.ErrorMessage()
                 error.Error = ua.StatusCode(ua.StatusCodes.BadSecurityChecksFailed)
-                error.Reason = str(rejection)
+                error.Reason = reason
                 transport.write(uatcp_to_binary(ua.MessageType.Error, error))
                 return False  # the protocol closes the connection
 

@@ -10,7 +10,6 @@ import time
 from datetime import datetime
 
 from opcua import Server, ua
-
 from uabench import contract
 
 from . import security
@@ -82,7 +81,8 @@ class AddressSpace:
         self.server = server
         ns = server.register_namespace(contract.NAMESPACE_URI)
         folder = server.get_objects_node().add_object(ua.NodeId("uabench", ns), ua.QualifiedName("uabench", ns))
-        read, read_write = ua.AccessLevel.CurrentRead.mask, ua.AccessLevel.CurrentRead.mask | ua.AccessLevel.CurrentWrite.mask
+        read = ua.AccessLevel.CurrentRead.mask
+        read_write = read | ua.AccessLevel.CurrentWrite.mask
         variables = [("Tick", ua.Variant(0, ua.VariantType.UInt32), read)]
         variables += [(f"Signal_{i}", ua.Variant(contract.signal(i, 0), ua.VariantType.Float), read)
                       for i in range(signals)]

@@ -1,0 +1,151 @@
+"""The subscribe workload (SPEC §3, §6): every subscription monitors every node."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from datetime import datetime, timezone
+
+from asyncua import ua
+from asyncua.common.subscription import DataChangeEvent, StatusChangeEvent, Subscription
+
+from uabench import contract
+from uabench.contract import Histogram, Recorder
+
+from .load import Phases
+from .services import check_value
+from .session import Session
+
+log = logging.getLogger("uabench_asyncua.client")
+
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+class Item:
+    """What one monitored item saw last (warm-up included, so the first measured update
+    already has a predecessor)."""
+
+    __slots__ = ("name", "ticked", "received_ns", "tick")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.ticked = name == "Tick" or name.startswith("Signal_")
+        self.received_ns: int | None = None
+        self.tick: int | None = None
+
+
+class Measurements:
+    def __init__(self, recorder: Recorder, verify: bool) -> None:
+        self.recorder = recorder
+        self.verify = verify
+        self.cycle = Histogram()
+        self.delay = Histogram()
+        self.notifications = 0
+        self.tick_gaps = 0
+        self.phases: Phases | None = None
+
+    def update(self, item: Item, value: ua.DataValue, received_ns: int, wall_ns: int, counts: list[int],
+               index: int) -> None:
+        phases = self.phases
+        measured = phases is not None and phases.measure_start <= received_ns < phases.measure_end
+        tick = self._tick(item, value)
+        if measured:
+            self.notifications += 1
+            counts[index] += 1
+            if item.received_ns is not None:
+                self.cycle.record(received_ns - item.received_ns)
+            if value.SourceTimestamp is not None:
+                source_ns = (value.SourceTimestamp - EPOCH) // _MICROSECOND * 1000
+                self.delay.record(max(1, wall_ns - source_ns))
+            if tick is not None and item.tick is not None:
+                jump = (tick - item.tick) % contract.TICK_MODULUS
+                if jump > 1:
+                    self.tick_gaps += jump - 1
+            if self.verify:
+                self.recorder.verification(self._check(item, value))
+        item.received_ns = received_ns
+        if tick is not None:
+            item.tick = tick
+
+    @staticmethod
+    def _tick(item: Item, value: ua.DataValue) -> int | None:
+        if not item.ticked or value.Value is None or not isinstance(value.Value.Value, (int, float)):
+            return None
+        return int(value.Value.Value) % contract.TICK_MODULUS
+
+    @staticmethod
+    def _check(item: Item, value: ua.DataValue) -> str | None:
+        if value.StatusCode is not None and not value.StatusCode.is_good():
+            return f"{item.name}: status {value.StatusCode.name}"
+        return check_value(item.name, value.Value)
+
+
+_MICROSECOND = (datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=timezone.utc) - EPOCH)
+
+
+async def run_subscriptions(sessions: list[Session], config: dict, recorder: Recorder) -> dict:
+    measurements = Measurements(recorder, config["verify"])
+    created = await asyncio.gather(*(_subscribe(s, config, recorder) for s in sessions))
+    subscriptions = [entry for per_session in created for entry in per_session]
+    counts = [0] * len(subscriptions)
+    consumers = [asyncio.create_task(_consume(sub, items, measurements, counts, i))
+                 for i, (sub, items) in enumerate(subscriptions)]
+
+    phases = Phases.begin_now(config["warmup_s"], config["duration_s"])
+    measurements.phases = phases
+    wall_offset = time.time_ns() - time.perf_counter_ns()
+    recorder.start_ns = phases.measure_start + wall_offset
+    recorder.end_ns = phases.measure_end + wall_offset
+    await asyncio.sleep((phases.measure_end - time.perf_counter_ns()) / 1e9)
+    for consumer in consumers:
+        consumer.cancel()
+    await asyncio.gather(*consumers, return_exceptions=True)
+
+    # Operations of this workload are the data-change notifications received (plus any
+    # monitored item the server refused, as failed operations).
+    recorder.attempted += measurements.notifications
+    recorder.succeeded += measurements.notifications
+    recorder.values += measurements.notifications
+    seconds = max(1e-9, (recorder.end_ns - recorder.start_ns) / 1e9)
+    return {
+        "subscription": {
+            "notifications": measurements.notifications,
+            "values_per_s": measurements.notifications / seconds,
+            "updates_per_subscription": {"min": min(counts, default=0), "max": max(counts, default=0)},
+            "tick_gaps": measurements.tick_gaps,
+        },
+        "cycle_time_ns": measurements.cycle.sparse(),
+        "delay_ns": measurements.delay.sparse(),
+    }
+
+
+async def _subscribe(session: Session, config: dict, recorder: Recorder) -> list[tuple[Subscription, dict]]:
+    """Creates this session's subscriptions, each with an (empty) map of its items by client handle."""
+    client = session.client
+    nodes = [client.get_node(session.nodeid(name)) for name in config["nodes"]]
+    created = []
+    for _ in range(config["subscriptions"]):
+        # Iterator mode with an unbounded queue: the SDK drops nothing on the client side.
+        subscription = await client.create_subscription(config["publishing_interval_ms"], queue_maxsize=0)
+        handles = await subscription.subscribe_data_change(
+            nodes, queuesize=config["queue_size"], sampling_interval=config["sampling_interval_ms"])
+        for name, handle in zip(config["nodes"], handles):
+            if isinstance(handle, ua.StatusCode):
+                recorder.operation(0, False, 0, f"{name}: {handle.name}")
+        created.append((subscription, {}))
+    return created
+
+
+async def _consume(subscription: Subscription, items: dict[int, Item], measurements: Measurements,
+                   counts: list[int], index: int) -> None:
+    async for event in subscription:
+        if isinstance(event, DataChangeEvent):
+            received_ns, wall_ns = time.perf_counter_ns(), time.time_ns()
+            notification = event.data.monitored_item
+            item = items.get(notification.ClientHandle)
+            if item is None:
+                item = items[notification.ClientHandle] = Item(str(event.node.nodeid.Identifier))
+            measurements.update(item, notification.Value, received_ns, wall_ns, counts, index)
+        elif isinstance(event, StatusChangeEvent):
+            log.warning("subscription status change: %s", event.notification.Status)

@@ -1,0 +1,51 @@
+package org.uabench.milo;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Instant;
+import java.util.List;
+import org.eclipse.milo.opcua.stack.core.Stack;
+
+/** `run client`: opens the sessions, runs one workload, prints the result line. */
+final class ClientRole {
+
+  private ClientRole() {}
+
+  static void run(Config.Client config) throws Exception {
+    List<Sessions.Session> sessions = Sessions.open(config);
+    WallClock clock = new WallClock();
+    ObjectNode result;
+    if (config.workload().equals("subscribe")) {
+      SubscribeWorkload workload = new SubscribeWorkload(config, sessions);
+      workload.run();
+      result = workload.result(Main.sdkVersion());
+    } else {
+      RequestWorkload workload = new RequestWorkload(config, sessions, Stack.sharedExecutor());
+      Recorder recorder = workload.run();
+      if (config.workload().equals("write") && config.verify()) {
+        WriteVerification.run(config, sessions.get(0), recorder);
+      }
+      result =
+          recorder.result(
+              Main.sdkVersion(), config.asRun(),
+              clock.wallNs(workload.measureStart()), clock.wallNs(workload.measureEnd()));
+    }
+    Protocol.emit(result);
+    Sessions.closeSessions(sessions);
+  }
+
+  /** Maps System.nanoTime readings onto Unix wall-clock nanoseconds. */
+  static final class WallClock {
+    private final long epochNs;
+    private final long nano;
+
+    WallClock() {
+      Instant now = Instant.now();
+      nano = System.nanoTime();
+      epochNs = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
+    long wallNs(long nanoTime) {
+      return epochNs + (nanoTime - nano);
+    }
+  }
+}

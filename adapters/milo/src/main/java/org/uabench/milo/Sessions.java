@@ -1,0 +1,186 @@
+package org.uabench.milo;
+
+import static org.eclipse.milo.opcua.stack.core.types.builtin.unsigned.Unsigned.uint;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.eclipse.milo.opcua.sdk.client.DiscoveryClient;
+import org.eclipse.milo.opcua.sdk.client.OpcUaClient;
+import org.eclipse.milo.opcua.sdk.client.OpcUaClientConfig;
+import org.eclipse.milo.opcua.sdk.client.OpcUaClientConfigBuilder;
+import org.eclipse.milo.opcua.stack.core.Stack;
+import org.eclipse.milo.opcua.stack.core.UaException;
+import org.eclipse.milo.opcua.stack.core.security.SecurityPolicy;
+import org.eclipse.milo.opcua.stack.core.types.builtin.LocalizedText;
+import org.eclipse.milo.opcua.stack.core.types.builtin.NodeId;
+import org.eclipse.milo.opcua.stack.core.types.builtin.unsigned.UShort;
+import org.eclipse.milo.opcua.stack.core.types.enumerated.MessageSecurityMode;
+import org.eclipse.milo.opcua.stack.core.types.structured.EndpointDescription;
+import org.eclipse.milo.opcua.stack.core.util.EndpointUtil;
+import org.eclipse.milo.opcua.stack.transport.client.tcp.OpcTcpClientTransportConfigBuilder;
+import org.uabench.milo.Protocol.ConnectException;
+
+/**
+ * Opens the client's sessions: one OpcUaClient (one SecureChannel + Session) each, against the
+ * endpoint the server describes for the configured policy and mode.
+ */
+final class Sessions {
+
+  private static final int CONNECT_TIMEOUT_MS = 5_000;
+  private static final int REQUEST_TIMEOUT_MS = 10_000;
+
+  /** One connected session and the index of urn:uabench:model on its server. */
+  record Session(int index, OpcUaClient client, UShort namespaceIndex) {
+    NodeId nodeId(String identifier) {
+      return new NodeId(namespaceIndex, identifier);
+    }
+  }
+
+  private Sessions() {}
+
+  static List<Session> open(Config.Client config) throws ConnectException, Exception {
+    Config.ClientSecurity security = config.security();
+    Security.Identity identity = null;
+    if (!security.policy().equals("None")) {
+      identity = Security.loadIdentity(security.certificate(), security.privateKey());
+    }
+    EndpointDescription endpoint = selectEndpoint(config);
+
+    List<OpcUaClient> clients = new ArrayList<>();
+    List<CompletableFuture<Session>> connecting = new ArrayList<>();
+    for (int s = 0; s < config.sessions(); s++) {
+      OpcUaClient client = OpcUaClient.create(clientConfig(config, endpoint, identity), Sessions::transport);
+      clients.add(client);
+      int index = s;
+      connecting.add(
+          client.connectAsync()
+              .thenCompose(c -> c.readNamespaceTableAsync())
+              .thenApply(table -> new Session(index, client, table.getIndex(Model.NAMESPACE_URI))));
+    }
+    List<Session> sessions = new ArrayList<>();
+    // Connections are opened concurrently; secure ones cost RSA work, so allow more per session.
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10_000L + 20L * config.sessions());
+    try {
+      for (CompletableFuture<Session> future : connecting) {
+        Session session = future.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (session.namespaceIndex() == null) {
+          close(clients);
+          throw new IllegalStateException(
+              "the server's NamespaceArray has no " + Model.NAMESPACE_URI);
+        }
+        sessions.add(session);
+      }
+    } catch (ExecutionException | TimeoutException e) {
+      close(clients);
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      throw new ConnectException(
+          "cannot create session on " + config.endpoint() + ": " + describe(cause), cause);
+    }
+    return sessions;
+  }
+
+  private static EndpointDescription selectEndpoint(Config.Client config) throws ConnectException {
+    List<EndpointDescription> endpoints;
+    try {
+      endpoints =
+          DiscoveryClient.getEndpoints(config.endpoint(), Sessions::transport)
+              .get(CONNECT_TIMEOUT_MS + 2_000, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw new ConnectException(
+          "cannot reach " + config.endpoint() + ": " + describe(e.getCause()), e.getCause());
+    } catch (TimeoutException | InterruptedException e) {
+      throw new ConnectException("cannot reach " + config.endpoint() + ": timed out", e);
+    }
+    String policyUri = Security.policy(config.security().policy()).getUri();
+    MessageSecurityMode mode = Security.mode(config.security().mode());
+    EndpointDescription endpoint =
+        endpoints.stream()
+            .filter(e -> Objects.equals(e.getSecurityPolicyUri(), policyUri))
+            .filter(e -> e.getSecurityMode() == mode)
+            .filter(e -> Objects.equals(e.getTransportProfileUri(), Stack.TCP_UASC_UABINARY_TRANSPORT_URI)
+                || e.getTransportProfileUri() == null || e.getTransportProfileUri().isEmpty())
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new ConnectException(
+                        "server at " + config.endpoint() + " offers no endpoint with policy "
+                            + config.security().policy() + " and mode " + config.security().mode(),
+                        null));
+    // Servers advertise their own idea of their host name; connect where we were told to.
+    URI url = URI.create(config.endpoint());
+    return EndpointUtil.updateUrl(endpoint, url.getHost(), url.getPort());
+  }
+
+  private static OpcUaClientConfig clientConfig(
+      Config.Client config, EndpointDescription endpoint, Security.Identity identity) {
+    OpcUaClientConfigBuilder builder =
+        OpcUaClientConfig.builder()
+            .setApplicationName(LocalizedText.english("uabench Eclipse Milo client"))
+            .setApplicationUri(config.security().applicationUri())
+            .setProductUri("urn:uabench:milo")
+            .setEndpoint(endpoint)
+            .setRequestTimeout(uint(REQUEST_TIMEOUT_MS))
+            // The contract: the client trusts the server certificate it is offered.
+            .setCertificateValidator((chain, applicationUri, hostnames) -> {});
+    if (identity != null) {
+      builder
+          .setKeyPair(identity.keyPair())
+          .setCertificate(identity.certificate())
+          .setCertificateChain(new java.security.cert.X509Certificate[] {identity.certificate()});
+    }
+    return builder.build();
+  }
+
+  private static void transport(OpcTcpClientTransportConfigBuilder builder) {
+    builder.setConnectTimeout(uint(CONNECT_TIMEOUT_MS));
+  }
+
+  static void close(List<OpcUaClient> clients) {
+    List<CompletableFuture<OpcUaClient>> closing = new ArrayList<>();
+    for (OpcUaClient client : clients) {
+      closing.add(client.disconnectAsync());
+    }
+    try {
+      CompletableFuture.allOf(closing.toArray(new CompletableFuture<?>[0])).get(3, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      // Closing is best effort: the process exits right after.
+    }
+  }
+
+  static void closeSessions(List<Session> sessions) {
+    close(sessions.stream().map(Session::client).toList());
+  }
+
+  private static final java.util.regex.Pattern DETAIL =
+      java.util.regex.Pattern.compile("(?:description|message)=(.*)$");
+
+  /** A short text for an error: the OPC UA status name and Milo's detail where it has one. */
+  static String describe(Throwable error) {
+    while ((error instanceof ExecutionException || error instanceof java.util.concurrent.CompletionException)
+        && error.getCause() != null) {
+      error = error.getCause();
+    }
+    if (error instanceof UaException ua) {
+      // Milo's messages read "status=Bad_X, description=..." or "..., message=...": keep the text.
+      String name = statusName(ua.getStatusCode().getValue());
+      String message = ua.getMessage() == null ? "" : ua.getMessage();
+      java.util.regex.Matcher text = DETAIL.matcher(message);
+      String detail = text.find() ? text.group(1) : message;
+      return detail.isEmpty() || detail.contains(name) ? name : name + ": " + detail;
+    }
+    return error.getClass().getSimpleName() + (error.getMessage() == null ? "" : ": " + error.getMessage());
+  }
+
+  /** The OPC UA name of a status code, e.g. "BadTimeout" (Milo spells it "Bad_Timeout"). */
+  static String statusName(long code) {
+    return org.eclipse.milo.opcua.stack.core.StatusCodes.lookup(code)
+        .map(names -> names[0].replace("_", ""))
+        .orElse(String.format("0x%08X", code));
+  }
+}

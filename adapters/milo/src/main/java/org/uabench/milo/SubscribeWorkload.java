@@ -1,0 +1,212 @@
+package org.uabench.milo;
+
+import static org.eclipse.milo.opcua.stack.core.types.builtin.unsigned.Unsigned.uint;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+import org.eclipse.milo.opcua.sdk.client.subscriptions.OpcUaMonitoredItem;
+import org.eclipse.milo.opcua.sdk.client.subscriptions.OpcUaSubscription;
+import org.eclipse.milo.opcua.stack.core.types.builtin.DataValue;
+import org.eclipse.milo.opcua.stack.core.types.builtin.DateTime;
+import org.eclipse.milo.opcua.stack.core.types.builtin.StatusCode;
+import org.eclipse.milo.opcua.stack.core.types.builtin.unsigned.UInteger;
+import org.eclipse.milo.opcua.stack.core.types.enumerated.DataChangeTrigger;
+import org.eclipse.milo.opcua.stack.core.types.enumerated.DeadbandType;
+import org.eclipse.milo.opcua.stack.core.types.structured.DataChangeFilter;
+
+/**
+ * The `subscribe` workload (SPEC §3): every session creates `subscriptions` subscriptions, each
+ * monitoring every node, and counts what arrives in the measured phase by receive time.
+ *
+ * <p>Result mapping: one received data change is one operation (succeeded if its StatusCode is
+ * Good); a monitored item the server refused to create is one failed operation.
+ */
+final class SubscribeWorkload {
+
+  // 100 ns ticks between 1601-01-01 (OPC UA DateTime) and 1970-01-01.
+  private static final long EPOCH_DELTA_TICKS = 116444736000000000L;
+
+  private final Config.Client config;
+  private final List<Sessions.Session> sessions;
+  private final List<Tracker> trackers = new ArrayList<>();
+  private final ClientRole.WallClock clock = new ClientRole.WallClock();
+  private final Recorder setup = new Recorder();
+
+  private volatile long measureStart = Long.MAX_VALUE;
+  private volatile long measureEnd = Long.MAX_VALUE;
+
+  SubscribeWorkload(Config.Client config, List<Sessions.Session> sessions) {
+    this.config = config;
+    this.sessions = sessions;
+  }
+
+  void run() throws Exception {
+    for (Sessions.Session session : sessions) {
+      for (int n = 0; n < config.subscriptions(); n++) {
+        trackers.add(subscribe(session));
+      }
+    }
+    long start = System.nanoTime();
+    measureStart = start + (long) (config.warmupS() * 1e9);
+    measureEnd = measureStart + (long) (config.durationS() * 1e9);
+    long wait;
+    while ((wait = measureEnd - System.nanoTime()) > 0) {
+      LockSupport.parkNanos(wait);
+    }
+  }
+
+  private Tracker subscribe(Sessions.Session session) throws Exception {
+    OpcUaSubscription subscription =
+        new OpcUaSubscription(session.client(), config.publishingIntervalMs());
+    Tracker tracker = new Tracker(config.nodes().size());
+    subscription.setSubscriptionListener(
+        new OpcUaSubscription.SubscriptionListener() {
+          @Override
+          public void onDataReceived(
+              OpcUaSubscription s, List<OpcUaMonitoredItem> items, List<DataValue> values) {
+            long now = System.nanoTime();
+            for (int i = 0; i < items.size(); i++) {
+              Object position = items.get(i).getUserObject().orElse(null);
+              if (position instanceof Integer p) {
+                tracker.received(p, values.get(i), now);
+              }
+            }
+          }
+        });
+    subscription.create();
+
+    List<OpcUaMonitoredItem> items = new ArrayList<>();
+    for (int p = 0; p < config.nodes().size(); p++) {
+      OpcUaMonitoredItem item =
+          OpcUaMonitoredItem.newDataItem(session.nodeId(config.nodes().get(p)));
+      item.setSamplingInterval(config.samplingIntervalMs());
+      item.setQueueSize(uint(config.queueSize()));
+      item.setFilter(
+          new DataChangeFilter(
+              DataChangeTrigger.StatusValue, uint(DeadbandType.None.getValue()), 0.0));
+      item.setUserObject(p);
+      items.add(item);
+    }
+    subscription.addMonitoredItems(items);
+    subscription.createMonitoredItems();
+    for (int p = 0; p < items.size(); p++) {
+      StatusCode created = items.get(p).getCreateResult().orElse(null);
+      if (created == null || !created.isGood()) {
+        setup.failed(
+            "monitored item " + config.nodes().get(p) + ": "
+                + (created == null ? "not created" : Sessions.statusName(created.getValue())));
+      }
+    }
+    return tracker;
+  }
+
+  ObjectNode result(String version) {
+    Recorder total = new Recorder();
+    total.merge(setup);
+    Histogram cycle = new Histogram();
+    Histogram delay = new Histogram();
+    long notifications = 0;
+    long tickGaps = 0;
+    long minUpdates = Long.MAX_VALUE;
+    long maxUpdates = 0;
+    for (Tracker tracker : trackers) {
+      synchronized (tracker) {
+        total.merge(tracker.recorder);
+        cycle.merge(tracker.cycle);
+        delay.merge(tracker.delay);
+        notifications += tracker.updates;
+        tickGaps += tracker.tickGaps;
+        minUpdates = Math.min(minUpdates, tracker.updates);
+        maxUpdates = Math.max(maxUpdates, tracker.updates);
+      }
+    }
+    long startNs = clock.wallNs(measureStart);
+    long endNs = clock.wallNs(measureEnd);
+    ObjectNode result = total.result(version, config.asRun(), startNs, endNs);
+    ObjectNode subscription = Protocol.object();
+    subscription.put("notifications", notifications);
+    subscription.put("values_per_s", notifications / Math.max(1e-9, (endNs - startNs) / 1e9));
+    ObjectNode updates = subscription.putObject("updates_per_subscription");
+    updates.put("min", trackers.isEmpty() ? 0 : minUpdates);
+    updates.put("max", maxUpdates);
+    subscription.put("tick_gaps", tickGaps);
+    result.set("subscription", subscription);
+    result.set("cycle_time_ns", cycle.toJson());
+    result.set("delay_ns", delay.toJson());
+    return result;
+  }
+
+  /** What one subscription received; Milo delivers a subscription's notifications in order. */
+  private final class Tracker {
+    final Recorder recorder = new Recorder();
+    final Histogram cycle = new Histogram();
+    final Histogram delay = new Histogram();
+    final Verify.Check[] checks;
+    final long[] lastReceived;
+    final long[] lastTick;
+    long updates;
+    long tickGaps;
+
+    Tracker(int nodeCount) {
+      checks = new Verify.Check[nodeCount];
+      lastReceived = new long[nodeCount];
+      lastTick = new long[nodeCount];
+      for (int p = 0; p < nodeCount; p++) {
+        checks[p] = Verify.forNode(config.nodes().get(p));
+        lastTick[p] = -1;
+      }
+    }
+
+    synchronized void received(int p, DataValue value, long now) {
+      long previous = lastReceived[p];
+      lastReceived[p] = now;
+      long tick = tickOf(config.nodes().get(p), value.getValue().getValue());
+      long previousTick = lastTick[p];
+      lastTick[p] = tick;
+      if (now < measureStart || now >= measureEnd) {
+        return;
+      }
+      updates++;
+      if (!value.getStatusCode().isGood()) {
+        recorder.failed(config.nodes().get(p) + ": " + Sessions.statusName(value.getStatusCode().getValue()));
+        return;
+      }
+      // Each data change counts as one operation and one value; its latency is not defined.
+      recorder.attempted++;
+      recorder.succeeded++;
+      recorder.values++;
+      if (previous != 0) {
+        cycle.record(now - previous);
+      }
+      DateTime source = value.getSourceTime();
+      if (source != null && source.isValid()) {
+        long sourceNs = (source.getUtcTime() - EPOCH_DELTA_TICKS) * 100;
+        delay.record(clock.wallNs(now) - sourceNs);
+      }
+      if (tick >= 0 && previousTick >= 0) {
+        long jump = config.nodes().get(p).equals("Tick")
+            ? tick - previousTick
+            : Math.floorMod(tick - previousTick, Model.TICK_MODULUS);
+        if (jump > 1) {
+          tickGaps += jump - 1;
+        }
+      }
+      if (config.verify()) {
+        recorder.verified(checks[p].apply(value.getValue().getValue()));
+      }
+    }
+  }
+
+  /** The tick a Signal_i or Tick value carries, or -1 for other nodes and unexpected values. */
+  private static long tickOf(String node, Object value) {
+    if (node.equals("Tick") && value instanceof UInteger tick) {
+      return tick.longValue();
+    }
+    if (node.startsWith("Signal_") && value instanceof Float signal && signal >= 0) {
+      return ((long) signal.floatValue()) % Model.TICK_MODULUS;
+    }
+    return -1;
+  }
+}

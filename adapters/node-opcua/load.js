@@ -1,0 +1,134 @@
+// Drives one session's requests through the phases of a run (SPEC §3): closed loop with
+// `in_flight` outstanding requests, or open loop at fixed scheduled times where latency
+// runs from the scheduled time, so waiting for a free slot is part of it.
+import { nowNs } from "./clock.js";
+
+const GRACE_NS = 5e9;
+
+/** FIFO of scheduled send times that could not be sent yet (all in_flight slots busy). */
+class Backlog {
+  constructor() {
+    this.items = [];
+    this.head = 0;
+  }
+
+  get length() {
+    return this.items.length - this.head;
+  }
+
+  push(value) {
+    this.items.push(value);
+  }
+
+  shift() {
+    const value = this.items[this.head++];
+    if (this.head > 4096 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return value;
+  }
+
+  drain() {
+    const rest = this.items.slice(this.head);
+    this.items = [];
+    this.head = 0;
+    return rest;
+  }
+}
+
+export function makePhase(warmupS, durationS) {
+  const start = nowNs();
+  const measureFrom = start + warmupS * 1e9;
+  const measureUntil = measureFrom + durationS * 1e9;
+  return { start, measureFrom, measureUntil, graceUntil: measureUntil + GRACE_NS };
+}
+
+export class SessionLoad {
+  /**
+   * send(k) performs request k and resolves to {ok, values, error, check}; check(), if
+   * present, verifies the returned values and is only called for measured operations.
+   */
+  constructor({ send, recorder, phase, inFlight, rate, sessions, index }) {
+    Object.assign(this, { send, recorder, phase, inFlight, rate, sessions, index });
+    this.nextRequest = 0;
+    this.pending = new Set();
+    this.backlog = new Backlog();
+  }
+
+  isMeasured(referenceNs) {
+    return referenceNs >= this.phase.measureFrom && referenceNs < this.phase.measureUntil;
+  }
+
+  async #dispatch(referenceNs) {
+    const entry = { measured: this.isMeasured(referenceNs), abandoned: false };
+    this.pending.add(entry);
+    let outcome;
+    try {
+      outcome = await this.send(this.nextRequest++);
+    } catch (error) {
+      outcome = { ok: false, values: 0, error: error?.message ?? String(error) };
+    }
+    const latency = nowNs() - referenceNs;
+    this.pending.delete(entry);
+    if (!entry.measured || entry.abandoned) return;
+    this.recorder.operation(latency, outcome.ok, outcome.values, outcome.error);
+    if (outcome.ok && outcome.check) outcome.check();
+  }
+
+  /** Resolves when nothing measured is outstanding any more, or at the end of the grace period. */
+  run() {
+    const done = this.rate === null ? this.#closedLoop() : this.#openLoop();
+    let timer;
+    const grace = new Promise((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, (this.phase.graceUntil - nowNs()) / 1e6));
+    });
+    return Promise.race([done, grace]).finally(() => clearTimeout(timer));
+  }
+
+  #closedLoop() {
+    const worker = async () => {
+      for (let t = nowNs(); t < this.phase.measureUntil; t = nowNs()) await this.#dispatch(t);
+    };
+    return Promise.all(Array.from({ length: this.inFlight }, worker));
+  }
+
+  #openLoop() {
+    // Sessions share the total rate, each on its own evenly offset schedule.
+    const intervalNs = (1e9 * this.sessions) / this.rate;
+    let nextAt = this.phase.start + (this.index * 1e9) / this.rate;
+    let free = this.inFlight;
+    return new Promise((resolve) => {
+      const finished = () => nextAt >= this.phase.measureUntil && this.backlog.length === 0 && free === this.inFlight;
+      const pump = () => {
+        const t = nowNs();
+        for (; nextAt <= t && nextAt < this.phase.measureUntil; nextAt += intervalNs) this.backlog.push(nextAt);
+        while (free > 0 && this.backlog.length > 0) {
+          free -= 1;
+          this.#dispatch(this.backlog.shift()).then(() => {
+            free += 1;
+            pump();
+            if (finished()) resolve();
+          });
+        }
+      };
+      const tick = () => {
+        pump();
+        if (nextAt < this.phase.measureUntil) setTimeout(tick, Math.max(0, (nextAt - nowNs()) / 1e6));
+        else if (finished()) resolve();
+      };
+      tick();
+    });
+  }
+
+  /** After the grace period: whatever measured is still outstanding or unsent has failed. */
+  abandon() {
+    for (const entry of this.pending) {
+      entry.abandoned = true;
+      if (entry.measured) this.recorder.operation(0, false, 0, "no response within 5 s after the measured phase");
+    }
+    for (const scheduledAt of this.backlog.drain()) {
+      if (this.isMeasured(scheduledAt)) this.recorder.operation(0, false, 0, "not sent within 5 s after the measured phase");
+    }
+  }
+}

@@ -1,0 +1,108 @@
+// The requests of the `read` and `write` workloads (SPEC §3) for one session, and the
+// write verification pass.
+import { AttributeIds, DataType, StatusCodes, Variant } from "node-opcua";
+import { verifyValue } from "./verify.js";
+import { writeValue, writeVerificationValue } from "./model.js";
+
+// Requests repeat with period len(nodes)/gcd; keep their prepared node lists unless huge.
+const MAX_CACHED_NODES = 1_000_000;
+
+function describe(error) {
+  return String(error?.message ?? error).split("\n")[0].slice(0, 200);
+}
+
+const firstBad = (statusCodes) => statusCodes.find((s) => !s.isGood());
+
+/** Node names and NodeIds of request k: nodes[(k·n + j) mod len(nodes)], j < n. */
+class RequestNodes {
+  constructor(uaSession, nodes, perRequest) {
+    Object.assign(this, { uaSession, nodes, perRequest, cache: new Map(), cached: 0 });
+    this.nodeIds = new Map(nodes.map((name) => [name, uaSession.nodeId(name)]));
+  }
+
+  of(k) {
+    const start = (k * this.perRequest) % this.nodes.length;
+    let batch = this.cache.get(start);
+    if (batch) return batch;
+    const names = [];
+    for (let j = 0; j < this.perRequest; j++) names.push(this.nodes[(start + j) % this.nodes.length]);
+    batch = { names, nodeIds: names.map((name) => this.nodeIds.get(name)) };
+    if (this.cached + this.perRequest <= MAX_CACHED_NODES) {
+      this.cache.set(start, batch);
+      this.cached += this.perRequest;
+    }
+    return batch;
+  }
+}
+
+export function readRequests(uaSession, config, recorder) {
+  const requests = new RequestNodes(uaSession, config.nodes, config.nodes_per_request);
+  return async (k) => {
+    const { names, nodeIds } = requests.of(k);
+    let dataValues;
+    try {
+      dataValues = await uaSession.session.read(nodeIds.map((nodeId) => ({ nodeId, attributeId: AttributeIds.Value })), 0);
+    } catch (error) {
+      return { ok: false, values: 0, error: describe(error) };
+    }
+    const bad = dataValues.length === names.length ? firstBad(dataValues.map((dv) => dv.statusCode)) : StatusCodes.BadUnexpectedError;
+    if (bad) return { ok: false, values: 0, error: bad.name };
+    const check = config.verify
+      ? () => { for (let j = 0; j < names.length; j++) recorder.verification(verifyValue(names[j], dataValues[j].value)); }
+      : null;
+    return { ok: true, values: names.length, check };
+  };
+}
+
+function doubleWrite(nodeId, value) {
+  return { nodeId, attributeId: AttributeIds.Value, value: { value: new Variant({ dataType: DataType.Double, value }) } };
+}
+
+export function writeRequests(uaSession, config, sessionIndex) {
+  const requests = new RequestNodes(uaSession, config.nodes, config.nodes_per_request);
+  const perRequest = config.nodes_per_request;
+  return async (k) => {
+    const { nodeIds } = requests.of(k);
+    const nodesToWrite = nodeIds.map((nodeId, j) => doubleWrite(nodeId, writeValue(sessionIndex, k, perRequest, j)));
+    let statusCodes;
+    try {
+      statusCodes = await uaSession.session.write(nodesToWrite);
+    } catch (error) {
+      return { ok: false, values: 0, error: describe(error) };
+    }
+    const bad = statusCodes.length === nodeIds.length ? firstBad(statusCodes) : StatusCodes.BadUnexpectedError;
+    return bad ? { ok: false, values: 0, error: bad.name } : { ok: true, values: nodeIds.length };
+  };
+}
+
+/** After the measured phase: write a per-run pattern to every node, read it back, count differences. */
+export async function verifyWrites(uaSession, config, recorder) {
+  const pattern = (Date.now() % 1000) + 1;
+  const nodes = config.nodes;
+  const chunk = Math.min(config.nodes_per_request, 1000);
+  for (let from = 0; from < nodes.length; from += chunk) {
+    const positions = [...Array(Math.min(chunk, nodes.length - from)).keys()].map((j) => from + j);
+    const nodeIds = positions.map((i) => uaSession.nodeId(nodes[i]));
+    try {
+      await uaSession.session.write(positions.map((i, j) => doubleWrite(nodeIds[j], writeVerificationValue(pattern, i))));
+    } catch (error) {
+      recorder.error(`write verification: ${describe(error)}`);
+    }
+  }
+  for (let from = 0; from < nodes.length; from += chunk) {
+    const positions = [...Array(Math.min(chunk, nodes.length - from)).keys()].map((j) => from + j);
+    let dataValues;
+    try {
+      dataValues = await uaSession.session.read(positions.map((i) => ({ nodeId: uaSession.nodeId(nodes[i]), attributeId: AttributeIds.Value })), 0);
+    } catch (error) {
+      for (const i of positions) recorder.verification(`${nodes[i]}: read-back failed: ${describe(error)}`);
+      continue;
+    }
+    positions.forEach((i, j) => {
+      const expected = writeVerificationValue(pattern, i);
+      const { statusCode, value } = dataValues[j];
+      const ok = statusCode.isGood() && value?.dataType === DataType.Double && value.value === expected;
+      recorder.verification(ok ? null : `${nodes[i]}: read back ${statusCode.isGood() ? value?.value : statusCode.name}, wrote ${expected}`);
+    });
+  }
+}

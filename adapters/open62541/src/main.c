@@ -1,0 +1,51 @@
+/* uabench adapter for open62541: `capabilities`, `server --config FILE`,
+ * `client --config FILE` (adapters/SPEC.md). */
+#include "client.h"
+#include "config.h"
+#include "json_out.h"
+#include "server.h"
+#include "version.h"
+
+#include <open62541/config.h>
+#include <stdio.h>
+#include <string.h>
+
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+
+const char *sdk_version(void) {
+    return STRINGIFY(UA_OPEN62541_VER_MAJOR) "." STRINGIFY(UA_OPEN62541_VER_MINOR) "."
+        STRINGIFY(UA_OPEN62541_VER_PATCH);
+}
+
+static int capabilities(void) {
+    char line[1024];
+    int length = snprintf(line, sizeof(line),
+        "{\"sdk\":\"%s\",\"version\":\"%s\",\"language\":\"C\","
+        "\"roles\":[\"server\",\"client\"],\"workloads\":[\"read\",\"write\",\"subscribe\"],\"security\":["
+        "{\"policy\":\"None\",\"mode\":\"None\"}", SDK_ID, sdk_version());
+    for(int p = POLICY_BASIC256SHA256; p < POLICY_COUNT; p++)
+        for(int m = MODE_SIGN; m < MODE_COUNT; m++)
+            length += snprintf(line + length, sizeof(line) - (size_t)length,
+                               ",{\"policy\":\"%s\",\"mode\":\"%s\"}", POLICY_NAMES[p],
+                               MODE_NAMES[m]);
+    length += snprintf(line + length, sizeof(line) - (size_t)length, "]}");
+    emit_line(line, (size_t)length);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    const char *command = argc > 1 ? argv[1] : "";
+    if(strcmp(command, "capabilities") == 0 && argc == 2)
+        return capabilities();
+    int has_config = argc == 4 && strcmp(argv[2], "--config") == 0;
+    if(strcmp(command, "server") == 0 && has_config)
+        return server_main(argv[3]);
+    if(strcmp(command, "client") == 0 && has_config)
+        return client_main(argv[3]);
+    if((strcmp(command, "publisher") == 0 || strcmp(command, "subscriber") == 0) && has_config)
+        fail("not_supported", EXIT_NOT_SUPPORTED,
+             "the %s role is not implemented in this adapter yet", command);
+    fprintf(stderr, "usage: run capabilities | run {server|client} --config FILE\n");
+    return 2;
+}

@@ -1,0 +1,360 @@
+/* Hot path notes: every ReadValueId/WriteValue is built before the run. Request k of a
+ * session carries nodes[(k*npr + j) mod N], so the nodes are laid out once as a ring of
+ * N + npr - 1 entries and request k simply points into it at offset (k*npr) mod N. The SDK
+ * encodes a request while sending it, so one request struct per session is reused. */
+#include "request_workload.h"
+
+#include "clock.h"
+#include "model.h"
+#include "verify.h"
+
+#include <open62541/client_highlevel_async.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DRAIN_NS 5000000000LL
+
+typedef struct session_load session_load;
+
+typedef struct {
+    session_load *owner;
+    uint64_t k;        /* request index within the session */
+    int64_t origin;    /* latency origin: send time (closed loop) or scheduled time (open) */
+    int measured;
+    int busy;
+} slot;
+
+struct session_load {
+    int index;
+    UA_Client *client;
+    UA_ReadValueId *ring;
+    UA_ReadRequest read;
+    UA_WriteRequest write;
+    UA_WriteValue *write_values;
+    UA_Double *write_doubles;
+    slot *slots;
+    slot **free_slots;
+    int free_count;
+    uint64_t next_k;   /* next request to send */
+    int stalled;       /* a send failed: retried from the main loop */
+};
+
+typedef struct {
+    const client_config *config;
+    recorder *rec;
+    size_t node_count;
+    size_t npr;
+    const char **ring_names;
+    node_class *ring_classes;
+    int64_t load_start, measure_start, measure_end;
+    double ns_per_request;  /* open loop: between two scheduled requests of a session */
+    int finished;
+    session_load *sessions;
+} run_state;
+
+static run_state run;
+
+/* --- scheduling ---------------------------------------------------------------------- */
+
+/* Open loop: the total rate is spread evenly over the sessions, session s at offset s. */
+static int64_t scheduled_time(const session_load *s, uint64_t k) {
+    double offset = ((double)k * run.config->sessions + s->index) * run.ns_per_request;
+    return offset > 4e18 ? INT64_MAX : run.load_start + (int64_t)offset;
+}
+
+static int is_measured(int64_t origin) {
+    return origin >= run.measure_start && origin < run.measure_end;
+}
+
+static size_t ring_offset(uint64_t k) {
+    return (size_t)((k * run.npr) % run.node_count);
+}
+
+/* --- completion ---------------------------------------------------------------------- */
+
+static void release(slot *sl) {
+    session_load *s = sl->owner;
+    sl->busy = 0;
+    s->free_slots[s->free_count++] = sl;
+}
+
+static void pump(session_load *s, int64_t now);
+
+static void verify_results(size_t offset, const UA_DataValue *results, size_t count) {
+    char reason[160];
+    for(size_t j = 0; j < count; j++) {
+        const UA_DataValue *dv = &results[j];
+        if(dv->hasStatus && dv->status != UA_STATUSCODE_GOOD)
+            continue; /* a failed value: counted as a failed operation, not checked */
+        int ok = verify_value(run.ring_classes[offset + j], run.ring_names[offset + j],
+                              &dv->value, reason, sizeof(reason));
+        recorder_verification(run.rec, ok ? NULL : reason);
+    }
+}
+
+static const char *status_error(UA_StatusCode service, size_t got, const UA_StatusCode *first_bad) {
+    if(service != UA_STATUSCODE_GOOD)
+        return UA_StatusCode_name(service);
+    if(got != run.npr)
+        return "wrong number of results";
+    return first_bad ? UA_StatusCode_name(*first_bad) : NULL;
+}
+
+static void on_read(UA_Client *client, void *userdata, UA_UInt32 request_id,
+                    UA_ReadResponse *response) {
+    (void)client;
+    (void)request_id;
+    if(run.finished)
+        return;
+    slot *sl = userdata;
+    int64_t now = mono_ns();
+    if(sl->measured) {
+        const UA_StatusCode *bad = NULL;
+        for(size_t j = 0; j < response->resultsSize && !bad; j++)
+            if(response->results[j].hasStatus &&
+               response->results[j].status != UA_STATUSCODE_GOOD)
+                bad = &response->results[j].status;
+        const char *error = status_error(response->responseHeader.serviceResult,
+                                         response->resultsSize, bad);
+        recorder_operation(run.rec, now - sl->origin, error == NULL, run.npr, error);
+        if(run.config->verify)
+            verify_results(ring_offset(sl->k), response->results,
+                           response->resultsSize < run.npr ? response->resultsSize : run.npr);
+    }
+    release(sl);
+    pump(sl->owner, now);
+}
+
+static void on_write(UA_Client *client, void *userdata, UA_UInt32 request_id,
+                     UA_WriteResponse *response) {
+    (void)client;
+    (void)request_id;
+    if(run.finished)
+        return;
+    slot *sl = userdata;
+    int64_t now = mono_ns();
+    if(sl->measured) {
+        const UA_StatusCode *bad = NULL;
+        for(size_t j = 0; j < response->resultsSize && !bad; j++)
+            if(response->results[j] != UA_STATUSCODE_GOOD)
+                bad = &response->results[j];
+        const char *error = status_error(response->responseHeader.serviceResult,
+                                         response->resultsSize, bad);
+        recorder_operation(run.rec, now - sl->origin, error == NULL, run.npr, error);
+    }
+    release(sl);
+    pump(sl->owner, now);
+}
+
+/* --- sending ------------------------------------------------------------------------- */
+
+static UA_StatusCode send_read(session_load *s, slot *sl) {
+    s->read.nodesToRead = &s->ring[ring_offset(sl->k)];
+    return UA_Client_sendAsyncReadRequest(s->client, &s->read, on_read, sl, NULL);
+}
+
+static UA_StatusCode send_write(session_load *s, slot *sl) {
+    size_t offset = ring_offset(sl->k);
+    double base = s->index * 1e9 + (double)sl->k * (double)run.npr;
+    for(size_t j = 0; j < run.npr; j++) {
+        s->write_values[j].nodeId = s->ring[offset + j].nodeId;
+        s->write_doubles[j] = base + (double)j;
+    }
+    return UA_Client_sendAsyncWriteRequest(s->client, &s->write, on_write, sl, NULL);
+}
+
+/* Sends request next_k with the given latency origin; false if the SDK refused it (then
+ * it is not sent, not counted, and retried later). */
+static int send_next(session_load *s, int64_t origin) {
+    slot *sl = s->free_slots[--s->free_count];
+    sl->k = s->next_k;
+    sl->origin = origin;
+    sl->measured = is_measured(origin);
+    sl->busy = 1;
+    UA_StatusCode rv = run.config->workload == WORKLOAD_READ ? send_read(s, sl)
+                                                             : send_write(s, sl);
+    if(rv != UA_STATUSCODE_GOOD) {
+        sl->busy = 0;
+        s->free_slots[s->free_count++] = sl;
+        s->stalled = 1;
+        if(is_measured(mono_ns()))
+            examples_add(&run.rec->error_examples, UA_StatusCode_name(rv));
+        return 0;
+    }
+    s->next_k++;
+    return 1;
+}
+
+/* Fills free slots with whatever is due. Closed loop: send at once until the measured
+ * phase ends. Open loop: send every request whose scheduled time has come, including a
+ * backlog from the measured phase during the drain (its latency counts from schedule). */
+static void pump(session_load *s, int64_t now) {
+    s->stalled = 0;
+    while(s->free_count > 0) {
+        int64_t origin = now;
+        if(run.config->open_loop) {
+            origin = scheduled_time(s, s->next_k);
+            if(origin > now || origin >= run.measure_end)
+                return;
+        } else if(now >= run.measure_end) {
+            return;
+        }
+        if(!send_next(s, origin))
+            return;
+    }
+}
+
+/* --- the run ------------------------------------------------------------------------- */
+
+static void build_ring(void) {
+    size_t length = run.node_count + run.npr - 1;
+    run.ring_names = malloc(length * sizeof(char *));
+    run.ring_classes = malloc(length * sizeof(node_class));
+    for(size_t i = 0; i < length; i++) {
+        run.ring_names[i] = run.config->nodes[i % run.node_count];
+        run.ring_classes[i] = model_classify(run.ring_names[i]);
+    }
+}
+
+/* The ReadValueIds of the ring, shared by every session with the same namespace index
+ * (normally all of them: one server), so memory does not grow with sessions. */
+static UA_ReadValueId *ring_for(const session_set *set, int index) {
+    for(int other = 0; other < index; other++)
+        if(set->namespace_index[other] == set->namespace_index[index])
+            return run.sessions[other].ring;
+    size_t length = run.node_count + run.npr - 1;
+    UA_ReadValueId *ring = calloc(length, sizeof(UA_ReadValueId));
+    for(size_t i = 0; i < length; i++) {
+        ring[i].nodeId = UA_NODEID_STRING(set->namespace_index[index],
+                                          (char *)run.ring_names[i]);
+        ring[i].attributeId = UA_ATTRIBUTEID_VALUE;
+    }
+    return ring;
+}
+
+static void setup_session(session_load *s, int index, const session_set *set) {
+    s->index = index;
+    s->client = set->clients[index];
+    s->ring = ring_for(set, index);
+    UA_ReadRequest_init(&s->read);
+    s->read.nodesToReadSize = run.npr;
+    UA_WriteRequest_init(&s->write);
+    s->write_values = calloc(run.npr, sizeof(UA_WriteValue));
+    s->write_doubles = calloc(run.npr, sizeof(UA_Double));
+    for(size_t j = 0; j < run.npr; j++) {
+        s->write_values[j].attributeId = UA_ATTRIBUTEID_VALUE;
+        s->write_values[j].value.hasValue = true;
+        UA_Variant_setScalar(&s->write_values[j].value.value, &s->write_doubles[j],
+                             &UA_TYPES[UA_TYPES_DOUBLE]);
+    }
+    s->write.nodesToWrite = s->write_values;
+    s->write.nodesToWriteSize = run.npr;
+
+    int in_flight = run.config->in_flight;
+    s->slots = calloc((size_t)in_flight, sizeof(slot));
+    s->free_slots = calloc((size_t)in_flight, sizeof(slot *));
+    for(int i = 0; i < in_flight; i++) {
+        s->slots[i].owner = s;
+        s->free_slots[i] = &s->slots[i];
+    }
+    s->free_count = in_flight;
+    s->next_k = 0;
+    s->stalled = 1;
+}
+
+/* Open loop: the first request of session s scheduled at or after time t. */
+static uint64_t first_at_or_after(const session_load *s, int64_t t) {
+    double estimate = ((double)(t - run.load_start) / run.ns_per_request - s->index) /
+                      run.config->sessions;
+    uint64_t k = estimate > 1 ? (uint64_t)estimate - 1 : 0;
+    while(scheduled_time(s, k) < t)
+        k++;
+    return k;
+}
+
+/* Measured requests still without an answer, plus (open loop) scheduled ones not sent. */
+static uint64_t unfinished_measured(void) {
+    uint64_t pending = 0;
+    for(int s = 0; s < run.config->sessions; s++) {
+        session_load *sl = &run.sessions[s];
+        for(int i = 0; i < run.config->in_flight; i++)
+            pending += sl->slots[i].busy && sl->slots[i].measured;
+        if(run.config->open_loop) {
+            uint64_t first = first_at_or_after(sl, run.measure_start);
+            uint64_t end = first_at_or_after(sl, run.measure_end);
+            if(first < sl->next_k)
+                first = sl->next_k;
+            pending += end > first ? end - first : 0;
+        }
+    }
+    return pending;
+}
+
+static int all_idle(void) {
+    for(int s = 0; s < run.config->sessions; s++) {
+        session_load *sl = &run.sessions[s];
+        if(sl->free_count != run.config->in_flight)
+            return 0;
+        if(run.config->open_loop && scheduled_time(sl, sl->next_k) < run.measure_end)
+            return 0;
+    }
+    return 1;
+}
+
+/* How long the EventLoop may block: until the next scheduled send (open loop; busy-polls
+ * when it is less than the loop's 1 ms resolution away) or the end of the phase. */
+static UA_UInt32 wait_ms(int64_t now) {
+    int64_t until = run.measure_end > now ? run.measure_end : now + 100000000;
+    for(int s = 0; s < run.config->sessions; s++) {
+        session_load *sl = &run.sessions[s];
+        if(sl->stalled)
+            until = now + 1000000;
+        else if(run.config->open_loop && sl->free_count > 0) {
+            int64_t next = scheduled_time(sl, sl->next_k);
+            if(next < until)
+                until = next;
+        }
+    }
+    int64_t ms = (until - now) / 1000000;
+    return ms < 0 ? 0 : ms > 100 ? 100 : (UA_UInt32)ms;
+}
+
+void request_workload_run(const client_config *config, session_set *set, recorder *rec) {
+    memset(&run, 0, sizeof(run));
+    run.config = config;
+    run.rec = rec;
+    run.node_count = config->nodes_count;
+    run.npr = (size_t)config->nodes_per_request;
+    run.ns_per_request = config->open_loop ? 1e9 / config->rate : 0;
+    build_ring();
+    run.sessions = calloc((size_t)config->sessions, sizeof(session_load));
+    for(int s = 0; s < config->sessions; s++)
+        setup_session(&run.sessions[s], s, set);
+
+    int64_t mono0 = mono_ns(), wall0 = wall_ns();
+    run.load_start = mono0;
+    run.measure_start = mono0 + (int64_t)(config->warmup_s * 1e9);
+    run.measure_end = run.measure_start + (int64_t)(config->duration_s * 1e9);
+    rec->start_ns = wall0 + (run.measure_start - mono0);
+    rec->end_ns = wall0 + (run.measure_end - mono0);
+    int64_t drain_end = run.measure_end + DRAIN_NS;
+
+    UA_EventLoop *loop = set->loop;
+    for(;;) {
+        int64_t now = mono_ns();
+        if(now >= run.measure_end && (all_idle() || now >= drain_end))
+            break;
+        for(int s = 0; s < config->sessions; s++) {
+            session_load *sl = &run.sessions[s];
+            if(sl->stalled || (config->open_loop && sl->free_count > 0))
+                pump(sl, now);
+        }
+        loop->run(loop, wait_ms(mono_ns()));
+    }
+
+    /* Whatever the drain did not bring back never completed: failed. */
+    uint64_t lost = unfinished_measured();
+    for(uint64_t i = 0; i < lost; i++)
+        recorder_operation(rec, 0, 0, 0, "no response within 5 s after the measured phase");
+    run.finished = 1;
+}

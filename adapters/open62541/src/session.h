@@ -1,0 +1,25 @@
+/* The client's sessions: one UA_Client (SecureChannel + Session) per configured session,
+ * all on one shared EventLoop so a single thread drives every connection with one epoll
+ * and can block while nothing is due. */
+#ifndef UABENCH_SESSION_H
+#define UABENCH_SESSION_H
+
+#include "config.h"
+
+#include <open62541/client.h>
+#include <open62541/plugin/eventloop.h>
+
+typedef struct {
+    UA_EventLoop *loop;
+    int count;
+    UA_Client **clients;
+    UA_UInt16 *namespace_index;  /* of urn:uabench:model, looked up per session */
+} session_set;
+
+/* Connects every session; on failure prints the `connect` error and exits 1. */
+void sessions_open(const client_config *config, session_set *set);
+
+/* Closes the sessions and the EventLoop. */
+void sessions_close(session_set *set);
+
+#endif

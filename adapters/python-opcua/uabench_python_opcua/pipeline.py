@@ -1,0 +1,292 @@
+"""Read and write workloads: one request pipeline per session (SPEC §3).
+
+python-opcua's client is synchronous, but underneath UaClient.read/write sits
+UASocketClient.send_request(request, callback): it encodes and sends under a lock, returns
+at once and completes the callback from the session's receive thread when the response
+with that RequestId arrives. The pipeline uses exactly that to keep up to `in_flight`
+requests outstanding on one SecureChannel (truly pipelined on the wire, no thread per
+outstanding request). Closed loop: each completion sends the next request from the receive
+thread (waking another thread per request costs more than the request under the GIL).
+Open loop: one sender thread per session sends at the scheduled times; a semaphore holds
+the free in_flight slots.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+import threading
+import time
+
+from opcua import ua
+from opcua.ua.ua_binary import nodeid_from_binary, struct_from_binary
+from uabench import contract
+
+from .session import Session, read_parameters, write_parameters
+
+log = logging.getLogger("uabench.python_opcua.pipeline")
+
+GRACE_NS = 5_000_000_000  # after the measured phase: wait this long for requests in flight
+SERVICE_FAULT = ua.FourByteNodeId(ua.ObjectIds.ServiceFault_Encoding_DefaultBinary)
+
+
+class Phases:
+    """Phase boundaries shared by all sessions, on the perf_counter_ns clock."""
+
+    def __init__(self, warmup_s: float, duration_s: float) -> None:
+        self.wall_offset = time.time_ns() - time.perf_counter_ns()
+        self.t0 = time.perf_counter_ns() + 10_000_000  # let every sender thread start first
+        self.measure_start = self.t0 + round(warmup_s * 1e9)
+        self.measure_end = self.measure_start + round(duration_s * 1e9)
+        self.grace_end = self.measure_end + GRACE_NS
+
+    def wall(self, perf_ns: int) -> int:
+        return perf_ns + self.wall_offset
+
+
+class Tally:
+    """The run's Recorder, shared by the sessions' receive threads."""
+
+    def __init__(self, verify: bool) -> None:
+        self.recorder = contract.Recorder()
+        self.lock = threading.Lock()
+        self.verify = verify
+
+
+class Operation:
+    __slots__ = ("number", "names", "scheduled", "measured", "finished")
+
+    def __init__(self, number: int, names: list[str], scheduled: int, measured: bool) -> None:
+        self.number, self.names, self.scheduled, self.measured = number, names, scheduled, measured
+        self.finished = False
+
+
+class RequestPipeline:
+    def __init__(self, session: Session, config: dict, phases: Phases, tally: Tally) -> None:
+        self.session = session
+        self.workload = config["workload"]
+        self.nodes = config["nodes"]
+        self.per_request = config["nodes_per_request"]
+        self.phases, self.tally = phases, tally
+        self.in_flight = config["in_flight"]
+        self.slots = threading.Semaphore(self.in_flight)  # open loop: free in_flight slots
+        self.numbering = threading.Lock()  # closed loop: request numbers, taken by completions
+        self.next_number = 0
+        self.broken: str | None = None  # why sending failed: the connection is gone
+        self.rate = config["rate"]
+        if self.rate is not None:
+            # The total rate is spread evenly: each session sends every `interval` ns,
+            # and the sessions are staggered by interval / sessions.
+            self.interval = config["sessions"] / self.rate * 1e9
+            self.offset = session.index / config["sessions"]
+        self.outstanding: dict[int, Operation] = {}
+        self.all_done = threading.Condition(tally.lock)
+        self.node_ids = {name: session.node_id(name) for name in self.nodes}
+        self._read_cache: dict[int, ua.ReadParameters] = {}
+        self._cycle = len(self.nodes) // math.gcd(len(self.nodes), self.per_request)
+        self.thread = threading.Thread(target=self.run, name=f"session-{session.index}", daemon=True)
+
+    # --- sending -------------------------------------------------------------------------
+
+    def run(self) -> None:
+        try:
+            unsent = self._closed_loop() if self.rate is None else self._open_loop()
+        except Exception as error:  # never leave the run hanging on a dead sender
+            log.exception("session %d stopped sending", self.session.index)
+            unsent = None, f"sender stopped: {error}"
+        self._count_unsent(*unsent)
+        self._wait_for_outstanding()
+
+    def _closed_loop(self) -> tuple[None, str]:
+        """The first `in_flight` requests go out here; after that each completion sends the
+        next request itself, from the receive thread, so no thread handoff per request."""
+        for _ in range(self.in_flight):
+            if not self._send_next():
+                break
+        time.sleep(max(0.0, (self.phases.measure_end - time.perf_counter_ns()) / 1e9))
+        return None, ""
+
+    def _send_next(self) -> bool:
+        now = time.perf_counter_ns()
+        if now >= self.phases.measure_end or self.broken:
+            return False
+        with self.numbering:
+            number, self.next_number = self.next_number, self.next_number + 1
+        return self._send(number, now)
+
+    def _open_loop(self) -> tuple[int | None, str]:
+        """Sends at the scheduled times until the measured phase ends. Returns the number of
+        the first scheduled request that was never sent, with the reason."""
+        phases, number = self.phases, 0
+        while True:
+            scheduled = phases.t0 + round((number + self.offset) * self.interval)
+            if scheduled >= phases.measure_end:
+                return None, ""
+            delay = scheduled - time.perf_counter_ns()
+            if delay > 0:
+                time.sleep(delay / 1e9)
+            # A late request is still sent, until the grace period ends; the wait for a
+            # slot is part of its latency, measured from `scheduled`.
+            if not self.slots.acquire(timeout=max(0.0, (phases.grace_end - time.perf_counter_ns()) / 1e9)):
+                return number, "not sent: no free in_flight slot before the grace period ended"
+            if not self._send(number, scheduled):
+                self.slots.release()
+                return number + 1, f"not sent: connection lost ({self.broken})"
+            number += 1
+
+    def _send(self, number: int, scheduled: int) -> bool:
+        names = contract.request_nodes(self.nodes, number, self.per_request)
+        operation = Operation(number, names, scheduled, scheduled >= self.phases.measure_start)
+        with self.tally.lock:
+            self.outstanding[number] = operation
+        try:
+            self.session.channel.send_request(self._request(number, names),
+                                              callback=functools.partial(self._completed, operation))
+        except Exception as error:
+            self.broken = str(error) or type(error).__name__
+            self._finish(operation, 0, False, 0, f"send failed: {self.broken}")
+            return False
+        return True
+
+    def _request(self, number: int, names: list[str]):
+        if self.workload == "read":
+            request = ua.ReadRequest()
+            key = number % self._cycle
+            if key not in self._read_cache:
+                self._read_cache[key] = read_parameters([self.node_ids[n] for n in names])
+            request.Parameters = self._read_cache[key]
+            return request
+        request = ua.WriteRequest()
+        values = [contract.write_value(self.session.index, number, self.per_request, j) for j in range(len(names))]
+        request.Parameters = write_parameters([self.node_ids[n] for n in names], values)
+        return request
+
+    # --- completing ----------------------------------------------------------------------
+
+    def _completed(self, operation: Operation, future) -> None:
+        """Runs on the session's receive thread."""
+        done = time.perf_counter_ns()
+        try:
+            self._account(operation, future, done)
+        finally:
+            if self.rate is None:
+                self._send_next()
+            else:
+                self.slots.release()
+
+    def _account(self, operation: Operation, future, done: int) -> None:
+        if future.cancelled():
+            self._finish(operation, done, False, 0, "connection closed")
+            return
+        try:
+            data = future.result()
+            if nodeid_from_binary(data.copy()) == SERVICE_FAULT:
+                fault = struct_from_binary(ua.ServiceFault, data)
+                self._finish(operation, done, False, 0, fault.ResponseHeader.ServiceResult.name)
+                return
+            kind = ua.ReadResponse if self.workload == "read" else ua.WriteResponse
+            response = struct_from_binary(kind, data)
+        except Exception as error:
+            self._finish(operation, done, False, 0, f"bad response: {error}")
+            return
+        service = response.ResponseHeader.ServiceResult
+        if not service.is_good():
+            self._finish(operation, done, False, 0, service.name)
+            return
+        results = response.Results
+        if len(results) != len(operation.names):
+            self._finish(operation, done, False, 0, f"{len(results)} results for {len(operation.names)} nodes")
+            return
+        statuses = [r.StatusCode for r in results] if self.workload == "read" else results
+        for name, status in zip(operation.names, statuses, strict=True):
+            if not status.is_good():
+                self._finish(operation, done, False, 0, f"{name}: {status.name}")
+                return
+        self._finish(operation, done, True, len(results), None, results)
+
+    def _finish(self, operation, done, ok, values, error, results=None) -> None:
+        tally = self.tally
+        with tally.lock:
+            if operation.finished:  # already counted as timed out
+                return
+            operation.finished = True
+            del self.outstanding[operation.number]
+            if operation.measured:
+                recorder = tally.recorder
+                recorder.operation(done - operation.scheduled, ok, values, error)
+                if ok and tally.verify and self.workload == "read":
+                    for name, data_value in zip(operation.names, results, strict=True):
+                        recorder.verification(contract.verify_value(name, data_value.Value.Value))
+            if not self.outstanding:
+                self.all_done.notify_all()
+
+    # --- the end of the run --------------------------------------------------------------
+
+    def _count_unsent(self, first_unsent: int | None, reason: str) -> None:
+        """Open loop: requests scheduled inside the measured phase that were never sent are
+        attempted and failed."""
+        if first_unsent is None or self.rate is None:
+            return
+        phases, number = self.phases, first_unsent
+        with self.tally.lock:
+            while True:
+                scheduled = phases.t0 + round((number + self.offset) * self.interval)
+                if scheduled >= phases.measure_end:
+                    break
+                if scheduled >= phases.measure_start:
+                    self.tally.recorder.operation(0, False, 0, reason)
+                number += 1
+
+    def _wait_for_outstanding(self) -> None:
+        phases = self.phases
+        with self.tally.lock:
+            while any(op.measured for op in self.outstanding.values()):
+                remaining = (phases.grace_end - time.perf_counter_ns()) / 1e9
+                if remaining <= 0:
+                    break
+                self.all_done.wait(remaining)
+            for operation in list(self.outstanding.values()):
+                operation.finished = True
+                if operation.measured:
+                    self.tally.recorder.operation(0, False, 0, "no response within 5 s after the measured phase")
+            self.outstanding.clear()
+
+
+def verify_writes(session: Session, nodes: list[str], per_request: int, tally: Tally) -> None:
+    """SPEC §3: session 0 writes a per-run pattern to every node, reads all back."""
+    pattern = time.time_ns() // 1_000_000 % 1000 + 1
+    expected = {}
+    for position, name in enumerate(nodes):  # a node listed twice keeps its last value
+        expected[name] = contract.write_verification_value(pattern, position)
+    recorder, checked = tally.recorder, 0
+    try:
+        for start in range(0, len(nodes), per_request):
+            chunk = nodes[start:start + per_request]
+            session.write(chunk, [contract.write_verification_value(pattern, start + i) for i in range(len(chunk))])
+        for start in range(0, len(nodes), per_request):
+            chunk = nodes[start:start + per_request]
+            checked += _check_read_back(session, chunk, expected, tally)
+    except Exception as error:  # every value not read back is a verification failure
+        with tally.lock:
+            for name in nodes[checked:]:
+                recorder.verification(f"{name}: write verification failed: {error}")
+
+
+def _check_read_back(session: Session, chunk: list[str], expected: dict, tally: Tally) -> int:
+    recorder = tally.recorder
+    results = session.read(chunk)
+    for position, name in enumerate(chunk):
+        data_value = results[position] if position < len(results) else None
+        if data_value is None:
+            got = "no result"
+        elif data_value.StatusCode.is_good():
+            got = data_value.Value.Value
+        else:
+            got = data_value.StatusCode.name
+        failure = None
+        if got != expected[name]:
+            failure = f"{name}: wrote {expected[name]!r}, read back {got!r}"
+        with tally.lock:
+            recorder.verification(failure)
+    return len(chunk)
