@@ -185,8 +185,8 @@ class Session:
 
     def server_config(self, sdk: Sdk, **overrides) -> dict:
         endpoints = [{"policy": "None", "mode": "None"}]
-        endpoints += [{"policy": "Basic256Sha256", "mode": mode} for mode in ("Sign", "SignAndEncrypt")
-                      if sdk.offers("Basic256Sha256", mode)]
+        endpoints += [{"policy": policy, "mode": mode} for policy in sdk.policies if policy != "None"
+                      for mode in ("Sign", "SignAndEncrypt") if sdk.offers(policy, mode)]
         config = {
             "host": "127.0.0.1", "port": free_port(), "signals": 1000, "update_interval_ms": 100,
             "writes": 100,
@@ -201,14 +201,16 @@ class Session:
         config.update(overrides)
         return config
 
-    def server(self, sdk: Sdk) -> Server:
-        """The running server of `sdk`, started (again) if it is not running."""
-        running = self.servers.get(sdk.id)
+    def server(self, sdk: Sdk, **overrides) -> Server:
+        """The running server of `sdk` with these config overrides, started (again) if it
+        is not running. Only one server runs at a time: another server's update loop on the
+        server cores would distort what this one measures."""
+        key = f"{sdk.id}:{provenance.config_hash(overrides)}"
+        running = self.servers.get(key)
         if running and running.alive:
             return running
-        if running:
-            running.measured.stop()
-        config = self.server_config(sdk)
+        self.stop_servers()
+        config = self.server_config(sdk, **overrides)
         process = AdapterProcess(sdk, "server", config, self.workdir, self.server_cpus,
                                  name=f"{sdk.id}-server-{config['port']}")
         measured = Measured.start(process)
@@ -221,20 +223,21 @@ class Session:
             measured.stop()
             raise AdapterError(f"{sdk.id} server refused to start: {ready.get('kind')}: {ready.get('message')}")
         server = Server(sdk, config, measured, ready["endpoint"])
-        self.servers[sdk.id] = server
+        self.servers[key] = server
         return server
 
     def stop_servers(self) -> dict[str, tuple[int | None, float, bool]]:
-        outcomes = {sdk_id: server.measured.stop() for sdk_id, server in self.servers.items()}
+        outcomes = {server.sdk.id: server.measured.stop() for server in self.servers.values()}
         self.servers.clear()
         return outcomes
 
     # --- clients -----------------------------------------------------------------------
 
-    def client_config(self, server: Server, workload: dict, security: dict | None = None) -> dict:
+    def client_config(self, server: Server, workload: dict, security: dict | None = None,
+                      identity: pki.Identity | None = None) -> dict:
         config = {"endpoint": server.endpoint, **workload}
         if security and security.get("policy", "None") != "None":
-            identity = self.pki.client
+            identity = identity or self.pki.client
             config["security"] = {
                 "certificate": str(identity.certificate), "private_key": str(identity.private_key),
                 "application_uri": identity.application_uri, **security}
@@ -288,9 +291,11 @@ class Session:
         return bool(resources and resources["cpu_percent"] >= CLIENT_BOUND_PERCENT / 100 * allowance)
 
     def record(self, kind: str, client: Sdk, server: Sdk, variant: str, repetition: int,
-               config: dict, outcome: CellOutcome, server_config: dict | None = None) -> CellOutcome:
+               config: dict, outcome: CellOutcome, server_config: dict | None = None,
+               parameter: object = None) -> CellOutcome:
         outcome.cell_id = self.store.add_cell(
             self.run_id, suite=self.suite, kind=kind, client=client.id, server=server.id, variant=variant,
+            parameter=None if parameter is None else str(parameter),
             repetition=repetition, status=outcome.status, reason=outcome.reason,
             config_hash=provenance.config_hash(config), client_config=config, server_config=server_config,
             result=outcome.result, client_resources=outcome.client_resources,

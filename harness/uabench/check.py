@@ -177,7 +177,7 @@ class Checker:
     def clean_shutdown(self) -> str:
         server = self.session.server(self.sdk)
         status, seconds, killed = server.measured.stop()
-        self.session.servers.pop(self.sdk.id, None)
+        self.session.servers.clear()
         if killed or status != 0:
             raise CheckFailed(f"status {status} after {seconds:.1f} s" + (" (had to be killed)" if killed else ""))
         return f"status 0 after {seconds:.2f} s"

@@ -14,7 +14,11 @@ from . import contract, paths, sdks
 
 PLANS = paths.SUITES / "plans"
 PLAN_KEYS = {"suite", "description", "servers", "clients", "ranking", "headroom", "profiles", "interop",
-             "throughput"}
+             "throughput", "sweep", "negative_security"}
+PHASES = ("interop", "throughput", "sweep")
+SWEEP_KEYS = {"name", "kind", "values", "workload", "server", "stop", "clients", "total_signals"}
+SWEEP_KINDS = ("signals", "sessions", "nodes_per_request", "in_flight", "nodes", "security")
+STOP_METRICS = ("cycle_time_ratio", "p99_ms")
 PHASE_KEYS = {"warmup_s": (0, 3600), "duration_s": (0.1, 86400), "repetitions": (1, 1000)}
 RANGE = re.compile(r"^([A-Za-z]+_)(\d+)\.\.(\d+)$")
 
@@ -37,6 +41,42 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class Sweep:
+    """One quantity swept over a list of values; each value is a point measured on every
+    server (by the reference client, or by every client)."""
+    name: str
+    kind: str
+    values: dict[str, tuple]  # per profile
+    workload: dict
+    server: dict
+    stop: dict | None
+    clients: str  # "reference" or "all"
+    total_signals: int
+
+    def points(self, profile: str) -> tuple:
+        return self.values.get(profile, self.values.get("*", ()))
+
+    def point(self, value) -> tuple[dict, dict]:
+        """(server config overrides, client workload) of one point."""
+        server, workload = dict(self.server), dict(self.workload)
+        if self.kind == "signals":
+            server["signals"] = max(int(value), server.get("signals", 0))
+            workload["nodes"] = [f"Signal_{i}" for i in range(int(value))]
+        elif self.kind == "sessions":
+            server["signals"] = max(self.total_signals, server.get("signals", 0))
+            workload["sessions"] = int(value)
+            workload["nodes"] = [f"Signal_{i}" for i in range(max(1, self.total_signals // int(value)))]
+        elif self.kind in ("nodes_per_request", "in_flight"):
+            workload[self.kind] = int(value)
+        elif self.kind == "nodes":
+            workload["nodes"] = expand_nodes(value, f"sweep {self.name}")
+        elif self.kind == "security":
+            policy, _, mode = str(value).partition("/")
+            workload["security"] = {"policy": policy, "mode": mode or "None"}
+        return server, workload
+
+
+@dataclass(frozen=True)
 class Plan:
     path: Path
     suite: str
@@ -48,11 +88,19 @@ class Plan:
     profiles: dict[str, dict[str, Phase]]
     interop: tuple[Variant, ...]
     throughput: tuple[Variant, ...]
+    sweeps: tuple[Sweep, ...] = ()
+    negative_security: bool = False
 
     def phase(self, profile: str, kind: str) -> Phase:
         if profile not in self.profiles:
             raise PlanError(f"{self.path}: no profile '{profile}' (has: {', '.join(self.profiles)})")
         return self.profiles[profile][kind]
+
+    def sweep(self, name: str) -> Sweep:
+        for candidate in self.sweeps:
+            if candidate.name == name:
+                return candidate
+        raise PlanError(f"{self.path}: no sweep '{name}'")
 
     def variant(self, kind: str, name: str) -> Variant:
         for candidate in getattr(self, kind):
@@ -123,6 +171,71 @@ def _variants(raw: object, where: str) -> tuple[Variant, ...]:
     return tuple(variants)
 
 
+def _sweeps(raw: object, profiles: list[str]) -> tuple[Sweep, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise PlanError("sweep: must be an array of tables ([[sweep]])")
+    sweeps, names = [], set()
+    for index, entry in enumerate(raw):
+        here = f"sweep[{index}]"
+        if not isinstance(entry, dict):
+            raise PlanError(f"{here}: must be a table")
+        for key in entry:
+            if key not in SWEEP_KEYS:
+                raise PlanError(f"{here}: unknown key '{key}' (known: {', '.join(sorted(SWEEP_KEYS))})")
+        name, kind = entry.get("name"), entry.get("kind")
+        if not isinstance(name, str) or not name or name in names:
+            raise PlanError(f"{here}.name: missing, not a string, or a duplicate")
+        names.add(name)
+        if kind not in SWEEP_KINDS:
+            raise PlanError(f"{here}.kind: must be one of {', '.join(SWEEP_KINDS)}, got {kind!r}")
+        values = entry.get("values")
+        if isinstance(values, list):
+            values = {"*": values}
+        if not isinstance(values, dict) or not values or not all(isinstance(v, list) and v for v in values.values()):
+            raise PlanError(f"{here}.values: a non-empty list, or a table of non-empty lists per profile")
+        for profile in values:
+            if profile != "*" and profile not in profiles:
+                raise PlanError(f"{here}.values.{profile}: no such profile (have: {', '.join(profiles)})")
+        stop = entry.get("stop")
+        if stop is not None and (not isinstance(stop, dict) or set(stop) != {"metric", "above"}
+                                 or stop["metric"] not in STOP_METRICS
+                                 or not isinstance(stop["above"], (int, float))):
+            raise PlanError(f"{here}.stop: must be {{ metric = one of {', '.join(STOP_METRICS)}, above = number }}")
+        clients = entry.get("clients", "reference")
+        if clients not in ("reference", "all"):
+            raise PlanError(f"{here}.clients: must be \"reference\" or \"all\", got {clients!r}")
+        total = entry.get("total_signals", 1000)
+        if isinstance(total, bool) or not isinstance(total, int) or not 1 <= total <= 100000:
+            raise PlanError(f"{here}.total_signals: an integer in [1, 100000], got {total!r}")
+        server = entry.get("server", {})
+        if not isinstance(server, dict):
+            raise PlanError(f"{here}.server: must be a table of server config keys")
+        try:
+            contract.server_config({"port": 4840, **server})
+        except contract.ConfigError as error:
+            raise PlanError(f"{here}.server: {error}") from None
+        workload = entry.get("workload")
+        if not isinstance(workload, dict):
+            raise PlanError(f"{here}.workload: missing or not a table")
+        workload = dict(workload)
+        if "nodes" in workload:
+            workload["nodes"] = expand_nodes(workload["nodes"], f"{here}.workload.nodes")
+        sweep = Sweep(name, kind, {k: tuple(v) for k, v in values.items()}, workload, server, stop, clients, total)
+        for profile_values in sweep.values.values():
+            for value in profile_values:
+                _, point = sweep.point(value)
+                if "security" in point:  # the harness supplies the certificates at run time
+                    point["security"] = dict(point["security"], certificate="c.der", private_key="k.pem")
+                try:
+                    contract.client_config({"endpoint": "opc.tcp://plan-check:4840", **point})
+                except contract.ConfigError as error:
+                    raise PlanError(f"{here} at value {value!r}: {error}") from None
+        sweeps.append(sweep)
+    return tuple(sweeps)
+
+
 def _sdk_selection(raw: object, where: str) -> tuple[str, ...] | None:
     if raw in (None, "all"):
         return None
@@ -155,21 +268,23 @@ def load(location: str | Path) -> Plan:
         raise PlanError(f"{where}: key 'profiles' must hold at least one profile table")
     parsed_profiles = {}
     for name, phases in profiles.items():
-        if not isinstance(phases, dict) or set(phases) - {"interop", "throughput"}:
-            raise PlanError(f"{where}: profiles.{name} may hold only 'interop' and 'throughput' tables")
+        if not isinstance(phases, dict) or set(phases) - set(PHASES):
+            raise PlanError(f"{where}: profiles.{name} may hold only {', '.join(PHASES)} tables")
         parsed_profiles[name] = {kind: _phase(phases.get(kind, {"warmup_s": 0.2, "duration_s": 0.5}),
-                                              f"profiles.{name}.{kind}") for kind in ("interop", "throughput")}
+                                              f"profiles.{name}.{kind}") for kind in PHASES}
     plan = Plan(
         path=path, suite=suite, description=str(raw.get("description", "")),
         servers=_sdk_selection(raw.get("servers"), f"{where}: servers"),
         clients=_sdk_selection(raw.get("clients"), f"{where}: clients"),
         ranking=raw.get("ranking"), headroom=bool(raw.get("headroom", False)), profiles=parsed_profiles,
         interop=_variants(raw.get("interop"), "interop"), throughput=_variants(raw.get("throughput"), "throughput"),
+        sweeps=_sweeps(raw.get("sweep"), list(parsed_profiles)),
+        negative_security=bool(raw.get("negative_security", False)),
     )
     if plan.ranking is not None and plan.ranking not in {v.name for v in plan.throughput}:
         raise PlanError(f"{where}: key 'ranking' names no throughput variant: {plan.ranking!r}")
-    if not plan.interop and not plan.throughput:
-        raise PlanError(f"{where}: the plan has no [[interop]] and no [[throughput]] variants")
+    if not (plan.interop or plan.throughput or plan.sweeps or plan.negative_security):
+        raise PlanError(f"{where}: the plan has no [[interop]], [[throughput]] or [[sweep]] sections")
     return plan
 
 
@@ -223,10 +338,23 @@ def client_server_tests(plan: Plan, only: list[str] | None = None) -> list[TestC
                       ("interop", f"client:{client}", f"server:{server}"))
              for server in servers for client in clients for v in plan.interop]
     reference = reference_client()
-    if reference and plan.throughput:  # ranks the selected servers even when the selection leaves it out
+    if reference:  # ranks the selected servers even when the selection leaves it out
         tests += [TestCase(f"Throughput of {server} ({reference} load): {v.name}", "Throughput Should Be Measured",
                            (reference, server, v.name), ("throughput", f"client:{reference}", f"server:{server}"))
                   for server in servers for v in plan.throughput]
+        for sweep in plan.sweeps:
+            sweep_clients = [reference] if sweep.clients == "reference" else clients
+            tests += [TestCase(f"Sweep {sweep.name} on {server}" + (f" ({client} client)" if sweep.clients == "all"
+                                                                    else ""),
+                               "Sweep Should Complete", (sweep.name, client, server),
+                               ("sweep", f"client:{client}", f"server:{server}"))
+                      for server in servers for client in sweep_clients]
+        if plan.negative_security:
+            tests += [TestCase(f"{server} rejects {what}", keyword, (reference, server),
+                               ("security", f"server:{server}"))
+                      for server in servers for what, keyword in (
+                          ("an untrusted client certificate", "Untrusted Client Should Be Rejected"),
+                          ("a policy it does not offer", "Unoffered Policy Should Be Refused"))]
         if servers and plan.headroom and plan.ranking:
             tests.append(TestCase(f"Headroom of the {reference} load generator",
                                   "Load Generator Headroom Should Be Measured", (reference,),

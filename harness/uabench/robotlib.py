@@ -123,6 +123,70 @@ class UabenchLibrary:
         logger.info(f"{client} load on {fastest}: 1 process {figures[1]['mean']:.0f} values/s, "
                     f"2 processes {figures[2]['mean']:.0f} values/s ({gain:+.0%})")
 
+    def sweep_should_complete(self, name: str, client: str, server: str) -> None:
+        """Measures `server` at every point of the sweep, in order, until the plan's stop
+        condition holds (the server can no longer keep up) or a point fails. Only a failure
+        at the first point fails the test: later ones mark the limit."""
+        sweep = self.plan.sweep(name)
+        phase = self.plan.phase(self.profile, "sweep")
+        client_sdk, server_sdk = sdks.get(client), sdks.get(server)
+        measured = []
+        for index, value in enumerate(sweep.points(self.profile)):
+            overrides, workload = sweep.point(value)
+            workload.update(warmup_s=phase.warmup_s, duration_s=phase.duration_s)
+            try:
+                outcomes = [self._cell("sweep", client, server, name, repetition, workload, parameter=value,
+                                       server_overrides=overrides)
+                            for repetition in range(phase.repetitions)]
+            except AssertionError as failure:
+                if index == 0:
+                    raise
+                logger.info(f"{name} = {value}: {failure} — limit reached")
+                break
+            except SkipExecution:
+                if sweep.kind == "security":
+                    continue  # an unsupported policy ends no sweep
+                raise
+            metric = sweep_metric(sweep, workload, outcomes)
+            measured.append(f"{value}: {metric:.3g}" if metric is not None else str(value))
+            if sweep.stop and metric is not None and metric > sweep.stop["above"]:
+                logger.info(f"{name} = {value}: {sweep.stop['metric']} {metric:.3f} > {sweep.stop['above']} — stop")
+                break
+        logger.info(f"{client_sdk.id} → {server_sdk.id}, {name}: " + ", ".join(measured))
+
+    def untrusted_client_should_be_rejected(self, client: str, server: str) -> None:
+        """A client whose certificate the server does not trust must not read anything."""
+        session = self._session()
+        running = session.server(sdks.get(server))
+        security = {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}
+        config = session.client_config(running, dict(NEGATIVE_WORKLOAD), security, identity=session.pki.stranger)
+        self._expect_refusal(client, server, "untrusted certificate", config, running)
+
+    def unoffered_policy_should_be_refused(self, client: str, server: str) -> None:
+        """A server offering only None and Basic256Sha256/SignAndEncrypt must refuse a
+        client that asks for Basic256Sha256/Sign."""
+        session = self._session()
+        endpoints = [{"policy": "None", "mode": "None"}, {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}]
+        security_config = dict(session.server_config(sdks.get(server))["security"], endpoints=endpoints)
+        running = session.server(sdks.get(server), security=security_config)
+        config = session.client_config(running, dict(NEGATIVE_WORKLOAD), {"policy": "Basic256Sha256", "mode": "Sign"})
+        self._expect_refusal(client, server, "unoffered policy", config, running)
+
+    def _expect_refusal(self, client_id: str, server_id: str, what: str, config: dict, running) -> None:
+        session = self._session()
+        client, server = sdks.get(client_id), sdks.get(server_id)
+        if not (server.offers("Basic256Sha256", "SignAndEncrypt") and client.offers("Basic256Sha256", "Sign")):
+            raise SkipExecution(f"not supported: {server_id} or {client_id} lacks Basic256Sha256")
+        outcome = session.run_client(client, running, config)
+        refused = outcome.status == "fail" and outcome.result is None
+        verdict = CellOutcome("pass" if refused else "fail",
+                              f"refused: {_first(outcome.reason)}" if refused else
+                              f"{server_id} accepted a client with an {what}: it must refuse it")
+        session.record("negative", client, server, what, 0, config, verdict, running.config)
+        if not refused:
+            raise AssertionError(verdict.reason)
+        logger.info(verdict.reason)
+
     def _throughput_workload(self, variant: str) -> tuple[dict, int]:
         phase = self.plan.phase(self.profile, "throughput")
         workload = dict(self.plan.variant("throughput", variant).workload, warmup_s=phase.warmup_s,
@@ -130,22 +194,30 @@ class UabenchLibrary:
         return workload, phase.repetitions
 
     def _cell(self, kind: str, client_id: str, server_id: str, variant: str, repetition: int,
-              workload: dict, processes: int = 1) -> CellOutcome:
+              workload: dict, processes: int = 1, parameter: object = None,
+              server_overrides: dict | None = None) -> CellOutcome:
         session = self._session()
         client, server = sdks.get(client_id), sdks.get(server_id)
         if workload["workload"] not in client.workloads:
             outcome = CellOutcome("not_supported", client.reason_unsupported(workload["workload"]))
-            session.record(kind, client, server, variant, repetition, workload, outcome)
+            session.record(kind, client, server, variant, repetition, workload, outcome, parameter=parameter)
             raise SkipExecution(f"not supported: {outcome.reason}")
+        security = workload.get("security") or {}
+        policy, mode = security.get("policy", "None"), security.get("mode", "None")
+        for sdk in (client, server):
+            if not sdk.offers(policy, mode):
+                outcome = CellOutcome("not_supported", f"{sdk.id} does not offer {policy}/{mode}")
+                session.record(kind, client, server, variant, repetition, workload, outcome, parameter=parameter)
+                raise SkipExecution(f"not supported: {outcome.reason}")
         try:
-            running = session.server(server)
+            running = session.server(server, **(server_overrides or {}))
         except AdapterError as error:
             outcome = session.record(kind, client, server, variant, repetition, workload,
-                                     CellOutcome("fail", f"server did not start: {error}"))
+                                     CellOutcome("fail", f"server did not start: {error}"), parameter=parameter)
             raise AssertionError(outcome.reason) from None
-        config = session.client_config(running, workload)
+        config = session.client_config(running, {k: v for k, v in workload.items() if k != "security"}, security)
         outcome = session.run_client(client, running, config, processes)
-        session.record(kind, client, server, variant, repetition, config, outcome, running.config)
+        session.record(kind, client, server, variant, repetition, config, outcome, running.config, parameter)
         if outcome.status == "not_supported":
             raise SkipExecution(f"not supported: {outcome.reason}")
         if outcome.status != "pass":
@@ -161,6 +233,25 @@ class UabenchLibrary:
             self.start_benchmark_run()
         assert self.session
         return self.session
+
+
+NEGATIVE_WORKLOAD = {"workload": "read", "nodes": ["Real"], "nodes_per_request": 1, "in_flight": 1,
+                     "warmup_s": 0.1, "duration_s": 0.3}
+
+
+def _first(text: str | None) -> str:
+    return (text or "").strip().splitlines()[0][:200] if text else ""
+
+
+def sweep_metric(sweep, workload: dict, outcomes: list[CellOutcome]) -> float | None:
+    """The quantity a sweep's stop condition compares, over a point's repetitions."""
+    metric = (sweep.stop or {}).get("metric", "cycle_time_ratio" if workload["workload"] == "subscribe" else "p99_ms")
+    if metric == "cycle_time_ratio":
+        cycle = stats.merge_histograms([o.result.get("cycle_time_ns", []) for o in outcomes]).mean()
+        interval = max(workload.get("publishing_interval_ms", 100), workload.get("sampling_interval_ms", 0))
+        return cycle / (interval * 1e6) if cycle else None
+    p99 = _merged(outcomes).percentile(99)
+    return p99 / 1e6 if p99 is not None else None
 
 
 def _merged(outcomes: list[CellOutcome]) -> Histogram:

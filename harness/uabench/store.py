@@ -31,6 +31,7 @@ CREATE TABLE IF NOT EXISTS cells (
     client TEXT NOT NULL,
     server TEXT NOT NULL,
     variant TEXT NOT NULL,
+    parameter TEXT,
     repetition INTEGER NOT NULL,
     status TEXT NOT NULL,
     reason TEXT,
