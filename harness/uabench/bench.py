@@ -179,7 +179,9 @@ class Session:
             return None
         return {"path": str(self.plan.path), "description": self.plan.description, "ranking": self.plan.ranking,
                 "throughput": {v.name: {k: v.workload[k] for k in ("nodes_per_request", "in_flight")
-                                        if k in v.workload} for v in self.plan.throughput}}
+                                        if k in v.workload} for v in self.plan.throughput},
+                "sweeps": {w.name: {"kind": w.kind, "stop": w.stop, "workload": w.workload["workload"]}
+                           for w in self.plan.sweeps}}
 
     # --- servers -----------------------------------------------------------------------
 

@@ -335,6 +335,129 @@ def client_config(raw: dict) -> dict:
     return config
 
 
+# --- PubSub roles (SPEC §8) ---------------------------------------------------------------
+
+MAX_UDP_PAYLOAD = 65507          # IPv4: 65535 - 20 (IP header) - 8 (UDP header)
+MAX_FIELDS_PER_MESSAGE = 12000   # 12000 Variant-encoded Floats (5 bytes each) + headers < 65507
+MAX_WRITERS = 1000
+
+PUBSUB_KEYS = {
+    "address": Key("string", "opc.udp://239.255.0.1:4840/"),
+    "interface": Key("string", "127.0.0.1"),
+    "publisher_id": Key("int", 1, 0, 65535),
+    "writer_group_id": Key("int", 1, 1, 65535),
+    "dataset_writer_id": Key("int", 1, 1, 65535),
+    "signals": Key("int", 100, 1, 1_000_000),
+    "fields_per_message": Key("int", 10000, 1, MAX_FIELDS_PER_MESSAGE),
+    "publishing_interval_ms": Key("number", 100, 1, 60000),
+}
+PUBLISHER_KEYS = dict(PUBSUB_KEYS)
+SUBSCRIBER_KEYS = {
+    **PUBSUB_KEYS,
+    "warmup_s": Key("number", 1, 0, 3600),
+    "duration_s": Key("number", 5, 0.1, 86400),
+    "verify": Key("bool", True),
+}
+
+
+def parse_udp_address(address: str) -> tuple[str, int]:
+    """(host, port) of `opc.udp://HOST:PORT[/]`; ConfigError naming 'address' otherwise."""
+    prefix = "opc.udp://"
+    rest = address[len(prefix):].rstrip("/") if address.startswith(prefix) else ""
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65535 or "/" in rest:
+        raise ConfigError(f"config: key 'address' must be opc.udp://HOST:PORT/ with a port in [1, 65535], "
+                          f"got {address!r}")
+    return host, int(port)
+
+
+def writers(config: dict) -> int:
+    """How many DataSetWriters (and NetworkMessages per cycle) carry the DataSet."""
+    return -(-config["signals"] // config["fields_per_message"])
+
+
+def writer_fields(config: dict, writer: int) -> range:
+    """The signal indices that DataSetWriter number `writer` (0-based) carries, in order."""
+    per = config["fields_per_message"]
+    return range(writer * per, min(config["signals"], (writer + 1) * per))
+
+
+def _pubsub_config(raw: dict, keys: dict[str, Key]) -> dict:
+    import ipaddress
+
+    config = _fill(raw, keys)
+    parse_udp_address(config["address"])
+    try:
+        ipaddress.IPv4Address(config["interface"])
+    except ValueError:
+        raise ConfigError(f"config: key 'interface' must be the IPv4 address of a local interface, "
+                          f"got {config['interface']!r}") from None
+    count = writers(config)
+    if count > MAX_WRITERS:
+        raise ConfigError(f"config: key 'signals' = {config['signals']} needs {count} DataSetWriters of "
+                          f"fields_per_message = {config['fields_per_message']}; at most {MAX_WRITERS}")
+    if config["dataset_writer_id"] + count - 1 > 65535:
+        raise ConfigError(f"config: key 'dataset_writer_id' = {config['dataset_writer_id']} leaves no room "
+                          f"for {count} DataSetWriter ids below 65536")
+    return config
+
+
+def publisher_config(raw: dict) -> dict:
+    return _pubsub_config(raw, PUBLISHER_KEYS)
+
+
+def subscriber_config(raw: dict) -> dict:
+    return _pubsub_config(raw, SUBSCRIBER_KEYS)
+
+
+def pubsub_result(sdk: str, version: str, config: dict, figures: dict) -> dict:
+    """The subscriber's result record (SPEC §8) from its raw figures:
+    start_ns, end_ns, messages, lost, duplicates, decode_failed, foreign, datagrams, bytes,
+    max_datagram_bytes, fields, checked, verification_failed, verification_examples,
+    error_examples, cycle_time (Histogram), delay (Histogram), negative_delays, timestamps."""
+    seconds = max(1e-9, (figures["end_ns"] - figures["start_ns"]) / 1e9)
+    messages, failed = figures["messages"], figures["decode_failed"]
+    return {
+        "event": "result", "sdk": sdk, "version": version, "role": "subscriber", "workload": "pubsub",
+        "config": config, "start_ns": figures["start_ns"], "end_ns": figures["end_ns"],
+        "operations": {"attempted": messages, "succeeded": messages - failed, "failed": failed},
+        "values": figures["fields"],
+        "verification": {"checked": figures["checked"], "failed": figures["verification_failed"],
+                         "examples": figures["verification_examples"][:MAX_EXAMPLES]},
+        "errors": {"examples": figures["error_examples"][:MAX_EXAMPLES]},
+        "throughput": {"ops_per_s": (messages - failed) / seconds, "values_per_s": figures["fields"] / seconds},
+        "latency_ns": [],
+        "pubsub": {
+            "messages": messages, "datagrams": figures["datagrams"], "bytes": figures["bytes"],
+            "max_datagram_bytes": figures["max_datagram_bytes"], "writers": writers(config),
+            "lost": figures["lost"], "duplicates": figures["duplicates"], "decode_failed": failed,
+            "foreign": figures["foreign"], "negative_delays": figures["negative_delays"],
+            "timestamps": figures["timestamps"],
+        },
+        "cycle_time_ns": figures["cycle_time"].sparse(),
+        "delay_ns": figures["delay"].sparse(),
+    }
+
+
+def verify_signal_fields(first_index: int, values: list, examples: list[str]) -> tuple[int, int]:
+    """Verifies the Float fields of one DataSetMessage that starts at Signal_{first_index}:
+    each is Signal_i's value, and all carry the same tick. Returns (checked, failed)."""
+    failed, tick = 0, None
+    for offset, value in enumerate(values):
+        node = f"Signal_{first_index + offset}"
+        reason = verify_value(node, value)
+        if reason is None:
+            if tick is None:
+                tick = signal_tick(value)
+            elif signal_tick(value) != tick:
+                reason = f"{node}: tick {signal_tick(value)} differs from tick {tick} of the same message"
+        if reason is not None:
+            failed += 1
+            if len(examples) < MAX_EXAMPLES:
+                examples.append(reason)
+    return len(values), failed
+
+
 # --- stdout protocol (SPEC §2) ------------------------------------------------------------
 
 def emit(event: dict) -> None:

@@ -3,76 +3,21 @@ as Markdown, a self-contained HTML page (plots embedded) and a JSON export."""
 
 from __future__ import annotations
 
-import base64
 import csv
 import html
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from . import stats
+from . import plots, stats, sweeps
 from .store import Store
-
-
-@dataclass
-class Ranked:
-    server: str
-    client: str
-    variant: str
-    repetitions: int
-    values_per_s: dict
-    ops_per_s: dict
-    latency: dict
-    server_cpu_percent: float | None
-    server_cpu_s_per_million_values: float | None
-    server_ctx_per_op: float | None
-    client_cpu_percent: float | None
-    client_bound: bool
-    histogram: object = field(repr=False, default=None)
+from .sweeps import Point
 
 
 def _mean(values: list[float]) -> float | None:
     values = [v for v in values if v is not None]
     return sum(values) / len(values) if values else None
-
-
-def throughput_rows(cells: list[dict], variant: str) -> list[Ranked]:
-    """One row per server (reference client's load), ranked: client-bound rows never rank."""
-    groups: dict[tuple[str, str], list[dict]] = {}
-    for cell in cells:
-        if cell["kind"] == "throughput" and cell["variant"] == variant and cell["status"] == "pass":
-            groups.setdefault((cell["server"], cell["client"]), []).append(cell)
-    rows = []
-    for (server, client), group in groups.items():
-        results = [c["result"] for c in group]
-        histogram = stats.merge_histograms([r["latency_ns"] for r in results])
-        server_res = [c["server_resources"] or {} for c in group]
-        client_res = [c["client_resources"] or {} for c in group]
-        cpu_per_million = []
-        ctx_per_op = []
-        for cell, res in zip(group, server_res, strict=True):
-            values, ops = cell["result"]["values"], cell["result"]["operations"]["succeeded"]
-            seconds = (cell["result"]["end_ns"] - cell["result"]["start_ns"]) / 1e9
-            if res and values and res.get("seconds"):
-                cpu = (res["cpu_user_s"] + res["cpu_system_s"]) * (seconds / res["seconds"])
-                cpu_per_million.append(cpu / values * 1e6)
-                switches = (res["ctx_voluntary"] + res["ctx_involuntary"]) * (seconds / res["seconds"])
-                ctx_per_op.append(switches / ops if ops else None)
-        rows.append(Ranked(
-            server=server, client=client, variant=variant, repetitions=len(group),
-            values_per_s=stats.summarize([r["throughput"]["values_per_s"] for r in results]),
-            ops_per_s=stats.summarize([r["throughput"]["ops_per_s"] for r in results]),
-            latency=stats.latency_summary(histogram),
-            server_cpu_percent=_mean([r.get("cpu_percent") for r in server_res]),
-            server_cpu_s_per_million_values=_mean(cpu_per_million),
-            server_ctx_per_op=_mean(ctx_per_op),
-            client_cpu_percent=_mean([r.get("cpu_percent") for r in client_res]),
-            client_bound=any(c["client_bound"] for c in group),
-            histogram=histogram,
-        ))
-    rows.sort(key=lambda r: (r.client_bound, -(r.values_per_s["mean"] or 0)))
-    return rows
 
 
 def interop_matrix(cells: list[dict]) -> tuple[list[str], list[str], dict[tuple[str, str], dict]]:
@@ -117,11 +62,13 @@ def _throughput_cell(summary: dict) -> str:
     return text
 
 
-def _marks(row: Ranked) -> str:
+def _marks(point: Point) -> str:
     marks = []
-    if row.client_bound:
+    if point.client_bound:
         marks.append("client-bound")
-    if row.repetitions == 1:
+    if point.emulated:
+        marks.append("emulated (qemu)")
+    if point.repetitions == 1:
         marks.append("single repetition")
     return ", ".join(marks)
 
@@ -149,42 +96,158 @@ def suite_title(suite: str) -> str:
 
 def ranking_section(run: dict, cells: list[dict]) -> Section | None:
     suite, summary = run["suite"], run["provenance"].get("plan") or {}
+    measured = sweeps.points(cells, "throughput")
     md, page = [], []
-    any_rows = False
     for name, load in summary.get("throughput", {}).items():
-        rows = throughput_rows(cells, name)
+        rows = sorted((p for p in measured if p.sweep == name),
+                      key=lambda p: (p.client_bound or p.emulated, -(p.values_per_s["mean"] or 0)))
         if not rows:
             continue
-        any_rows = True
         ranking = name == summary.get("ranking")
         headers = ["rank", "server", "values/s (mean ± 95% CI)", "requests/s", "CV", "p50 µs", "p90 µs",
-                   "p99 µs", "p99.9 µs", "max µs", "server CPU %", "server CPU-s / M values",
-                   "server ctx switches / request", "load generator CPU %", "marks"]
+                   "p99 µs", "p99.9 µs", "max µs", "server CPU % (user/sys)", "server CPU-s / M values",
+                   "ctx switches / request", "cycles / request", "instructions / request", "load generator CPU %",
+                   "marks"]
         table, rank = [], 0
-        for row in rows:
-            if not row.client_bound:
-                rank += 1
-            lat = row.latency
+        for point in rows:
+            ranked = not (point.client_bound or point.emulated)
+            rank += ranked
+            lat, cv = point.latency, point.values_per_s["cv"]
             table.append([
-                str(rank) if not row.client_bound else "–", row.server, _throughput_cell(row.values_per_s),
-                _fmt(row.ops_per_s["mean"]), _fmt((row.values_per_s["cv"] or 0) * 100, 1) + " %"
-                if row.values_per_s["cv"] is not None else "–",
-                _fmt(lat["p50_us"], 1), _fmt(lat["p90_us"], 1), _fmt(lat["p99_us"], 1),
-                _fmt(lat["p99.9_us"], 1), _fmt(lat["max_us"], 1), _fmt(row.server_cpu_percent, 0),
-                _fmt(row.server_cpu_s_per_million_values, 2), _fmt(row.server_ctx_per_op, 3),
-                _fmt(row.client_cpu_percent, 0), _marks(row)])
+                str(rank) if ranked else "–", point.server, _throughput_cell(point.values_per_s),
+                _fmt(point.ops_per_s["mean"]), f"{cv * 100:.1f} %" if cv is not None else "–",
+                _fmt(lat["p50_us"], 1), _fmt(lat["p90_us"], 1), _fmt(lat["p99_us"], 1), _fmt(lat["p99.9_us"], 1),
+                _fmt(lat["max_us"], 1),
+                f"{_fmt(point.server_cpu_percent)} ({_fmt(point.server_user_percent)}/"
+                f"{_fmt(point.server_system_percent)})",
+                _fmt(point.server_cpu_s_per_million, 2), _fmt(point.server_ctx_per_op, 3),
+                _fmt(point.server_cycles_per_op), _fmt(point.server_instructions_per_op),
+                _fmt(point.client_cpu_percent), _marks(point)])
         title = f"{name} — load: {rows[0].client} client, {load.get('in_flight', 1)} requests in flight"
-        note = ("Servers ranked by values/s; client-bound results are shown but not ranked."
-                if ranking else "Not used for the ranking; shown for comparison.")
+        note = ("Servers ranked by values/s; client-bound or emulated results are shown but not ranked. "
+                "Counters a machine lacks show –." if ranking else "Not used for the ranking; shown for comparison.")
         t_md, t_html = _table(headers, table)
         md += [f"### {title}", "", note, "", *t_md, ""]
         page += [f"<h3>{html.escape(title)}</h3><p>{html.escape(note)}</p>", *t_html]
-        plot = latency_cdf_plot(rows, f"{suite_title(suite)} latency CDF — {name}")
-        if plot:
-            page.append(f'<img alt="latency CDF {html.escape(name)}" src="data:image/png;base64,{plot}">')
-    if not any_rows:
+        curves = {p.server + (" (client-bound)" if p.client_bound else ""): stats.cdf(p.histogram) for p in rows}
+        page.append(_img(plots.step_plot(f"{suite_title(suite)} latency CDF — {name}", "latency (µs)",
+                                         "fraction of requests", curves, logx=True), f"latency CDF {name}"))
+    if not md:
         return None
     return Section(f"{suite_title(suite)}: server ranking", md, page)
+
+
+def _ratio(value: float | None, base: float | None) -> float | None:
+    return value / base if value is not None and base else None
+
+
+def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Section | None:
+    rows = [p for p in sweeps.points(cells) if p.sweep == name]
+    if not rows:
+        return None
+    kind, subscribe = about.get("kind"), about.get("workload") == "subscribe"
+    security = kind == "security"
+    baseline = {(p.server, p.client): p for p in rows if p.parameter == "None/None"}
+    if subscribe:
+        headers = ["server", "client", kind, "signals/s", "cycle mean ms", "cycle p99 ms", "delay p50 ms",
+                   "delay p99 ms", "tick gaps", "updates/subscription", "server CPU % (user/sys)",
+                   "server CPU-s / M values", "client CPU %", "sustained", "marks"]
+    else:
+        headers = ["server", "client", kind, "values/s (mean ± 95% CI)", "requests/s", "µs / request (mean)",
+                   "µs / value", "p50 µs", "p99 µs", "CV of response time", "server CPU % (user/sys)",
+                   "server CPU-s / M values", "ctx switches / request", "marks"]
+        if security:
+            headers[3:3] = ["round trip vs None", "throughput vs None"]
+    table = []
+    for p in rows:
+        cpu = f"{_fmt(p.server_cpu_percent)} ({_fmt(p.server_user_percent)}/{_fmt(p.server_system_percent)})"
+        if subscribe:
+            table.append([p.server, p.client, str(p.parameter), _fmt(p.values_per_s["mean"]), _fmt(p.cycle_ms, 1),
+                          _fmt(p.cycle_p99_ms, 1), _fmt(p.delay_p50_ms, 2), _fmt(p.delay_p99_ms, 2),
+                          _fmt(p.tick_gaps), f"{_fmt(p.updates_min)}–{_fmt(p.updates_max)}", cpu,
+                          _fmt(p.server_cpu_s_per_million, 2), _fmt(p.client_cpu_percent),
+                          "yes" if p.sustained else "no", _marks(p)])
+            continue
+        per_value = 1e6 / p.values_per_s["mean"] if p.values_per_s["mean"] else None
+        row = [p.server, p.client, str(p.parameter), _throughput_cell(p.values_per_s), _fmt(p.ops_per_s["mean"]),
+               _fmt(p.latency["mean_us"], 1), _fmt(per_value, 3), _fmt(p.latency["p50_us"], 1),
+               _fmt(p.latency["p99_us"], 1), _fmt(p.latency_cv, 3) if p.latency_cv is not None else "–", cpu,
+               _fmt(p.server_cpu_s_per_million, 2), _fmt(p.server_ctx_per_op, 3), _marks(p)]
+        if security:
+            base = baseline.get((p.server, p.client))
+            row[3:3] = [_fmt(_ratio(p.latency["mean_us"], base and base.latency["mean_us"]), 2),
+                        _fmt(_ratio(p.values_per_s["mean"], base and base.values_per_s["mean"]), 2)]
+        table.append(row)
+    md, page = _table(headers, table)
+    notes = []
+    if kind == "signals":
+        best = sweeps.highest_sustained(rows)
+        notes = [f"Highest sustained signals/s (mean cycle time within {sweeps.SUSTAINED_CYCLE_RATIO:.0%} of the "
+                 "interval): " + (", ".join(f"{server} {_fmt(point.values_per_s['mean'])} at {point.parameter} signals"
+                                            for server, point in sorted(best.items())) or "none")]
+    md = [*(f"{n}" for n in notes), "", *md] if notes else md
+    page = [*(f"<p>{html.escape(n)}</p>" for n in notes), *page]
+    page += _sweep_plots(name, kind, subscribe, rows, baseline)
+    return Section(f"{suite_title(run['suite'])}: {name}", md, page)
+
+
+def _numeric(parameter: str | None) -> float | None:
+    try:
+        return float(parameter)
+    except (TypeError, ValueError):
+        return None
+
+
+def _sweep_plots(name: str, kind: str, subscribe: bool, rows: list[Point], baseline: dict) -> list[str]:
+    def series(x, y) -> dict:
+        out: dict[str, list] = {}
+        for p in rows:
+            xv, yv = x(p), y(p)
+            if xv is not None and yv is not None:
+                out.setdefault(f"{p.server} ({p.client})", []).append((xv, yv))
+        return out
+
+    images = []
+    if subscribe and kind == "signals":
+        images.append(plots.line_plot(f"{name}: server CPU vs signals/s", "signals/s", "server CPU %",
+                                      series(lambda p: p.values_per_s["mean"], lambda p: p.server_cpu_percent)))
+        images.append(plots.line_plot(f"{name}: cycle time vs signals/s", "signals/s", "mean cycle time (ms)",
+                                      series(lambda p: p.values_per_s["mean"], lambda p: p.cycle_ms),
+                                      hline=100 * sweeps.SUSTAINED_CYCLE_RATIO))
+    elif subscribe:
+        images.append(plots.line_plot(f"{name}: server CPU", kind, "server CPU %",
+                                      series(lambda p: _numeric(p.parameter), lambda p: p.server_cpu_percent)))
+    elif kind == "security":
+        ratios: dict[str, dict[str, float]] = {}
+        for p in rows:
+            base = baseline.get((p.server, p.client))
+            ratio = _ratio(p.values_per_s["mean"], base and base.values_per_s["mean"])
+            if ratio is not None:
+                ratios.setdefault(p.server, {})[str(p.parameter)] = ratio
+        images.append(plots.bar_plot(f"{name}: throughput relative to None", "ratio to None", ratios, hline=1.0))
+    elif kind == "nodes":
+        groups: dict[str, dict[str, float]] = {}
+        for p in rows:
+            if p.latency["mean_us"] is not None:
+                groups.setdefault(p.server, {})[str(p.parameter)] = p.latency["mean_us"]
+        images.append(plots.bar_plot(f"{name}: time per request", "µs (mean)", groups))
+    else:
+        def per_value(p: Point) -> float | None:
+            return 1e6 / p.values_per_s["mean"] if p.values_per_s["mean"] else None
+
+        images.append(plots.line_plot(f"{name}: time per value", kind, "µs per value",
+                                      series(lambda p: _numeric(p.parameter), per_value), logx=True, logy=True))
+    return [_img(png, name) for png in images if png]
+
+
+def negative_section(run: dict, cells: list[dict]) -> Section | None:
+    rows = [[c["server"], c["client"], c["variant"], c["status"], _first_line(c["reason"])]
+            for c in cells if c["kind"] == "negative"]
+    if not rows:
+        return None
+    md, page = _table(["server", "client", "refused", "verdict", "detail"], rows)
+    page = [p.replace("<td>pass", '<td class="pass">pass').replace("<td>fail", '<td class="fail">fail') for p in page]
+    return Section(f"{suite_title(run['suite'])}: negative security tests", md, page)
 
 
 def interop_section(suite: str, cells: list[dict]) -> Section | None:
@@ -273,28 +336,8 @@ def provenance_section(runs: list[dict]) -> Section:
     return Section("Provenance", md, page)
 
 
-def latency_cdf_plot(rows: list[Ranked], title: str) -> str | None:
-    import matplotlib
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
-
-    figure, axes = pyplot.subplots(figsize=(7, 4))
-    for row in rows:
-        points = stats.cdf(row.histogram)
-        if points:
-            label = row.server + (" (client-bound)" if row.client_bound else "")
-            axes.step([p[0] for p in points], [p[1] for p in points], where="post", label=label)
-    axes.set_xscale("log")
-    axes.set_xlabel("latency (µs, log scale)")
-    axes.set_ylabel("fraction of requests")
-    axes.set_title(title)
-    axes.grid(True, which="both", alpha=0.3)
-    axes.legend(fontsize=8)
-    buffer = io.BytesIO()
-    figure.tight_layout()
-    figure.savefig(buffer, format="png", dpi=90)
-    pyplot.close(figure)
-    return base64.b64encode(buffer.getvalue()).decode()
+def _img(png: str | None, alt: str) -> str:
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{png}">' if png else ""
 
 
 STYLE = """body{font-family:sans-serif;max-width:1300px;margin:1em auto;padding:0 1em;color:#222}
@@ -322,6 +365,13 @@ def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict
         exported += cells
         sections += [s for s in (ranking_section(run, cells), headroom_section(run, cells),
                                  interop_section(run["suite"], cells)) if s]
+        for name, about in ((run["provenance"].get("plan") or {}).get("sweeps") or {}).items():
+            section = sweep_section(run, cells, name, about)
+            if section:
+                sections.append(section)
+        section = negative_section(run, cells)
+        if section:
+            sections.append(section)
     sections.append(provenance_section(runs))
     out_dir.mkdir(parents=True, exist_ok=True)
     md = ["# uabench report", ""]

@@ -65,3 +65,12 @@ def cdf(histogram: Histogram) -> list[tuple[float, float]]:
         seen += count
         points.append((value / 1e3, seen / total))
     return points
+
+
+def histogram_cv(histogram: Histogram) -> float | None:
+    """Coefficient of variation of the recorded values (std / mean)."""
+    total, mean = histogram.total, histogram.mean()
+    if total < 2 or not mean:
+        return None
+    variance = sum(count * (value - mean) ** 2 for value, count in histogram.counts.items()) / (total - 1)
+    return math.sqrt(variance) / mean
