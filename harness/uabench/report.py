@@ -188,6 +188,12 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
     md = [*(f"{n}" for n in notes), "", *md] if notes else md
     page = [*(f"<p>{html.escape(n)}</p>" for n in notes), *page]
     page += _sweep_plots(name, kind, subscribe, rows, baseline)
+    unmeasured = [f"{c['server']} ({c['client']}) at {c.get('parameter')}: {c['status']} — {_first_line(c['reason'])}"
+                  for c in cells if c["kind"] == "sweep" and c["variant"] == name and c["status"] != "pass"]
+    if unmeasured:
+        md += ["", "Points not measured:", "", *[f"- {u}" for u in unmeasured]]
+        page.append("<p>Points not measured:</p><ul>"
+                    + "".join(f"<li>{html.escape(u)}</li>" for u in unmeasured) + "</ul>")
     return Section(f"{suite_title(run['suite'])}: {name}", md, page)
 
 

@@ -124,13 +124,13 @@ class UabenchLibrary:
                     f"2 processes {figures[2]['mean']:.0f} values/s ({gain:+.0%})")
 
     def sweep_should_complete(self, name: str, client: str, server: str) -> None:
-        """Measures `server` at every point of the sweep, in order, until the plan's stop
-        condition holds (the server can no longer keep up) or a point fails. Only a failure
-        at the first point fails the test: later ones mark the limit."""
+        """Measures `server` at every point of the sweep, in order. A sweep with a stop
+        condition ends when it holds or a point fails (the server reached its limit; only a
+        failure at the first point fails the test). A sweep without one measures every point
+        and fails the test if any point failed."""
         sweep = self.plan.sweep(name)
         phase = self.plan.phase(self.profile, "sweep")
-        client_sdk, server_sdk = sdks.get(client), sdks.get(server)
-        measured = []
+        measured, failed = [], []
         for index, value in enumerate(sweep.points(self.profile)):
             overrides, workload = sweep.point(value)
             workload.update(warmup_s=phase.warmup_s, duration_s=phase.duration_s)
@@ -138,21 +138,26 @@ class UabenchLibrary:
                 outcomes = [self._cell("sweep", client, server, name, repetition, workload, parameter=value,
                                        server_overrides=overrides)
                             for repetition in range(phase.repetitions)]
+            except SkipExecution as skipped:
+                measured.append(f"{value}: {skipped}")
+                continue
             except AssertionError as failure:
-                if index == 0:
+                if sweep.stop and index > 0:
+                    measured.append(f"{value}: failed — limit reached")
+                    logger.info(f"{name} = {value}: {failure} — limit reached")
+                    break
+                if sweep.stop:
                     raise
-                logger.info(f"{name} = {value}: {failure} — limit reached")
-                break
-            except SkipExecution:
-                if sweep.kind == "security":
-                    continue  # an unsupported policy ends no sweep
-                raise
+                failed.append(f"{value}: {_first(str(failure))}")
+                continue
             metric = sweep_metric(sweep, workload, outcomes)
             measured.append(f"{value}: {metric:.3g}" if metric is not None else str(value))
             if sweep.stop and metric is not None and metric > sweep.stop["above"]:
                 logger.info(f"{name} = {value}: {sweep.stop['metric']} {metric:.3f} > {sweep.stop['above']} — stop")
                 break
-        logger.info(f"{client_sdk.id} → {server_sdk.id}, {name}: " + ", ".join(measured))
+        logger.info(f"{client} → {server}, {name}: " + ", ".join(measured))
+        if failed:
+            raise AssertionError(f"{len(failed)} point(s) failed: " + "; ".join(failed))
 
     def untrusted_client_should_be_rejected(self, client: str, server: str) -> None:
         """A client whose certificate the server does not trust must not read anything."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import sys
 
 import asyncua
@@ -55,11 +54,11 @@ def main(argv: list[str]) -> None:
         if command == "server":
             config = contract.server_config(raw)
             check_security(config["security"]["endpoints"])
-            check_files(config["security"], ["certificate", "private_key", "trusted_certificates"])
+            security.check_files(config["security"], ["certificate", "private_key", "trusted_certificates"])
         else:
             config = contract.client_config(raw)
             check_security([config["security"]])
-            check_files(config["security"], ["certificate", "private_key"])
+            security.check_files(config["security"], ["certificate", "private_key"])
     except contract.ConfigError as error:
         contract.fail("config", str(error), contract.EXIT_CONFIG)
     except contract.NotSupported as error:
@@ -75,15 +74,6 @@ def main(argv: list[str]) -> None:
     except Exception as error:  # anything the roles did not report themselves
         logging.getLogger("uabench_asyncua").exception("%s failed", command)
         contract.fail("runtime", f"{type(error).__name__}: {error}", contract.EXIT_RUNTIME)
-
-
-def check_files(security_config: dict, keys: list[str]) -> None:
-    """Certificate and key files are part of the config: unreadable ones are config errors."""
-    for key in keys:
-        value = security_config.get(key)
-        for path in value if isinstance(value, list) else [value] if value else []:
-            if not os.access(path, os.R_OK) or not os.path.isfile(path):
-                raise contract.ConfigError(f"config: key 'security.{key}': cannot read {path}")
 
 
 def check_security(pairs: list[dict]) -> None:

@@ -16,6 +16,7 @@ from uabench.contract import Recorder
 
 GRACE_S = 5.0
 LATE = "no response within 5 s after the measured phase"
+UNSENT = "not sent before the measured phase ended (all in_flight slots busy)"
 
 
 class Workload(Protocol):
@@ -103,17 +104,27 @@ class LoadDriver:
                 slots.release()
 
         interval_ns = 1e9 / self._rate
-        for k in range(2**62):
-            due = phases.start + int((k * self._sessions + session) * interval_ns)
-            if due >= phases.measure_end:
-                break
+
+        def due_time(k: int) -> int:
+            return phases.start + int((k * self._sessions + session) * interval_ns)
+
+        k = 0
+        while (due := due_time(k)) < phases.measure_end:
             delay = due - time.perf_counter_ns()
             if delay > 0:
                 await asyncio.sleep(delay / 1e9)
-            await slots.acquire()
+            if not await _acquire_before(slots, phases.measure_end):
+                # The phase ended with requests still waiting for a slot: the client stops
+                # sending, and those scheduled inside the measured phase never completed.
+                while (due := due_time(k)) < phases.measure_end:
+                    if due >= phases.measure_start:
+                        self._recorder.operation(0, False, 0, UNSENT)
+                    k += 1
+                break
             task = asyncio.create_task(send(k, due))
             pending.add(task)
             task.add_done_callback(pending.discard)
+            k += 1
         await self._drain(list(pending), phases)
 
     @staticmethod
@@ -126,3 +137,18 @@ class LoadDriver:
         for task in late:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _acquire_before(slots: asyncio.Semaphore, deadline_ns: int) -> bool:
+    """Takes a slot, unless none frees up before the deadline (monotonic ns)."""
+    if not slots.locked():
+        await slots.acquire()
+        return True
+    try:
+        await asyncio.wait_for(slots.acquire(), (deadline_ns - time.perf_counter_ns()) / 1e9)
+    except asyncio.TimeoutError:
+        return False
+    if time.perf_counter_ns() >= deadline_ns:
+        slots.release()
+        return False
+    return True

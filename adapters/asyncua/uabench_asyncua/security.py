@@ -6,12 +6,15 @@ import logging
 from pathlib import Path
 
 from cryptography import x509
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.serialization import Encoding
 
 from asyncua import Client, Server, ua
 from asyncua.crypto import security_policies, uacrypto
 from asyncua.crypto.permission_rules import SimpleRoleRuleset
 from asyncua.crypto.uacrypto import CertProperties
+
+from uabench import contract
 
 log = logging.getLogger("uabench_asyncua.server")
 
@@ -63,6 +66,26 @@ class TrustedClientsOnly(security_policies.SecurityPolicyFactory):
                 log.warning("rejecting a secure channel: client certificate not in trusted_certificates")
                 raise ua.uaerrors.BadUserAccessDenied()
         return super().create(peer_certificate)
+
+
+def check_files(settings: dict, keys: list[str]) -> None:
+    """Certificates (DER) and private keys (PEM) are part of the config: a file that is
+    unreadable or not in its format is a config error naming the key."""
+    for key in keys:
+        value = settings.get(key)
+        for path in value if isinstance(value, list) else [value] if value else []:
+            try:
+                content = Path(path).read_bytes()
+                if key == "private_key":
+                    serialization.load_pem_private_key(content, password=None)
+                else:
+                    x509.load_der_x509_certificate(content)
+            except OSError as error:
+                raise contract.ConfigError(f"config: key 'security.{key}': cannot read {path}: "
+                                           f"{error.strerror}") from error
+            except (ValueError, TypeError) as error:
+                kind = "an unencrypted PEM private key" if key == "private_key" else "a DER certificate"
+                raise contract.ConfigError(f"config: key 'security.{key}': {path} is not {kind}") from error
 
 
 def _der(certificate: x509.Certificate) -> bytes:

@@ -6,6 +6,7 @@
 
 #include "json_out.h"
 
+#include <arpa/inet.h>
 #include <cj5.h>
 #include <errno.h>
 #include <math.h>
@@ -480,6 +481,113 @@ void client_config_json(FILE *out, const client_config *c) {
             json_number(out, c->rate);
         else
             fputs("null", out);
+    }
+    fputc('}', out);
+}
+
+/* --- PubSub (SPEC §8) ---------------------------------------------------------------- */
+
+#define MAX_FIELDS_PER_MESSAGE 12000
+#define MAX_WRITERS 1000
+
+static const char *const PUBSUB_KEYS[] = {
+    "address", "interface", "publisher_id", "writer_group_id", "dataset_writer_id", "signals",
+    "fields_per_message", "publishing_interval_ms", "warmup_s", "duration_s", "verify", NULL};
+enum { PUBLISHER_KEY_COUNT = 8 };
+
+/* opc.udp://HOST:PORT[/] into host and port; false if it is not that. */
+static bool parse_udp_address(const char *address, char **host, int *port) {
+    const char *prefix = "opc.udp://";
+    if(strncmp(address, prefix, strlen(prefix)) != 0)
+        return false;
+    const char *rest = address + strlen(prefix);
+    size_t length = strlen(rest);
+    while(length > 0 && rest[length - 1] == '/')
+        length--;
+    const char *colon = NULL;
+    for(size_t i = 0; i < length; i++) {
+        if(rest[i] == '/')
+            return false;
+        if(rest[i] == ':')
+            colon = rest + i;
+    }
+    if(!colon || colon == rest || (size_t)(colon - rest) + 1 >= length)
+        return false;
+    long value = 0;
+    for(const char *p = colon + 1; p < rest + length; p++) {
+        if(*p < '0' || *p > '9' || value > 65535)
+            return false;
+        value = value * 10 + (*p - '0');
+    }
+    if(value < 1 || value > 65535)
+        return false;
+    *host = strndup(rest, (size_t)(colon - rest));
+    *port = (int)value;
+    return true;
+}
+
+void pubsub_config_load(const char *path, pubsub_config *config, bool subscriber) {
+    document doc;
+    document_load(path, &doc);
+    object root = {&doc, 0, ""};
+    const char *known[16];
+    size_t count = 0;
+    for(const char *const *k = PUBSUB_KEYS; *k; k++)
+        if(subscriber || count < PUBLISHER_KEY_COUNT)
+            known[count++] = *k;
+    known[count] = NULL;
+    reject_unknown_keys(&root, known);
+
+    config->address = get_string(&root, "address", "opc.udp://239.255.0.1:4840/", false, false);
+    config->interface = get_string(&root, "interface", "127.0.0.1", false, false);
+    config->publisher_id = get_int(&root, "publisher_id", 1, 0, 65535, false);
+    config->writer_group_id = get_int(&root, "writer_group_id", 1, 1, 65535, false);
+    config->dataset_writer_id = get_int(&root, "dataset_writer_id", 1, 1, 65535, false);
+    config->signals = get_int(&root, "signals", 100, 1, 1000000, false);
+    config->fields_per_message =
+        get_int(&root, "fields_per_message", 10000, 1, MAX_FIELDS_PER_MESSAGE, false);
+    config->publishing_interval_ms = 100;
+    get_number(&root, "publishing_interval_ms", &config->publishing_interval_ms, 1, 60000, false);
+    config->warmup_s = 1;
+    get_number(&root, "warmup_s", &config->warmup_s, 0, 3600, false);
+    config->duration_s = 5;
+    get_number(&root, "duration_s", &config->duration_s, 0.1, 86400, false);
+    config->verify = get_bool(&root, "verify", true);
+
+    if(!parse_udp_address(config->address, &config->host, &config->port))
+        config_error("config: key 'address' must be opc.udp://HOST:PORT/ with a port in "
+                     "[1, 65535], got '%s'", config->address);
+    struct in_addr ignored;
+    if(inet_pton(AF_INET, config->interface, &ignored) != 1)
+        config_error("config: key 'interface' must be the IPv4 address of a local interface, "
+                     "got '%s'", config->interface);
+    config->writers = (config->signals + config->fields_per_message - 1) /
+                      config->fields_per_message;
+    if(config->writers > MAX_WRITERS)
+        config_error("config: key 'signals' = %d needs %d DataSetWriters of "
+                     "fields_per_message = %d; at most %d", config->signals, config->writers,
+                     config->fields_per_message, MAX_WRITERS);
+    if(config->dataset_writer_id + config->writers - 1 > 65535)
+        config_error("config: key 'dataset_writer_id' = %d leaves no room for %d DataSetWriter "
+                     "ids below 65536", config->dataset_writer_id, config->writers);
+}
+
+void pubsub_config_json(FILE *out, const pubsub_config *c, bool subscriber) {
+    fputs("{\"address\":", out);
+    json_string(out, c->address);
+    fputs(",\"interface\":", out);
+    json_string(out, c->interface);
+    fprintf(out, ",\"publisher_id\":%d,\"writer_group_id\":%d,\"dataset_writer_id\":%d,"
+                 "\"signals\":%d,\"fields_per_message\":%d,\"publishing_interval_ms\":",
+            c->publisher_id, c->writer_group_id, c->dataset_writer_id, c->signals,
+            c->fields_per_message);
+    json_number(out, c->publishing_interval_ms);
+    if(subscriber) {
+        fputs(",\"warmup_s\":", out);
+        json_number(out, c->warmup_s);
+        fputs(",\"duration_s\":", out);
+        json_number(out, c->duration_s);
+        fprintf(out, ",\"verify\":%s", c->verify ? "true" : "false");
     }
     fputc('}', out);
 }

@@ -61,10 +61,34 @@ typedef struct {
     int queue_size;
 } client_config;
 
+/* The PubSub roles of SPEC §8 (publisher and subscriber share the first keys). */
+typedef struct {
+    char *address;          /* opc.udp://HOST:PORT/ */
+    char *interface;        /* IPv4 address of the local interface */
+    int publisher_id;
+    int writer_group_id;
+    int dataset_writer_id;
+    int signals;
+    int fields_per_message;
+    double publishing_interval_ms;
+    /* subscriber */
+    double warmup_s;
+    double duration_s;
+    bool verify;
+    /* derived */
+    char *host;             /* HOST of the address */
+    int port;               /* PORT of the address */
+    int writers;            /* ceil(signals / fields_per_message) */
+} pubsub_config;
+
 void server_config_load(const char *path, server_config *config);
 void client_config_load(const char *path, client_config *config);
+void pubsub_config_load(const char *path, pubsub_config *config, bool subscriber);
 
 /* The config as run, defaults filled in, as one JSON object (key order of contract.py). */
 void client_config_json(FILE *out, const client_config *config);
+
+/* The PubSub config as run, defaults filled in (key order of contract.py). */
+void pubsub_config_json(FILE *out, const pubsub_config *config, bool subscriber);
 
 #endif

@@ -1,9 +1,12 @@
 /* uabench adapter for open62541: `capabilities`, `server --config FILE`,
- * `client --config FILE` (adapters/SPEC.md). */
+ * `client --config FILE`, `publisher --config FILE`, `subscriber --config FILE`
+ * (adapters/SPEC.md). */
 #include "client.h"
 #include "config.h"
 #include "json_out.h"
+#include "publisher.h"
 #include "server.h"
+#include "subscriber.h"
 #include "version.h"
 
 #include <open62541/config.h>
@@ -22,7 +25,8 @@ static int capabilities(void) {
     char line[1024];
     int length = snprintf(line, sizeof(line),
         "{\"sdk\":\"%s\",\"version\":\"%s\",\"language\":\"C\","
-        "\"roles\":[\"server\",\"client\"],\"workloads\":[\"read\",\"write\",\"subscribe\"],\"security\":["
+        "\"roles\":[\"server\",\"client\",\"publisher\",\"subscriber\"],"
+        "\"workloads\":[\"read\",\"write\",\"subscribe\"],\"security\":["
         "{\"policy\":\"None\",\"mode\":\"None\"}", SDK_ID, sdk_version());
     for(int p = POLICY_BASIC256SHA256; p < POLICY_COUNT; p++)
         for(int m = MODE_SIGN; m < MODE_COUNT; m++)
@@ -43,9 +47,11 @@ int main(int argc, char **argv) {
         return server_main(argv[3]);
     if(strcmp(command, "client") == 0 && has_config)
         return client_main(argv[3]);
-    if((strcmp(command, "publisher") == 0 || strcmp(command, "subscriber") == 0) && has_config)
-        fail("not_supported", EXIT_NOT_SUPPORTED,
-             "the %s role is not implemented in this adapter yet", command);
-    fprintf(stderr, "usage: run capabilities | run {server|client} --config FILE\n");
+    if(strcmp(command, "publisher") == 0 && has_config)
+        return publisher_main(argv[3]);
+    if(strcmp(command, "subscriber") == 0 && has_config)
+        return subscriber_main(argv[3]);
+    fprintf(stderr, "usage: run capabilities | run {server|client|publisher|subscriber} --config "
+                    "FILE\n");
     return 2;
 }

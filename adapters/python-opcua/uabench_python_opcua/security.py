@@ -85,8 +85,9 @@ def der(certificate: x509.Certificate) -> bytes:
 # wraps each endpoint's factory so that an untrusted certificate aborts the
 # OpenSecureChannel, and wraps the connection's processor so that the client gets an OPC UA
 # TCP Error message (BadSecurityChecksFailed) and the socket is closed, instead of the
-# library's default of logging the exception and leaving the client waiting. A message
-# whose signature does not verify is rejected the same way.
+# library's default of logging the exception and leaving the client waiting. An
+# OpenSecureChannel with a bad signature, or for a policy/mode the server does not offer, is
+# refused the same way.
 
 class UntrustedCertificate(Exception):
     pass
@@ -131,15 +132,22 @@ class _GuardedProtocol(OPCUAProtocol):
                 return process(header, body)
             except (UntrustedCertificate, InvalidSignature) as rejection:
                 # InvalidSignature: e.g. a client key that does not match its certificate
-                reason = str(rejection) or "invalid signature"
-                log.warning("rejecting secure channel from %s: %s", self.peername, reason)
-                error = ua.ErrorMessage()
-                error.Error = ua.StatusCode(ua.StatusCodes.BadSecurityChecksFailed)
-                error.Reason = reason
-                transport.write(uatcp_to_binary(ua.MessageType.Error, error))
-                return False  # the protocol closes the connection
+                return self._refuse(ua.StatusCodes.BadSecurityChecksFailed, str(rejection) or "invalid signature")
+            except ua.UaError as error:
+                if header.MessageType != ua.MessageType.SecureOpen:
+                    raise
+                # e.g. "No matching policy": a policy/mode this server does not offer
+                return self._refuse(ua.StatusCodes.BadSecurityPolicyRejected, str(error))
 
         self.processor.process = guarded_process
+
+    def _refuse(self, status: int, reason: str) -> bool:
+        log.warning("refusing secure channel from %s: %s", self.peername, reason)
+        error = ua.ErrorMessage()
+        error.Error = ua.StatusCode(status)
+        error.Reason = reason
+        self.transport.write(uatcp_to_binary(ua.MessageType.Error, error))
+        return False  # the protocol closes the connection
 
 
 class GuardedBinaryServer(BinaryServer):

@@ -1,9 +1,8 @@
 package org.uabench.milo;
 
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.eclipse.milo.opcua.stack.core.AttributeId;
@@ -24,29 +23,33 @@ import org.eclipse.milo.opcua.stack.core.types.structured.WriteValue;
  * outstanding through Milo's CompletableFuture API; no thread waits on a response.
  *
  * <p>Closed loop: in_flight chains per session, each sending its next request from the previous
- * one's completion. Open loop: one generator thread releases requests at fixed scheduled times
- * (rate in total, interleaved across sessions); a request that finds all in_flight slots busy
- * waits in its session's queue, and its latency counts from the scheduled time.
+ * one's completion. Open loop: request g (counted over all sessions) is due at start + g / rate
+ * on session g mod S, as that session's request k = g div S. A generator thread releases due
+ * requests; one that finds every in_flight slot busy waits for a completion, and its latency
+ * counts from its due time. Due times follow from k, so waiting requests are just a count.
  */
 final class RequestWorkload {
 
   private static final long GRACE_NS = TimeUnit.SECONDS.toNanos(5);
-  // Completions that arrive synchronously would recurse; past this depth, hop to an executor.
+  // A completion that arrives synchronously would recurse; past this depth, hop to an executor.
   private static final int MAX_INLINE_DEPTH = 16;
   private static final ThreadLocal<int[]> DEPTH = ThreadLocal.withInitial(() -> new int[1]);
 
   private final Config.Client config;
   private final boolean write;
   private final Lane[] lanes;
-  private final ExecutorService trampoline;
+  private final Executor trampoline;
+  private final double periodNs;
 
+  private long start;
   private long measureStart;
   private long measureEnd;
 
-  RequestWorkload(Config.Client config, List<Sessions.Session> sessions, ExecutorService trampoline) {
+  RequestWorkload(Config.Client config, List<Sessions.Session> sessions, Executor trampoline) {
     this.config = config;
     this.write = config.workload().equals("write");
     this.trampoline = trampoline;
+    this.periodNs = config.rate() == null ? 0 : 1e9 / config.rate();
     this.lanes = new Lane[sessions.size()];
     for (int s = 0; s < lanes.length; s++) {
       lanes[s] = new Lane(sessions.get(s));
@@ -58,7 +61,7 @@ final class RequestWorkload {
    * bounds (System.nanoTime) are then {@link #measureStart()} and {@link #measureEnd()}.
    */
   Recorder run() throws InterruptedException {
-    long start = System.nanoTime();
+    start = System.nanoTime();
     measureStart = start + (long) (config.warmupS() * 1e9);
     measureEnd = measureStart + (long) (config.durationS() * 1e9);
 
@@ -70,7 +73,10 @@ final class RequestWorkload {
       }
       sleepUntil(measureEnd);
     } else {
-      generate(start);
+      for (Lane lane : lanes) {
+        lane.planMeasuredRange();
+      }
+      generate();
     }
 
     long deadline = measureEnd + GRACE_NS;
@@ -81,8 +87,7 @@ final class RequestWorkload {
     }
     Recorder total = new Recorder();
     for (Lane lane : lanes) {
-      lane.close();
-      total.merge(lane.measured);
+      total.merge(lane.close());
     }
     return total;
   }
@@ -95,22 +100,44 @@ final class RequestWorkload {
     return measureEnd;
   }
 
-  /** Open loop: request g (all sessions) is due at start + g / rate, on session g mod S. */
-  private void generate(long start) {
-    double periodNs = 1e9 / config.rate();
-    for (long g = 0; ; g++) {
-      long due = start + (long) (g * periodNs);
-      if (due >= measureEnd) {
+  /** Due time of global open-loop request g. */
+  private long due(long g) {
+    return start + (long) (g * periodNs);
+  }
+
+  /** Releases every request that is due, then sleeps until the next one is. */
+  private void generate() {
+    int sessions = lanes.length;
+    long released = 0;
+    while (true) {
+      long now = Math.min(System.nanoTime(), measureEnd - 1);
+      // dueCount = number of g with due(g) <= now: estimated by arithmetic (at high rates many
+      // fall due between two wake-ups), then settled exactly with due() itself.
+      long dueCount = Math.max(released, (long) ((now - start) / periodNs));
+      while (dueCount > released && due(dueCount - 1) > now) {
+        dueCount--;
+      }
+      while (due(dueCount) <= now) {
+        dueCount++;
+      }
+      if (dueCount > released) {
+        for (int s = 0; s < sessions; s++) {
+          // Requests g < dueCount with g mod S == s.
+          lanes[s].release(dueCount > s ? (dueCount - s + sessions - 1) / sessions : 0);
+        }
+        released = dueCount;
+      }
+      long next = due(released);
+      if (next >= measureEnd) {
         return;
       }
-      sleepUntil(due);
-      lanes[(int) (g % lanes.length)].arrive(due);
+      sleepUntil(next);
     }
   }
 
-  private static void sleepUntil(long due) {
+  private static void sleepUntil(long time) {
     long wait;
-    while ((wait = due - System.nanoTime()) > 0) {
+    while ((wait = time - System.nanoTime()) > 0) {
       LockSupport.parkNanos(wait);
     }
   }
@@ -123,19 +150,26 @@ final class RequestWorkload {
   private final class Lane {
     private final Sessions.Session session;
     private final int s;
+    private final int npr;
     private final ReadValueId[] readIds;
     private final NodeId[] nodeIds;
     private final Verify.Check[] checks;
-    private final int npr;
 
-    final Recorder measured = new Recorder();
+    private final Recorder measured = new Recorder();
     // Warm-up runs the same verification into a record nobody reads, so the JIT sees it.
     private final Recorder warmup = new Recorder();
 
+    // Guarded by this. Closed loop: next request number. Open loop: requests released (due)
+    // so far, the next one to send, and the free in_flight slots.
     private long nextRequest;
+    private long released;
     private int freeSlots;
-    private final ArrayDeque<long[]> waiting = new ArrayDeque<>();
-    private long outstandingMeasured;
+    // Measured requests started (closed loop) or the range of k due in the measured phase (open
+    // loop), and how many of them completed.
+    private long measuredStarted;
+    private long firstMeasuredK;
+    private long endMeasuredK;
+    private long measuredCompleted;
     private boolean closed;
 
     Lane(Sessions.Session session) {
@@ -149,9 +183,31 @@ final class RequestWorkload {
       checks = new Verify.Check[nodes.size()];
       for (int i = 0; i < nodes.size(); i++) {
         nodeIds[i] = session.nodeId(nodes.get(i));
-        readIds[i] = new ReadValueId(nodeIds[i], AttributeId.Value.uid(), null, QualifiedName.NULL_VALUE);
+        readIds[i] =
+            new ReadValueId(nodeIds[i], AttributeId.Value.uid(), null, QualifiedName.NULL_VALUE);
         checks[i] = Verify.forNode(nodes.get(i));
       }
+    }
+
+    private long dueOf(long k) {
+      return due(k * lanes.length + s);
+    }
+
+    /** Open loop: the k whose due times fall in the measured phase, found with dueOf itself. */
+    void planMeasuredRange() {
+      firstMeasuredK = firstKDueAtOrAfter(measureStart);
+      endMeasuredK = firstKDueAtOrAfter(measureEnd);
+    }
+
+    private long firstKDueAtOrAfter(long time) {
+      long k = Math.max(0, (long) (((time - start) / periodNs - s) / lanes.length));
+      while (k > 0 && dueOf(k - 1) >= time) {
+        k--;
+      }
+      while (dueOf(k) < time) {
+        k++;
+      }
+      return k;
     }
 
     /** Closed loop: send the next request now, unless the measured phase is over. */
@@ -163,32 +219,30 @@ final class RequestWorkload {
       long k;
       synchronized (this) {
         k = nextRequest++;
-        if (inMeasuredPhase(now)) {
-          outstandingMeasured++;
+        if (now >= measureStart) {
+          measuredStarted++;
         }
       }
-      send(k, now, false);
+      send(k, now);
     }
 
-    /** Open loop: a request falls due; send it if a slot is free, else queue it. */
-    void arrive(long due) {
-      long k;
+    /** Open loop: requests k < count are now due; send as many as there are free slots. */
+    void release(long count) {
+      long first;
+      long end;
       synchronized (this) {
-        k = nextRequest++;
-        if (inMeasuredPhase(due)) {
-          outstandingMeasured++;
-        }
-        if (freeSlots == 0) {
-          waiting.add(new long[] {k, due});
-          return;
-        }
-        freeSlots--;
+        released = Math.max(released, count);
+        first = nextRequest;
+        end = Math.min(released, nextRequest + freeSlots);
+        freeSlots -= (int) (end - first);
+        nextRequest = end;
       }
-      send(k, due, true);
+      for (long k = first; k < end; k++) {
+        send(k, dueOf(k));
+      }
     }
 
-    private void send(long k, long scheduled, boolean openLoop) {
-      boolean counted = inMeasuredPhase(scheduled);
+    private void send(long k, long scheduled) {
       int first = (int) ((k * npr) % readIds.length);
       CompletableFuture<?> response;
       try {
@@ -199,12 +253,8 @@ final class RequestWorkload {
       response.whenComplete(
           (result, error) -> {
             long latency = System.nanoTime() - scheduled;
-            complete(counted ? measured : warmup, counted, first, result, error, latency);
-            if (openLoop) {
-              releaseSlot();
-            } else {
-              next();
-            }
+            complete(inMeasuredPhase(scheduled), first, result, error, latency);
+            continueAfterCompletion();
           });
     }
 
@@ -229,15 +279,16 @@ final class RequestWorkload {
     }
 
     private void complete(
-        Recorder recorder, boolean counted, int first, Object result, Throwable error, long latency) {
+        boolean counted, int first, Object result, Throwable error, long latency) {
+      Recorder recorder = counted ? measured : warmup;
       String failure = error != null ? Sessions.describe(error) : failureOf(result, first);
       synchronized (recorder) {
-        if (closed && counted) {
-          return;
-        }
         if (counted) {
           synchronized (this) {
-            outstandingMeasured--;
+            if (closed) {
+              return;
+            }
+            measuredCompleted++;
           }
         }
         if (failure != null) {
@@ -274,7 +325,8 @@ final class RequestWorkload {
         header = written.getResponseHeader();
         statuses = written.getResults();
         if (statuses == null || statuses.length != npr) {
-          return "write returned " + (statuses == null ? 0 : statuses.length) + " of " + npr + " results";
+          return "write returned " + (statuses == null ? 0 : statuses.length) + " of " + npr
+              + " results";
         }
       }
       StatusCode service = header.getServiceResult();
@@ -284,66 +336,66 @@ final class RequestWorkload {
       for (int j = 0; j < npr; j++) {
         if (statuses[j] == null || !statuses[j].isGood()) {
           String node = config.nodes().get((first + j) % checks.length);
-          return node + ": " + Sessions.statusName(statuses[j] == null ? 0x80000000L : statuses[j].getValue());
+          long code = statuses[j] == null ? StatusCode.BAD.getValue() : statuses[j].getValue();
+          return node + ": " + Sessions.statusName(code);
         }
       }
       return null;
     }
 
-    private void next() {
+    /** Closed loop: the chain goes on. Open loop: the slot goes to a waiting request, if any. */
+    private void continueAfterCompletion() {
+      Runnable next;
+      if (config.rate() == null) {
+        next = this::step;
+      } else {
+        long k;
+        synchronized (this) {
+          if (nextRequest >= released) {
+            freeSlots++;
+            return;
+          }
+          k = nextRequest++;
+        }
+        next = () -> send(k, dueOf(k));
+      }
       int[] depth = DEPTH.get();
       if (depth[0] >= MAX_INLINE_DEPTH) {
-        trampoline.execute(this::step);
+        trampoline.execute(next);
         return;
       }
       depth[0]++;
       try {
-        step();
+        next.run();
       } finally {
         depth[0]--;
       }
     }
 
-    /** Open loop: hand the slot to the oldest queued request, or free it. */
-    private void releaseSlot() {
-      long[] queued;
-      synchronized (this) {
-        queued = waiting.poll();
-        if (queued == null) {
-          freeSlots++;
-          return;
-        }
+    private long measuredDueOrStarted() {
+      if (config.rate() == null) {
+        return measuredStarted;
       }
-      Runnable sendQueued = () -> send(queued[0], queued[1], true);
-      int[] depth = DEPTH.get();
-      if (depth[0] >= MAX_INLINE_DEPTH) {
-        trampoline.execute(sendQueued);
-        return;
-      }
-      depth[0]++;
-      try {
-        sendQueued.run();
-      } finally {
-        depth[0]--;
-      }
+      return Math.max(0, Math.min(released, endMeasuredK) - firstMeasuredK);
     }
 
     synchronized long outstanding() {
-      return outstandingMeasured;
+      return measuredDueOrStarted() - measuredCompleted;
     }
 
-    /** After the grace period: whatever measured request is still open has failed. */
-    void close() {
+    /** After the grace period: every measured request without a response has failed. */
+    Recorder close() {
       synchronized (measured) {
         long open;
         synchronized (this) {
           closed = true;
-          open = outstandingMeasured;
+          open = measuredDueOrStarted() - measuredCompleted;
         }
         for (long i = 0; i < open; i++) {
           measured.failed("no response within 5 s after the measured phase");
         }
       }
+      return measured;
     }
   }
 }

@@ -61,6 +61,8 @@ final class Security {
   static X509Certificate loadCertificate(String path, String keyName) throws ConfigException {
     try (InputStream in = Files.newInputStream(Path.of(path))) {
       return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+    } catch (java.nio.file.NoSuchFileException e) {
+      throw new ConfigException("config: key '" + keyName + "': no such file " + path);
     } catch (IOException | CertificateException | ClassCastException e) {
       throw new ConfigException(
           "config: key '" + keyName + "': cannot load DER certificate " + path + ": " + e.getMessage());
@@ -80,6 +82,8 @@ final class Security {
       }
       throw new ConfigException(
           "config: key '" + keyName + "': " + path + " holds no unencrypted PEM private key");
+    } catch (java.nio.file.NoSuchFileException e) {
+      throw new ConfigException("config: key '" + keyName + "': no such file " + path);
     } catch (IOException e) {
       throw new ConfigException(
           "config: key '" + keyName + "': cannot load PEM private key " + path + ": " + e.getMessage());

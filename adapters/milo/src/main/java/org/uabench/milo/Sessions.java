@@ -172,6 +172,13 @@ final class Sessions {
       String message = ua.getMessage() == null ? "" : ua.getMessage();
       java.util.regex.Matcher text = DETAIL.matcher(message);
       String detail = text.find() ? text.group(1) : message;
+      Throwable root = ua;
+      while (root.getCause() != null && root.getCause() != root) {
+        root = root.getCause();
+      }
+      if (root != ua && !(root instanceof UaException) && root.getMessage() != null) {
+        detail = root.getMessage(); // e.g. "Connection refused: /127.0.0.1:4840"
+      }
       return detail.isEmpty() || detail.contains(name) ? name : name + ": " + detail;
     }
     return error.getClass().getSimpleName() + (error.getMessage() == null ? "" : ": " + error.getMessage());
