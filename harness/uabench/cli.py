@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from . import paths, plan, sdks
+from .model import ModelError
 from .plan import PlanError
 from .store import StoreError, open_store
 
@@ -80,6 +81,46 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_model(args: argparse.Namespace) -> int:
+    from .model import fit_all
+
+    models, problems = fit_all(open_store(args.store).cells())
+    print(f"{'sdk':13} {'communication':14} {'points':>6} {'intercept %':>11} {'% per 1e4 x':>11} {'R²':>6} "
+          f"{'held-out MAE':>12}")
+    for m in models:
+        r2 = f"{m.r2:.3f}" if m.r2 is not None else "–"
+        mae = f"{m.heldout_mae:.2f} pp" if m.heldout_mae is not None else "–"
+        print(f"{m.sdk:13} {m.communication:14} {m.points:6} {m.intercept:11.2f} {m.slope * 1e4:11.4f} "
+              f"{r2:>6} {mae:>12}")
+    for problem in problems:
+        print(f"not fitted: {problem}", file=sys.stderr)
+    print("x = signals × publishing rate (1/s) × clients^0.3 (PubSub: signals × rate)")
+    return 0 if models else 1
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    from .model import fit, observations
+
+    if args.signals <= 0 or args.interval_ms <= 0 or args.clients <= 0:
+        print("uabench predict: --signals, --interval-ms and --clients must be positive", file=sys.stderr)
+        return 2
+    model = fit(args.sdk, args.communication, observations(open_store(args.store).cells()))
+    outside = model.outside(args.signals, args.interval_ms, args.clients)
+    if outside and not args.extrapolate:
+        print(f"uabench predict: refusing to extrapolate for {args.sdk}: " + "; ".join(outside)
+              + " (pass --extrapolate to predict anyway)", file=sys.stderr)
+        return 2
+    cpu = model.predict(args.signals, args.interval_ms, args.clients)
+    band = f" ± {model.band:.1f}" if model.band is not None else " (no error band: too few points)"
+    print(f"{args.sdk} ({args.communication}): predicted server CPU {cpu:.1f}{band} % of one core "
+          f"for {args.signals} signals every {args.interval_ms:g} ms, {args.clients} client(s)")
+    r2 = f", R² {model.r2:.3f}" if model.r2 is not None else ""
+    print(f"model: CPU = {model.intercept:.2f} + {model.slope:.3e} × x over {model.points} points{r2}")
+    if outside:
+        print("WARNING: extrapolated beyond the measured range: " + "; ".join(outside))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(prog="uabench", description="Cross-implementation OPC UA benchmark")
     main.add_argument("--store", default=str(paths.default_store()),
@@ -102,6 +143,18 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--out", default=str(paths.RESULTS / "report"), help="report directory")
     run.set_defaults(func=cmd_run)
 
+    model = commands.add_parser("model", help="fit the CPU sizing model to the stored sweeps")
+    model.set_defaults(func=cmd_model)
+
+    predict = commands.add_parser("predict", help="predict server CPU from the CPU sizing model")
+    predict.add_argument("--sdk", required=True)
+    predict.add_argument("--signals", type=float, required=True)
+    predict.add_argument("--interval-ms", type=float, required=True)
+    predict.add_argument("--clients", type=float, default=1)
+    predict.add_argument("--communication", choices=("client-server", "pubsub"), default="client-server")
+    predict.add_argument("--extrapolate", action="store_true", help="predict beyond the measured range (warned)")
+    predict.set_defaults(func=cmd_predict)
+
     report = commands.add_parser("report", help="write the report from the results store")
     report.add_argument("--out", default=str(paths.RESULTS / "report"), help="output directory (default: %(default)s)")
     report.add_argument("--run", type=int, action="append", help="run id(s) to report (default: latest per suite)")
@@ -113,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, PlanError, StoreError, sdks.UnknownSdk) as error:
+    except (ValueError, PlanError, ModelError, StoreError, sdks.UnknownSdk) as error:
         print(f"uabench: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

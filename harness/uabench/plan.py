@@ -17,7 +17,7 @@ PLAN_KEYS = {"suite", "description", "servers", "clients", "ranking", "headroom"
              "throughput", "sweep", "negative_security"}
 PHASES = ("interop", "throughput", "sweep")
 SWEEP_KEYS = {"name", "kind", "values", "workload", "server", "stop", "clients", "total_signals"}
-SWEEP_KINDS = ("signals", "sessions", "nodes_per_request", "in_flight", "nodes", "security")
+SWEEP_KINDS = ("signals", "sessions", "interval", "nodes_per_request", "in_flight", "nodes", "security")
 STOP_METRICS = ("cycle_time_ratio", "p99_ms")
 PHASE_KEYS = {"warmup_s": (0, 3600), "duration_s": (0.1, 86400), "repetitions": (1, 1000)}
 RANGE = re.compile(r"^([A-Za-z]+_)(\d+)\.\.(\d+)$")
@@ -66,6 +66,11 @@ class Sweep:
             server["signals"] = max(self.total_signals, server.get("signals", 0))
             workload["sessions"] = int(value)
             workload["nodes"] = [f"Signal_{i}" for i in range(max(1, self.total_signals // int(value)))]
+        elif self.kind == "interval":  # the update loop, sampling and publishing all at this period
+            server["signals"] = max(self.total_signals, server.get("signals", 0))
+            server["update_interval_ms"] = int(value)
+            workload.update(publishing_interval_ms=value, sampling_interval_ms=value)
+            workload["nodes"] = [f"Signal_{i}" for i in range(self.total_signals)]
         elif self.kind in ("nodes_per_request", "in_flight"):
             workload[self.kind] = int(value)
         elif self.kind == "nodes":

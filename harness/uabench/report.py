@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import plots, stats, sweeps
+from . import model, plots, stats, sweeps
 from .store import Store
 from .sweeps import Point
 
@@ -246,6 +246,32 @@ def _sweep_plots(name: str, kind: str, subscribe: bool, rows: list[Point], basel
     return [_img(png, name) for png in images if png]
 
 
+def model_section(cells: list[dict]) -> Section | None:
+    found, problems = model.fit_all(cells)
+    if not found and not problems:
+        return None
+    rows = [[m.sdk, m.communication, str(m.points), _fmt(m.intercept, 2), f"{m.slope:.3e}",
+             _fmt(m.r2, 3) if m.r2 is not None else "–",
+             f"{m.heldout_mae:.2f}" if m.heldout_mae is not None else "–",
+             f"± {m.band:.1f}" if m.band is not None else "–",
+             ", ".join(f"{k} {lo:g}–{hi:g}" for k, (lo, hi) in m.ranges.items())] for m in found]
+    md, page = _table(["server", "communication", "points", "intercept (CPU %)", "CPU % per unit x", "R²",
+                       "held-out MAE (pp)", "95% band (pp)", "measured range"], rows)
+    intro = ("Server CPU (% of one core) = intercept + slope × x, with x = signals × publishing rate (1/s) × "
+             "clients^0.3 (PubSub: signals × rate), fitted by least squares; the held-out error comes from "
+             "leave-one-out predictions. `uabench predict` uses these models and refuses to extrapolate.")
+    md = [intro, "", *md] + ([""] + [f"- not fitted: {p}" for p in problems] if problems else [])
+    page = [f"<p>{html.escape(intro)}</p>", *page] + [f"<p>not fitted: {html.escape(p)}</p>" for p in problems]
+    data = model.observations(cells)
+    measured = {}
+    for m in found:
+        measured[f"{m.sdk} measured"] = [(o.feature, o.cpu_percent) for o in data
+                                         if o.sdk == m.sdk and o.communication == m.communication]
+    page.append(_img(plots.line_plot("CPU sizing model: server CPU vs x", "x = signals × rate × clients^0.3",
+                                     "server CPU %", measured), "CPU model"))
+    return Section("CPU sizing model", md, page)
+
+
 def negative_section(run: dict, cells: list[dict]) -> Section | None:
     rows = [[c["server"], c["client"], c["variant"], c["status"], _first_line(c["reason"])]
             for c in cells if c["kind"] == "negative"]
@@ -378,6 +404,9 @@ def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict
         section = negative_section(run, cells)
         if section:
             sections.append(section)
+    section = model_section(exported)
+    if section:
+        sections.append(section)
     sections.append(provenance_section(runs))
     out_dir.mkdir(parents=True, exist_ok=True)
     md = ["# uabench report", ""]

@@ -31,9 +31,13 @@ final class Recorder {
   }
 
   synchronized void failed(String error) {
-    attempted++;
-    failed++;
-    if (error != null && errorExamples.size() < MAX_EXAMPLES) {
+    failed(1, error);
+  }
+
+  synchronized void failed(long count, String error) {
+    attempted += count;
+    failed += count;
+    if (count > 0 && error != null && errorExamples.size() < MAX_EXAMPLES) {
       errorExamples.add(error);
     }
   }
