@@ -81,6 +81,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_capacity(args: argparse.Namespace) -> int:
+    """`uabench capacity SDK`: the capacity plan for one server."""
+    sdks.get(args.sdk)
+    return cmd_run(argparse.Namespace(plans=[args.plan], profile=args.profile, sdk=args.sdk, store=args.store,
+                                      report=args.report, out=args.out))
+
+
 def cmd_model(args: argparse.Namespace) -> int:
     from .model import fit_all
 
@@ -142,6 +149,14 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--report", action="store_true", help="write the report afterwards")
     run.add_argument("--out", default=str(paths.RESULTS / "report"), help="report directory")
     run.set_defaults(func=cmd_run)
+
+    capacity = commands.add_parser("capacity", help="find a server's read capacity and overload behaviour")
+    capacity.add_argument("sdk")
+    capacity.add_argument("--plan", default="capacity", help="capacity plan (default: %(default)s)")
+    capacity.add_argument("--profile", default="quick")
+    capacity.add_argument("--report", action="store_true")
+    capacity.add_argument("--out", default=str(paths.RESULTS / "report"))
+    capacity.set_defaults(func=cmd_capacity)
 
     model = commands.add_parser("model", help="fit the CPU sizing model to the stored sweeps")
     model.set_defaults(func=cmd_model)

@@ -14,8 +14,10 @@ from . import contract, paths, sdks
 
 PLANS = paths.SUITES / "plans"
 PLAN_KEYS = {"suite", "description", "servers", "clients", "ranking", "headroom", "profiles", "interop",
-             "throughput", "sweep", "negative_security"}
-PHASES = ("interop", "throughput", "sweep")
+             "throughput", "sweep", "negative_security", "capacity"}
+CAPACITY_KEYS = {"p99_ms": (0.01, 60000), "min_completed": (0.5, 1.0), "start_rate": (1, 1e7), "max_rate": (1, 1e8),
+                 "refine_steps": (0, 20), "overload_factor": (1.05, 10)}
+PHASES = ("interop", "throughput", "sweep", "capacity")
 SWEEP_KEYS = {"name", "kind", "values", "workload", "server", "stop", "clients", "total_signals"}
 SWEEP_KINDS = ("signals", "sessions", "interval", "nodes_per_request", "in_flight", "nodes", "security")
 STOP_METRICS = ("cycle_time_ratio", "p99_ms")
@@ -82,6 +84,49 @@ class Sweep:
 
 
 @dataclass(frozen=True)
+class Capacity:
+    """The open-loop search for the highest rate a server sustains (p99 under a bound, at
+    least min_completed of the offered requests completed), then one run beyond it."""
+    p99_ms: float
+    min_completed: float
+    start_rate: float
+    max_rate: float
+    refine_steps: int
+    overload_factor: float
+    workload: dict
+
+
+def _capacity(raw: object) -> Capacity | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise PlanError("capacity: must be a table")
+    values = {}
+    for key, value in raw.items():
+        if key == "workload":
+            continue
+        if key not in CAPACITY_KEYS:
+            raise PlanError(f"capacity: unknown key '{key}' (known: workload, {', '.join(CAPACITY_KEYS)})")
+        low, high = CAPACITY_KEYS[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            raise PlanError(f"capacity.{key}: must be a number in [{low:g}, {high:g}], got {value!r}")
+        values[key] = value
+    missing = set(CAPACITY_KEYS) - set(values)
+    if missing:
+        raise PlanError(f"capacity: missing {', '.join(sorted(missing))}")
+    workload = raw.get("workload")
+    if not isinstance(workload, dict):
+        raise PlanError("capacity.workload: missing or not a table")
+    workload = dict(workload, nodes=expand_nodes(workload.get("nodes", []), "capacity.workload.nodes"))
+    try:
+        contract.client_config({"endpoint": "opc.tcp://plan-check:4840", **workload, "rate": 1.0})
+    except contract.ConfigError as error:
+        raise PlanError(f"capacity.workload: {error}") from None
+    return Capacity(float(values["p99_ms"]), float(values["min_completed"]), float(values["start_rate"]),
+                    float(values["max_rate"]), int(values["refine_steps"]), float(values["overload_factor"]), workload)
+
+
+@dataclass(frozen=True)
 class Plan:
     path: Path
     suite: str
@@ -95,6 +140,7 @@ class Plan:
     throughput: tuple[Variant, ...]
     sweeps: tuple[Sweep, ...] = ()
     negative_security: bool = False
+    capacity: Capacity | None = None
 
     def phase(self, profile: str, kind: str) -> Phase:
         if profile not in self.profiles:
@@ -285,10 +331,11 @@ def load(location: str | Path) -> Plan:
         interop=_variants(raw.get("interop"), "interop"), throughput=_variants(raw.get("throughput"), "throughput"),
         sweeps=_sweeps(raw.get("sweep"), list(parsed_profiles)),
         negative_security=bool(raw.get("negative_security", False)),
+        capacity=_capacity(raw.get("capacity")),
     )
     if plan.ranking is not None and plan.ranking not in {v.name for v in plan.throughput}:
         raise PlanError(f"{where}: key 'ranking' names no throughput variant: {plan.ranking!r}")
-    if not (plan.interop or plan.throughput or plan.sweeps or plan.negative_security):
+    if not (plan.interop or plan.throughput or plan.sweeps or plan.negative_security or plan.capacity):
         raise PlanError(f"{where}: the plan has no [[interop]], [[throughput]] or [[sweep]] sections")
     return plan
 
@@ -354,6 +401,9 @@ def client_server_tests(plan: Plan, only: list[str] | None = None) -> list[TestC
                                "Sweep Should Complete", (sweep.name, client, server),
                                ("sweep", f"client:{client}", f"server:{server}"))
                       for server in servers for client in sweep_clients]
+        if plan.capacity:
+            tests += [TestCase(f"Read capacity of {server}", "Capacity Should Be Found", (reference, server),
+                               ("capacity", f"server:{server}")) for server in servers]
         if plan.negative_security:
             tests += [TestCase(f"{server} rejects {what}", keyword, (reference, server),
                                ("security", f"server:{server}"))

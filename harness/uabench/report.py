@@ -246,6 +246,34 @@ def _sweep_plots(name: str, kind: str, subscribe: bool, rows: list[Point], basel
     return [_img(png, name) for png in images if png]
 
 
+def capacity_section(run: dict, cells: list[dict]) -> Section | None:
+    verdicts = [c for c in cells if c["kind"] == "capacity-verdict"]
+    if not verdicts:
+        return None
+    rows = []
+    for cell in sorted(verdicts, key=lambda c: -c["result"]["capacity_throughput"]):
+        r = cell["result"]
+        over = r.get("overload") or {}
+        rows.append([cell["server"], cell["client"], _fmt(r["capacity_offered"]), _fmt(r["capacity_throughput"]),
+                     _fmt(r["capacity_p99_ms"], 2), _fmt(r["overload_offered"]), _fmt(over.get("throughput")),
+                     _fmt(over.get("p99_ms"), 2) if over.get("p99_ms") not in (None, float("inf")) else "–",
+                     r["behaviour"]])
+    md, page = _table(["server", "load generator", "capacity offered /s", "capacity achieved /s", "p99 ms",
+                       "overload offered /s", "overload achieved /s", "overload p99 ms", "overload behaviour"], rows)
+    bound = verdicts[0]["result"]["p99_bound_ms"]
+    intro = (f"Open-loop reads (1 node/request), p99 ≤ {bound:g} ms and ≥ 99% of offered requests completed; "
+             "latency measured from each request's scheduled time (coordinated omission corrected).")
+    probes: dict[str, list] = {}
+    for cell in cells:
+        if cell["kind"] == "capacity" and cell.get("result") and cell.get("parameter"):
+            probes.setdefault(cell["server"], []).append(
+                (float(cell["parameter"]), cell["result"]["throughput"]["ops_per_s"]))
+    page = [f"<p>{html.escape(intro)}</p>", *page,
+            _img(plots.line_plot("Throughput vs offered load", "offered requests/s", "completed requests/s",
+                                 probes, logx=True, logy=True), "throughput vs offered load")]
+    return Section(f"{suite_title(run['suite'])}: read capacity and overload", [intro, "", *md], page)
+
+
 def model_section(cells: list[dict]) -> Section | None:
     found, problems = model.fit_all(cells)
     if not found and not problems:
@@ -401,9 +429,7 @@ def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict
             section = sweep_section(run, cells, name, about)
             if section:
                 sections.append(section)
-        section = negative_section(run, cells)
-        if section:
-            sections.append(section)
+        sections += [s for s in (negative_section(run, cells), capacity_section(run, cells)) if s]
     section = model_section(exported)
     if section:
         sections.append(section)

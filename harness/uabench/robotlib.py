@@ -6,6 +6,7 @@ so a new adapter joins every matrix without editing any .robot file."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from robot.api import SkipExecution, logger
@@ -159,6 +160,73 @@ class UabenchLibrary:
         if failed:
             raise AssertionError(f"{len(failed)} point(s) failed: " + "; ".join(failed))
 
+    def capacity_should_be_found(self, client: str, server: str) -> None:
+        """Open-loop search for the highest read rate `server` sustains within the plan's
+        bound, then one run beyond it to classify the overload behaviour."""
+        capacity, phase = self.plan.capacity, self.plan.phase(self.profile, "capacity")
+        client_sdk, server_sdk = sdks.get(client), sdks.get(server)
+        session = self._session()
+
+        def probe(rate: float, label: str) -> tuple[bool, dict | None, CellOutcome]:
+            try:
+                running = session.server(server_sdk)
+            except AdapterError as error:
+                raise AssertionError(f"server did not start: {error}") from None
+            workload = dict(capacity.workload, rate=rate, warmup_s=phase.warmup_s, duration_s=phase.duration_s)
+            config = session.client_config(running, workload)
+            outcome = session.run_client(client_sdk, running, config)
+            figures = probe_figures(outcome, rate, phase.duration_s)
+            if outcome.result and outcome.result["verification"]["failed"]:
+                session.record("capacity", client_sdk, server_sdk, "wrong values", 0, config, outcome,
+                               running.config, rate)
+                raise AssertionError(f"at {rate:.0f} requests/s: {outcome.reason}")
+            ok = bool(figures and figures["completed"] >= capacity.min_completed
+                      and figures["p99_ms"] <= capacity.p99_ms and running.alive)
+            verdict = label if label == "overload" else ("sustained" if ok else "missed")
+            session.record("capacity", client_sdk, server_sdk, verdict, 0, config, outcome, running.config, rate)
+            logger.info(f"{rate:.0f} requests/s offered: {verdict}" + (
+                f", {figures['completed']:.1%} completed, p99 {figures['p99_ms']:.2f} ms" if figures else
+                f": {_first(outcome.reason)}"))
+            return ok, figures, outcome
+
+        good, bad, rate = None, None, capacity.start_rate
+        while rate <= capacity.max_rate:
+            ok, figures, _ = probe(rate, "probe")
+            if not ok:
+                bad = rate
+                break
+            good = (rate, figures)
+            rate *= 2
+        if good is None:
+            raise AssertionError(f"{server} does not sustain even the start rate of {capacity.start_rate:g} "
+                                 f"requests/s within p99 ≤ {capacity.p99_ms:g} ms")
+        if bad is not None:
+            for _ in range(capacity.refine_steps):
+                middle = (good[0] + bad) / 2
+                ok, figures, _ = probe(middle, "probe")
+                if ok:
+                    good = (middle, figures)
+                else:
+                    bad = middle
+        sustained_rate, sustained = good
+        overload_rate = sustained_rate * capacity.overload_factor
+        _, figures, outcome = probe(overload_rate, "overload")
+        running = session.servers and next(iter(session.servers.values()))
+        alive = bool(running and running.alive)
+        behaviour = classify_overload(sustained["throughput"], figures, outcome, alive)
+        session.store.add_cell(session.run_id, suite=self.suite, kind="capacity-verdict", client=client,
+                               server=server, variant=behaviour, parameter=str(sustained_rate), repetition=0,
+                               status="pass", reason=f"capacity {sustained['throughput']:.0f} requests/s "
+                                                     f"(offered {sustained_rate:.0f}); at {overload_rate:.0f}/s: {behaviour}",
+                               result={"capacity_offered": sustained_rate, "capacity_throughput":
+                                       sustained["throughput"], "capacity_p99_ms": sustained["p99_ms"],
+                                       "overload_offered": overload_rate, "overload": figures,
+                                       "behaviour": behaviour, "p99_bound_ms": capacity.p99_ms})
+        if not alive:
+            session.stop_servers()
+        logger.info(f"{server}: capacity {sustained['throughput']:.0f} requests/s (p99 {sustained['p99_ms']:.2f} ms); "
+                    f"overload at {overload_rate:.0f}/s: {behaviour}")
+
     def untrusted_client_should_be_rejected(self, client: str, server: str) -> None:
         """A client whose certificate the server does not trust must not read anything."""
         session = self._session()
@@ -238,6 +306,26 @@ class UabenchLibrary:
             self.start_benchmark_run()
         assert self.session
         return self.session
+
+
+def probe_figures(outcome: CellOutcome, rate: float, duration_s: float) -> dict | None:
+    """Completed share of the offered requests, achieved throughput and p99 of one probe."""
+    result = outcome.result
+    if not result:
+        return None
+    offered = rate * duration_s
+    p99 = stats.merge_histograms([result["latency_ns"]]).percentile(99)
+    return {"completed": result["operations"]["succeeded"] / offered if offered else 0.0,
+            "throughput": result["throughput"]["ops_per_s"], "p99_ms": p99 / 1e6 if p99 is not None else math.inf,
+            "failed": result["operations"]["failed"]}
+
+
+def classify_overload(capacity_throughput: float, figures: dict | None, outcome: CellOutcome, alive: bool) -> str:
+    """graceful: throughput holds (≥ 80% of capacity) while latency grows; collapse: it falls
+    well below; crash: the server exited or stopped answering."""
+    if not alive or figures is None or figures["throughput"] == 0:
+        return "crash"
+    return "graceful" if figures["throughput"] >= 0.8 * capacity_throughput else "collapse"
 
 
 NEGATIVE_WORKLOAD = {"workload": "read", "nodes": ["Real"], "nodes_per_request": 1, "in_flight": 1,
