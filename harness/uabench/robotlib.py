@@ -216,8 +216,9 @@ class UabenchLibrary:
         behaviour = classify_overload(sustained["throughput"], figures, outcome, alive)
         session.store.add_cell(session.run_id, suite=self.suite, kind="capacity-verdict", client=client,
                                server=server, variant=behaviour, parameter=str(sustained_rate), repetition=0,
-                               status="pass", reason=f"capacity {sustained['throughput']:.0f} requests/s "
-                                                     f"(offered {sustained_rate:.0f}); at {overload_rate:.0f}/s: {behaviour}",
+                               status="pass",
+                               reason=f"capacity {sustained['throughput']:.0f} requests/s (offered "
+                                      f"{sustained_rate:.0f}); at {overload_rate:.0f}/s: {behaviour}",
                                result={"capacity_offered": sustained_rate, "capacity_throughput":
                                        sustained["throughput"], "capacity_p99_ms": sustained["p99_ms"],
                                        "overload_offered": overload_rate, "overload": figures,

@@ -391,7 +391,7 @@ final class RequestWorkload {
           closed = true;
           open = measuredDueOrStarted() - measuredCompleted;
         }
-        measured.failed(open, "no response within 5 s after the measured phase");
+        measured.failed(open, "not completed within 5 s after the measured phase");
       }
       return measured;
     }
