@@ -40,6 +40,10 @@ class Phase:
 class Variant:
     name: str
     workload: dict  # client config keys besides endpoint, security and timing
+    profiles: tuple[str, ...] | None = None  # the profiles it runs in (None: all)
+
+    def runs_in(self, profile: str) -> bool:
+        return self.profiles is None or profile in self.profiles
 
 
 @dataclass(frozen=True)
@@ -193,7 +197,7 @@ def _phase(raw: object, where: str) -> Phase:
     return Phase(float(raw["warmup_s"]), float(raw["duration_s"]), int(raw.get("repetitions", 1)))
 
 
-def _variants(raw: object, where: str) -> tuple[Variant, ...]:
+def _variants(raw: object, where: str, profiles: list[str]) -> tuple[Variant, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
@@ -201,9 +205,14 @@ def _variants(raw: object, where: str) -> tuple[Variant, ...]:
     variants, names = [], set()
     for index, entry in enumerate(raw):
         here = f"{where}[{index}]"
-        if not isinstance(entry, dict) or set(entry) - {"name", "workload"}:
-            extra = sorted(set(entry) - {"name", "workload"}) if isinstance(entry, dict) else []
-            raise PlanError(f"{here}: only 'name' and 'workload' are allowed" + (f" (got {extra})" if extra else ""))
+        allowed = {"name", "workload", "profiles"}
+        if not isinstance(entry, dict) or set(entry) - allowed:
+            extra = sorted(set(entry) - allowed) if isinstance(entry, dict) else []
+            raise PlanError(f"{here}: only {', '.join(sorted(allowed))} are allowed"
+                            + (f" (got {extra})" if extra else ""))
+        only = entry.get("profiles")
+        if only is not None and (not isinstance(only, list) or not set(only) <= set(profiles)):
+            raise PlanError(f"{here}.profiles: a list of this plan's profiles ({', '.join(profiles)}), got {only!r}")
         name = entry.get("name")
         if not isinstance(name, str) or not name:
             raise PlanError(f"{here}.name: missing or not a string")
@@ -218,7 +227,7 @@ def _variants(raw: object, where: str) -> tuple[Variant, ...]:
             contract.client_config({"endpoint": "opc.tcp://plan-check:4840", **workload})
         except contract.ConfigError as error:
             raise PlanError(f"{here}.workload: {error}") from None
-        variants.append(Variant(name, workload))
+        variants.append(Variant(name, workload, tuple(only) if only is not None else None))
     return tuple(variants)
 
 
@@ -328,7 +337,8 @@ def load(location: str | Path) -> Plan:
         servers=_sdk_selection(raw.get("servers"), f"{where}: servers"),
         clients=_sdk_selection(raw.get("clients"), f"{where}: clients"),
         ranking=raw.get("ranking"), headroom=bool(raw.get("headroom", False)), profiles=parsed_profiles,
-        interop=_variants(raw.get("interop"), "interop"), throughput=_variants(raw.get("throughput"), "throughput"),
+        interop=_variants(raw.get("interop"), "interop", list(parsed_profiles)),
+        throughput=_variants(raw.get("throughput"), "throughput", list(parsed_profiles)),
         sweeps=_sweeps(raw.get("sweep"), list(parsed_profiles)),
         negative_security=bool(raw.get("negative_security", False)),
         capacity=_capacity(raw.get("capacity")),
@@ -377,7 +387,7 @@ class TestCase:
     tags: tuple[str, ...]
 
 
-def client_server_tests(plan: Plan, only: list[str] | None = None) -> list[TestCase]:
+def client_server_tests(plan: Plan, only: list[str] | None = None, profile: str | None = None) -> list[TestCase]:
     """Every client x server x interop variant, then the reference client's throughput
     cells that rank the servers, then its headroom."""
     def chosen(role: str, allowed: tuple[str, ...] | None) -> list[str]:
@@ -388,12 +398,13 @@ def client_server_tests(plan: Plan, only: list[str] | None = None) -> list[TestC
     verb = {"read": "reads", "write": "writes"}.get(plan.suite, "runs against")
     tests = [TestCase(f"{client} {verb} {server}: {v.name}", "Interop Cell Should Pass", (client, server, v.name),
                       ("interop", f"client:{client}", f"server:{server}"))
-             for server in servers for client in clients for v in plan.interop]
+             for server in servers for client in clients for v in plan.interop
+             if profile is None or v.runs_in(profile)]
     reference = reference_client()
     if reference:  # ranks the selected servers even when the selection leaves it out
         tests += [TestCase(f"Throughput of {server} ({reference} load): {v.name}", "Throughput Should Be Measured",
                            (reference, server, v.name), ("throughput", f"client:{reference}", f"server:{server}"))
-                  for server in servers for v in plan.throughput]
+                  for server in servers for v in plan.throughput if profile is None or v.runs_in(profile)]
         for sweep in plan.sweeps:
             sweep_clients = [reference] if sweep.clients == "reference" else clients
             tests += [TestCase(f"Sweep {sweep.name} on {server}" + (f" ({client} client)" if sweep.clients == "all"

@@ -40,7 +40,7 @@ class UabenchLibrary:
     # --- listener: the matrix becomes test cases ------------------------------------------
 
     def _start_suite(self, data, result) -> None:
-        for case in plans.client_server_tests(self.plan, self.only):
+        for case in plans.client_server_tests(self.plan, self.only, self.profile):
             test = data.tests.create(name=case.name, tags=list(case.tags))
             test.body.create_keyword(name=case.keyword, args=list(case.args))
 
