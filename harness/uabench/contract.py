@@ -47,7 +47,13 @@ def image() -> bytes:
     return bytes((k * 13 + 1) % 256 for k in range(IMAGE_LENGTH))
 
 
+def array(length: int) -> list[float]:
+    return [k + 0.5 for k in range(length)]
+
+
+ARRAYS = {"Array_10": 10, "Array_10000": 10000}
 _PAGE, _SDD, _IMAGE = page(), sdd(), image()
+_ARRAYS = {name: array(length) for name, length in ARRAYS.items()}
 
 
 def signal_tick(value: float) -> int:
@@ -78,6 +84,9 @@ def verify_value(node: str, value: Any) -> str | None:
         return None if bytes(value or b"") == _SDD else f"SDD: got {_short(value)}, expected 20000-byte pattern"
     if node == "Image":
         return None if bytes(value or b"") == _IMAGE else f"Image: got {_short(value)}, expected 65535-byte pattern"
+    if node in _ARRAYS:
+        ok = isinstance(value, (list, tuple)) and list(value) == _ARRAYS[node]
+        return None if ok else f"{node}: got {_short(value)}, expected Double[{ARRAYS[node]}] of k + 0.5"
     if node.startswith("Write_"):
         ok = isinstance(value, float)
         return None if ok else f"{node}: got {value!r}, expected Double"
@@ -486,6 +495,7 @@ class Recorder:
         self.verification_examples: list[str] = []
         self.error_examples: list[str] = []
         self.latency = Histogram()
+        self.session_setup = Histogram()
         self.start_ns = self.end_ns = 0
 
     def operation(self, latency_ns: int, ok: bool, values: int, error: str | None = None) -> None:
@@ -498,6 +508,20 @@ class Recorder:
             self.failed += 1
             if error and len(self.error_examples) < MAX_EXAMPLES:
                 self.error_examples.append(error)
+
+    def notification(self, ok: bool, error: str | None = None) -> None:
+        """One data-change notification of the subscribe workload (no latency)."""
+        self.attempted += 1
+        if ok:
+            self.succeeded += 1
+            self.values += 1
+        else:
+            self.failed += 1
+            if error and len(self.error_examples) < MAX_EXAMPLES:
+                self.error_examples.append(error)
+
+    def session_ready(self, setup_ns: int) -> None:
+        self.session_setup.record(setup_ns)
 
     def verification(self, failure: str | None) -> None:
         self.checked += 1
@@ -519,4 +543,5 @@ class Recorder:
             "errors": {"examples": self.error_examples},
             "throughput": {"ops_per_s": self.succeeded / seconds, "values_per_s": self.values / seconds},
             "latency_ns": self.latency.sparse(),
+            "session_setup_ns": self.session_setup.sparse(),
         }
