@@ -4,6 +4,7 @@
 SHELL := /bin/bash
 VENV  := .venv
 UABENCH := $(VENV)/bin/uabench
+SUITES  := read write subscription encryption scenarios capacity
 
 .PHONY: bench test setup lint clean
 
@@ -11,7 +12,7 @@ setup:
 	@ci/setup
 
 bench: setup
-	$(UABENCH) run read write --profile quick --report
+	$(UABENCH) run $(SUITES) --profile quick --report
 
 test: setup
 	@ci/test
