@@ -1,6 +1,6 @@
 // Builds the standard address space (SPEC §4) and runs its update loop.
 import { DataType, StatusCodes, Variant, VariantArrayType } from "node-opcua";
-import { NAMESPACE_URI, REAL_VALUE, ROOT_OBJECT, image, page, sdd, signal } from "./model.js";
+import { ARRAYS, NAMESPACE_URI, REAL_VALUE, ROOT_OBJECT, doubleArray, image, page, sdd, signal } from "./model.js";
 
 const READ_ONLY = { accessLevel: "CurrentRead", userAccessLevel: "CurrentRead" };
 const READ_WRITE = { accessLevel: "CurrentRead | CurrentWrite", userAccessLevel: "CurrentRead | CurrentWrite" };
@@ -37,6 +37,10 @@ export function buildAddressSpace(addressSpace, { signals, writes, update_interv
     { dataType: DataType.Int16, arrayType: VariantArrayType.Array, value: page() }, READ_ONLY, 1);
   addVariable(namespace, root, "SDD", DataType.ByteString, { dataType: DataType.ByteString, value: sdd() }, READ_ONLY);
   addVariable(namespace, root, "Image", DataType.ByteString, { dataType: DataType.ByteString, value: image() }, READ_ONLY);
+  for (const [name, length] of Object.entries(ARRAYS)) {
+    addVariable(namespace, root, name, DataType.Double,
+      { dataType: DataType.Double, arrayType: VariantArrayType.Array, value: doubleArray(length) }, READ_ONLY, 1);
+  }
   for (let j = 0; j < writes; j++) {
     addVariable(namespace, root, `Write_${j}`, DataType.Double, { dataType: DataType.Double, value: 0.0 }, READ_WRITE);
   }

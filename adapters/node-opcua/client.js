@@ -48,6 +48,7 @@ export async function runClient(config, version) {
   }
 
   const recorder = new Recorder();
+  for (const session of sessions) recorder.sessionReady(session.setupNs);
   const { phase, extra } = config.workload === "subscribe"
     ? await runSubscribe(sessions, config, recorder, makePhase)
     : await runRequests(sessions, config, recorder);

@@ -26,6 +26,15 @@ function bytePattern(length, factor, offset) {
   return bytes;
 }
 
+export const ARRAYS = { Array_10: 10, Array_10000: 10000 };
+
+/** Double[length] with element k = k + 0.5. */
+export function doubleArray(length) {
+  const values = new Float64Array(length);
+  for (let k = 0; k < length; k++) values[k] = k + 0.5;
+  return values;
+}
+
 export const sdd = () => bytePattern(SDD_LENGTH, 31, 7);
 export const image = () => bytePattern(IMAGE_LENGTH, 13, 1);
 

@@ -14,6 +14,7 @@ export class Recorder {
     this.verificationExamples = [];
     this.errorExamples = [];
     this.latency = new Histogram();
+    this.sessionSetup = new Histogram();
     this.startNs = 0n;
     this.endNs = 0n;
   }
@@ -28,6 +29,23 @@ export class Recorder {
       this.failed += 1;
       this.error(error);
     }
+  }
+
+  /** One data-change notification of the subscribe workload (SPEC §3): no latency. */
+  notification(ok, error) {
+    this.attempted += 1;
+    if (ok) {
+      this.succeeded += 1;
+      this.values += 1;
+    } else {
+      this.failed += 1;
+      this.error(error);
+    }
+  }
+
+  /** Session set-up time (SPEC §6): one entry per session. */
+  sessionReady(setupNs) {
+    this.sessionSetup.record(setupNs);
   }
 
   error(message) {
@@ -53,6 +71,7 @@ export class Recorder {
       errors: { examples: this.errorExamples },
       throughput: { ops_per_s: this.succeeded / seconds, values_per_s: this.values / seconds },
       latency_ns: this.latency.sparse(),
+      session_setup_ns: this.sessionSetup.sparse(),
     };
   }
 }

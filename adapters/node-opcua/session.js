@@ -1,6 +1,9 @@
 // One uabench session: its own OPCUAClient, hence its own SecureChannel, plus a Session,
 // and the namespace index of urn:uabench:model as this server numbers it.
-import { AttributeIds, NodeId, NodeIdType, OPCUAClient, VariableIds } from "node-opcua";
+import {
+  AttributeIds, NodeId, NodeIdType, OPCUAClient, ReadRequest, ReadResponse, StatusCodes, TimestampsToReturn, VariableIds,
+} from "node-opcua";
+import { nowNs } from "./clock.js";
 import { NAMESPACE_URI } from "./model.js";
 import { ConnectError } from "./protocol.js";
 import { MODE, POLICY } from "./security.js";
@@ -35,6 +38,7 @@ export class UaSession {
     });
     this.session = null;
     this.namespaceIndex = -1;
+    this.setupNs = 0;
   }
 
   async open() {
@@ -48,12 +52,29 @@ export class UaSession {
   }
 
   async #connect() {
+    // SPEC §6 session set-up: connect (GetEndpoints, OpenSecureChannel) until
+    // createSession has also activated the session; the namespace lookup is not included.
+    const started = nowNs();
     await this.client.connect(this.endpoint);
     this.session = await this.client.createSession();
+    this.setupNs = Math.max(1, nowNs() - started);
     const namespaces = await this.session.read({ nodeId: NodeId.resolveNodeId(VariableIds.Server_NamespaceArray), attributeId: AttributeIds.Value });
     const uris = namespaces.value?.value ?? [];
     this.namespaceIndex = uris.indexOf(NAMESPACE_URI);
     if (this.namespaceIndex < 0) throw new ConnectError(`server has no namespace ${NAMESPACE_URI} (NamespaceArray ${JSON.stringify(uris)})`);
+  }
+
+  /**
+   * Read service with maxAge 0 and TimestampsToReturn Source (SPEC §3); ClientSession.read
+   * would ask for Both. Resolves to the DataValues; rejects on a Bad service result.
+   */
+  async read(nodesToRead) {
+    const request = new ReadRequest({ maxAge: 0, timestampsToReturn: TimestampsToReturn.Source, nodesToRead });
+    const response = await this.session.performMessageTransaction(request);
+    if (!(response instanceof ReadResponse)) throw new Error("unexpected response to Read");
+    const serviceResult = response.responseHeader.serviceResult;
+    if (serviceResult && serviceResult !== StatusCodes.Good && !serviceResult.isGood()) throw new Error(serviceResult.name);
+    return response.results ?? [];
   }
 
   nodeId(name) {

@@ -10,7 +10,7 @@ const tickModulus = (name) => (name.startsWith("Signal_") ? TICK_MODULUS : name 
 
 class Measurements {
   constructor(recorder, verify, subscriptions) {
-    Object.assign(this, { recorder, verify, phase: null, tickGaps: 0 });
+    Object.assign(this, { recorder, verify, phase: null, tickGaps: 0, notifications: 0 });
     this.cycleTime = new Histogram();
     this.delay = new Histogram();
     this.updates = new Array(subscriptions).fill(0);
@@ -40,8 +40,9 @@ function dataChangeHandler(number, names, m) {
     }
     if (!m.isMeasured(received)) return;
     const ok = dataValue.statusCode.isGood();
-    // Each data change counts as one operation; a subscription has no request latency.
-    m.recorder.operation(1, ok, 1, ok ? null : `${names[position]}: ${dataValue.statusCode.name}`);
+    // SPEC §3: each data change is an operation (no latency); a Bad status is a failed one.
+    m.notifications += 1;
+    m.recorder.notification(ok, ok ? null : `${names[position]}: ${dataValue.statusCode.name}`);
     if (!ok) return;
     m.updates[number] += 1;
     if (m.verify) m.recorder.verification(verifyValue(names[position], dataValue.value));
@@ -79,9 +80,8 @@ async function subscribeSession(uaSession, first, config, m) {
     });
     const group = await subscription.monitorItems(itemsToMonitor, parameters, TimestampsToReturn.Both);
     group.monitoredItems.forEach((item, position) => {
-      if (item.statusCode && !item.statusCode.isGood()) {
-        throw new Error(`cannot monitor ${names[position]}: ${item.statusCode.name}`);
-      }
+      // A monitored item the server refuses is a failed operation (SPEC §3).
+      if (item.statusCode && !item.statusCode.isGood()) m.recorder.notification(false, `${names[position]}: ${item.statusCode.name}`);
     });
     group.on("changed", dataChangeHandler(first + k, names, m));
   }
@@ -94,13 +94,12 @@ export async function runSubscribe(sessions, config, recorder, makePhase) {
   const phase = makePhase(config.warmup_s, config.duration_s);
   m.phase = phase;
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, (phase.measureUntil - nowNs()) / 1e6)));
-  recorder.latency = new Histogram();
   const seconds = config.duration_s;
   return {
     phase,
     extra: {
       subscription: {
-        notifications: recorder.attempted,
+        notifications: m.notifications,
         values_per_s: recorder.values / seconds,
         updates_per_subscription: {
           min: m.updates.reduce((a, b) => Math.min(a, b)),

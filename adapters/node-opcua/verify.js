@@ -2,13 +2,14 @@
 // since JavaScript numbers alone cannot tell a Float from a Double or a UInt32.
 import { DataType, VariantArrayType } from "node-opcua";
 import {
-  IMAGE_LENGTH, PAGE_LENGTH, REAL_VALUE, SDD_LENGTH, SIGNAL_INDEX_MODULUS, TICK_MODULUS,
-  image, page, sdd,
+  ARRAYS, IMAGE_LENGTH, PAGE_LENGTH, REAL_VALUE, SDD_LENGTH, SIGNAL_INDEX_MODULUS, TICK_MODULUS,
+  doubleArray, image, page, sdd,
 } from "./model.js";
 
 const PAGE = page();
 const SDD = sdd();
 const IMAGE = image();
+const DOUBLE_ARRAYS = Object.fromEntries(Object.entries(ARRAYS).map(([name, length]) => [name, doubleArray(length)]));
 
 function short(variant) {
   let text;
@@ -58,6 +59,11 @@ export function verifyValue(node, variant) {
       return isScalar(variant, DataType.ByteString) && Buffer.isBuffer(variant.value) && variant.value.equals(IMAGE)
         ? null : `Image: got ${short(variant)}, expected ${IMAGE_LENGTH}-byte pattern`;
     default:
+      if (Object.hasOwn(DOUBLE_ARRAYS, node)) {
+        return variant?.dataType === DataType.Double && variant.arrayType === VariantArrayType.Array
+          && sameElements(variant.value, DOUBLE_ARRAYS[node])
+          ? null : `${node}: got ${short(variant)}, expected Double[${ARRAYS[node]}] of k + 0.5`;
+      }
       if (node.startsWith("Write_")) {
         return isScalar(variant, DataType.Double) ? null : `${node}: got ${short(variant)}, expected Double`;
       }

@@ -41,7 +41,7 @@ export function readRequests(uaSession, config, recorder) {
     const { names, nodeIds } = requests.of(k);
     let dataValues;
     try {
-      dataValues = await uaSession.session.read(nodeIds.map((nodeId) => ({ nodeId, attributeId: AttributeIds.Value })), 0);
+      dataValues = await uaSession.read(nodeIds.map((nodeId) => ({ nodeId, attributeId: AttributeIds.Value })));
     } catch (error) {
       return { ok: false, values: 0, error: describe(error) };
     }
@@ -93,7 +93,7 @@ export async function verifyWrites(uaSession, config, recorder) {
     const positions = [...Array(Math.min(chunk, nodes.length - from)).keys()].map((j) => from + j);
     let dataValues;
     try {
-      dataValues = await uaSession.session.read(positions.map((i) => ({ nodeId: uaSession.nodeId(nodes[i]), attributeId: AttributeIds.Value })), 0);
+      dataValues = await uaSession.read(positions.map((i) => ({ nodeId: uaSession.nodeId(nodes[i]), attributeId: AttributeIds.Value })));
     } catch (error) {
       for (const i of positions) recorder.verification(`${nodes[i]}: read-back failed: ${describe(error)}`);
       continue;

@@ -16,7 +16,8 @@ from .process import AdapterError
 from .sdks import Sdk
 from .store import open_store
 
-ALL_NODES = [*plan.signals(10), "Signal_999", "Tick", "Real", "Page", "SDD", "Image", "Write_0", "Write_99"]
+ALL_NODES = [*plan.signals(10), "Signal_999", "Tick", "Real", "Page", "SDD", "Image", "Array_10", "Array_10000",
+             "Write_0", "Write_99"]
 UNREACHABLE_LIMIT_S = 20.0
 
 

@@ -128,6 +128,50 @@ def cmd_predict(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_images(args: argparse.Namespace) -> int:
+    from . import images
+
+    targets = [images.arch(name) for name in _split(args.arch)]
+    chosen = _split(args.sdk) or list(images.SDKS)
+    unknown = [sdk for sdk in chosen if sdk not in images.SDKS]
+    if unknown:
+        raise ValueError(f"no Containerfile for {', '.join(unknown)} (one of {', '.join(images.SDKS)})")
+    results = []
+    for target in targets:
+        started = time.monotonic()
+        images.ensure_base(target)
+        print(f"base {images.base_image(target)} ({images.human_size(images.image_size(images.base_image(target)))}, "
+              f"{time.monotonic() - started:.0f} s)", flush=True)
+        for sdk in chosen:
+            built = images.build(sdk, target, paths.RESULTS / "images" / "logs", no_cache=args.no_cache)
+            results.append(built)
+            seconds = "-" if built.seconds is None else f"{built.seconds:.0f} s"
+            print(f"{built.status:9} {built.image:36} {target.platform:13} {images.human_size(built.size_bytes):>7} "
+                  f"{seconds:>7}" + (f"  {built.reason}" if built.reason else ""), flush=True)
+    images.record(results, paths.RESULTS / "images" / "images.json")
+    print(f"(build times are emulated for foreign architectures; summary: {paths.RESULTS / 'images' / 'images.json'})")
+    return 1 if any(r.status == "failed" for r in results) else 0
+
+
+def cmd_arm_smoke(args: argparse.Namespace) -> int:
+    from . import arm, images
+
+    targets = [images.arch(name) for name in _split(args.arch)]
+    chosen = _split(args.sdk) or list(images.SDKS)
+    results = arm.run(open_store(args.store), targets, chosen, binary=args.binary)
+    for one in results:
+        print(f"  {one.status.upper():13} {one.sdk:12} {one.arch:6} {one.how:6} {one.step:28} {one.seconds:6.1f} s  "
+              f"{one.detail.splitlines()[0][:150] if one.detail else ''}", flush=True)
+    failed = sum(one.status == "fail" for one in results)
+    passed = sum(one.status == "pass" for one in results)
+    print(f"arm-smoke (emulated): {passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
+
+
+def _split(text: str | None) -> list[str]:
+    return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(prog="uabench", description="Cross-implementation OPC UA benchmark")
     main.add_argument("--store", default=str(paths.default_store()),
@@ -169,6 +213,20 @@ def parser() -> argparse.ArgumentParser:
     predict.add_argument("--communication", choices=("client-server", "pubsub"), default="client-server")
     predict.add_argument("--extrapolate", action="store_true", help="predict beyond the measured range (warned)")
     predict.set_defaults(func=cmd_predict)
+
+    images = commands.add_parser("images", help="build the ARM container images of the adapters (podman)")
+    images.add_argument("--arch", default="arm64", help="comma-separated: arm64, armhf (arm/v7), armel (arm/v6) "
+                        "(default: %(default)s)")
+    images.add_argument("--sdk", default="", help="comma-separated SDKs (default: all)")
+    images.add_argument("--no-cache", action="store_true", help="rebuild every layer")
+    images.set_defaults(func=cmd_images)
+
+    smoke = commands.add_parser("arm-smoke", help="emulated ARM smoke suite: ARM servers under qemu, native client")
+    smoke.add_argument("--arch", default="arm64,armhf", help="comma-separated architectures (default: %(default)s)")
+    smoke.add_argument("--sdk", default="", help="comma-separated SDKs (default: all)")
+    smoke.add_argument("--binary", action="store_true",
+                       help="run the Bazel cross-built C adapter through qemu-user instead of the images")
+    smoke.set_defaults(func=cmd_arm_smoke)
 
     report = commands.add_parser("report", help="write the report from the results store")
     report.add_argument("--out", default=str(paths.RESULTS / "report"), help="output directory (default: %(default)s)")

@@ -316,6 +316,9 @@ def load(location: str | Path) -> Plan:
         raise PlanError(f"no plan '{location}' (known: {known})") from None
     except tomllib.TOMLDecodeError as error:
         raise PlanError(f"{path}: {error}") from None
+    if "pubsub" in raw:  # a PubSub plan (publishers and subscribers): its own format
+        from . import pubsub
+        return pubsub.load_plan(path, raw)
     where = str(path)
     for key in raw:
         if key not in PLAN_KEYS:

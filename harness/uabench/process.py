@@ -31,8 +31,10 @@ class AdapterProcess:
     """One adapter program in one role, with its stdout events and stderr log."""
 
     def __init__(self, sdk: Sdk, role: str, config: dict, workdir: Path,
-                 cpus: set[int] | None = None, name: str | None = None) -> None:
+                 cpus: set[int] | None = None, name: str | None = None,
+                 prefix: list[str] | None = None) -> None:
         self.sdk, self.role, self.config = sdk, role, config
+        self.prefix = prefix or []  # e.g. ["ip", "netns", "exec", NAME]: it must exec the adapter
         self.name = name or f"{sdk.id}-{role}"
         self.workdir = workdir
         self.cpus = cpus
@@ -53,7 +55,7 @@ class AdapterProcess:
         cpus = self.cpus
         self.started_ns = time.time_ns()
         self.popen = subprocess.Popen(
-            [str(self.sdk.run), self.role, "--config", str(self.config_path)],
+            [*self.prefix, str(self.sdk.run), self.role, "--config", str(self.config_path)],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
             start_new_session=True,  # own process group: one signal reaches the whole tree
             preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,

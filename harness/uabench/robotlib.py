@@ -11,7 +11,7 @@ from pathlib import Path
 
 from robot.api import SkipExecution, logger
 
-from . import paths, sdks, stats
+from . import paths, pubsub, sdks, stats
 from . import plan as plans
 from .bench import CellOutcome, Session
 from .contract import Histogram
@@ -40,7 +40,9 @@ class UabenchLibrary:
     # --- listener: the matrix becomes test cases ------------------------------------------
 
     def _start_suite(self, data, result) -> None:
-        for case in plans.client_server_tests(self.plan, self.only, self.profile):
+        cases = (pubsub.tests(self.plan, self.only) if isinstance(self.plan, pubsub.PubSubPlan)
+                 else plans.client_server_tests(self.plan, self.only, self.profile))
+        for case in cases:
             test = data.tests.create(name=case.name, tags=list(case.tags))
             test.body.create_keyword(name=case.keyword, args=list(case.args))
 
@@ -301,6 +303,36 @@ class UabenchLibrary:
                     f"{result['throughput']['values_per_s']:.0f} values/s"
                     + (" [client-bound]" if outcome.client_bound else ""))
         return outcome
+
+    # --- PubSub (suites/pubsub.robot, harness/uabench/pubsub.py) ----------------------------
+
+    def pubsub_adapters_should_be_installed(self) -> None:
+        """Every SDK answers `capabilities` with the PubSub roles its sdk.toml declares, and
+        names the reason where it has none; there is a publisher and a subscriber."""
+        pubsub.check_adapters(self.only, logger.info)
+
+    def pubsub_sweep_should_complete(self, publisher: str, subscriber: str) -> None:
+        """N signals at the publishing interval, N rising until the publisher misses its
+        interval by more than 10 %: publisher CPU and subscriber figures at every point."""
+        self._pubsub(pubsub.sweep, publisher, subscriber)
+
+    def pubsub_subscriber_sweep_should_complete(self, publisher: str, subscriber: str) -> None:
+        """1, 2, 4, 8 subscribers, each in its own network namespace on a bridge, created
+        and removed by the harness: the publisher's CPU as subscribers are added."""
+        self._pubsub(pubsub.subscriber_sweep, publisher, subscriber)
+
+    def pubsub_interop_should_pass(self, publisher: str, subscriber: str) -> None:
+        """`publisher` → `subscriber`: every NetworkMessage decodes, every value verifies."""
+        self._pubsub(pubsub.interop, publisher, subscriber)
+
+    def _pubsub(self, scenario, publisher: str, subscriber: str) -> None:
+        run = pubsub.PubSubRun(self._session(), self.plan, self.profile)
+        try:
+            scenario(run, publisher, subscriber, logger.info)
+        except pubsub.Unsupported as reason:
+            raise SkipExecution(f"not supported: {reason}") from None
+        except pubsub.HostsError as error:
+            raise AssertionError(f"network namespaces: {error}") from None
 
     def _session(self) -> Session:
         if self.session is None:

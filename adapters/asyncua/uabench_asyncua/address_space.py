@@ -97,6 +97,8 @@ class StandardAddressSpace:
             Variable("SDD", ua.Variant(contract.sdd(), ua.VariantType.ByteString)),
             Variable("Image", ua.Variant(contract.image(), ua.VariantType.ByteString)),
         ]
+        variables += [Variable(name, ua.Variant(contract.array(length), DOUBLE), dimensions=[length])
+                      for name, length in contract.ARRAYS.items()]
         variables += [Variable(f"Write_{j}", ua.Variant(0.0, DOUBLE), writable=True) for j in range(self._writes)]
         add_variables(server, folder.nodeid, ns, variables)
 

@@ -22,6 +22,8 @@ async def run_client(config: dict, sdk: str, version: str) -> None:
     except ConnectError as error:
         contract.fail("connect", str(error), contract.EXIT_RUNTIME)
     recorder = Recorder()
+    for session in sessions:
+        recorder.session_ready(session.setup_ns)
     try:
         if config["workload"] == "subscribe":
             from .subscribe import run_subscriptions

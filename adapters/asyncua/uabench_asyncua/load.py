@@ -16,7 +16,7 @@ from uabench.contract import Recorder
 
 GRACE_S = 5.0
 LATE = "no response within 5 s after the measured phase"
-UNSENT = "not sent before the measured phase ended (all in_flight slots busy)"
+UNSENT = "not sent within 5 s after the measured phase (all in_flight slots busy)"
 
 
 class Workload(Protocol):
@@ -94,8 +94,11 @@ class LoadDriver:
     async def _open_loop(self, session: int, phases: Phases) -> None:
         # Request n of session s is due at (n·sessions + s) / rate: the sessions interleave
         # so the total rate is spread evenly. Waiting for a free slot is part of the latency.
+        # Requests due inside the phase but still waiting for a slot when it ends are sent
+        # during the drain (SPEC §3 "Counting"); any not sent by its end count as failed.
         slots = asyncio.Semaphore(self._in_flight)
         pending: set[asyncio.Task] = set()
+        drain_end = phases.measure_end + int(GRACE_S * 1e9)
 
         async def send(k: int, due: int) -> None:
             try:
@@ -113,9 +116,9 @@ class LoadDriver:
             delay = due - time.perf_counter_ns()
             if delay > 0:
                 await asyncio.sleep(delay / 1e9)
-            if not await _acquire_before(slots, phases.measure_end):
-                # The phase ended with requests still waiting for a slot: the client stops
-                # sending, and those scheduled inside the measured phase never completed.
+            if not await _acquire_before(slots, drain_end):
+                # The drain ended with requests still waiting for a slot: never sent, so
+                # those scheduled inside the measured phase failed.
                 while (due := due_time(k)) < phases.measure_end:
                     if due >= phases.measure_start:
                         self._recorder.operation(0, False, 0, UNSENT)
@@ -141,6 +144,8 @@ class LoadDriver:
 
 async def _acquire_before(slots: asyncio.Semaphore, deadline_ns: int) -> bool:
     """Takes a slot, unless none frees up before the deadline (monotonic ns)."""
+    if time.perf_counter_ns() >= deadline_ns:
+        return False
     if not slots.locked():
         await slots.acquire()
         return True

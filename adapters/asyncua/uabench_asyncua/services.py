@@ -19,7 +19,7 @@ def expected_variant(node: str) -> ua.VariantType | None:
     only the decoded Python value, which cannot tell Float from Double)."""
     if node.startswith("Signal_") or node == "Real":
         return ua.VariantType.Float
-    if node.startswith("Write_"):
+    if node.startswith("Write_") or node in contract.ARRAYS:
         return ua.VariantType.Double
     return {"Tick": ua.VariantType.UInt32, "Page": ua.VariantType.Int16,
             "SDD": ua.VariantType.ByteString, "Image": ua.VariantType.ByteString}.get(node)
@@ -77,7 +77,7 @@ class ReadWorkload(ServiceWorkload):
             s = self.sessions[session]
             parameters = cache[offset] = ua.ReadParameters(
                 NodesToRead=[ua.ReadValueId(NodeId=s.nodeid(n), AttributeId=VALUE) for n in self.names(k)],
-                TimestampsToReturn=ua.TimestampsToReturn.Source,
+                MaxAge=0, TimestampsToReturn=ua.TimestampsToReturn.Source,
             )
         return parameters
 
@@ -102,8 +102,7 @@ class WriteWorkload(ServiceWorkload):
         values = [
             ua.WriteValue(
                 NodeId=s.nodeid(name), AttributeId=VALUE,
-                Value=ua.DataValue(ua.Variant(contract.write_value(session, k, self.per_request, j),
-                                              ua.VariantType.Double)),
+                Value=_value_only(contract.write_value(session, k, self.per_request, j)),
             )
             for j, name in enumerate(self.names(k))
         ]
@@ -122,7 +121,7 @@ class WriteWorkload(ServiceWorkload):
         expected = {i: contract.write_verification_value(pattern, i) for i in positions}
         for chunk in _chunks(list(positions), self.per_request):
             values = [ua.WriteValue(NodeId=s.nodeid(self.nodes[i]), AttributeId=VALUE,
-                                    Value=ua.DataValue(ua.Variant(expected[i], ua.VariantType.Double)))
+                                    Value=_value_only(expected[i]))
                       for i in chunk]
             try:
                 await s.client.uaclient.write(ua.WriteParameters(NodesToWrite=values))
@@ -131,7 +130,8 @@ class WriteWorkload(ServiceWorkload):
                     self.recorder.error_examples.append(f"verification write: {self.describe(error)}")
         for chunk in _chunks(list(positions), self.per_request):
             parameters = ua.ReadParameters(
-                NodesToRead=[ua.ReadValueId(NodeId=s.nodeid(self.nodes[i]), AttributeId=VALUE) for i in chunk])
+                NodesToRead=[ua.ReadValueId(NodeId=s.nodeid(self.nodes[i]), AttributeId=VALUE) for i in chunk],
+                MaxAge=0, TimestampsToReturn=ua.TimestampsToReturn.Source)
             try:
                 results: list[Any] = await s.client.uaclient.read(parameters)
             except Exception as error:
@@ -149,6 +149,12 @@ class WriteWorkload(ServiceWorkload):
         if dv.Value is None or dv.Value.VariantType != ua.VariantType.Double or got != expected:
             return f"{node}: read back {got!r}, expected {expected!r}"
         return None
+
+
+def _value_only(value: float) -> ua.DataValue:
+    """A Double DataValue that encodes the value only: no timestamps and, unlike asyncua's
+    default, no (Good) StatusCode (SPEC §3: writes carry the value only)."""
+    return ua.DataValue(ua.Variant(value, ua.VariantType.Double), StatusCode=None)
 
 
 def _chunks(items: list[int], size: int) -> list[list[int]]:

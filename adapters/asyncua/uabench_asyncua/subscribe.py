@@ -62,8 +62,14 @@ class Measurements:
                 jump = (tick - item.tick) % contract.TICK_MODULUS
                 if jump > 1:
                     self.tick_gaps += jump - 1
-            if self.verify:
-                self.recorder.verification(self._check(item, value))
+            # SPEC §3: each notification is an operation; one with a Bad status failed.
+            status = value.StatusCode
+            if status is not None and not status.is_good():
+                self.recorder.notification(False, f"{item.name}: {status.name}")
+            else:
+                self.recorder.notification(True)
+                if self.verify:
+                    self.recorder.verification(check_value(item.name, value.Value))
         item.received_ns = received_ns
         if tick is not None:
             item.tick = tick
@@ -73,12 +79,6 @@ class Measurements:
         if not item.ticked or value.Value is None or not isinstance(value.Value.Value, (int, float)):
             return None
         return int(value.Value.Value) % contract.TICK_MODULUS
-
-    @staticmethod
-    def _check(item: Item, value: ua.DataValue) -> str | None:
-        if value.StatusCode is not None and not value.StatusCode.is_good():
-            return f"{item.name}: status {value.StatusCode.name}"
-        return check_value(item.name, value.Value)
 
 
 _MICROSECOND = (datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=timezone.utc) - EPOCH)
@@ -102,11 +102,6 @@ async def run_subscriptions(sessions: list[Session], config: dict, recorder: Rec
         consumer.cancel()
     await asyncio.gather(*consumers, return_exceptions=True)
 
-    # Operations of this workload are the data-change notifications received (plus any
-    # monitored item the server refused, as failed operations).
-    recorder.attempted += measurements.notifications
-    recorder.succeeded += measurements.notifications
-    recorder.values += measurements.notifications
     seconds = max(1e-9, (recorder.end_ns - recorder.start_ns) / 1e9)
     return {
         "subscription": {
@@ -132,7 +127,7 @@ async def _subscribe(session: Session, config: dict, recorder: Recorder) -> list
             nodes, queuesize=config["queue_size"], sampling_interval=config["sampling_interval_ms"])
         for name, handle in zip(config["nodes"], handles):
             if isinstance(handle, ua.StatusCode):
-                recorder.operation(0, False, 0, f"{name}: {handle.name}")
+                recorder.notification(False, f"{name}: {handle.name}")  # refused: a failed operation
         created.append((subscription, {}))
     return created
 

@@ -29,7 +29,7 @@ static UA_StatusCode add_variable(UA_Server *server, const char *name, const UA_
     attr.displayName = UA_LOCALIZEDTEXT("", (char *)name);
     attr.dataType = type->typeId;
     attr.valueRank = value_rank;
-    UA_UInt32 dimension = PAGE_LENGTH;
+    UA_UInt32 dimension = (UA_UInt32)value->arrayLength;
     if(value_rank == UA_VALUERANK_ONE_DIMENSION) {
         attr.arrayDimensions = &dimension;
         attr.arrayDimensionsSize = 1;
@@ -93,6 +93,16 @@ UA_StatusCode address_space_build(UA_Server *server, const server_config *config
         rv = add_scalar(server, "SDD", &sdd, UA_TYPES_BYTESTRING, read);
     if(rv == UA_STATUSCODE_GOOD)
         rv = add_scalar(server, "Image", &image, UA_TYPES_BYTESTRING, read);
+
+    static const struct { const char *name; size_t length; } arrays[] = {
+        {"Array_10", 10}, {"Array_10000", ARRAY_MAX_LENGTH}};
+    for(size_t a = 0; a < sizeof(arrays) / sizeof(arrays[0]) && rv == UA_STATUSCODE_GOOD; a++) {
+        UA_Variant doubles;
+        UA_Variant_setArray(&doubles, (void *)model_doubles(), arrays[a].length,
+                            &UA_TYPES[UA_TYPES_DOUBLE]);
+        rv = add_variable(server, arrays[a].name, &doubles, &UA_TYPES[UA_TYPES_DOUBLE],
+                          UA_VALUERANK_ONE_DIMENSION, read);
+    }
 
     for(int j = 0; j < config->writes && rv == UA_STATUSCODE_GOOD; j++) {
         snprintf(name, sizeof(name), "Write_%d", j);

@@ -38,6 +38,8 @@ int client_main(const char *config_path) {
     session_set sessions;
     sessions_open(&config, &sessions);
     recorder *rec = calloc(1, sizeof(recorder));
+    for(int s = 0; s < sessions.count; s++)
+        recorder_session_ready(rec, sessions.setup_ns[s]);
     subscription_stats *stats = NULL;
     if(config.workload == WORKLOAD_SUBSCRIBE) {
         stats = calloc(1, sizeof(subscription_stats));

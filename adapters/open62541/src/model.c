@@ -36,6 +36,17 @@ const uint8_t *model_image(void) {
     return image;
 }
 
+const double *model_doubles(void) {
+    static double doubles[ARRAY_MAX_LENGTH];
+    static int built;
+    if(!built) {
+        for(int k = 0; k < ARRAY_MAX_LENGTH; k++)
+            doubles[k] = k + 0.5;
+        built = 1;
+    }
+    return doubles;
+}
+
 /* "Signal_12" -> 12; false unless the rest is a plain decimal number. */
 static int parse_index(const char *text, uint32_t *out) {
     if(!*text || strlen(text) > 9)
@@ -66,5 +77,9 @@ node_class model_classify(const char *name) {
         c.kind = NODE_SDD;
     else if(strcmp(name, "Image") == 0)
         c.kind = NODE_IMAGE;
+    else if(strcmp(name, "Array_10") == 0 || strcmp(name, "Array_10000") == 0) {
+        c.kind = NODE_ARRAY;
+        c.index = (uint32_t)atoi(name + 6);
+    }
     return c;
 }

@@ -28,6 +28,22 @@ void recorder_operation(recorder *r, int64_t latency_ns, int ok, uint64_t values
     }
 }
 
+void recorder_notification(recorder *r, int ok, const char *error) {
+    r->attempted++;
+    if(ok) {
+        r->succeeded++;
+        r->values++;
+    } else {
+        r->failed++;
+        if(error)
+            examples_add(&r->error_examples, error);
+    }
+}
+
+void recorder_session_ready(recorder *r, int64_t setup_ns) {
+    histogram_record(&r->session_setup, setup_ns);
+}
+
 void recorder_verification(recorder *r, const char *failure) {
     r->checked++;
     if(failure) {
@@ -67,4 +83,6 @@ void recorder_json(FILE *out, const recorder *r) {
     json_number(out, (double)r->values / seconds);
     fputs("},\"latency_ns\":", out);
     histogram_json(out, &r->latency);
+    fputs(",\"session_setup_ns\":", out);
+    histogram_json(out, &r->session_setup);
 }

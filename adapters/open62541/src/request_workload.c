@@ -237,6 +237,8 @@ static void setup_session(session_load *s, int index, const session_set *set) {
     s->client = set->clients[index];
     s->ring = ring_for(set, index);
     UA_ReadRequest_init(&s->read);
+    s->read.maxAge = 0; /* SPEC §3: every Read asks maxAge 0 and Source timestamps */
+    s->read.timestampsToReturn = UA_TIMESTAMPSTORETURN_SOURCE;
     s->read.nodesToReadSize = run.npr;
     UA_WriteRequest_init(&s->write);
     s->write_values = calloc(run.npr, sizeof(UA_WriteValue));

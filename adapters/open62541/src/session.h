@@ -8,12 +8,14 @@
 
 #include <open62541/client.h>
 #include <open62541/plugin/eventloop.h>
+#include <stdint.h>
 
 typedef struct {
     UA_EventLoop *loop;
     int count;
     UA_Client **clients;
     UA_UInt16 *namespace_index;  /* of urn:uabench:model, looked up per session */
+    int64_t *setup_ns;           /* connect until the session is activated (SPEC §6) */
 } session_set;
 
 /* Connects every session; on failure prints the `connect` error and exits 1. */

@@ -33,6 +33,7 @@
 
 #define DATAGRAM_CAPACITY 65536
 #define RECEIVE_BUFFER_BYTES (32 * 1024 * 1024)
+#define DRAIN_NS 2000000000LL /* how long after the phase queued datagrams are still read */
 
 typedef struct {
     pubsub_config config;
@@ -424,8 +425,10 @@ static void handle(UA_ByteString packet, int64_t received_ns) {
     }
 }
 
+/* Reads what is queued, until the queue is empty or a datagram arrived after the phase
+ * (a subscriber that falls behind still stops: its backlog is what it did not receive). */
 static void receive_all(UA_Byte *buffer) {
-    for(;;) {
+    while(!pubsub_stop_requested) {
         struct iovec vector = {buffer, DATAGRAM_CAPACITY};
         char control[CMSG_SPACE(sizeof(struct timespec))];
         struct msghdr message = {.msg_iov = &vector, .msg_iovlen = 1,
@@ -449,6 +452,8 @@ static void receive_all(UA_Byte *buffer) {
             received_ns = wall_ns();
         }
         handle((UA_ByteString){(size_t)length, buffer}, received_ns);
+        if(received_ns >= sub.end_ns || wall_ns() >= sub.end_ns + DRAIN_NS)
+            return;
     }
 }
 

@@ -21,6 +21,16 @@ static bool bytes_equal(const UA_Variant *value, const uint8_t *expected, size_t
     return bytes->length == length && memcmp(bytes->data, expected, length) == 0;
 }
 
+static bool doubles_equal(const UA_Variant *value, const double *expected, size_t length) {
+    if(!UA_Variant_hasArrayType(value, &UA_TYPES[UA_TYPES_DOUBLE]) || value->arrayLength != length)
+        return false;
+    const double *got = value->data;
+    for(size_t k = 0; k < length; k++)
+        if(got[k] != expected[k])
+            return false;
+    return true;
+}
+
 static bool check_signal(node_class node, const UA_Variant *value) {
     if(!scalar_of(value, UA_TYPES_FLOAT))
         return false;
@@ -63,6 +73,10 @@ bool verify_value(node_class node, const char *name, const UA_Variant *value, ch
     case NODE_WRITE:
         ok = scalar_of(value, UA_TYPES_DOUBLE);
         expected = "Double";
+        break;
+    case NODE_ARRAY:
+        ok = doubles_equal(value, model_doubles(), node.index);
+        expected = node.index == 10 ? "Double[10] of k + 0.5" : "Double[10000] of k + 0.5";
         break;
     case NODE_UNKNOWN:
         snprintf(reason, reason_size, "%s: not a node of the standard address space", name);

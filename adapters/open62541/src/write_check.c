@@ -87,7 +87,8 @@ static void read_back_chunk(UA_Client *client, UA_UInt16 ns, char **nodes, size_
     UA_ReadRequest_init(&request);
     request.nodesToRead = ids;
     request.nodesToReadSize = n;
-    request.timestampsToReturn = UA_TIMESTAMPSTORETURN_NEITHER;
+    request.maxAge = 0; /* SPEC §3: every Read asks maxAge 0 and Source timestamps */
+    request.timestampsToReturn = UA_TIMESTAMPSTORETURN_SOURCE;
     UA_ReadResponse response = UA_Client_Service_read(client, request);
     char text[200];
     for(size_t j = 0; j < n; j++) {

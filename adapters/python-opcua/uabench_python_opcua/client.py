@@ -44,6 +44,8 @@ def run_client(path: str) -> None:
             recorder = run_subscribe(sessions, config)
         else:
             recorder = run_requests(sessions, config)
+        for session in sessions:
+            recorder.session_ready(session.setup_ns)
     except Exception as error:
         log.exception("workload failed")
         end(sessions, {"event": "error", "kind": "runtime", "message": describe(error)}, contract.EXIT_RUNTIME)

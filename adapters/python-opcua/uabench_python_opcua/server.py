@@ -92,6 +92,8 @@ class AddressSpace:
             ("SDD", ua.Variant(contract.sdd(), ua.VariantType.ByteString), read),
             ("Image", ua.Variant(contract.image(), ua.VariantType.ByteString), read),
         ]
+        variables += [(name, ua.Variant(contract.array(length), ua.VariantType.Double, [length]), read)
+                      for name, length in contract.ARRAYS.items()]
         variables += [(f"Write_{j}", ua.Variant(0.0, ua.VariantType.Double), read_write) for j in range(writes)]
         _add_variables(server, folder.nodeid, ns, variables)
         self.tick = 0

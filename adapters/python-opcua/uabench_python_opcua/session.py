@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 
 from opcua import Client, ua
 from uabench import contract
@@ -35,9 +36,11 @@ class Session:
         self.client.name = self.client.description = f"uabench python-opcua client {index}"
         self.credentials = credentials
         self.namespace = None
+        self.setup_ns = 0  # GetEndpoints (secure only) .. ActivateSession, SPEC §6
 
     def connect(self) -> None:
         """Raises on any failure to reach the endpoint or create the session."""
+        started = time.perf_counter_ns()
         credentials = self.credentials
         if credentials.policy is not None:
             # Client.set_security with no server certificate path, but with our own key
@@ -50,6 +53,7 @@ class Session:
             self.client.security_policy = policy
             self.client.uaclient.set_security(policy)
         self.client.connect()
+        self.setup_ns = max(1, time.perf_counter_ns() - started)
 
     def resolve_namespace(self) -> int:
         uris = self.client.get_namespace_array()
@@ -82,6 +86,8 @@ class Session:
 
 def read_parameters(node_ids: list) -> ua.ReadParameters:
     parameters = ua.ReadParameters()
+    parameters.MaxAge = 0  # SPEC §3: every Read asks maxAge 0 and Source timestamps
+    parameters.TimestampsToReturn = ua.TimestampsToReturn.Source
     for node_id in node_ids:
         item = ua.ReadValueId()
         item.NodeId = node_id
@@ -96,7 +102,9 @@ def write_parameters(node_ids: list, values: list[float]) -> ua.WriteParameters:
         item = ua.WriteValue()
         item.NodeId = node_id
         item.AttributeId = ua.AttributeIds.Value
-        # no timestamps: several servers reject writes that carry them
+        # value only (SPEC §3): no timestamps (several servers reject writes that carry
+        # them) and no StatusCode, which python-opcua would otherwise encode as Good
         item.Value = ua.DataValue(ua.Variant(value, ua.VariantType.Double))
+        item.Value.StatusCode = None
         parameters.NodesToWrite.append(item)
     return parameters

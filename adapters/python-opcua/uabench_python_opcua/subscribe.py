@@ -27,6 +27,7 @@ class Measurements:
         self.cycle_time = contract.Histogram()
         self.delay = contract.Histogram()
         self.updates = [0] * subscriptions
+        self.notifications = 0  # data changes received in the measured phase, good or bad
         self.tick_gaps = 0
         self.verify = verify
         self.lock = threading.Lock()
@@ -61,8 +62,9 @@ class DataChangeHandler:
             if phases is None or not phases.measure_start <= received < phases.measure_end:
                 return
             ok = data_value.StatusCode.is_good()
-            # Recorder counts operations; a subscription has no request latency (cleared later).
-            m.recorder.operation(1, ok, 1, None if ok else f"{name}: {data_value.StatusCode.name}")
+            # SPEC §3: each notification is an operation; a Bad one is a failed operation.
+            m.notifications += 1
+            m.recorder.notification(ok, None if ok else f"{name}: {data_value.StatusCode.name}")
             if not ok:
                 return
             m.updates[self.number] += 1
@@ -116,8 +118,9 @@ def run_subscribe(sessions: list[Session], config: dict) -> contract.Recorder:
             subscription = session.client.create_subscription(parameters, handler)
             for position, outcome in enumerate(subscription.create_monitored_items(
                     _monitored_items(session, names, config))):
-                if isinstance(outcome, ua.StatusCode):
-                    raise RuntimeError(f"cannot monitor {names[position]}: {outcome.name}")
+                if isinstance(outcome, ua.StatusCode):  # refused by the server: a failed operation
+                    with measurements.lock:
+                        measurements.recorder.notification(False, f"{names[position]}: {outcome.name}")
 
     phases = Phases(config["warmup_s"], config["duration_s"])
     with measurements.lock:
@@ -127,11 +130,10 @@ def run_subscribe(sessions: list[Session], config: dict) -> contract.Recorder:
     with measurements.lock:
         recorder = measurements.recorder
         recorder.start_ns, recorder.end_ns = phases.wall(phases.measure_start), phases.wall(phases.measure_end)
-        recorder.latency.clear()
         seconds = (recorder.end_ns - recorder.start_ns) / 1e9
         extra = {
             "subscription": {
-                "notifications": recorder.attempted,
+                "notifications": measurements.notifications,
                 "values_per_s": recorder.values / seconds,
                 "updates_per_subscription": {"min": min(measurements.updates), "max": max(measurements.updates)},
                 "tick_gaps": measurements.tick_gaps,
@@ -147,6 +149,9 @@ class SubscribeRecorder:
 
     def __init__(self, recorder: contract.Recorder, extra: dict) -> None:
         self.recorder, self.extra = recorder, extra
+
+    def session_ready(self, setup_ns: int) -> None:
+        self.recorder.session_ready(setup_ns)
 
     def result(self, *args) -> dict:
         return {**self.recorder.result(*args), **self.extra}

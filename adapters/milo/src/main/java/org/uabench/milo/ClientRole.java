@@ -21,6 +21,7 @@ final class ClientRole {
     } else {
       RequestWorkload workload = new RequestWorkload(config, sessions, Stack.sharedExecutor());
       Recorder recorder = workload.run();
+      recorder.sessionsReady(sessions);
       if (config.workload().equals("write") && config.verify()) {
         WriteVerification.run(config, sessions.get(0), recorder);
       }

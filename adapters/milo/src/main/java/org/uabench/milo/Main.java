@@ -20,6 +20,7 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    Protocol.claimStdout();
     try {
       dispatch(args);
       System.err.flush();

@@ -1,5 +1,7 @@
 package org.uabench.milo;
 
+import java.util.Map;
+
 /** The standard address space of SPEC §4: names and value functions shared by both roles. */
 final class Model {
 
@@ -12,6 +14,9 @@ final class Model {
   static final float REAL_VALUE = 1234.5f;
   static final int TICK_MODULUS = 16384;
   static final int SIGNAL_INDEX_MODULUS = 1024;
+
+  /** Array_10 and Array_10000: Double[n] with element k = k + 0.5. */
+  static final Map<String, double[]> ARRAYS = Map.of("Array_10", array(10), "Array_10000", array(10000));
 
   static final short[] PAGE = page();
   static final byte[] SDD = sdd();
@@ -29,6 +34,14 @@ final class Model {
 
   static String writeName(int index) {
     return "Write_" + index;
+  }
+
+  private static double[] array(int length) {
+    double[] array = new double[length];
+    for (int k = 0; k < length; k++) {
+      array[k] = k + 0.5;
+    }
+    return array;
   }
 
   private static short[] page() {

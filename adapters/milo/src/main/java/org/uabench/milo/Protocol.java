@@ -2,6 +2,8 @@ package org.uabench.milo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 
@@ -15,16 +17,17 @@ final class Protocol {
 
   static final ObjectMapper JSON = new ObjectMapper();
 
-  // Captured before anything can write to System.out: stdout belongs to the protocol alone.
+  // Stdout belongs to the protocol alone: this stream writes to file descriptor 1 directly.
   private static final PrintStream OUT =
-      new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, StandardCharsets.UTF_8);
-
-  static {
-    // Whatever a library prints to System.out would corrupt the protocol: send it to stderr.
-    System.setOut(System.err);
-  }
+      new PrintStream(
+          new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
 
   private Protocol() {}
+
+  /** Sends whatever a library prints to System.out to stderr, where it cannot corrupt stdout. */
+  static void claimStdout() {
+    System.setOut(System.err);
+  }
 
   static ObjectNode object() {
     return JSON.createObjectNode();

@@ -22,6 +22,7 @@ final class Recorder {
   final List<String> verificationExamples = new ArrayList<>();
   final List<String> errorExamples = new ArrayList<>();
   final Histogram latency = new Histogram();
+  final Histogram sessionSetup = new Histogram();
 
   synchronized void succeeded(long latencyNs, int valueCount) {
     attempted++;
@@ -52,6 +53,11 @@ final class Recorder {
     }
   }
 
+  /** One entry per session: the time it took to be ready (SPEC §6 session_setup_ns). */
+  synchronized void sessionsReady(List<Sessions.Session> sessions) {
+    sessions.forEach(session -> sessionSetup.record(session.setupNs()));
+  }
+
   synchronized void merge(Recorder other) {
     synchronized (other) {
       attempted += other.attempted;
@@ -63,6 +69,7 @@ final class Recorder {
       addExamples(verificationExamples, other.verificationExamples);
       addExamples(errorExamples, other.errorExamples);
       latency.merge(other.latency);
+      sessionSetup.merge(other.sessionSetup);
     }
   }
 
@@ -101,6 +108,7 @@ final class Recorder {
     throughput.put("ops_per_s", succeeded / seconds);
     throughput.put("values_per_s", values / seconds);
     result.set("latency_ns", latency.toJson());
+    result.set("session_setup_ns", sessionSetup.toJson());
     return result;
   }
 }

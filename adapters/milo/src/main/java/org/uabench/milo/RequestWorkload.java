@@ -263,7 +263,8 @@ final class RequestWorkload {
       for (int j = 0; j < npr; j++) {
         ids[j] = readIds[(first + j) % readIds.length];
       }
-      return session.client().readAsync(0.0, TimestampsToReturn.Both, List.of(ids));
+      // SPEC: every Read asks for maxAge 0 and the source timestamp only.
+      return session.client().readAsync(0.0, TimestampsToReturn.Source, List.of(ids));
     }
 
     private CompletableFuture<WriteResponse> sendWrite(long k, int first) {

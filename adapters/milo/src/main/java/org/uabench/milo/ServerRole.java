@@ -24,7 +24,6 @@ import org.eclipse.milo.opcua.stack.core.types.builtin.unsigned.UInteger;
 import org.eclipse.milo.opcua.stack.core.types.structured.BuildInfo;
 import org.eclipse.milo.opcua.stack.transport.server.tcp.OpcTcpServerTransport;
 import org.eclipse.milo.opcua.stack.transport.server.tcp.OpcTcpServerTransportConfig;
-import org.uabench.milo.Protocol.ConfigException;
 
 /** `run server`: serves the standard address space until SIGTERM or SIGINT. */
 final class ServerRole {
@@ -95,8 +94,9 @@ final class ServerRole {
         new Thread(
             () -> {
               try {
-                namespace.shutdown();
+                // Transports first, so no client sees the address space disappear.
                 server.shutdown().get(3, TimeUnit.SECONDS);
+                namespace.shutdown();
               } catch (Exception e) {
                 System.err.println("milo server: shutdown: " + e);
               }
@@ -112,8 +112,7 @@ final class ServerRole {
     Runtime.getRuntime().halt(Protocol.EXIT_OK);
   }
 
-  private static Set<EndpointConfig> endpoints(Config.Server config, Security.Identity identity)
-      throws ConfigException {
+  private static Set<EndpointConfig> endpoints(Config.Server config, Security.Identity identity) {
     Set<EndpointConfig> endpoints = new LinkedHashSet<>();
     for (Config.Endpoint endpoint : config.security().endpoints()) {
       SecurityPolicy policy = Security.policy(endpoint.policy());

@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -16,7 +18,6 @@ import org.eclipse.milo.opcua.sdk.client.OpcUaClientConfig;
 import org.eclipse.milo.opcua.sdk.client.OpcUaClientConfigBuilder;
 import org.eclipse.milo.opcua.stack.core.Stack;
 import org.eclipse.milo.opcua.stack.core.UaException;
-import org.eclipse.milo.opcua.stack.core.security.SecurityPolicy;
 import org.eclipse.milo.opcua.stack.core.types.builtin.LocalizedText;
 import org.eclipse.milo.opcua.stack.core.types.builtin.NodeId;
 import org.eclipse.milo.opcua.stack.core.types.builtin.unsigned.UShort;
@@ -35,8 +36,11 @@ final class Sessions {
   private static final int CONNECT_TIMEOUT_MS = 5_000;
   private static final int REQUEST_TIMEOUT_MS = 10_000;
 
-  /** One connected session and the index of urn:uabench:model on its server. */
-  record Session(int index, OpcUaClient client, UShort namespaceIndex) {
+  /**
+   * One connected session, the index of urn:uabench:model on its server, and how long the
+   * session took to set up (GetEndpoints, OpenSecureChannel, CreateSession, ActivateSession).
+   */
+  record Session(int index, OpcUaClient client, UShort namespaceIndex, long setupNs) {
     NodeId nodeId(String identifier) {
       return new NodeId(namespaceIndex, identifier);
     }
@@ -44,74 +48,109 @@ final class Sessions {
 
   private Sessions() {}
 
-  static List<Session> open(Config.Client config) throws ConnectException, Exception {
+  /** Opens every session concurrently, each the way a Milo application would: discover, connect. */
+  static List<Session> open(Config.Client config) throws Exception {
     Config.ClientSecurity security = config.security();
     Security.Identity identity = null;
     if (!security.policy().equals("None")) {
       identity = Security.loadIdentity(security.certificate(), security.privateKey());
     }
-    EndpointDescription endpoint = selectEndpoint(config);
-
-    List<OpcUaClient> clients = new ArrayList<>();
+    List<OpcUaClient> clients = new CopyOnWriteArrayList<>();
     List<CompletableFuture<Session>> connecting = new ArrayList<>();
     for (int s = 0; s < config.sessions(); s++) {
-      OpcUaClient client = OpcUaClient.create(clientConfig(config, endpoint, identity), Sessions::transport);
-      clients.add(client);
-      int index = s;
-      connecting.add(
-          client.connectAsync()
-              .thenCompose(c -> c.readNamespaceTableAsync())
-              .thenApply(table -> new Session(index, client, table.getIndex(Model.NAMESPACE_URI))));
+      connecting.add(connect(config, identity, s, clients));
     }
     List<Session> sessions = new ArrayList<>();
-    // Connections are opened concurrently; secure ones cost RSA work, so allow more per session.
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10_000L + 20L * config.sessions());
+    // Secure sessions cost RSA work on both sides, so allow more time the more there are.
+    long deadline =
+        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10_000L + 20L * config.sessions());
     try {
       for (CompletableFuture<Session> future : connecting) {
-        Session session = future.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        if (session.namespaceIndex() == null) {
-          close(clients);
-          throw new IllegalStateException(
-              "the server's NamespaceArray has no " + Model.NAMESPACE_URI);
-        }
-        sessions.add(session);
+        sessions.add(future.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
       }
     } catch (ExecutionException | TimeoutException e) {
       close(clients);
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      while (cause instanceof CompletionException && cause.getCause() != null) {
+        cause = cause.getCause();
+      }
+      if (cause instanceof ConnectException connect) {
+        throw connect;
+      }
+      if (cause instanceof TimeoutException) {
+        throw new ConnectException("cannot create session on " + config.endpoint() + ": timed out", cause);
+      }
       throw new ConnectException(
           "cannot create session on " + config.endpoint() + ": " + describe(cause), cause);
+    }
+    for (Session session : sessions) {
+      if (session.namespaceIndex() == null) {
+        close(clients);
+        throw new IllegalStateException("the server's NamespaceArray has no " + Model.NAMESPACE_URI);
+      }
     }
     return sessions;
   }
 
-  private static EndpointDescription selectEndpoint(Config.Client config) throws ConnectException {
-    List<EndpointDescription> endpoints;
-    try {
-      endpoints =
-          DiscoveryClient.getEndpoints(config.endpoint(), Sessions::transport)
-              .get(CONNECT_TIMEOUT_MS + 2_000, TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      throw new ConnectException(
-          "cannot reach " + config.endpoint() + ": " + describe(e.getCause()), e.getCause());
-    } catch (TimeoutException | InterruptedException e) {
-      throw new ConnectException("cannot reach " + config.endpoint() + ": timed out", e);
-    }
+  private static CompletableFuture<Session> connect(
+      Config.Client config, Security.Identity identity, int index, List<OpcUaClient> clients) {
+    long started = System.nanoTime();
+    return DiscoveryClient.getEndpoints(config.endpoint(), Sessions::transport)
+        .handle(
+            (endpoints, error) -> {
+              if (error != null) {
+                throw new CompletionException(
+                    new ConnectException(
+                        "cannot reach " + config.endpoint() + ": " + describe(error), error));
+              }
+              return selectEndpoint(config, endpoints);
+            })
+        .thenCompose(
+            endpoint -> {
+              OpcUaClient client;
+              try {
+                client =
+                    OpcUaClient.create(clientConfig(config, endpoint, identity), Sessions::transport);
+              } catch (UaException e) {
+                throw new CompletionException(e);
+              }
+              clients.add(client);
+              return client.connectAsync();
+            })
+        .thenCompose(
+            client -> {
+              long setupNs = System.nanoTime() - started;
+              return client
+                  .readNamespaceTableAsync()
+                  .thenApply(
+                      table ->
+                          new Session(
+                              index, client, table.getIndex(Model.NAMESPACE_URI), setupNs));
+            });
+  }
+
+  private static EndpointDescription selectEndpoint(
+      Config.Client config, List<EndpointDescription> endpoints) {
     String policyUri = Security.policy(config.security().policy()).getUri();
     MessageSecurityMode mode = Security.mode(config.security().mode());
     EndpointDescription endpoint =
         endpoints.stream()
             .filter(e -> Objects.equals(e.getSecurityPolicyUri(), policyUri))
             .filter(e -> e.getSecurityMode() == mode)
-            .filter(e -> Objects.equals(e.getTransportProfileUri(), Stack.TCP_UASC_UABINARY_TRANSPORT_URI)
-                || e.getTransportProfileUri() == null || e.getTransportProfileUri().isEmpty())
+            .filter(
+                e ->
+                    e.getTransportProfileUri() == null
+                        || e.getTransportProfileUri().isEmpty()
+                        || e.getTransportProfileUri().equals(Stack.TCP_UASC_UABINARY_TRANSPORT_URI))
             .findFirst()
             .orElseThrow(
                 () ->
-                    new ConnectException(
-                        "server at " + config.endpoint() + " offers no endpoint with policy "
-                            + config.security().policy() + " and mode " + config.security().mode(),
-                        null));
+                    new CompletionException(
+                        new ConnectException(
+                            "server at " + config.endpoint() + " offers no endpoint with policy "
+                                + config.security().policy() + " and mode "
+                                + config.security().mode(),
+                            null)));
     // Servers advertise their own idea of their host name; connect where we were told to.
     URI url = URI.create(config.endpoint());
     return EndpointUtil.updateUrl(endpoint, url.getHost(), url.getPort());

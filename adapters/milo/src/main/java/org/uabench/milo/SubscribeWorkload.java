@@ -105,6 +105,7 @@ final class SubscribeWorkload {
   ObjectNode result(String version) {
     Recorder total = new Recorder();
     total.merge(setup);
+    total.sessionsReady(sessions);
     Histogram cycle = new Histogram();
     Histogram delay = new Histogram();
     long notifications = 0;

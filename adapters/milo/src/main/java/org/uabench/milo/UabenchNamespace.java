@@ -3,6 +3,8 @@ package org.uabench.milo;
 import static org.eclipse.milo.opcua.stack.core.types.builtin.unsigned.Unsigned.uint;
 
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -81,6 +83,16 @@ final class UabenchNamespace extends ManagedNamespaceWithLifecycle {
     UaVariableNode pageNode = variable(object, "Page", NodeIds.Int16, new Variant(page), start);
     pageNode.setValueRank(ValueRanks.OneDimension);
     pageNode.setArrayDimensions(new UInteger[] {uint(Model.PAGE_LENGTH)});
+    for (Map.Entry<String, double[]> array : new TreeMap<>(Model.ARRAYS).entrySet()) {
+      Double[] boxed = new Double[array.getValue().length];
+      for (int k = 0; k < boxed.length; k++) {
+        boxed[k] = array.getValue()[k];
+      }
+      UaVariableNode arrayNode =
+          variable(object, array.getKey(), NodeIds.Double, new Variant(boxed), start);
+      arrayNode.setValueRank(ValueRanks.OneDimension);
+      arrayNode.setArrayDimensions(new UInteger[] {uint(boxed.length)});
+    }
     variable(object, "SDD", NodeIds.ByteString, new Variant(ByteString.of(Model.SDD)), start);
     variable(object, "Image", NodeIds.ByteString, new Variant(ByteString.of(Model.IMAGE)), start);
     for (int j = 0; j < writeCount; j++) {

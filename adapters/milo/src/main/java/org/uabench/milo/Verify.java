@@ -26,6 +26,13 @@ final class Verify {
       }
       return value -> checkSignal(node, index, value);
     }
+    double[] array = Model.ARRAYS.get(node);
+    if (array != null) {
+      return value ->
+          value instanceof Double[] doubles && Arrays.equals(unbox(doubles), array)
+              ? null
+              : node + ": got " + show(value) + ", expected Double[" + array.length + "] of k + 0.5";
+    }
     if (node.startsWith("Write_")) {
       return value ->
           value instanceof Double ? null : node + ": got " + show(value) + ", expected Double";
@@ -66,6 +73,17 @@ final class Verify {
 
   private static short[] unbox(Short[] boxed) {
     short[] out = new short[boxed.length];
+    for (int i = 0; i < boxed.length; i++) {
+      if (boxed[i] == null) {
+        return null;
+      }
+      out[i] = boxed[i];
+    }
+    return out;
+  }
+
+  private static double[] unbox(Double[] boxed) {
+    double[] out = new double[boxed.length];
     for (int i = 0; i < boxed.length; i++) {
       if (boxed[i] == null) {
         return null;

@@ -64,7 +64,7 @@ final class WriteVerification {
       }
       List<DataValue> values;
       try {
-        values = session.client().readValuesAsync(0.0, TimestampsToReturn.Neither, ids)
+        values = session.client().readValuesAsync(0.0, TimestampsToReturn.Source, ids)
             .get(10, TimeUnit.SECONDS);
       } catch (Exception e) {
         for (int i = from; i < to; i++) {

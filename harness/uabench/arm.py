@@ -1,0 +1,235 @@
+"""The emulated ARM smoke suite (`uabench arm-smoke`).
+
+Each SDK's ARM server runs here under qemu-user: from its image (podman --arch, host
+network) or, for the C adapter, straight from the Bazel cross build (`--binary`, through
+binfmt_misc). The native reference client (the host's open62541 adapter) reads every node
+of the standard address space and writes Write_j with read-back, both with value
+verification, through the harness's own Session machinery. Every cell is stored with
+`emulated = 1` and the variant naming the architecture: emulated timings are never
+comparable with native ones and must never rank a server.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import secrets
+import shlex
+import stat
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import images, paths, plan, sdks
+from .bench import Measured, Server, Session
+from .process import AdapterError, AdapterProcess
+from .sdks import Sdk
+from .store import Store
+
+# Under qemu a JVM or Node needs far longer than the contract's 30 s to get ready.
+EMULATED_READY_TIMEOUT_S = 300.0
+SMOKE_NODES = [*plan.signals(10), "Signal_999", "Tick", "Real", "Page", "SDD", "Image", "Write_0", "Write_99"]
+LABEL = "uabench.smoke"
+
+
+@dataclass(frozen=True)
+class EmulatedSdk(Sdk):
+    """An SDK whose `run` is a launcher for its ARM build (a container or a qemu binary)."""
+    launcher: Path = Path("/nonexistent")
+    arch: str = ""
+    how: str = ""  # image | binary
+
+    @property
+    def run(self) -> Path:
+        return self.launcher
+
+
+def _write_launcher(path: Path, command: list[str]) -> Path:
+    path.write_text("#!/bin/sh\n# uabench arm-smoke launcher (generated)\n"
+                    f"exec {' '.join(shlex.quote(part) for part in command)} \"$@\"\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+def image_launcher(sdk: Sdk, target: images.Arch, workdir: Path, token: str) -> EmulatedSdk:
+    """`run` = podman run of the SDK's image; the work directory (configs, PKI) is mounted at
+    the same path, the network is the host's, so the endpoint it prints is reachable here."""
+    os.environ.setdefault("CONTAINERS_CONF", str(images.CONTAINERS_CONF))
+    command = ["podman", "run", "--rm", "--init", "--arch", target.podman_arch, "--variant", target.variant,
+               "--network", "host", "--label", f"{LABEL}={token}", "--volume", f"{workdir}:{workdir}",
+               images.image_name(sdk.id, target)]
+    launcher = _write_launcher(workdir / f"run-{sdk.id}-{target.name}", command)
+    return EmulatedSdk(**_fields(sdk), launcher=launcher, arch=target.name, how="image")
+
+
+def binary_launcher(sdk: Sdk, target: images.Arch, workdir: Path) -> EmulatedSdk:
+    """`run` = the Bazel cross-built C adapter under qemu-user with the oldest Pi core of the
+    architecture (-cpu), so an instruction that core lacks fails here."""
+    binary = paths.REPO / ".cache" / "dist" / target.dist / "uabench-open62541"
+    if not binary.exists():
+        raise images.ImageError(f"{binary} is missing: run ci/bazel-build {target.dist}")
+    qemu = "qemu-aarch64-static" if target.name == "arm64" else "qemu-arm-static"
+    sysroot = {"arm64": ["-L", "/usr/aarch64-linux-gnu"], "armhf": ["-L", "/usr/arm-linux-gnueabihf"],
+               "armel": []}[target.name]  # the ARMv6 build is static
+    launcher = _write_launcher(workdir / f"run-{sdk.id}-{target.name}-binary",
+                               [qemu, "-cpu", target.qemu_cpu, *sysroot, str(binary)])
+    return EmulatedSdk(**_fields(sdk), launcher=launcher, arch=target.name, how="binary")
+
+
+def _fields(sdk: Sdk) -> dict:
+    return {f.name: getattr(sdk, f.name) for f in dataclasses.fields(Sdk)}
+
+
+def start_server(session: Session, sdk: EmulatedSdk, timeout: float = EMULATED_READY_TIMEOUT_S) -> Server:
+    """Session.server with the longer ready timeout emulation needs."""
+    session.stop_servers()
+    config = session.server_config(sdk)
+    process = AdapterProcess(sdk, "server", config, session.workdir, None,
+                             name=f"{sdk.id}-{sdk.arch}-server-{config['port']}")
+    measured = Measured.start(process)
+    try:
+        ready = process.wait_event(("ready", "error"), timeout)
+    except AdapterError:
+        measured.stop()
+        raise
+    if ready["event"] == "error":
+        measured.stop()
+        raise AdapterError(f"{sdk.id} ({sdk.arch}) server refused to start: {ready.get('kind')}: "
+                           f"{ready.get('message')}")
+    server = Server(sdk, config, measured, ready["endpoint"])
+    session.servers[f"{sdk.id}@{sdk.arch}"] = server
+    return server
+
+
+@dataclass
+class SmokeResult:
+    sdk: str
+    arch: str
+    how: str
+    step: str
+    status: str
+    detail: str
+    seconds: float
+
+
+def _workload(kind: str, nodes: list[str], per_request: int) -> dict:
+    return {"workload": kind, "nodes": nodes, "nodes_per_request": per_request, "in_flight": 2,
+            "warmup_s": 0.5, "duration_s": 2.0}
+
+
+def smoke_one(session: Session, reference: Sdk, emulated: EmulatedSdk) -> list[SmokeResult]:
+    """Start the emulated server, read every node (1 and all per request) and write with the
+    native reference client, storing each as an emulated cell."""
+    results: list[SmokeResult] = []
+    variant = f"{emulated.arch} emulated ({emulated.how})"
+    started = time.monotonic()
+    try:
+        server = start_server(session, emulated)
+    except AdapterError as error:
+        results.append(SmokeResult(emulated.id, emulated.arch, emulated.how, "server ready", "fail", str(error),
+                                   round(time.monotonic() - started, 1)))
+        _store(session, reference, emulated, variant, "server ready", "fail", str(error), None, None)
+        return results
+    results.append(SmokeResult(emulated.id, emulated.arch, emulated.how, "server ready", "pass",
+                               server.endpoint, round(time.monotonic() - started, 1)))
+    steps = [("read 1 node/request", _workload("read", SMOKE_NODES, 1), None),
+             (f"read {len(SMOKE_NODES)} nodes/request", _workload("read", SMOKE_NODES, len(SMOKE_NODES)), None),
+             ("write + read back", _workload("write", plan.writes(20), 5), None)]
+    if emulated.offers("Basic256Sha256", "SignAndEncrypt") and reference.offers("Basic256Sha256", "SignAndEncrypt"):
+        steps.append(("read Basic256Sha256 SignAndEncrypt", _workload("read", SMOKE_NODES, 4),
+                      {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}))
+    try:
+        for name, workload, security in steps:
+            begun = time.monotonic()
+            config = session.client_config(server, workload, security)
+            outcome = session.run_client(reference, server, config)
+            if outcome.status == "pass":
+                result = outcome.result or {}
+                detail = (f"{result['operations']['succeeded']} requests, "
+                          f"{result['verification']['checked']} values verified, "
+                          f"{result['throughput']['ops_per_s']:.0f} req/s (emulated)")
+            else:
+                detail = outcome.reason or outcome.status
+            results.append(SmokeResult(emulated.id, emulated.arch, emulated.how, name, outcome.status, detail,
+                                       round(time.monotonic() - begun, 1)))
+            _store(session, reference, emulated, variant, name, outcome.status, outcome.reason, config, outcome)
+        status, seconds, killed = server.measured.stop()
+        session.servers.clear()
+        ok = status == 0 and not killed
+        results.append(SmokeResult(emulated.id, emulated.arch, emulated.how, "server stops on SIGTERM",
+                                   "pass" if ok else "fail",
+                                   f"status {status} after {seconds:.1f} s" + (" (killed)" if killed else ""),
+                                   round(seconds, 1)))
+    finally:
+        session.stop_servers()
+    return results
+
+
+def _store(session: Session, reference: Sdk, emulated: EmulatedSdk, variant: str, step: str, status: str,
+           reason: str | None, config: dict | None, outcome) -> None:
+    store: Store = session.store
+    store.add_cell(
+        session.run_id, suite=session.suite, kind=step, client=reference.id, server=emulated.id,
+        variant=variant, parameter=emulated.arch, repetition=0, status=status, reason=reason,
+        client_config=config, server_config=None,
+        result=getattr(outcome, "result", None), client_resources=getattr(outcome, "client_resources", None),
+        server_resources=None, client_perf=getattr(outcome, "client_perf", None), server_perf=None,
+        client_bound=bool(getattr(outcome, "client_bound", False)), emulated=True)
+
+
+def cleanup_containers(token: str) -> None:
+    """Remove any container of this smoke run that outlived its podman process."""
+    if not token:
+        return
+    try:
+        done = images.podman("ps", "-aq", "--filter", f"label={LABEL}={token}", check=False)
+        ids = done.stdout.split()
+        if ids:
+            images.podman("rm", "-f", "-t", "2", *ids, check=False)
+    except images.ImageError:
+        pass
+
+
+def run(store: Store, arches: list[images.Arch], sdk_ids: list[str], binary: bool,
+        workdir: Path | None = None) -> list[SmokeResult]:
+    reference_id = plan.reference_client()
+    if reference_id is None:
+        raise ValueError("no SDK with a client role to act as the native reference client")
+    reference = sdks.get(reference_id)
+    session = Session(store, "arm-smoke", "smoke",
+                      workdir=workdir or paths.RESULTS / "runs" / time.strftime("arm-smoke-%Y%m%d-%H%M%S"))
+    token = secrets.token_hex(6)
+    results: list[SmokeResult] = []
+    status = "finished"
+    try:
+        for target in arches:
+            for sdk_id in sdk_ids:
+                sdk = sdks.get(sdk_id)
+                if "server" not in sdk.roles:
+                    continue
+                if binary:
+                    if sdk_id != "open62541":
+                        continue
+                    emulated = binary_launcher(sdk, target, session.workdir)
+                else:
+                    if (sdk_id, target.name) in images.NOT_BUILT:
+                        results.append(SmokeResult(sdk_id, target.name, "image", "image", "not_supported",
+                                                   images.NOT_BUILT[(sdk_id, target.name)], 0.0))
+                        continue
+                    if not images.image_exists(images.image_name(sdk_id, target)):
+                        detail = (f"no image {images.image_name(sdk_id, target)}: "
+                                  f"run uabench images --arch {target.name} --sdk {sdk_id}")
+                        results.append(SmokeResult(sdk_id, target.name, "image", "image", "fail", detail, 0.0))
+                        continue
+                    emulated = image_launcher(sdk, target, session.workdir, token)
+                try:
+                    results.extend(smoke_one(session, reference, emulated))
+                finally:
+                    cleanup_containers(token)
+    except BaseException:
+        status = "interrupted"
+        raise
+    finally:
+        cleanup_containers(token)
+        session.close(status)
+    return results

@@ -1,0 +1,215 @@
+"""ARM container images of every adapter (`uabench images`), built with podman.
+
+One Containerfile per SDK in ci/containers/ takes its base image as the build argument BASE:
+with Docker Hub reachable that is debian:bookworm-slim; here `ci/containers/make-base`
+debootstraps Debian bookworm for the architecture and `podman import`s it. Foreign
+architectures build and run through qemu-user-static (binfmt_misc), so every timing taken
+of these images on an x86-64 machine is *emulated*.
+
+Images are tagged localhost/uabench/<sdk>:<arch>; the build context is the repository root
+(filtered by .dockerignore). Prerequisites are the host-side builds that the Containerfiles
+copy: the Bazel cross build of the C adapter (.cache/dist/<target>/), Milo's shaded jar and
+node-opcua's node_modules (`make setup`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from . import paths
+
+CONTAINERS = paths.REPO / "ci" / "containers"
+CONTAINERS_CONF = CONTAINERS / "containers.conf"
+IMAGE_REPOSITORY = "localhost/uabench"
+SDKS = ("open62541", "asyncua", "python-opcua", "node-opcua", "milo")
+
+
+@dataclass(frozen=True)
+class Arch:
+    name: str        # Debian architecture: arm64, armhf, armel
+    platform: str    # OCI platform
+    podman_arch: str
+    variant: str
+    dist: str        # ci/bazel-build target of the C adapter
+    qemu_cpu: str    # the oldest Raspberry Pi core of this architecture
+    description: str
+
+
+ARCHES = {
+    "arm64": Arch("arm64", "linux/arm64", "arm64", "v8", "aarch64", "cortex-a53",
+                  "Raspberry Pi 3/4/5, 64-bit OS"),
+    "armhf": Arch("armhf", "linux/arm/v7", "arm", "v7", "armhf", "cortex-a7",
+                  "Raspberry Pi 2/3/4, 32-bit OS (ARMv7)"),
+    "armel": Arch("armel", "linux/arm/v6", "arm", "v6", "armv6", "arm1176",
+                  "Raspberry Pi Zero/1 (ARMv6)"),
+}
+ALIASES = {"aarch64": "arm64", "arm/v8": "arm64", "linux/arm64": "arm64", "arm/v7": "armhf",
+           "armv7": "armhf", "linux/arm/v7": "armhf", "arm/v6": "armel", "armv6": "armel",
+           "linux/arm/v6": "armel"}
+
+# What cannot be built, and why (shown instead of a failure).
+NOT_BUILT = {
+    ("asyncua", "armel"): "cryptography>=45 (asyncua 2.1.0) has no ARMv6 wheel on PyPI and needs "
+                          "Rust >= 1.74 to build; Debian bookworm armel has rustc 1.63",
+    ("python-opcua", "armel"): "the pinned cryptography 50.0.2 has no ARMv6 wheel on PyPI and needs "
+                               "Rust >= 1.74 to build; Debian bookworm armel has rustc 1.63",
+}
+
+
+class ImageError(Exception):
+    pass
+
+
+def arch(name: str) -> Arch:
+    key = ALIASES.get(name, name)
+    if key not in ARCHES:
+        raise ValueError(f"unknown architecture '{name}' (one of {', '.join(ARCHES)}; aliases "
+                         f"{', '.join(sorted(ALIASES))})")
+    return ARCHES[key]
+
+
+def image_name(sdk: str, target: Arch) -> str:
+    return f"{IMAGE_REPOSITORY}/{sdk}:{target.name}"
+
+
+def base_image(target: Arch) -> str:
+    return f"localhost/uabench-base:bookworm-{target.name}"
+
+
+def podman_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("CONTAINERS_CONF", str(CONTAINERS_CONF))
+    return env
+
+
+def podman(*args: str, check: bool = True, capture: bool = True, timeout: float | None = None
+           ) -> subprocess.CompletedProcess:
+    if not shutil.which("podman"):
+        raise ImageError("podman is not installed (apt packages: ci/containers/apt-packages)")
+    done = subprocess.run(["podman", *args], env=podman_env(), capture_output=capture, text=True,
+                          timeout=timeout)
+    if check and done.returncode != 0:
+        raise ImageError(f"podman {' '.join(args[:3])} failed ({done.returncode}): "
+                         f"{(done.stderr or '').strip()[-800:]}")
+    return done
+
+
+def image_exists(name: str) -> bool:
+    return podman("image", "exists", name, check=False).returncode == 0
+
+
+def image_size(name: str) -> int | None:
+    done = podman("image", "inspect", "--format", "{{.Size}}", name, check=False)
+    return int(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip().isdigit() else None
+
+
+def ensure_base(target: Arch) -> None:
+    """The debootstrapped base of `target` (no-op when it exists)."""
+    done = subprocess.run([str(CONTAINERS / "make-base"), target.name], env=podman_env(),
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ImageError(f"make-base {target.name} failed: {done.stderr.strip()[-800:]}")
+
+
+def prerequisite(sdk: str, target: Arch) -> str | None:
+    """Why the host-side inputs of `sdk`'s image are missing, or None."""
+    repo = paths.REPO
+    if sdk == "open62541":
+        binary = repo / ".cache" / "dist" / target.dist / "uabench-open62541"
+        return None if binary.exists() else f"{binary} is missing: run ci/bazel-build {target.dist}"
+    if sdk == "milo":
+        jar = repo / "adapters" / "milo" / "target" / "uabench-milo.jar"
+        return None if jar.exists() else f"{jar} is missing: run implementations/milo/install"
+    if sdk == "node-opcua":
+        modules = repo / "adapters" / "node-opcua" / "node_modules" / "node-opcua"
+        return None if modules.exists() else f"{modules} is missing: run implementations/node-opcua/install"
+    return None
+
+
+def build_arguments(sdk: str, target: Arch) -> list[str]:
+    args = [f"BASE={base_image(target)}"]
+    if sdk == "open62541":
+        args.append(f"DIST={target.dist}")
+    if sdk in ("asyncua", "python-opcua") and target.name == "arm64":
+        args.append("PIP_BUILD_DEPS=")  # every pinned package has an aarch64 wheel
+    return args
+
+
+@dataclass
+class Built:
+    sdk: str
+    arch: str
+    platform: str
+    image: str
+    status: str              # built | failed | not_built
+    seconds: float | None = None
+    size_bytes: int | None = None
+    reason: str | None = None
+    log: str | None = None
+
+
+def build(sdk: str, target: Arch, log_dir: Path, no_cache: bool = False) -> Built:
+    name = image_name(sdk, target)
+    result = Built(sdk, target.name, target.platform, name, "not_built")
+    if (sdk, target.name) in NOT_BUILT:
+        result.reason = NOT_BUILT[(sdk, target.name)]
+        return result
+    missing = prerequisite(sdk, target)
+    if missing:
+        result.status, result.reason = "failed", missing
+        return result
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log = log_dir / f"{sdk}-{target.name}.log"
+    command = ["build", "--platform", target.platform, "--network", "host", "--layers",
+               "-f", str(CONTAINERS / f"{sdk}.Containerfile"), "-t", name]
+    for arg in build_arguments(sdk, target):
+        command += ["--build-arg", arg]
+    if no_cache:
+        command.append("--no-cache")
+    command.append(str(paths.REPO))
+    started = time.monotonic()
+    with log.open("w") as stream:
+        done = subprocess.run(["podman", *command], env=podman_env(), stdout=stream,
+                              stderr=subprocess.STDOUT, text=True)
+    result.seconds = round(time.monotonic() - started, 1)
+    result.log = str(log)
+    if done.returncode != 0:
+        tail = log.read_text(errors="replace").strip().splitlines()[-6:]
+        result.status, result.reason = "failed", " | ".join(tail)
+        return result
+    result.status = "built"
+    result.size_bytes = image_size(name)
+    return result
+
+
+def capabilities(sdk: str, target: Arch) -> dict:
+    """`capabilities` of the image, run under emulation."""
+    done = podman("run", "--rm", "--arch", target.podman_arch, "--variant", target.variant,
+                  "--network", "host", image_name(sdk, target), "capabilities", check=False, timeout=300)
+    if done.returncode != 0:
+        raise ImageError(f"{sdk}:{target.name} capabilities exited {done.returncode}: {done.stderr.strip()[-400:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def human_size(size: int | None) -> str:
+    return "-" if size is None else f"{size / 1e6:.0f} MB"
+
+
+def record(results: list[Built], path: Path) -> None:
+    """Merge these results into the JSON summary at `path` (one entry per sdk and arch)."""
+    known: dict[str, dict] = {}
+    if path.exists():
+        try:
+            known = {f"{e['sdk']}:{e['arch']}": e for e in json.loads(path.read_text())}
+        except (ValueError, KeyError, TypeError):
+            known = {}
+    for one in results:
+        known[f"{one.sdk}:{one.arch}"] = asdict(one) | {"recorded_ns": time.time_ns(), "emulated": True}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(sorted(known.values(), key=lambda e: (e["arch"], e["sdk"])), indent=1))

@@ -1,0 +1,788 @@
+"""The PubSub suite (adapters/SPEC.md §8): its plan, its test cases, the cells it measures,
+and the "hosts" its subscribers run on (network namespaces on a Linux bridge).
+
+Cells go into the store like client/server cells, with the publisher in the `server` columns
+(its CPU, memory and context switches are the server figures) and the subscriber(s) in the
+`client` columns, so a PubSub signal-rate sweep sits on the same axes as the client/server
+subscription sweep of the same SDK:
+
+- `pubsub-sweep`: one publisher, one subscriber on loopback, N signals at the interval;
+  parameter N. The sweep stops when the mean cycle time exceeds 1.1 x the interval.
+- `pubsub-subscribers`: one publisher and k subscribers, each in its own network namespace
+  on a bridge; parameter k; the result combines the k subscribers.
+- `pubsub-interop`: every publisher SDK to every subscriber SDK, verified.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ipaddress
+import os
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import contract, sdks, stats
+from .bench import Measured, Session, combine_resources
+from .contract import Histogram
+from .plan import PlanError, TestCase
+from .process import READY_TIMEOUT_S, AdapterError, AdapterProcess
+from .sdks import Sdk
+
+SUSTAINED_CYCLE_RATIO = 1.10  # the same rule as the client/server subscription sweep
+SUBSCRIBER_GRACE_S = 60.0     # start-up (a large DataSet's address space), drain, result
+KINDS = ("pubsub-sweep", "pubsub-subscribers", "pubsub-interop")
+SWEEP_VARIANT = "signal rate"
+SUBSCRIBERS_VARIANT = "subscribers"
+
+
+# --- the plan ---------------------------------------------------------------------------------
+
+PLAN_KEYS = {"suite", "description", "publishers", "subscribers", "reference_subscriber", "subscriber_sweep",
+             "pubsub", "profiles"}
+PROFILE_TABLES = {
+    "sweep": {"warmup_s", "duration_s", "repetitions", "signals"},
+    "subscribers": {"warmup_s", "duration_s", "repetitions", "counts", "signals"},
+    "interop": {"warmup_s", "duration_s", "signals"},
+}
+GROUP_DEFAULT = "239.255.0.0/16"
+
+
+@dataclass(frozen=True)
+class Phase:
+    warmup_s: float
+    duration_s: float
+    repetitions: int = 1
+    signals: tuple[int, ...] = (100,)
+    counts: tuple[int, ...] = (1,)
+
+
+@dataclass(frozen=True)
+class PubSubPlan:
+    path: Path
+    suite: str
+    description: str
+    publishers: tuple[str, ...] | None
+    subscribers: tuple[str, ...] | None
+    reference_subscriber: str
+    subscriber_sweep: str           # "reference" (the reference publisher only) or "all"
+    pubsub: dict                    # config keys every publisher and subscriber gets
+    groups: ipaddress.IPv4Network   # multicast groups the cells use, one per cell
+    profiles: dict[str, dict[str, Phase]]
+    # what Session and the CLI read from any plan
+    ranking: None = None
+    throughput: tuple = ()
+    sweeps: tuple = ()
+    interop: tuple = ()
+
+    def phase(self, profile: str, kind: str) -> Phase:
+        if profile not in self.profiles:
+            raise PlanError(f"{self.path}: no profile '{profile}' (has: {', '.join(self.profiles)})")
+        return self.profiles[profile][kind]
+
+
+def _number(value: object, where: str, low: float, high: float, integer: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)) \
+            or not low <= value <= high:
+        kind = "an integer" if integer else "a number"
+        raise PlanError(f"{where}: must be {kind} in [{low:g}, {high:g}], got {value!r}")
+    return value
+
+
+def _int_list(value: object, where: str, low: int, high: int) -> tuple[int, ...]:
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise PlanError(f"{where}: must not be empty")
+    return tuple(int(_number(v, f"{where}[{i}]", low, high, integer=True)) for i, v in enumerate(items))
+
+
+def _phase(raw: object, where: str, kind: str) -> Phase:
+    if not isinstance(raw, dict):
+        raise PlanError(f"{where}: must be a table")
+    for key in raw:
+        if key not in PROFILE_TABLES[kind]:
+            raise PlanError(f"{where}.{key}: unknown key (known: {', '.join(sorted(PROFILE_TABLES[kind]))})")
+    for key in ("warmup_s", "duration_s"):
+        if key not in raw:
+            raise PlanError(f"{where}.{key}: missing")
+    return Phase(
+        warmup_s=float(_number(raw["warmup_s"], f"{where}.warmup_s", 0, 3600)),
+        duration_s=float(_number(raw["duration_s"], f"{where}.duration_s", 0.1, 86400)),
+        repetitions=int(_number(raw.get("repetitions", 1), f"{where}.repetitions", 1, 1000, integer=True)),
+        signals=_int_list(raw.get("signals", 100), f"{where}.signals", 1, 1_000_000),
+        counts=_int_list(raw.get("counts", 1), f"{where}.counts", 1, 64),
+    )
+
+
+def _selection(raw: object, where: str) -> tuple[str, ...] | None:
+    if raw in (None, "all"):
+        return None
+    if not isinstance(raw, list) or not all(isinstance(s, str) for s in raw):
+        raise PlanError(f"{where}: must be \"all\" or a list of SDK ids")
+    return tuple(raw)
+
+
+def load_plan(path: Path, raw: dict) -> PubSubPlan:
+    """A PubSub plan (a plan with a [pubsub] table), every key checked."""
+    where = str(path)
+    for key in raw:
+        if key not in PLAN_KEYS:
+            raise PlanError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(PLAN_KEYS))})")
+    suite = raw.get("suite")
+    from . import paths
+    if not isinstance(suite, str) or not (paths.SUITES / f"{suite}.robot").exists():
+        raise PlanError(f"{where}: key 'suite' must name a Robot suite in suites/, got {suite!r}")
+    common = dict(raw.get("pubsub") or {})
+    if not isinstance(raw.get("pubsub"), dict):
+        raise PlanError(f"{where}: key 'pubsub' must be a table")
+    try:
+        groups = ipaddress.IPv4Network(common.pop("groups", GROUP_DEFAULT))
+    except ValueError as error:
+        raise PlanError(f"{where}: pubsub.groups: {error}") from None
+    if not groups.is_multicast:
+        raise PlanError(f"{where}: pubsub.groups must be a multicast range, got {groups}")
+    for key in ("address", "interface", "signals", "warmup_s", "duration_s"):
+        if key in common:
+            raise PlanError(f"{where}: pubsub.{key} is set per cell by the harness")
+    try:
+        contract.subscriber_config(common)
+    except contract.ConfigError as error:
+        raise PlanError(f"{where}: pubsub: {error}") from None
+    profiles = raw.get("profiles")
+    if not isinstance(profiles, dict) or not profiles:
+        raise PlanError(f"{where}: key 'profiles' must hold at least one profile table")
+    parsed = {}
+    for name, tables in profiles.items():
+        if not isinstance(tables, dict) or set(tables) != set(PROFILE_TABLES):
+            raise PlanError(f"{where}: profiles.{name} must hold exactly the tables {', '.join(PROFILE_TABLES)}")
+        parsed[name] = {kind: _phase(tables[kind], f"profiles.{name}.{kind}", kind) for kind in PROFILE_TABLES}
+        for kind in PROFILE_TABLES:  # every configuration the profile will run must be valid
+            for signals in parsed[name][kind].signals:
+                try:
+                    contract.subscriber_config({**common, "signals": signals})
+                except contract.ConfigError as error:
+                    raise PlanError(f"{where}: profiles.{name}.{kind}.signals = {signals}: {error}") from None
+    sweep = raw.get("subscriber_sweep", "reference")
+    if sweep not in ("reference", "all"):
+        raise PlanError(f"{where}: key 'subscriber_sweep' must be \"reference\" or \"all\", got {sweep!r}")
+    reference = raw.get("reference_subscriber", "open62541")
+    if not isinstance(reference, str):
+        raise PlanError(f"{where}: key 'reference_subscriber' must be an SDK id")
+    return PubSubPlan(path=path, suite=suite, description=str(raw.get("description", "")),
+                      publishers=_selection(raw.get("publishers"), f"{where}: publishers"),
+                      subscribers=_selection(raw.get("subscribers"), f"{where}: subscribers"),
+                      reference_subscriber=reference, subscriber_sweep=sweep, pubsub=common, groups=groups,
+                      profiles=parsed)
+
+
+def reference_publisher() -> str | None:
+    ids = [sdk.id for sdk in sdks.with_role("publisher")]
+    wanted = os.environ.get("UABENCH_REFERENCE_PUBLISHER", "open62541")
+    return wanted if wanted in ids else (ids[0] if ids else None)
+
+
+def reference_subscriber(plan: PubSubPlan, publisher: str) -> str | None:
+    """The subscriber that measures a publisher's sweeps: the plan's reference (the native
+    one, so the subscriber is not the bottleneck), else the publisher's own SDK."""
+    ids = [sdk.id for sdk in sdks.with_role("subscriber")]
+    if plan.reference_subscriber in ids:
+        return plan.reference_subscriber
+    return publisher if publisher in ids else (ids[0] if ids else None)
+
+
+def tests(plan: PubSubPlan, only: list[str] | None = None) -> list[TestCase]:
+    """Sweeps of every publisher, the subscriber-count sweep, then every publisher x subscriber."""
+    def chosen(role: str, allowed: tuple[str, ...] | None) -> list[str]:
+        return [sdk.id for sdk in sdks.with_role(role)
+                if (only is None or sdk.id in only) and (allowed is None or sdk.id in allowed)]
+
+    publishers, subscribers = chosen("publisher", plan.publishers), chosen("subscriber", plan.subscribers)
+    found: list[TestCase] = []
+    for publisher in publishers:
+        subscriber = reference_subscriber(plan, publisher)
+        if subscriber:
+            found.append(TestCase(f"Signal-rate sweep of the {publisher} publisher ({subscriber} subscriber)",
+                                  "PubSub Sweep Should Complete", (publisher, subscriber),
+                                  ("pubsub", "sweep", f"publisher:{publisher}", f"subscriber:{subscriber}")))
+    swept = publishers if plan.subscriber_sweep == "all" else [p for p in publishers if p == reference_publisher()]
+    for publisher in swept:
+        subscriber = reference_subscriber(plan, publisher)
+        if subscriber:
+            found.append(TestCase(f"Subscriber-count sweep of the {publisher} publisher ({subscriber} subscribers, "
+                                  "one network namespace each)", "PubSub Subscriber Sweep Should Complete",
+                                  (publisher, subscriber),
+                                  ("pubsub", "subscribers", f"publisher:{publisher}", f"subscriber:{subscriber}")))
+    found += [TestCase(f"{publisher} publishes to {subscriber}", "PubSub Interop Should Pass", (publisher, subscriber),
+                       ("pubsub", "interop", f"publisher:{publisher}", f"subscriber:{subscriber}"))
+              for publisher in publishers for subscriber in subscribers]
+    return found
+
+
+# --- hosts: network namespaces on a bridge -----------------------------------------------------
+
+HOST_PREFIX = "uabench-"
+NETWORK = ipaddress.IPv4Network("198.18.0.0/15")  # RFC 2544: reserved for benchmarking
+MTU = 1500
+_hosts_live: set[Hosts] = set()
+_hosts_lock = threading.Lock()
+
+
+class HostsError(RuntimeError):
+    pass
+
+
+def _ip(*args: str, namespace: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    command = ["ip", *(["-n", namespace] if namespace else []), *args]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    if check and done.returncode != 0:
+        raise HostsError(f"{' '.join(command)}: {done.stderr.strip() or done.returncode}")
+    return done
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def namespaces() -> list[str]:
+    done = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=30)
+    return [line.split()[0] for line in done.stdout.splitlines() if line.strip()]
+
+
+def bridges() -> list[str]:
+    done = subprocess.run(["ip", "-o", "link", "show", "type", "bridge"], capture_output=True, text=True, timeout=30)
+    return [line.split(":")[1].strip().split("@")[0] for line in done.stdout.splitlines() if ":" in line]
+
+
+def remove_stale() -> list[str]:
+    """Removes namespaces and bridges that an earlier harness process left behind (it was
+    killed before it could clean up): those whose owner process is gone."""
+    removed = []
+    for name in namespaces():
+        match = re.fullmatch(rf"{HOST_PREFIX}(\d+)-\w+", name)
+        if match and not _pid_alive(int(match.group(1))):
+            subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=30)
+            removed.append(name)
+    for name in bridges():
+        match = re.fullmatch(r"ubr(\d+)(?:x\d+)?", name)
+        if match and not _pid_alive(int(match.group(1))):
+            subprocess.run(["ip", "link", "del", name], capture_output=True, timeout=30)
+            removed.append(name)
+    return removed
+
+
+@dataclass(eq=False)
+class Hosts:
+    """`count` hosts: network namespaces, each with one veth link (MTU 1500) to a bridge in
+    the harness's namespace, which holds the bridge address. Multicast is flooded on the
+    bridge (snooping off), and nothing is routed: the traffic stays on the bridge.
+
+        with Hosts(4) as hosts:
+            hosts.prefix(0)      # ["ip", "netns", "exec", "uabench-<pid>-h0"]
+            hosts.address(0)     # 198.18.x.10
+            hosts.bridge_address # 198.18.x.1 (the publisher's interface)
+
+    Removed on exit from the block, at interpreter exit, and on SIGTERM/SIGHUP; a harness
+    killed with SIGKILL leaves them to the next run's remove_stale()."""
+    count: int
+    tag: int = 0
+    names: list[str] = field(default_factory=list)
+    bridge: str = ""
+    subnet: ipaddress.IPv4Network | None = None
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.count <= 200:
+            raise HostsError(f"between 1 and 200 hosts, not {self.count}")
+        pid = os.getpid()
+        self.tag = self.tag or _next_tag()
+        self.bridge = f"ubr{pid}x{self.tag}"[:15]
+        self.names = [f"{HOST_PREFIX}{pid}-t{self.tag}h{k}" for k in range(self.count)]
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    def __enter__(self) -> Hosts:
+        return self.up()
+
+    def __exit__(self, *_exc) -> None:
+        self.down()
+
+    def up(self) -> Hosts:
+        remove_stale()
+        with _hosts_lock:
+            _hosts_live.add(self)
+        try:
+            self.subnet = _free_subnet()
+            _ip("link", "add", self.bridge, "type", "bridge", "mcast_snooping", "0")
+            _ip("addr", "add", f"{self.bridge_address}/{self.subnet.prefixlen}", "dev", self.bridge)
+            _ip("link", "set", self.bridge, "mtu", str(MTU), "up")
+            for k, name in enumerate(self.names):
+                _ip("netns", "add", name)
+                veth = f"uv{os.getpid()}x{self.tag}h{k}"[:15]
+                _ip("link", "add", veth, "mtu", str(MTU), "type", "veth", "peer", "name", "eth0", "netns", name)
+                _ip("link", "set", veth, "master", self.bridge, "up")
+                _ip("link", "set", "lo", "up", namespace=name)
+                _ip("addr", "add", f"{self.address(k)}/{self.subnet.prefixlen}", "dev", "eth0", namespace=name)
+                _ip("link", "set", "eth0", "up", namespace=name)
+        except Exception:
+            self.down()
+            raise
+        return self
+
+    def down(self) -> list[str]:
+        """Removes every namespace and the bridge (the veth pairs go with the namespaces).
+        Returns what could not be removed (nothing, normally)."""
+        left = []
+        for name in self.names:
+            if name in namespaces():
+                done = subprocess.run(["ip", "netns", "del", name], capture_output=True, text=True, timeout=30)
+                if done.returncode != 0:
+                    left.append(name)
+        if self.bridge in bridges():
+            done = subprocess.run(["ip", "link", "del", self.bridge], capture_output=True, text=True, timeout=30)
+            if done.returncode != 0:
+                left.append(self.bridge)
+        with _hosts_lock:
+            _hosts_live.discard(self)
+        return left
+
+    # --- addresses --------------------------------------------------------------------------
+
+    @property
+    def bridge_address(self) -> str:
+        assert self.subnet
+        return str(self.subnet.network_address + 1)
+
+    def address(self, k: int) -> str:
+        assert self.subnet
+        return str(self.subnet.network_address + 10 + k)
+
+    def prefix(self, k: int) -> list[str]:
+        return ["ip", "netns", "exec", self.names[k]]
+
+    def ip_counters(self, k: int) -> dict[str, int]:
+        """The IP reassembly counters of host k (/proc/net/snmp inside its namespace)."""
+        done = subprocess.run([*self.prefix(k), "cat", "/proc/net/snmp"], capture_output=True, text=True, timeout=30)
+        return snmp_ip(done.stdout)
+
+
+def snmp_ip(text: str) -> dict[str, int]:
+    lines = [line.split() for line in text.splitlines() if line.startswith("Ip:")]
+    if len(lines) < 2:
+        return {}
+    return {key: int(value) for key, value in zip(lines[0][1:], lines[1][1:], strict=False)
+            if value.lstrip("-").isdigit()}
+
+
+_tag_counter = 0
+
+
+def _next_tag() -> int:
+    global _tag_counter
+    with _hosts_lock:
+        _tag_counter += 1
+        return _tag_counter
+
+
+def _free_subnet() -> ipaddress.IPv4Network:
+    done = subprocess.run(["ip", "-4", "-o", "addr", "show"], capture_output=True, text=True, timeout=30)
+    used = set()
+    for line in done.stdout.splitlines():
+        match = re.search(r"inet (\d+\.\d+\.\d+\.\d+)/(\d+)", line)
+        if match:
+            used.add(ipaddress.IPv4Interface(f"{match.group(1)}/{match.group(2)}").network)
+    start = os.getpid() % 512
+    candidates = list(NETWORK.subnets(new_prefix=24))
+    for offset in range(len(candidates)):
+        subnet = candidates[(start + offset) % len(candidates)]
+        if not any(subnet.overlaps(other) for other in used):
+            return subnet
+    raise HostsError(f"no free /24 in {NETWORK}")
+
+
+def remove_all_hosts() -> None:
+    with _hosts_lock:
+        live = list(_hosts_live)
+    for hosts in live:
+        hosts.down()
+
+
+def _install_cleanup() -> None:
+    atexit.register(remove_all_hosts)
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        previous = signal.getsignal(sig)
+
+        def handler(signum, frame, previous=previous):
+            remove_all_hosts()
+            if callable(previous):
+                previous(signum, frame)
+            else:
+                raise SystemExit(128 + signum)
+
+        signal.signal(sig, handler)
+
+
+_install_cleanup()
+
+
+# --- running cells ---------------------------------------------------------------------------------
+
+def free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("0.0.0.0", 0))
+        return probe.getsockname()[1]
+
+
+def judge(result: dict | None) -> str | None:
+    """Why a subscriber result does not pass, or None: something must have arrived, every
+    NetworkMessage must decode, every value must verify. Loss is reported, not judged."""
+    if result is None:
+        return "no result"
+    figures = result.get("pubsub", {})
+    if result["operations"]["attempted"] == 0:
+        return (f"no NetworkMessage arrived in the measured phase ({figures.get('datagrams', 0)} datagrams, "
+                f"{figures.get('foreign', 0)} from other publishers)")
+    if result["operations"]["failed"]:
+        examples = "; ".join(result.get("errors", {}).get("examples", [])[:3])
+        return f"{result['operations']['failed']} of {result['operations']['attempted']} NetworkMessages did not " \
+               f"decode: {examples}"
+    verification = result["verification"]
+    if verification["failed"]:
+        examples = "; ".join(verification.get("examples", [])[:3])
+        return f"{verification['failed']} of {verification['checked']} values wrong: {examples}"
+    if result["config"].get("verify", True) and verification["checked"] == 0:
+        return "nothing was verified"
+    return None
+
+
+def combine(results: list[dict]) -> dict:
+    """One record for several subscribers of the same publisher: counts and histograms add
+    up, throughput is the total delivered; each subscriber's summary is kept."""
+    if len(results) == 1:
+        return results[0]
+    combined = dict(results[0])
+    combined["start_ns"] = max(r["start_ns"] for r in results)
+    combined["end_ns"] = min(r["end_ns"] for r in results)
+    combined["processes"] = len(results)
+    combined["operations"] = {k: sum(r["operations"][k] for r in results) for k in ("attempted", "succeeded", "failed")}
+    combined["values"] = sum(r["values"] for r in results)
+    combined["verification"] = {
+        "checked": sum(r["verification"]["checked"] for r in results),
+        "failed": sum(r["verification"]["failed"] for r in results),
+        "examples": [x for r in results for x in r["verification"]["examples"]][:5]}
+    combined["errors"] = {"examples": [x for r in results for x in r["errors"]["examples"]][:5]}
+    combined["throughput"] = {k: sum(r["throughput"][k] for r in results) for k in ("ops_per_s", "values_per_s")}
+    for key in ("cycle_time_ns", "delay_ns"):
+        combined[key] = stats.merge_histograms([r.get(key, []) for r in results]).sparse()
+    first = results[0].get("pubsub", {})
+    combined["pubsub"] = {key: (sum(r["pubsub"].get(key, 0) for r in results) if isinstance(value, int)
+                                and not isinstance(value, bool) and key not in ("writers", "max_datagram_bytes")
+                                else value) for key, value in first.items()}
+    combined["pubsub"]["max_datagram_bytes"] = max(r["pubsub"].get("max_datagram_bytes", 0) for r in results)
+    combined["subscribers"] = [{
+        "messages_per_s": r["throughput"]["ops_per_s"], "signals_per_s": r["throughput"]["values_per_s"],
+        "lost": r["pubsub"].get("lost"), "cycle_mean_ns": Histogram(r.get("cycle_time_ns")).mean(),
+        "delay_p99_ns": Histogram(r.get("delay_ns")).percentile(99), "ip": r.get("ip")} for r in results]
+    return combined
+
+
+@dataclass
+class Outcome:
+    status: str  # pass | fail | not_supported
+    reason: str | None = None
+    result: dict | None = None
+    publisher_resources: dict | None = None
+    publisher_perf: dict | None = None
+    subscriber_resources: dict | None = None
+    subscriber_perf: dict | None = None
+    subscriber_bound: bool = False
+
+    def cycle_ratio(self) -> float | None:
+        if not self.result:
+            return None
+        mean = Histogram(self.result.get("cycle_time_ns")).mean()
+        interval = self.result["config"]["publishing_interval_ms"]
+        return mean / (interval * 1e6) if mean else None
+
+
+class PubSubRun:
+    """Runs PubSub cells in a benchmark Session and records them in its store."""
+
+    def __init__(self, session: Session, plan: PubSubPlan, profile: str) -> None:
+        self.session, self.plan, self.profile = session, plan, profile
+        self.cells = 0
+
+    def configs(self, signals: int, interface: str) -> tuple[dict, dict]:
+        """(publisher, subscriber) configs of a new cell: its own group and port, so no cell
+        (of this run or a concurrent one) hears another's publisher."""
+        self.cells += 1
+        hosts = self.plan.groups.num_addresses - 2
+        group = self.plan.groups.network_address + 1 + (os.getpid() * 97 + self.cells) % hosts
+        address = f"opc.udp://{group}:{free_udp_port()}/"
+        publisher = {**self.plan.pubsub, "address": address, "interface": interface, "signals": signals}
+        return publisher, dict(publisher)
+
+    def start_publisher(self, sdk: Sdk, config: dict) -> Measured:
+        process = AdapterProcess(sdk, "publisher", config, self.session.workdir, self.session.server_cpus,
+                                 name=f"{sdk.id}-publisher-{time.monotonic_ns()}")
+        measured = Measured.start(process)
+        try:  # a large DataSet takes a while to build (its address space and DataSetFields)
+            ready = process.wait_event(("ready", "error"), READY_TIMEOUT_S + config["signals"] / 5000)
+        except AdapterError:
+            measured.stop()
+            raise
+        if ready["event"] == "error":
+            measured.stop()
+            kind = ready.get("kind")
+            raise (NotSupportedError if kind == "not_supported" else AdapterError)(
+                f"{sdk.id} publisher refused to start: {kind}: {ready.get('message')}")
+        return measured
+
+    def measure(self, publisher: Sdk, subscriber: Sdk, publisher_config: dict, subscriber_configs: list[dict],
+                prefixes: list[list[str]] | None = None, hosts: Hosts | None = None) -> Outcome:
+        """Starts the publisher, then the subscribers (in their namespaces), collects their
+        results and the publisher's resource use over their common measured phase."""
+        for sdk, role in ((publisher, "publisher"), (subscriber, "subscriber")):
+            if role not in sdk.roles:
+                return Outcome("not_supported", sdk.reason_unsupported(role))
+        try:
+            running = self.start_publisher(publisher, publisher_config)
+        except NotSupportedError as error:
+            return Outcome("not_supported", str(error))
+        except AdapterError as error:
+            return Outcome("fail", f"publisher did not start: {error}")
+        before = [hosts.ip_counters(k) for k in range(hosts.count)] if hosts else []
+        subscribers: list[Measured] = []
+        try:
+            for index, config in enumerate(subscriber_configs):
+                prefix = prefixes[index] if prefixes else None
+                process = AdapterProcess(subscriber, "subscriber", config, self.session.workdir,
+                                         self.session.client_cpus, name=f"{subscriber.id}-subscriber-"
+                                         f"{index}-{time.monotonic_ns()}", prefix=prefix)
+                subscribers.append(Measured.start(process))
+            return self._collect(running, subscribers, subscriber_configs, hosts, before)
+        finally:
+            for one in subscribers:
+                one.stop()
+            running.stop()
+
+    def _collect(self, publisher: Measured, subscribers: list[Measured], configs: list[dict],
+                 hosts: Hosts | None, before: list[dict]) -> Outcome:
+        config = configs[0]
+        timeout = config["warmup_s"] + config["duration_s"] + SUBSCRIBER_GRACE_S + config["signals"] / 5000
+        deadline = time.monotonic() + timeout
+        events, failure = [], None
+        for one in subscribers:
+            try:
+                events.append(one.process.wait_event(("result", "error"), max(0.1, deadline - time.monotonic())))
+                one.process.wait_exit(10)
+            except AdapterError as error:
+                failure = failure or str(error)
+        errors = [e for e in events if e["event"] == "error"]
+        if failure or errors:
+            kind = errors[0].get("kind", "runtime") if errors else "runtime"
+            reason = failure or f"{kind}: {errors[0].get('message', '')}"
+            if not publisher.process.running():
+                reason = f"the publisher exited during the run{publisher.process.stderr_tail_text()}\n{reason}"
+            return Outcome("not_supported" if kind == "not_supported" else "fail", reason)
+        if hosts:
+            for k, event in enumerate(events):
+                after = hosts.ip_counters(k)
+                event["ip"] = {"mtu": MTU, **{key: after.get(key, 0) - before[k].get(key, 0)
+                                              for key in ("ReasmReqds", "ReasmOKs", "ReasmFails", "InReceives")}}
+        result = combine(events)
+        outcome = Outcome("pass", result=result)
+        reasons = [(index, judge(event)) for index, event in enumerate(events)]
+        reason = next((f"subscriber {index}: {why}" if len(events) > 1 else why
+                       for index, why in reasons if why), None)
+        windows = [one.window(e["start_ns"], e["end_ns"]) for one, e in zip(subscribers, events, strict=True)]
+        outcome.subscriber_resources = combine_resources([w[0] for w in windows])
+        outcome.subscriber_perf = combine_resources([w[1] for w in windows])
+        outcome.publisher_resources, outcome.publisher_perf = publisher.window(result["start_ns"], result["end_ns"])
+        # one subscriber process saturating a core cannot tell whether the publisher kept up
+        outcome.subscriber_bound = any(w[0] and w[0]["cpu_percent"] >= 90.0 for w in windows)
+        if reason is None and not publisher.process.running():
+            reason = f"the publisher exited during the run{publisher.process.stderr_tail_text()}"
+        if reason:
+            outcome.status, outcome.reason = "fail", reason
+        return outcome
+
+    def record(self, kind: str, publisher: Sdk, subscriber: Sdk, variant: str, repetition: int, parameter: object,
+               publisher_config: dict, subscriber_config: dict, outcome: Outcome) -> int:
+        return self.session.store.add_cell(
+            self.session.run_id, suite=self.session.suite, kind=kind, client=subscriber.id, server=publisher.id,
+            variant=variant, parameter=None if parameter is None else str(parameter), repetition=repetition,
+            status=outcome.status, reason=outcome.reason, config_hash=None, client_config=subscriber_config,
+            server_config=publisher_config, result=outcome.result, client_resources=outcome.subscriber_resources,
+            server_resources=outcome.publisher_resources, client_perf=outcome.subscriber_perf,
+            server_perf=outcome.publisher_perf, client_bound=outcome.subscriber_bound)
+
+    # --- the scenarios -------------------------------------------------------------------------
+
+    def cell(self, kind: str, variant: str, publisher_id: str, subscriber_id: str, phase: Phase, signals: int,
+             repetition: int = 0, parameter: object = None, count: int = 0) -> Outcome:
+        """One measured cell: on loopback (count 0), or with `count` subscribers on hosts."""
+        publisher, subscriber = sdks.get(publisher_id), sdks.get(subscriber_id)
+        timing = {"warmup_s": phase.warmup_s, "duration_s": phase.duration_s}
+        if count == 0:
+            publisher_config, subscriber_config = self.configs(signals, "127.0.0.1")
+            subscriber_config.update(timing)
+            outcome = self.measure(publisher, subscriber, publisher_config, [subscriber_config])
+            configs = [subscriber_config]
+        else:
+            with Hosts(count) as hosts:
+                publisher_config, template = self.configs(signals, hosts.bridge_address)
+                configs = [dict(template, interface=hosts.address(k), **timing) for k in range(count)]
+                outcome = self.measure(publisher, subscriber, publisher_config, configs,
+                                       [hosts.prefix(k) for k in range(count)], hosts)
+                left = hosts.down()
+                if left:
+                    outcome.status, outcome.reason = "fail", f"could not remove {', '.join(left)}"
+        self.session.versions.setdefault(publisher.id, publisher.version)
+        if outcome.result:
+            self.session.versions[subscriber.id] = outcome.result.get("version", subscriber.version)
+        self.record(kind, publisher, subscriber, variant, repetition, parameter, publisher_config, configs[0], outcome)
+        return outcome
+
+
+class NotSupportedError(AdapterError):
+    pass
+
+
+def summary(outcome: Outcome) -> str:
+    """One line for the Robot log."""
+    result = outcome.result or {}
+    figures = result.get("pubsub", {})
+    cycle = Histogram(result.get("cycle_time_ns"))
+    delay = Histogram(result.get("delay_ns"))
+    cpu = (outcome.publisher_resources or {}).get("cpu_percent")
+
+    def ms(value):
+        return f"{value / 1e6:.1f}" if value is not None else "–"
+
+    return (f"{result.get('throughput', {}).get('values_per_s', 0):,.0f} signals/s, "
+            f"{result.get('throughput', {}).get('ops_per_s', 0):,.1f} messages/s, cycle mean {ms(cycle.mean())} "
+            f"p99 {ms(cycle.percentile(99))} max {ms(cycle.max())} ms, delay p50 {ms(delay.percentile(50))} "
+            f"p99 {ms(delay.percentile(99))} ms, lost {figures.get('lost', 0)}, datagrams {figures.get('datagrams', 0)} "
+            f"(max {figures.get('max_datagram_bytes', 0)} B), publisher CPU "
+            + (f"{cpu:.1f} %" if cpu is not None else "–")
+            + (" [subscriber-bound]" if outcome.subscriber_bound else ""))
+
+
+# --- the scenarios as the Robot keywords run them ------------------------------------------
+
+class Unsupported(Exception):
+    """A role the SDK declares not supported: the test is skipped, the cell says why."""
+
+
+def _value_failure(outcome: Outcome) -> bool:
+    """A wrong value or an undecodable message: always a failure, never "the limit"."""
+    result = outcome.result
+    return bool(result and (result["verification"]["failed"] or result["operations"]["failed"]))
+
+
+def sweep(run: PubSubRun, publisher: str, subscriber: str, log) -> list[tuple[int, Outcome]]:
+    """N signals at the interval, N rising until the mean cycle time exceeds 1.1 x the
+    interval. A failure at the first point, or a wrong value anywhere, fails; a later point
+    that cannot be measured (the publisher gave up) marks the limit."""
+    phase = run.plan.phase(run.profile, "sweep")
+    measured: list[tuple[int, Outcome]] = []
+    for index, signals in enumerate(phase.signals):
+        outcomes = [run.cell("pubsub-sweep", SWEEP_VARIANT, publisher, subscriber, phase, signals, repetition,
+                             parameter=signals) for repetition in range(phase.repetitions)]
+        failed = [o for o in outcomes if o.status != "pass"]
+        if any(o.status == "not_supported" for o in outcomes):
+            raise Unsupported(failed[0].reason)
+        if failed:
+            if index == 0 or any(_value_failure(o) for o in failed):
+                raise AssertionError(f"N = {signals}: {failed[0].reason}")
+            log(f"N = {signals}: {_first(failed[0].reason)} — limit reached")
+            break
+        for outcome in outcomes:
+            log(f"N = {signals}: {summary(outcome)}")
+            measured.append((signals, outcome))
+        ratios = [o.cycle_ratio() for o in outcomes]
+        ratio = sum(r for r in ratios if r) / max(1, sum(1 for r in ratios if r)) if any(ratios) else None
+        if ratio is not None and ratio > SUSTAINED_CYCLE_RATIO:
+            log(f"N = {signals}: mean cycle time {ratio:.2f} x the interval > {SUSTAINED_CYCLE_RATIO} — stop")
+            break
+    sustained = [(n, o) for n, o in measured if (o.cycle_ratio() or 99) <= SUSTAINED_CYCLE_RATIO
+                 and not o.result["pubsub"].get("lost")]
+    if sustained:
+        n, best = max(sustained, key=lambda item: item[1].result["throughput"]["values_per_s"])
+        log(f"{publisher}: highest sustained {best.result['throughput']['values_per_s']:,.0f} signals/s "
+            f"(N = {n}), publisher CPU {(best.publisher_resources or {}).get('cpu_percent', float('nan')):.1f} %")
+    return measured
+
+
+def subscriber_sweep(run: PubSubRun, publisher: str, subscriber: str, log) -> list[tuple[int, Outcome]]:
+    """1, 2, 4, 8 … subscribers, each on its own host (a network namespace on a bridge):
+    does the publisher's CPU stay flat as subscribers are added?"""
+    phase = run.plan.phase(run.profile, "subscribers")
+    measured = []
+    for count in phase.counts:
+        for repetition in range(phase.repetitions):
+            outcome = run.cell("pubsub-subscribers", SUBSCRIBERS_VARIANT, publisher, subscriber, phase,
+                               phase.signals[0], repetition, parameter=count, count=count)
+            if outcome.status == "not_supported":
+                raise Unsupported(outcome.reason)
+            if outcome.status != "pass":
+                raise AssertionError(f"{count} subscribers: {outcome.reason}")
+            ip = [s.get("ip") or {} for s in outcome.result.get("subscribers", [])] or [outcome.result.get("ip") or {}]
+            fragments = sum(i.get("ReasmReqds", 0) for i in ip)
+            log(f"{count} subscribers: {summary(outcome)}; IP fragments reassembled by the subscribers: {fragments}")
+            measured.append((count, outcome))
+    return measured
+
+
+def interop(run: PubSubRun, publisher: str, subscriber: str, log) -> Outcome:
+    phase = run.plan.phase(run.profile, "interop")
+    outcome = run.cell("pubsub-interop", "interop", publisher, subscriber, phase, phase.signals[0])
+    if outcome.status == "not_supported":
+        raise Unsupported(outcome.reason)
+    if outcome.status != "pass":
+        raise AssertionError(outcome.reason)
+    log(f"{publisher} → {subscriber}: {summary(outcome)}; "
+        f"{outcome.result['verification']['checked']} values verified")
+    return outcome
+
+
+def check_adapters(only: list[str] | None, log) -> None:
+    """Every SDK answers capabilities with the PubSub roles its sdk.toml declares, every SDK
+    without them says why in [not_supported], and there is a publisher and a subscriber."""
+    chosen = [sdk for sdk in sdks.all_sdks() if only is None or sdk.id in only]
+    problems = []
+    for sdk in chosen:
+        try:
+            capabilities = sdks.capabilities(sdk)
+        except sdks.AdapterBroken as error:
+            problems.append(str(error))
+            continue
+        for role in ("publisher", "subscriber"):
+            declared, answered = role in sdk.roles, role in capabilities.get("roles", [])
+            if declared != answered:
+                problems.append(f"{sdk.id}: sdk.toml {'declares' if declared else 'does not declare'} the {role} "
+                                f"role, capabilities {'lists' if answered else 'does not list'} it")
+            if not declared and role not in sdk.not_supported:
+                problems.append(f"{sdk.id}: no [not_supported] reason for the {role} role")
+        roles = [r for r in ("publisher", "subscriber") if r in sdk.roles]
+        log(f"{sdk.id}: " + (", ".join(roles) if roles else "no PubSub: " + sdk.reason_unsupported("publisher")))
+    if not any("publisher" in s.roles for s in chosen) or not any("subscriber" in s.roles for s in chosen):
+        problems.append(f"need at least one publisher and one subscriber, have {[s.id for s in chosen]}")
+    if problems:
+        raise AssertionError("\n".join(problems))
+
+
+def _first(text: str | None) -> str:
+    return (text or "").strip().splitlines()[0][:200] if text else ""
