@@ -160,7 +160,7 @@ def cmd_arm_smoke(args: argparse.Namespace) -> int:
     chosen = _split(args.sdk) or list(images.SDKS)
     results = arm.run(open_store(args.store), targets, chosen, binary=args.binary)
     for one in results:
-        print(f"  {one.status.upper():13} {one.sdk:12} {one.arch:6} {one.how:6} {one.step:28} {one.seconds:6.1f} s  "
+        print(f"  {one.status.upper():13} {one.sdk:12} {one.arch:6} {one.how:6} {one.step:36} {one.seconds:6.1f} s  "
               f"{one.detail.splitlines()[0][:150] if one.detail else ''}", flush=True)
     failed = sum(one.status == "fail" for one in results)
     passed = sum(one.status == "pass" for one in results)

@@ -157,7 +157,8 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
                    "µs / value", "p50 µs", "p99 µs", "CV of response time", "server CPU % (user/sys)",
                    "server CPU-s / M values", "ctx switches / request", "marks"]
         if security:
-            headers[3:3] = ["round trip vs None", "throughput vs None"]
+            headers[3:3] = ["round trip vs None", "throughput vs None", "session set-up ms (median)",
+                            "set-up vs None"]
     table = []
     for p in rows:
         cpu = f"{_fmt(p.server_cpu_percent)} ({_fmt(p.server_user_percent)}/{_fmt(p.server_system_percent)})"
@@ -176,7 +177,8 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
         if security:
             base = baseline.get((p.server, p.client))
             row[3:3] = [_fmt(_ratio(p.latency["mean_us"], base and base.latency["mean_us"]), 2),
-                        _fmt(_ratio(p.values_per_s["mean"], base and base.values_per_s["mean"]), 2)]
+                        _fmt(_ratio(p.values_per_s["mean"], base and base.values_per_s["mean"]), 2),
+                        _fmt(p.setup_ms, 1), _fmt(_ratio(p.setup_ms, base and base.setup_ms), 2)]
         table.append(row)
     md, page = _table(headers, table)
     notes = []

@@ -39,6 +39,7 @@ class Point:
     client_cpu_percent: float | None
     client_bound: bool
     emulated: bool
+    setup_ms: float | None = None  # median session set-up time
     histogram: object = field(default=None, repr=False)
 
     @property
@@ -123,6 +124,7 @@ def points(cells: list[dict], kind: str = "sweep") -> list[Point]:
             client_cpu_percent=_mean([(c.get("client_resources") or {}).get("cpu_percent") for c in group]),
             client_bound=any(c["client_bound"] for c in group), emulated=any(c.get("emulated") for c in group),
             histogram=latency,
+            setup_ms=ms(stats.merge_histograms([r.get("session_setup_ns", []) for r in results]).percentile(50)),
         ))
     return sorted(found, key=lambda p: (p.sweep, p.server, p.client, _order(p.parameter)))
 
