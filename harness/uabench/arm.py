@@ -33,11 +33,12 @@ LABEL = "uabench.smoke"
 
 
 @dataclass(frozen=True)
-class EmulatedSdk(Sdk):
-    """An SDK whose `run` is a launcher for its ARM build (a container or a qemu binary)."""
+class LaunchedSdk(Sdk):
+    """An SDK whose `run` is a launcher: its ARM build (a container or a qemu binary) or a
+    deployment on a remote host (uabench.remote)."""
     launcher: Path = Path("/nonexistent")
     arch: str = ""
-    how: str = ""  # image | binary
+    how: str = ""  # image | binary | remote
 
     @property
     def run(self) -> Path:
@@ -51,7 +52,7 @@ def _write_launcher(path: Path, command: list[str]) -> Path:
     return path
 
 
-def image_launcher(sdk: Sdk, target: images.Arch, workdir: Path, token: str) -> EmulatedSdk:
+def image_launcher(sdk: Sdk, target: images.Arch, workdir: Path, token: str) -> LaunchedSdk:
     """`run` = podman run of the SDK's image; the work directory (configs, PKI) is mounted at
     the same path, the network is the host's, so the endpoint it prints is reachable here."""
     os.environ.setdefault("CONTAINERS_CONF", str(images.CONTAINERS_CONF))
@@ -59,10 +60,10 @@ def image_launcher(sdk: Sdk, target: images.Arch, workdir: Path, token: str) -> 
                "--network", "host", "--label", f"{LABEL}={token}", "--volume", f"{workdir}:{workdir}",
                images.image_name(sdk.id, target)]
     launcher = _write_launcher(workdir / f"run-{sdk.id}-{target.name}", command)
-    return EmulatedSdk(**_fields(sdk), launcher=launcher, arch=target.name, how="image")
+    return LaunchedSdk(**_fields(sdk), launcher=launcher, arch=target.name, how="image")
 
 
-def binary_launcher(sdk: Sdk, target: images.Arch, workdir: Path) -> EmulatedSdk:
+def binary_launcher(sdk: Sdk, target: images.Arch, workdir: Path) -> LaunchedSdk:
     """`run` = the Bazel cross-built C adapter under qemu-user with the oldest Pi core of the
     architecture (-cpu), so an instruction that core lacks fails here."""
     binary = paths.REPO / ".cache" / "dist" / target.dist / "uabench-open62541"
@@ -73,17 +74,18 @@ def binary_launcher(sdk: Sdk, target: images.Arch, workdir: Path) -> EmulatedSdk
                "armel": []}[target.name]  # the ARMv6 build is static
     launcher = _write_launcher(workdir / f"run-{sdk.id}-{target.name}-binary",
                                [qemu, "-cpu", target.qemu_cpu, *sysroot, str(binary)])
-    return EmulatedSdk(**_fields(sdk), launcher=launcher, arch=target.name, how="binary")
+    return LaunchedSdk(**_fields(sdk), launcher=launcher, arch=target.name, how="binary")
 
 
 def _fields(sdk: Sdk) -> dict:
     return {f.name: getattr(sdk, f.name) for f in dataclasses.fields(Sdk)}
 
 
-def start_server(session: Session, sdk: EmulatedSdk, timeout: float = EMULATED_READY_TIMEOUT_S) -> Server:
+def start_server(session: Session, sdk: LaunchedSdk, timeout: float = EMULATED_READY_TIMEOUT_S,
+                 **overrides) -> Server:
     """Session.server with the longer ready timeout emulation needs."""
     session.stop_servers()
-    config = session.server_config(sdk)
+    config = session.server_config(sdk, **overrides)
     process = AdapterProcess(sdk, "server", config, session.workdir, None,
                              name=f"{sdk.id}-{sdk.arch}-server-{config['port']}")
     measured = Measured.start(process)
@@ -117,7 +119,7 @@ def _workload(kind: str, nodes: list[str], per_request: int) -> dict:
             "warmup_s": 0.5, "duration_s": 2.0}
 
 
-def smoke_one(session: Session, reference: Sdk, emulated: EmulatedSdk) -> list[SmokeResult]:
+def smoke_one(session: Session, reference: Sdk, emulated: LaunchedSdk) -> list[SmokeResult]:
     """Start the emulated server, read every node (1 and all per request) and write with the
     native reference client, storing each as an emulated cell."""
     results: list[SmokeResult] = []
@@ -165,7 +167,7 @@ def smoke_one(session: Session, reference: Sdk, emulated: EmulatedSdk) -> list[S
     return results
 
 
-def _store(session: Session, reference: Sdk, emulated: EmulatedSdk, variant: str, step: str, status: str,
+def _store(session: Session, reference: Sdk, emulated: LaunchedSdk, variant: str, step: str, status: str,
            reason: str | None, config: dict | None, outcome) -> None:
     store: Store = session.store
     store.add_cell(

@@ -14,7 +14,7 @@ from .contract import Histogram
 from .plan import Plan
 from .process import READY_TIMEOUT_S, AdapterError, AdapterProcess
 from .sampling import PerfStat, ProcessSampler
-from .sdks import Sdk
+from .sdks import Sdk, all_sdks
 from .store import Store
 
 CLIENT_BOUND_PERCENT = 90.0
@@ -171,7 +171,10 @@ class Session:
         return provenance.collect(
             suite=self.suite, profile=self.profile, sdk_versions=self.versions,
             pinning={"server_cpus": sorted(self.server_cpus or []), "client_cpus": sorted(self.client_cpus or [])},
-            perf=PerfStat.available(), workdir=str(self.workdir), plan=self._plan_summary())
+            perf=PerfStat.available(), workdir=str(self.workdir), plan=self._plan_summary(),
+            sdks={sdk.id: {"language": sdk.language, "version": sdk.version, "roles": list(sdk.roles),
+                           "workloads": list(sdk.workloads), "policies": list(sdk.policies), "modes": list(sdk.modes),
+                           "not_supported": sdk.not_supported} for sdk in all_sdks()})
 
     def _plan_summary(self) -> dict | None:
         """What the report needs to know of the plan, kept with the run."""
@@ -180,6 +183,8 @@ class Session:
         return {"path": str(self.plan.path), "description": self.plan.description, "ranking": self.plan.ranking,
                 "throughput": {v.name: {k: v.workload[k] for k in ("nodes_per_request", "in_flight")
                                         if k in v.workload} for v in self.plan.throughput},
+                "phases": {kind: vars(phase) for kind, phase in self.plan.profiles.get(self.profile, {}).items()
+                           if getattr(self.plan, {"sweep": "sweeps"}.get(kind, kind))},
                 "sweeps": {w.name: {"kind": w.kind, "stop": w.stop, "workload": w.workload["workload"]}
                            for w in self.plan.sweeps}}
 

@@ -373,6 +373,38 @@ def headroom_section(run: dict, cells: list[dict]) -> Section | None:
                    [f"<p>{html.escape(intro)}</p>", *page, f"<p>{html.escape(verdict)}</p>"])
 
 
+CAPABILITY_COLUMNS = ("server", "client", "read", "write", "subscribe", "publisher", "subscriber", "Basic256Sha256",
+                      "Aes128_Sha256_RsaOaep", "Aes256_Sha256_RsaPss")
+
+
+def capability_section(runs: list[dict]) -> Section | None:
+    declared: dict[str, dict] = {}
+    for run in runs:
+        declared.update(run["provenance"].get("sdks") or {})
+    if not declared:
+        return None
+    rows, reasons = [], []
+    for sdk, about in sorted(declared.items()):
+        have = set(about["roles"]) | set(about["workloads"]) | set(about["policies"])
+        row = [f"{sdk} {about['version']}"]
+        for column in CAPABILITY_COLUMNS:
+            if column in have:
+                row.append("yes")
+            else:
+                row.append("not supported")
+                reason = about["not_supported"].get(column)
+                if reason:
+                    reasons.append(f"{sdk}, {column}: {reason}")
+        rows.append(row)
+    md, page = _table(["SDK", *CAPABILITY_COLUMNS], rows)
+    page = [p.replace("<td>yes", '<td class="pass">yes').replace("<td>not supported", '<td class="na">not supported')
+            for p in page]
+    if reasons:
+        md += ["", *[f"- {r}" for r in reasons]]
+        page.append("<ul>" + "".join(f"<li>{html.escape(r)}</li>" for r in reasons) + "</ul>")
+    return Section("Capabilities declared by each SDK (sdk.toml)", md, page)
+
+
 def provenance_section(runs: list[dict]) -> Section:
     md, page = [], []
     fingerprints = {run["provenance"]["machine"]["fingerprint"] for run in runs}
@@ -392,6 +424,9 @@ def provenance_section(runs: list[dict]) -> Section:
             f"load generator CPUs {prov['pinning']['client_cpus'] or 'not pinned'}",
             "SDK versions: " + (", ".join(f"{k} {v}" for k, v in sorted(prov["sdk_versions"].items())) or "–"),
             f"perf counters: {'yes' if prov.get('perf') else 'unavailable'}",
+            "repetitions and durations: " + (", ".join(
+                f"{kind} {p['repetitions']} × {p['duration_s']:g} s after {p['warmup_s']:g} s warm-up"
+                for kind, p in ((prov.get("plan") or {}).get("phases") or {}).items()) or "–"),
         ]
         md += [f"- {line}" for line in lines] + [""]
         page.append("<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in lines) + "</ul>")
@@ -433,6 +468,9 @@ def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict
                 sections.append(section)
         sections += [s for s in (negative_section(run, cells), capacity_section(run, cells)) if s]
     section = model_section(exported)
+    if section:
+        sections.append(section)
+    section = capability_section(runs)
     if section:
         sections.append(section)
     sections.append(provenance_section(runs))

@@ -1,0 +1,408 @@
+"""Remote targets over SSH: run an adapter role on another machine (a Raspberry Pi).
+
+The adapter is deployed as a binary (the Bazel cross build, `.cache/dist/<target>/`) or as a
+container image (`podman save | ssh host podman load`). The role is then started through
+`ssh` by a small POSIX-sh wrapper on the remote side that
+
+- runs the adapter with its stdout on the ssh channel, so the JSON line protocol of
+  adapters/SPEC.md reaches the harness unchanged (logs: stderr, as always);
+- samples the adapter's /proc/<pid>/stat and /proc/<pid>/status every 0.5 s into a file;
+- forwards SIGTERM to the adapter, so stopping is the contract's SIGTERM, exit 0.
+
+Locally the role is an ordinary AdapterProcess whose `run` is `python -m uabench.remote
+launch ...`: it uploads the config (and the certificate files it names, with their paths
+rewritten), opens the ssh channel and, on SIGTERM, sends the remote adapter SIGTERM and
+waits for it. Only `ssh`/`scp` (openssh-client) are needed here; `sh` and /proc there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import signal
+import stat
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REMOTE_WRAPPER = r"""#!/bin/sh
+# uabench remote wrapper: run an adapter, sample it from /proc, forward SIGTERM.
+# usage: uabench-remote DIR NAME -- COMMAND [ARGS...]
+dir=$1; name=$2; shift 2; [ "$1" = -- ] && shift
+"$@" &
+pid=$!
+echo "$pid" > "$dir/$name.pid"
+trap 'kill -TERM "$pid" 2>/dev/null' TERM INT HUP
+(
+  while kill -0 "$pid" 2>/dev/null; do
+    read -r up _ < /proc/uptime
+    st=$(cat "/proc/$pid/stat" 2>/dev/null) || break
+    ss=$(grep -E '^(VmRSS|Threads|voluntary_ctxt_switches|nonvoluntary_ctxt_switches):' \
+         "/proc/$pid/status" 2>/dev/null | tr -s ' \t\n' '   ')
+    echo "$up|$st|$ss"
+    sleep 0.5
+  done
+) > "$dir/$name.samples" 2>/dev/null < /dev/null &
+status=0
+while :; do
+  wait "$pid"; status=$?
+  kill -0 "$pid" 2>/dev/null || break
+done
+exit "$status"
+"""
+
+SSH_OPTIONS = ["-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o", "ServerAliveInterval=5",
+               "-o", "LogLevel=ERROR"]
+
+
+class RemoteError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class RemoteHost:
+    """`user@host` reachable with key-based ssh (no password prompts)."""
+    target: str                      # user@host
+    port: int = 22
+    identity: str | None = None      # private key file
+    known_hosts: str | None = None   # a known_hosts file; None = the user's
+    workdir: str = "/tmp/uabench-remote"
+    strict_host_key: bool = True
+
+    @property
+    def address(self) -> str:
+        return self.target.rsplit("@", 1)[-1]
+
+    def ssh_base(self) -> list[str]:
+        options = [*SSH_OPTIONS, "-p", str(self.port)]
+        return ["ssh", *options, *self._auth(), self.target]
+
+    def _auth(self) -> list[str]:
+        extra = []
+        if self.identity:
+            extra += ["-i", self.identity, "-o", "IdentitiesOnly=yes"]
+        if self.known_hosts:
+            extra += ["-o", f"UserKnownHostsFile={self.known_hosts}"]
+        if not self.strict_host_key:
+            extra += ["-o", "StrictHostKeyChecking=accept-new"]
+        return extra
+
+    def ssh(self, command: str, *, check: bool = True, timeout: float = 60, input: bytes | None = None,
+            stdin=None) -> subprocess.CompletedProcess:
+        done = subprocess.run([*self.ssh_base(), command], input=input, stdin=stdin, capture_output=True,
+                              timeout=timeout)
+        if check and done.returncode != 0:
+            raise RemoteError(f"ssh {self.target} {command[:80]!r} exited {done.returncode}: "
+                              f"{done.stderr.decode(errors='replace').strip()[-400:]}")
+        return done
+
+    def copy_to(self, local: Path, remote: str) -> None:
+        command = ["scp", "-q", *SSH_OPTIONS, "-P", str(self.port), *self._auth(), str(local),
+                   f"{self.target}:{remote}"]
+        done = subprocess.run(command, capture_output=True, timeout=300)
+        if done.returncode != 0:
+            raise RemoteError(f"scp {local} -> {self.target}:{remote} failed: "
+                              f"{done.stderr.decode(errors='replace').strip()[-400:]}")
+
+    def read(self, remote: str) -> str:
+        return self.ssh(f"cat {shlex.quote(remote)} 2>/dev/null || true").stdout.decode(errors="replace")
+
+    def to_args(self) -> list[str]:
+        args = ["--target", self.target, "--port", str(self.port), "--workdir", self.workdir]
+        if self.identity:
+            args += ["--identity", self.identity]
+        if self.known_hosts:
+            args += ["--known-hosts", self.known_hosts]
+        if not self.strict_host_key:
+            args.append("--accept-new-host-key")
+        return args
+
+
+@dataclass
+class Deployment:
+    """An adapter installed on the remote host: the command that runs it there."""
+    host: RemoteHost
+    command: list[str]
+    kind: str                 # binary | image
+    what: str                 # local binary path or image name
+    seconds: float = 0.0
+    facts: dict = field(default_factory=dict)
+
+
+def prepare(host: RemoteHost) -> dict:
+    """Create the work directory, install the wrapper, learn the remote's clock tick and
+    page size (to turn /proc samples into CPU % and bytes)."""
+    host.ssh(f"mkdir -p {shlex.quote(host.workdir)}")
+    wrapper = f"{host.workdir}/uabench-remote"
+    host.ssh(f"cat > {shlex.quote(wrapper)} && chmod +x {shlex.quote(wrapper)}", input=REMOTE_WRAPPER.encode())
+    facts = host.ssh("getconf CLK_TCK; getconf PAGESIZE; uname -m; nproc").stdout.decode().split()
+    return {"clk_tck": int(facts[0]), "page_size": int(facts[1]), "machine": facts[2], "cpus": int(facts[3])}
+
+
+def deploy_binary(host: RemoteHost, binary: Path) -> Deployment:
+    started = time.monotonic()
+    facts = prepare(host)
+    remote = f"{host.workdir}/{binary.name}"
+    host.copy_to(binary, remote)
+    host.ssh(f"chmod +x {shlex.quote(remote)}")
+    return Deployment(host, [remote], "binary", str(binary), round(time.monotonic() - started, 2), facts)
+
+
+def deploy_image(host: RemoteHost, image: str, arch_args: list[str] | None = None) -> Deployment:
+    """`podman save` here, `podman load` there (the remote needs podman or docker as `podman`)."""
+    from . import images
+
+    started = time.monotonic()
+    facts = prepare(host)
+    save = subprocess.Popen(["podman", "save", image], stdout=subprocess.PIPE, env=images.podman_env())
+    try:
+        host.ssh("podman load -q", stdin=save.stdout, timeout=1800)
+    finally:
+        if save.stdout:
+            save.stdout.close()
+        save.wait()
+    if save.returncode != 0:
+        raise RemoteError(f"podman save {image} failed ({save.returncode})")
+    command = ["podman", "run", "--rm", "--network", "host", *(arch_args or []),
+               "--volume", f"{host.workdir}:{host.workdir}", image]
+    return Deployment(host, command, "image", image, round(time.monotonic() - started, 2), facts)
+
+
+# --- the launcher (runs locally as an adapter's `run`) ---------------------------------------
+
+FILE_KEYS = ("certificate", "private_key")
+
+
+def _rewrite_config(host: RemoteHost, config: dict, name: str) -> dict:
+    """Upload the files a config names and point the config at the uploaded copies."""
+    config = json.loads(json.dumps(config))
+    security = config.get("security")
+    if isinstance(security, dict):
+        for key in FILE_KEYS:
+            if isinstance(security.get(key), str) and Path(security[key]).exists():
+                remote = f"{host.workdir}/{name}-{key}{Path(security[key]).suffix}"
+                host.copy_to(Path(security[key]), remote)
+                security[key] = remote
+        trusted = security.get("trusted_certificates")
+        if isinstance(trusted, list):
+            uploaded = []
+            for index, path in enumerate(trusted):
+                if isinstance(path, str) and Path(path).exists():
+                    remote = f"{host.workdir}/{name}-trusted-{index}{Path(path).suffix}"
+                    host.copy_to(Path(path), remote)
+                    uploaded.append(remote)
+                else:
+                    uploaded.append(path)
+            security["trusted_certificates"] = uploaded
+    return config
+
+
+def launch(host: RemoteHost, command: list[str], adapter_args: list[str]) -> int:
+    """Run `command adapter_args` on the remote host with the wrapper; the config file named
+    by --config is uploaded first. Returns the remote exit status."""
+    args = list(adapter_args)
+    name = f"role-{os.getpid()}"
+    if "--config" in args:
+        index = args.index("--config") + 1
+        local = Path(args[index])
+        config = _rewrite_config(host, json.loads(local.read_text()), name)
+        remote_config = f"{host.workdir}/{name}.json"
+        host.ssh(f"cat > {shlex.quote(remote_config)}", input=json.dumps(config).encode())
+        args[index] = remote_config
+        # Where the samples will be, for whoever collects them afterwards.
+        local.with_suffix(".remote").write_text(json.dumps(
+            {"target": host.target, "workdir": host.workdir, "name": name}))
+    remote = " ".join(shlex.quote(part) for part in
+                      [f"{host.workdir}/uabench-remote", host.workdir, name, "--", *command, *args])
+    channel = subprocess.Popen([*host.ssh_base(), remote], stdin=subprocess.DEVNULL)
+    stopping = {"sent": False}
+
+    def stop(signum, _frame):
+        if not stopping["sent"]:
+            stopping["sent"] = True
+            host.ssh(f"kill -TERM $(cat {shlex.quote(host.workdir)}/{name}.pid) 2>/dev/null || true",
+                     check=False, timeout=20)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
+    while True:
+        try:
+            return channel.wait()
+        except InterruptedError:
+            continue
+
+
+def write_launcher(path: Path, deployment: Deployment) -> Path:
+    """A local `run` script for AdapterProcess that starts the deployed adapter remotely."""
+    parts = [sys.executable, "-m", "uabench.remote", "launch", *deployment.host.to_args(), "--",
+             *deployment.command]
+    harness = Path(__file__).resolve().parents[1]
+    path.write_text("#!/bin/sh\n# uabench remote launcher (generated)\n"
+                    f"export PYTHONPATH={shlex.quote(str(harness))}${{PYTHONPATH:+:$PYTHONPATH}}\n"
+                    f"exec {' '.join(shlex.quote(p) for p in parts)} \"$@\"\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+# --- resource samples ------------------------------------------------------------------------
+
+def parse_samples(text: str, clk_tck: int, page_size: int) -> list[dict]:
+    """The wrapper's sample lines as [{t, cpu_s, rss_bytes, threads, voluntary, involuntary}]."""
+    del page_size  # RSS comes from /proc/<pid>/status (kB)
+    samples = []
+    for line in text.splitlines():
+        try:
+            uptime, procstat, status = line.split("|", 2)
+            fields = procstat.rsplit(")", 1)[1].split()
+            utime, stime = int(fields[11]), int(fields[12])
+            tokens = status.split()
+            values = {key: tokens[i + 1] for i, key in enumerate(tokens[:-1]) if key.endswith(":")}
+            samples.append({
+                "t": float(uptime), "cpu_s": (utime + stime) / clk_tck,
+                "rss_bytes": int(values.get("VmRSS:", 0)) * 1024,
+                "threads": int(values.get("Threads:", 0)),
+                "voluntary": int(values.get("voluntary_ctxt_switches:", 0)),
+                "involuntary": int(values.get("nonvoluntary_ctxt_switches:", 0)),
+            })
+        except (ValueError, IndexError):
+            continue
+    return samples
+
+
+def summarize(samples: list[dict]) -> dict | None:
+    """CPU %, peak RSS, threads and context switches over the sampled life of the process."""
+    if len(samples) < 2:
+        return None
+    first, last = samples[0], samples[-1]
+    seconds = last["t"] - first["t"]
+    if seconds <= 0:
+        return None
+    return {"seconds": round(seconds, 2), "samples": len(samples),
+            "cpu_percent": round(100 * (last["cpu_s"] - first["cpu_s"]) / seconds, 1),
+            "rss_peak_bytes": max(s["rss_bytes"] for s in samples),
+            "threads_max": max(s["threads"] for s in samples),
+            "voluntary_ctx_switches": last["voluntary"] - first["voluntary"],
+            "involuntary_ctx_switches": last["involuntary"] - first["involuntary"]}
+
+
+def collect(host: RemoteHost, config_path: Path, facts: dict) -> dict | None:
+    """The resource summary of the role started with `config_path` (after it stopped)."""
+    marker = config_path.with_suffix(".remote")
+    if not marker.exists():
+        return None
+    info = json.loads(marker.read_text())
+    text = host.read(f"{info['workdir']}/{info['name']}.samples")
+    samples = parse_samples(text, facts["clk_tck"], facts["page_size"])
+    summary = summarize(samples)
+    if summary is not None:
+        summary["remote"] = host.target
+        summary["machine"] = facts.get("machine")
+    return summary
+
+
+# --- a server role on the remote host, loaded and verified from here ---------------------------
+
+@dataclass
+class RemoteStep:
+    step: str
+    status: str
+    detail: str
+    seconds: float
+
+
+def serve_and_check(store, host: RemoteHost, deployment: Deployment, sdk_id: str,
+                    workdir: Path | None = None, ready_timeout: float = 120.0) -> tuple[list[RemoteStep], dict | None]:
+    """Start `sdk_id`'s server from `deployment` on the remote host (bound to its address),
+    read every node and write with read-back from the native reference client here, stop it
+    with SIGTERM and collect its resource samples. Cells go to the store (suite `remote`)."""
+    from . import arm, paths, plan, sdks
+    from .bench import Session
+    from .process import AdapterError
+
+    reference = sdks.get(plan.reference_client() or sdk_id)
+    session = Session(store, "remote", "smoke",
+                      workdir=workdir or paths.RESULTS / "runs" / time.strftime("remote-%Y%m%d-%H%M%S"))
+    base = sdks.get(sdk_id)
+    launcher = write_launcher(session.workdir / f"run-{sdk_id}-remote", deployment)
+    remote_sdk = arm.LaunchedSdk(**arm._fields(base), launcher=launcher,
+                                 arch=deployment.facts.get("machine", "?"), how="remote")
+    variant = f"remote {host.target} ({deployment.facts.get('machine', '?')}, {deployment.kind})"
+    steps = [RemoteStep("deploy", "pass", f"{deployment.kind} {deployment.what}", deployment.seconds)]
+    resources = None
+    status = "finished"
+    try:
+        begun = time.monotonic()
+        try:
+            server = arm.start_server(session, remote_sdk, ready_timeout, host=host.address)
+        except AdapterError as error:
+            steps.append(RemoteStep("server ready", "fail", str(error), round(time.monotonic() - begun, 1)))
+            return steps, None
+        steps.append(RemoteStep("server ready", "pass", server.endpoint, round(time.monotonic() - begun, 1)))
+        for name, workload in (("read every node", arm._workload("read", arm.SMOKE_NODES, 1)),
+                               ("write + read back", arm._workload("write", plan.writes(20), 5))):
+            begun = time.monotonic()
+            config = session.client_config(server, workload)
+            outcome = session.run_client(reference, server, config)
+            detail = outcome.reason or ""
+            if outcome.status == "pass" and outcome.result:
+                detail = (f"{outcome.result['operations']['succeeded']} requests, "
+                          f"{outcome.result['verification']['checked']} values verified")
+            steps.append(RemoteStep(name, outcome.status, detail, round(time.monotonic() - begun, 1)))
+            store.add_cell(session.run_id, suite="remote", kind=name, client=reference.id, server=sdk_id,
+                           variant=variant, parameter=host.target, repetition=0, status=outcome.status,
+                           reason=outcome.reason, client_config=config, result=outcome.result,
+                           client_resources=outcome.client_resources, client_bound=outcome.client_bound)
+        code, seconds, killed = server.measured.stop()
+        session.servers.clear()
+        steps.append(RemoteStep("server stops on SIGTERM", "pass" if code == 0 and not killed else "fail",
+                                f"status {code} after {seconds:.1f} s", round(seconds, 1)))
+        resources = collect(host, server.measured.process.config_path, deployment.facts)
+        steps.append(RemoteStep("resource samples", "pass" if resources else "fail",
+                                json.dumps(resources) if resources else "no samples came back", 0.0))
+        store.add_cell(session.run_id, suite="remote", kind="server resources", client=reference.id,
+                       server=sdk_id, variant=variant, parameter=host.target, repetition=0,
+                       status="pass" if resources else "fail", server_resources=resources)
+    except BaseException:
+        status = "interrupted"
+        raise
+    finally:
+        session.close(status)
+        host.ssh(f"for f in {shlex.quote(host.workdir)}/*.pid; do kill -KILL $(cat $f) 2>/dev/null; done; true",
+                 check=False, timeout=20)
+    return steps, resources
+
+
+# --- command line of the launcher --------------------------------------------------------------
+
+def _host_from(args: argparse.Namespace) -> RemoteHost:
+    return RemoteHost(args.target, args.port, args.identity, args.known_hosts, args.workdir,
+                      not args.accept_new_host_key)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m uabench.remote")
+    commands = parser.add_subparsers(dest="command", required=True)
+    launch_parser = commands.add_parser("launch", help="run an adapter role remotely (an adapter `run`)")
+    for one in (launch_parser,):
+        one.add_argument("--target", required=True)
+        one.add_argument("--port", type=int, default=22)
+        one.add_argument("--identity")
+        one.add_argument("--known-hosts")
+        one.add_argument("--workdir", default="/tmp/uabench-remote")
+        one.add_argument("--accept-new-host-key", action="store_true")
+    launch_parser.add_argument("rest", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    rest = args.rest[1:] if args.rest[:1] == ["--"] else args.rest
+    # rest = remote command ... followed by the adapter's role arguments (role --config FILE)
+    roles = {"capabilities", "server", "client", "publisher", "subscriber"}
+    split = next((i for i, part in enumerate(rest) if part in roles), len(rest))
+    return launch(_host_from(args), rest[:split], rest[split:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
