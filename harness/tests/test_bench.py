@@ -9,7 +9,7 @@ import time
 
 import psutil
 
-from uabench import paths, plan, sdks
+from uabench import plan, sdks
 from uabench.bench import Session, free_port
 from uabench.store import open_store
 
@@ -72,11 +72,12 @@ def test_an_unknown_config_key_is_refused_naming_it(tmp_path):
     assert outcome.status == "fail" and "config" in outcome.reason and "in_flite" in outcome.reason
 
 
-def _adapters_running() -> list[str]:
+def _adapters_running(results) -> list[str]:
+    """Adapter processes of this test's run: their config files live in its results dir."""
     found = []
     for process in psutil.process_iter(["cmdline"]):
         line = " ".join(process.info["cmdline"] or [])
-        if f"{paths.ADAPTERS}/" in line or "uabench_asyncua" in line:
+        if f"--config {results}" in line:
             found.append(line)
     return found
 
@@ -86,13 +87,13 @@ def test_interrupting_a_run_stops_every_adapter_and_keeps_the_store(tmp_path):
     run = subprocess.Popen([sys.executable, "-m", "uabench.cli", "run", "read", "--sdk", SDK, "--profile", "smoke"],
                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not _adapters_running():
+    while time.monotonic() < deadline and not _adapters_running(tmp_path):
         time.sleep(0.2)
-    assert _adapters_running(), "the run never started an adapter"
+    assert _adapters_running(tmp_path), "the run never started an adapter"
     time.sleep(1.0)
     run.send_signal(signal.SIGINT)
     assert run.wait(timeout=60) != 0
     time.sleep(0.5)
-    assert _adapters_running() == []
+    assert _adapters_running(tmp_path) == []
     runs = open_store(tmp_path / "uabench.sqlite").runs()
     assert runs and runs[0]["suite"] == "read"

@@ -119,3 +119,77 @@ def test_recorder_result_counts_and_throughput():
     assert result["throughput"]["values_per_s"] == 5.0
     assert result["errors"]["examples"] == ["BadTimeout"]
     assert result["verification"] == {"checked": 2, "failed": 1, "examples": ["Real: wrong"]}
+
+
+# --- PubSub roles (SPEC §8) ----------------------------------------------------------------
+
+@pytest.mark.parametrize("raw,key", [
+    ({"adress": "opc.udp://239.0.0.1:4840/"}, "adress"),
+    ({"address": "opc.tcp://239.0.0.1:4840/"}, "address"),
+    ({"address": "opc.udp://239.0.0.1/"}, "address"),
+    ({"address": "opc.udp://239.0.0.1:70000/"}, "address"),
+    ({"interface": "lo"}, "interface"),
+    ({"publisher_id": 65536}, "publisher_id"),
+    ({"writer_group_id": 0}, "writer_group_id"),
+    ({"signals": 0}, "signals"),
+    ({"fields_per_message": 12001}, "fields_per_message"),
+    ({"publishing_interval_ms": 0.5}, "publishing_interval_ms"),
+    ({"signals": 1_000_000, "fields_per_message": 100}, "signals"),
+    ({"dataset_writer_id": 65535, "signals": 20000}, "dataset_writer_id"),
+    ({"duration_s": 1}, "duration_s"),  # a subscriber key: unknown to a publisher
+])
+def test_bad_publisher_config_names_the_key(raw, key):
+    with pytest.raises(ConfigError, match=key):
+        contract.publisher_config(raw)
+
+
+@pytest.mark.parametrize("raw,key", [
+    ({"duration_s": 0}, "duration_s"),
+    ({"warmup_s": -1}, "warmup_s"),
+    ({"verify": 1}, "verify"),
+    ({"nodes": ["Signal_0"]}, "nodes"),
+])
+def test_bad_subscriber_config_names_the_key(raw, key):
+    with pytest.raises(ConfigError, match=key):
+        contract.subscriber_config(raw)
+
+
+def test_pubsub_config_defaults_and_dataset_split():
+    config = contract.subscriber_config({"signals": 25000})
+    assert config["address"] == "opc.udp://239.255.0.1:4840/" and config["interface"] == "127.0.0.1"
+    assert config["publishing_interval_ms"] == 100 and config["verify"] is True
+    assert contract.parse_udp_address(config["address"]) == ("239.255.0.1", 4840)
+    assert contract.writers(config) == 3
+    assert [len(contract.writer_fields(config, k)) for k in range(3)] == [10000, 10000, 5000]
+    assert contract.writer_fields(config, 2).start == 20000
+    assert "warmup_s" not in contract.publisher_config({})
+
+
+def test_signal_fields_verify_index_and_a_common_tick():
+    examples: list[str] = []
+    good = [contract.signal(i, 7) for i in range(2000, 2010)]
+    assert contract.verify_signal_fields(2000, good, examples) == (10, 0) and examples == []
+    torn = good[:5] + [contract.signal(i, 8) for i in range(2005, 2010)]
+    assert contract.verify_signal_fields(2000, torn, examples) == (10, 5)
+    assert "tick 8 differs from tick 7" in examples[0]
+    shifted = [contract.signal(i + 1, 7) for i in range(2000, 2003)]
+    assert contract.verify_signal_fields(2000, shifted, []) == (3, 3)
+    assert contract.verify_signal_fields(0, [None, 1.5], []) == (2, 2)
+
+
+def test_pubsub_result_record():
+    config = contract.subscriber_config({"signals": 10})
+    cycle, delay = Histogram(), Histogram()
+    cycle.record(100_000_000)
+    delay.record(250_000)
+    figures = {"start_ns": 0, "end_ns": 2_000_000_000, "messages": 20, "lost": 1, "duplicates": 0,
+               "decode_failed": 2, "foreign": 3, "datagrams": 23, "bytes": 1000, "max_datagram_bytes": 76,
+               "fields": 180, "checked": 180, "verification_failed": 0, "verification_examples": [],
+               "error_examples": ["x"], "negative_delays": 0, "cycle_time": cycle, "delay": delay,
+               "timestamps": "kernel"}
+    result = contract.pubsub_result("sdk", "1", config, figures)
+    assert result["role"] == "subscriber" and result["workload"] == "pubsub"
+    assert result["operations"] == {"attempted": 20, "succeeded": 18, "failed": 2}
+    assert result["throughput"] == {"ops_per_s": 9.0, "values_per_s": 90.0}
+    assert result["pubsub"]["lost"] == 1 and result["pubsub"]["writers"] == 1 and result["latency_ns"] == []
+    assert result["cycle_time_ns"] == [[contract.bucket(100_000_000), 1]]

@@ -286,8 +286,8 @@ class Session:
         reason = judge(result)
         if reason is None and any(status not in (0, None) for status in statuses):
             reason = f"client exited with status {statuses} after its result"
-        if reason is None and server and not server.alive:
-            reason = server.death_reason()
+        if server and not server.alive:  # the cause comes first, the client's symptoms after
+            reason = server.death_reason() + (f"\n{reason}" if reason else "")
         if reason:
             outcome.status, outcome.reason = "fail", reason
         return outcome

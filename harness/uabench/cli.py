@@ -168,6 +168,33 @@ def cmd_arm_smoke(args: argparse.Namespace) -> int:
     return 1 if failed or not passed else 0
 
 
+def cmd_remote(args: argparse.Namespace) -> int:
+    import contextlib
+
+    from . import fakepi, remote
+
+    if bool(args.binary) == bool(args.image):
+        raise ValueError("give exactly one of --binary PATH or --image NAME")
+    if not args.fake_pi and not args.target:
+        raise ValueError("give --target user@host (or --fake-pi for the local stand-in)")
+    with contextlib.ExitStack() as stack:
+        if args.fake_pi:
+            why = fakepi.available()
+            if why:
+                raise ValueError(f"--fake-pi: {why}")
+            host = stack.enter_context(fakepi.FakePi()).remote_host()
+        else:
+            host = remote.RemoteHost(args.target, args.port, args.identity, args.known_hosts, args.workdir)
+        deployment = (remote.deploy_binary(host, Path(args.binary)) if args.binary
+                      else remote.deploy_image(host, args.image))
+        steps, _resources = remote.serve_and_check(open_store(args.store), host, deployment, args.sdk)
+    for step in steps:
+        print(f"  {step.status.upper():5} {step.step:26} {step.seconds:6.1f} s  {step.detail[:200]}", flush=True)
+    failed = sum(step.status != "pass" for step in steps)
+    print(f"remote {host.target}: {len(steps) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
 def _split(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
@@ -227,6 +254,19 @@ def parser() -> argparse.ArgumentParser:
     smoke.add_argument("--binary", action="store_true",
                        help="run the Bazel cross-built C adapter through qemu-user instead of the images")
     smoke.set_defaults(func=cmd_arm_smoke)
+
+    remote = commands.add_parser("remote", help="run an SDK's server on a remote host over SSH (a Raspberry Pi)")
+    remote.add_argument("--target", help="user@host with key-based ssh")
+    remote.add_argument("--port", type=int, default=22, help="ssh port (default: %(default)s)")
+    remote.add_argument("--identity", help="ssh private key")
+    remote.add_argument("--known-hosts", help="known_hosts file (default: the user's)")
+    remote.add_argument("--workdir", default="/tmp/uabench-remote", help="directory on the remote host")
+    remote.add_argument("--binary", help="adapter binary to copy and run (e.g. .cache/dist/aarch64/uabench-open62541)")
+    remote.add_argument("--image", help="container image to podman save/load and run (localhost/uabench/milo:arm64)")
+    remote.add_argument("--sdk", default="open62541", help="the SDK the binary or image is (default: %(default)s)")
+    remote.add_argument("--fake-pi", action="store_true",
+                        help="use a network namespace with its own sshd on this machine as the remote host")
+    remote.set_defaults(func=cmd_remote)
 
     report = commands.add_parser("report", help="write the report from the results store")
     report.add_argument("--out", default=str(paths.RESULTS / "report"), help="output directory (default: %(default)s)")

@@ -27,6 +27,9 @@ from . import paths
 CONTAINERS = paths.REPO / "ci" / "containers"
 CONTAINERS_CONF = CONTAINERS / "containers.conf"
 IMAGE_REPOSITORY = "localhost/uabench"
+# The build host's trust store, mounted into builds that download (pip), so a TLS proxy the
+# host trusts is trusted there too.
+HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 SDKS = ("open62541", "asyncua", "python-opcua", "node-opcua", "milo")
 
 
@@ -170,6 +173,8 @@ def build(sdk: str, target: Arch, log_dir: Path, no_cache: bool = False) -> Buil
                "-f", str(CONTAINERS / f"{sdk}.Containerfile"), "-t", name]
     for arg in build_arguments(sdk, target):
         command += ["--build-arg", arg]
+    if HOST_CA_BUNDLE.exists():
+        command += ["--volume", f"{HOST_CA_BUNDLE}:/run/uabench/ca.crt:ro"]
     if no_cache:
         command.append("--no-cache")
     command.append(str(paths.REPO))

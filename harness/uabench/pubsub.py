@@ -674,8 +674,8 @@ def summary(outcome: Outcome) -> str:
     return (f"{result.get('throughput', {}).get('values_per_s', 0):,.0f} signals/s, "
             f"{result.get('throughput', {}).get('ops_per_s', 0):,.1f} messages/s, cycle mean {ms(cycle.mean())} "
             f"p99 {ms(cycle.percentile(99))} max {ms(cycle.max())} ms, delay p50 {ms(delay.percentile(50))} "
-            f"p99 {ms(delay.percentile(99))} ms, lost {figures.get('lost', 0)}, datagrams {figures.get('datagrams', 0)} "
-            f"(max {figures.get('max_datagram_bytes', 0)} B), publisher CPU "
+            f"p99 {ms(delay.percentile(99))} ms, lost {figures.get('lost', 0)}, "
+            f"datagrams {figures.get('datagrams', 0)} (max {figures.get('max_datagram_bytes', 0)} B), publisher CPU "
             + (f"{cpu:.1f} %" if cpu is not None else "–")
             + (" [subscriber-bound]" if outcome.subscriber_bound else ""))
 
@@ -740,8 +740,9 @@ def subscriber_sweep(run: PubSubRun, publisher: str, subscriber: str, log) -> li
             if outcome.status != "pass":
                 raise AssertionError(f"{count} subscribers: {outcome.reason}")
             ip = [s.get("ip") or {} for s in outcome.result.get("subscribers", [])] or [outcome.result.get("ip") or {}]
-            fragments = sum(i.get("ReasmReqds", 0) for i in ip)
-            log(f"{count} subscribers: {summary(outcome)}; IP fragments reassembled by the subscribers: {fragments}")
+            fragments, whole = sum(i.get("ReasmReqds", 0) for i in ip), sum(i.get("ReasmOKs", 0) for i in ip)
+            log(f"{count} subscribers: {summary(outcome)}; the subscribers' kernels reassembled {whole} datagrams "
+                f"from {fragments} IP fragments (MTU {MTU})")
             measured.append((count, outcome))
     return measured
 
@@ -786,3 +787,109 @@ def check_adapters(only: list[str] | None, log) -> None:
 
 def _first(text: str | None) -> str:
     return (text or "").strip().splitlines()[0][:200] if text else ""
+
+
+# --- figures for the report -----------------------------------------------------------------------
+
+@dataclass
+class Row:
+    """One measured point (publisher, subscriber, parameter) over its repetitions."""
+    kind: str
+    publisher: str
+    subscriber: str
+    parameter: int
+    repetitions: int
+    interval_ms: float
+    signals: int
+    signals_per_s: float
+    messages_per_s: float
+    datagrams: int
+    max_datagram_bytes: int
+    cycle_mean_ms: float | None
+    cycle_p99_ms: float | None
+    cycle_max_ms: float | None
+    delay_p50_ms: float | None
+    delay_p99_ms: float | None
+    lost: int
+    publisher_cpu: float | None
+    publisher_user: float | None
+    publisher_system: float | None
+    publisher_rss_mb: float | None
+    publisher_ctx_per_s: float | None
+    subscriber_cpu: float | None
+    subscriber_bound: bool
+    fragments: int | None
+    reassembled: int | None
+    timestamps: str
+
+    @property
+    def cycle_ratio(self) -> float | None:
+        return self.cycle_mean_ms / self.interval_ms if self.cycle_mean_ms is not None else None
+
+    @property
+    def sustained(self) -> bool:
+        return self.cycle_ratio is not None and self.cycle_ratio <= SUSTAINED_CYCLE_RATIO and self.lost == 0
+
+    @property
+    def cpu_s_per_million(self) -> float | None:
+        if self.publisher_cpu is None or not self.signals_per_s:
+            return None
+        return self.publisher_cpu / 100 / self.signals_per_s * 1e6
+
+
+def _average(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else None
+
+
+def rows(cells: list[dict], kind: str) -> list[Row]:
+    groups: dict[tuple, list[dict]] = {}
+    for cell in cells:
+        if cell["kind"] == kind and cell["status"] == "pass" and cell.get("result"):
+            groups.setdefault((cell["server"], cell["client"], int(cell.get("parameter") or 0)), []).append(cell)
+    found = []
+    for (publisher, subscriber, parameter), group in groups.items():
+        results = [c["result"] for c in group]
+        cycle = stats.merge_histograms([r.get("cycle_time_ns", []) for r in results])
+        delay = stats.merge_histograms([r.get("delay_ns", []) for r in results])
+        publisher_res = [c.get("server_resources") or {} for c in group]
+        ips = [s.get("ip") for r in results for s in (r.get("subscribers") or [r]) if s.get("ip")]
+
+        def ms(value):
+            return value / 1e6 if value is not None else None
+
+        def share(key: str, resources=publisher_res):
+            return _average([100 * r[key] / r["seconds"] for r in resources if r.get("seconds")])
+
+        found.append(Row(
+            kind=kind, publisher=publisher, subscriber=subscriber, parameter=parameter, repetitions=len(group),
+            interval_ms=float(results[0]["config"]["publishing_interval_ms"]), signals=results[0]["config"]["signals"],
+            signals_per_s=_average([r["throughput"]["values_per_s"] for r in results]) or 0.0,
+            messages_per_s=_average([r["throughput"]["ops_per_s"] for r in results]) or 0.0,
+            datagrams=sum(r["pubsub"]["datagrams"] for r in results),
+            max_datagram_bytes=max(r["pubsub"]["max_datagram_bytes"] for r in results),
+            cycle_mean_ms=ms(cycle.mean()), cycle_p99_ms=ms(cycle.percentile(99)), cycle_max_ms=ms(cycle.max()),
+            delay_p50_ms=ms(delay.percentile(50)), delay_p99_ms=ms(delay.percentile(99)),
+            lost=sum(r["pubsub"]["lost"] for r in results),
+            publisher_cpu=_average([r.get("cpu_percent") for r in publisher_res]),
+            publisher_user=share("cpu_user_s"), publisher_system=share("cpu_system_s"),
+            publisher_rss_mb=_average([r["rss_max"] / 2**20 for r in publisher_res if r.get("rss_max")]),
+            publisher_ctx_per_s=_average([(r["ctx_voluntary"] + r["ctx_involuntary"]) / r["seconds"]
+                                          for r in publisher_res if r.get("seconds")]),
+            subscriber_cpu=_average([(c.get("client_resources") or {}).get("cpu_percent") for c in group]),
+            subscriber_bound=any(c["client_bound"] for c in group),
+            fragments=sum(i.get("ReasmReqds", 0) for i in ips) if ips else None,
+            reassembled=sum(i.get("ReasmOKs", 0) for i in ips) if ips else None,
+            timestamps=results[0]["pubsub"].get("timestamps", "?"),
+        ))
+    return sorted(found, key=lambda r: (r.publisher, r.subscriber, r.parameter))
+
+
+def highest_sustained(found: list[Row]) -> dict[str, Row]:
+    """Per publisher: the point with the most signals/s that kept its interval, lossless."""
+    best: dict[str, Row] = {}
+    for row in found:
+        if row.sustained and not row.subscriber_bound and (
+                row.publisher not in best or row.signals_per_s > best[row.publisher].signals_per_s):
+            best[row.publisher] = row
+    return best

@@ -218,7 +218,9 @@ def launch(host: RemoteHost, command: list[str], adapter_args: list[str]) -> int
             {"target": host.target, "workdir": host.workdir, "name": name}))
     remote = " ".join(shlex.quote(part) for part in
                       [f"{host.workdir}/uabench-remote", host.workdir, name, "--", *command, *args])
-    channel = subprocess.Popen([*host.ssh_base(), remote], stdin=subprocess.DEVNULL)
+    # ssh in its own session: a SIGTERM to this launcher's process group (how the harness
+    # stops an adapter) must reach the remote adapter as SIGTERM, not end the ssh channel.
+    channel = subprocess.Popen([*host.ssh_base(), remote], stdin=subprocess.DEVNULL, start_new_session=True)
     stopping = {"sent": False}
 
     def stop(signum, _frame):
@@ -229,11 +231,11 @@ def launch(host: RemoteHost, command: list[str], adapter_args: list[str]) -> int
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, stop)
-    while True:
-        try:
-            return channel.wait()
-        except InterruptedError:
-            continue
+    try:
+        return channel.wait()
+    finally:
+        if channel.poll() is None:  # this launcher is going away: so does its channel
+            channel.terminate()
 
 
 def write_launcher(path: Path, deployment: Deployment) -> Path:

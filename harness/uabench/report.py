@@ -443,6 +443,163 @@ text-align:right}td:first-child,th:first-child{text-align:left}th{background:#ee
 .fail{background:#f6c0c0}.na{background:#ddd}.warn{color:#a00;font-weight:bold}img{max-width:100%}"""
 
 
+def client_server_signal_points(store: Store, runs: list[dict]) -> list[Point]:
+    """The client/server subscription signal-rate sweep points of these runs (the axes the
+    PubSub sweep is compared on)."""
+    found = []
+    for run in runs:
+        wanted = [name for name, about in ((run["provenance"].get("plan") or {}).get("sweeps") or {}).items()
+                  if about.get("kind") == "signals" and about.get("workload") == "subscribe"]
+        if wanted:
+            found += [p for p in sweeps.points(store.cells([run["id"]])) if p.sweep in wanted]
+    return found
+
+
+def pubsub_section(run: dict, cells: list[dict], client_server: list[Point] | None = None) -> Section | None:
+    """PubSub: the signal-rate sweep (table and plots, beside the client/server subscription
+    sweep of the same SDKs), the subscriber-count sweep and the publisher x subscriber matrix."""
+    from . import pubsub
+
+    sweep_rows, count_rows = pubsub.rows(cells, "pubsub-sweep"), pubsub.rows(cells, "pubsub-subscribers")
+    interop = [c for c in cells if c["kind"] == "pubsub-interop"]
+    if not (sweep_rows or count_rows or interop):
+        return None
+    md: list[str] = []
+    page: list[str] = []
+
+    def part(title: str, notes: list[str], headers: list[str] | None = None, table: list[list[str]] | None = None):
+        md.extend([f"### {title}", "", *[f"{n}\n" for n in notes]])
+        page.extend([f"<h3>{html.escape(title)}</h3>", *[f"<p>{html.escape(n)}</p>" for n in notes]])
+        if headers and table:
+            t_md, t_page = _table(headers, table)
+            md.extend([*t_md, ""])
+            page.extend(t_page)
+
+    def cpu(row) -> str:
+        return f"{_fmt(row.publisher_cpu, 1)} ({_fmt(row.publisher_user, 1)}/{_fmt(row.publisher_system, 1)})"
+
+    def marks(row) -> str:
+        out = ["subscriber-bound"] if row.subscriber_bound else []
+        if row.lost:
+            out.append(f"{row.lost} lost")
+        if row.timestamps != "kernel":
+            out.append(f"{row.timestamps} receive times")
+        return ", ".join(out)
+
+    if sweep_rows:
+        interval = sweep_rows[0].interval_ms
+        notes = [f"N Float signals in one WriterGroup at {interval:g} ms, UADP over UDP multicast on loopback, "
+                 "publisher and subscriber pinned to different cores; N rises until the mean cycle time (time "
+                 "between successive NetworkMessages of a DataSetWriter at the subscriber) exceeds "
+                 f"{pubsub.SUSTAINED_CYCLE_RATIO:g} × the interval. Delay = subscriber receive time − the "
+                 "DataSetMessage timestamp (one clock). Publisher CPU, memory and context switches are sampled "
+                 "like a server's. DataSets above fields_per_message are split over several DataSetWriters, one "
+                 "NetworkMessage (one UDP datagram, no UADP chunking) each."]
+        headers = ["publisher", "subscriber", "signals", "signals/s", "messages/s", "datagram B (max)",
+                   "cycle mean ms", "cycle p99 ms", "cycle max ms", "delay p50 ms", "delay p99 ms", "lost",
+                   "publisher CPU % (user/sys)", "publisher CPU-s / M signals", "publisher RSS MB",
+                   "publisher ctx switches/s", "subscriber CPU %", "sustained", "marks"]
+        table = [[r.publisher, r.subscriber, str(r.parameter), _fmt(r.signals_per_s), _fmt(r.messages_per_s, 1),
+                  _fmt(r.max_datagram_bytes), _fmt(r.cycle_mean_ms, 1), _fmt(r.cycle_p99_ms, 1),
+                  _fmt(r.cycle_max_ms, 1), _fmt(r.delay_p50_ms, 2), _fmt(r.delay_p99_ms, 2), _fmt(r.lost), cpu(r),
+                  _fmt(r.cpu_s_per_million, 3), _fmt(r.publisher_rss_mb, 1), _fmt(r.publisher_ctx_per_s),
+                  _fmt(r.subscriber_cpu), "yes" if r.sustained else "no", marks(r)] for r in sweep_rows]
+        part("PubSub: signal-rate sweep", notes, headers, table)
+
+        best, cs_best = pubsub.highest_sustained(sweep_rows), sweeps.highest_sustained(client_server or [])
+        comparison = []
+        for sdk in sorted(set(best) | {r.publisher for r in sweep_rows}):
+            ps, cs = best.get(sdk), cs_best.get(sdk)
+            cs_cpu_per_m = (cs.server_cpu_percent / 100 / cs.values_per_s["mean"] * 1e6
+                            if cs and cs.server_cpu_percent is not None and cs.values_per_s["mean"] else None)
+            comparison.append([
+                sdk, _fmt(ps.signals_per_s) if ps else "none sustained", str(ps.parameter) if ps else "–",
+                _fmt(ps.publisher_cpu, 1) if ps else "–", _fmt(ps.cpu_s_per_million, 3) if ps else "–",
+                _fmt(cs.values_per_s["mean"]) if cs else "not measured", f"{cs.parameter} ({cs.client})" if cs else "–",
+                _fmt(cs.server_cpu_percent, 1) if cs else "–", _fmt(cs_cpu_per_m, 3),
+                _fmt(ps.signals_per_s / cs.values_per_s["mean"], 2) if ps and cs and cs.values_per_s["mean"] else "–"])
+        part("PubSub vs client/server subscriptions (same SDK, same interval)",
+             ["Highest sustained signals/s: PubSub (publisher, no loss, cycle within the limit) and the "
+              "client/server subscription sweep of the subscription suite (server, its reference client). "
+              "Client/server figures come from the newest subscription run in the store."],
+             ["SDK", "PubSub signals/s", "at N", "publisher CPU %", "publisher CPU-s / M signals",
+              "client/server signals/s", "at N (client)", "server CPU %", "server CPU-s / M signals",
+              "PubSub / client-server"], comparison)
+
+        def series(rows_, x, y, label) -> dict:
+            out: dict[str, list] = {}
+            for row in rows_:
+                xv, yv = x(row), y(row)
+                if xv is not None and yv is not None:
+                    out.setdefault(label(row), []).append((xv, yv))
+            return out
+
+        cs_points = client_server or []
+        cpu_series = {**series(sweep_rows, lambda r: r.signals_per_s, lambda r: r.publisher_cpu,
+                               lambda r: f"PubSub {r.publisher} publisher"),
+                      **series(cs_points, lambda p: p.values_per_s["mean"], lambda p: p.server_cpu_percent,
+                               lambda p: f"client/server {p.server} server ({p.client} client)")}
+        cycle_series = {**series(sweep_rows, lambda r: r.signals_per_s, lambda r: r.cycle_mean_ms,
+                                 lambda r: f"PubSub {r.publisher} ({r.subscriber} subscriber)"),
+                        **series(cs_points, lambda p: p.values_per_s["mean"], lambda p: p.cycle_ms,
+                                 lambda p: f"client/server {p.server} ({p.client} client)")}
+        page.append(_img(plots.line_plot("CPU vs signals/s: PubSub publisher and client/server server", "signals/s",
+                                         "CPU % (of one core)", cpu_series, logx=True), "PubSub CPU vs signals/s"))
+        page.append(_img(plots.line_plot("Cycle time vs signals/s: PubSub and client/server", "signals/s",
+                                         "mean cycle time (ms)", cycle_series, logx=True,
+                                         hline=interval * pubsub.SUSTAINED_CYCLE_RATIO),
+                         "PubSub cycle time vs signals/s"))
+
+    if count_rows:
+        notes = ["k subscribers, each in its own network namespace (its own \"host\") on a Linux bridge with "
+                 f"MTU {pubsub.MTU}; the publisher sends once per cycle whatever k is. The subscribers' kernels "
+                 "reassemble IP fragments: datagrams are counted after reassembly."]
+        headers = ["publisher", "subscriber", "subscribers", "signals", "datagram B (max)", "signals/s (all)",
+                   "signals/s per subscriber", "cycle mean ms", "delay p99 ms", "lost", "publisher CPU % (user/sys)",
+                   "publisher ctx switches/s", "IP fragments → datagrams reassembled (whole cell)", "marks"]
+        table = [[r.publisher, r.subscriber, str(r.parameter), str(r.signals), _fmt(r.max_datagram_bytes),
+                  _fmt(r.signals_per_s), _fmt(r.signals_per_s / r.parameter if r.parameter else None),
+                  _fmt(r.cycle_mean_ms, 1), _fmt(r.delay_p99_ms, 2), _fmt(r.lost), cpu(r), _fmt(r.publisher_ctx_per_s),
+                  f"{_fmt(r.fragments)} → {_fmt(r.reassembled)}" if r.fragments is not None else "–", marks(r)]
+                 for r in count_rows]
+        part("PubSub: subscriber-count sweep (network namespaces)", notes, headers, table)
+        groups: dict[str, list] = {}
+        for r in count_rows:
+            if r.publisher_cpu is not None:
+                groups.setdefault(f"{r.publisher} publisher", []).append((r.parameter, r.publisher_cpu))
+        page.append(_img(plots.line_plot("Publisher CPU vs number of subscribers", "subscribers",
+                                         "publisher CPU %", groups), "publisher CPU vs subscribers"))
+
+    if interop:
+        publishers = sorted({c["server"] for c in interop})
+        subscribers = sorted({c["client"] for c in interop})
+        verdicts, reasons = {}, []
+        for c in interop:
+            if c["status"] == "pass":
+                verdicts[(c["server"], c["client"])] = f"pass ({_fmt(c['result']['verification']['checked'])} values)"
+            else:
+                verdicts[(c["server"], c["client"])] = "not supported" if c["status"] == "not_supported" else "fail"
+                reasons.append(f"{c['server']} → {c['client']}: {_first_line(c['reason'])}")
+        table = [[p, *[verdicts.get((p, s), "–") for s in subscribers]] for p in publishers]
+        part("PubSub: interop (publisher → subscriber)",
+             ["Every NetworkMessage must decode and every value verify; a row is a publisher, a column a subscriber."],
+             ["publisher \\ subscriber", *subscribers], table)
+        page[-1] = (page[-1].replace("<td>pass", '<td class="pass">pass').replace("<td>fail", '<td class="fail">fail')
+                    .replace("<td>not supported", '<td class="na">not supported'))
+        if reasons:
+            md.extend([*[f"- {r}" for r in reasons], ""])
+            page.append("<ul>" + "".join(f"<li>{html.escape(r)}</li>" for r in reasons) + "</ul>")
+
+    unmeasured = [f"{c['kind']}: {c['server']} → {c['client']} at {c.get('parameter')}: {c['status']} — "
+                  f"{_first_line(c['reason'])}" for c in cells
+                  if c["kind"] in ("pubsub-sweep", "pubsub-subscribers") and c["status"] != "pass"]
+    if unmeasured:
+        md.extend(["Points not measured:", "", *[f"- {u}" for u in unmeasured], ""])
+        page.append("<p>Points not measured:</p><ul>"
+                    + "".join(f"<li>{html.escape(u)}</li>" for u in unmeasured) + "</ul>")
+    return Section("PubSub (UADP over UDP multicast)", md, page)
+
+
 def latest_runs(store: Store) -> list[dict]:
     """The newest finished (or interrupted) run of every suite."""
     latest: dict[str, dict] = {}
@@ -467,6 +624,10 @@ def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict
             if section:
                 sections.append(section)
         sections += [s for s in (negative_section(run, cells), capacity_section(run, cells)) if s]
+        if any(c["kind"].startswith("pubsub-") for c in cells):
+            section = pubsub_section(run, cells, client_server_signal_points(store, runs))
+            if section:
+                sections.append(section)
     section = model_section(exported)
     if section:
         sections.append(section)
