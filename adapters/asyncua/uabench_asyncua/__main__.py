@@ -1,4 +1,5 @@
-"""Entry point of the asyncua adapter: `run capabilities | server | client --config FILE`."""
+"""Entry point of the asyncua adapter: `run capabilities | server | client | publisher | subscriber
+--config FILE`."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ from . import security
 
 SDK = "asyncua"
 LANGUAGE = "Python"
-ROLES = ["server", "client"]
+ROLES = ["server", "client", "publisher", "subscriber"]
 WORKLOADS = ["read", "write", "subscribe"]
-USAGE = "usage: run capabilities | run {server,client} --config FILE"
+USAGE = "usage: run capabilities | run {server,client,publisher,subscriber} --config FILE"
 
 
 def capabilities() -> dict:
@@ -45,8 +46,8 @@ def main(argv: list[str]) -> None:
         contract.emit(capabilities())
         return
     if command in ("publisher", "subscriber"):
-        contract.fail("not_supported", f"role '{command}' is not implemented by the asyncua adapter",
-                      contract.EXIT_NOT_SUPPORTED)
+        pubsub_role(command, args)
+        return
     if command not in ("server", "client"):
         contract.fail("config", f"unknown command '{command}'; {USAGE}", contract.EXIT_CONFIG)
     try:
@@ -71,6 +72,21 @@ def main(argv: list[str]) -> None:
         else:
             from .client import run_client
             asyncio.run(run_client(config, SDK, asyncua.__version__))
+    except Exception as error:  # anything the roles did not report themselves
+        logging.getLogger("uabench_asyncua").exception("%s failed", command)
+        contract.fail("runtime", f"{type(error).__name__}: {error}", contract.EXIT_RUNTIME)
+
+
+def pubsub_role(command: str, args: list[str]) -> None:
+    """`run publisher|subscriber --config FILE` (SPEC §8), in uabench_asyncua/pubsub.py."""
+    try:
+        raw = contract.load_config(config_path(args))
+        config = contract.publisher_config(raw) if command == "publisher" else contract.subscriber_config(raw)
+    except contract.ConfigError as error:
+        contract.fail("config", str(error), contract.EXIT_CONFIG)
+    try:
+        from .pubsub import run
+        run(command, config)
     except Exception as error:  # anything the roles did not report themselves
         logging.getLogger("uabench_asyncua").exception("%s failed", command)
         contract.fail("runtime", f"{type(error).__name__}: {error}", contract.EXIT_RUNTIME)

@@ -19,14 +19,15 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import os
 import signal
 import socket
-import struct
 import time
 from datetime import timezone
 
 import asyncua
 from asyncua import ua
+from asyncua.common.utils import Buffer
 from asyncua.pubsub import DataSetMeta, PublishedDataSet, PubSub, PubSubConnection
 from asyncua.pubsub.dataset import DataSetField, PubSubDataSource
 from asyncua.pubsub.reader import DataSetReader, ReaderGroup
@@ -41,6 +42,7 @@ log = logging.getLogger("uabench_asyncua.pubsub")
 IP_MULTICAST_ALL = getattr(socket, "IP_MULTICAST_ALL", 49)
 RECEIVE_BUFFER_BYTES = 32 * 1024 * 1024
 DRAIN_S = 2.0
+FIRST_MESSAGE_TIMEOUT_S = 30.0
 
 
 def _float_field(index: int) -> DataSetField:
@@ -132,13 +134,14 @@ async def publish(config: dict) -> None:
     group._cfg.MessageSettings.DataSetOrdering = DataSetOrderingType.AscendingWriterIdSingle
     connection = PubSubConnection.udp_uadp("uabench", ua.UInt16(config["publisher_id"]), Settings(config, False),
                                            writer_groups=[group])
+    connection._network_settings = Settings(config, False)  # the constructor rebuilt plain UdpSettings
     pubsub = PubSub.new()
     for dataset in datasets:
         await pubsub.add_published_dataset(dataset)
     await pubsub.add_connection(connection)
     await pubsub.start()
     contract.emit({"event": "ready", "address": config["address"], "writers": contract.writers(config),
-                   "pid": __import__("os").getpid()})
+                   "pid": os.getpid()})
     try:
         await stop.wait()
     finally:
@@ -165,6 +168,16 @@ class Measurement:
         self.last_receive: dict[int, int] = {}
         self.last_sequence: int | None = None
         self.delivered = 0
+        self.started = False
+        self.phase_set = asyncio.Event()
+        self.pending: set[asyncio.Future] = set()  # deliveries not yet done
+
+    def start(self, at_ns: int) -> None:
+        """The warm-up starts with the first NetworkMessage of ours (SPEC §8)."""
+        self.started = True
+        self.start_ns = at_ns + int(self.config["warmup_s"] * 1e9)
+        self.end_ns = self.start_ns + int(self.config["duration_s"] * 1e9)
+        self.phase_set.set()
 
     def in_phase(self, received_ns: int) -> bool:
         return self.start_ns <= received_ns < self.end_ns
@@ -221,13 +234,15 @@ class MeasuringUdp(OpcUdp):
     def datagram_received(self, data: bytes, source) -> None:
         received_ns = time.time_ns()
         m, config = self.measurement, self.measurement.config
+        if m.started and received_ns >= m.end_ns:
+            return  # after the phase: not measured, not worth decoding
         phase = m.in_phase(received_ns)
         if phase:
             m.datagrams += 1
             m.bytes += len(data)
             m.max_datagram_bytes = max(m.max_datagram_bytes, len(data))
         try:
-            message = UadpNetworkMessage.from_binary(asyncua.common.utils.Buffer(data))
+            message = UadpNetworkMessage.from_binary(Buffer(data))
         except Exception as error:  # noqa: BLE001 - any undecodable datagram counts
             if phase:
                 m.messages += 1
@@ -243,6 +258,8 @@ class MeasuringUdp(OpcUdp):
             if phase:
                 m.foreign += 1
             return
+        if not m.started:
+            m.start(received_ns)
         if phase:
             m.messages += 1
         if group is not None and group.SequenceNo is not None:
@@ -258,11 +275,12 @@ class MeasuringUdp(OpcUdp):
         expected = 0
         for index, k in ours:
             expected += len(contract.writer_fields(config, k))
-            self.targets[k].in_phase = phase
             if not phase:
                 continue
             stamp = message.Payload[index].Header.Timestamp
             if stamp is not None:
+                if stamp.tzinfo is None:
+                    stamp = stamp.replace(tzinfo=timezone.utc)
                 delay = received_ns - int(stamp.timestamp() * 1e9)
                 if delay < 1:
                     m.negative_delays += 1
@@ -270,11 +288,15 @@ class MeasuringUdp(OpcUdp):
             if k in m.last_receive:
                 m.cycle.record(received_ns - m.last_receive[k])
             m.last_receive[k] = received_ns
-        asyncio.ensure_future(self._deliver(message, expected, phase))  # noqa: RUF006 - awaited in order
+        task = asyncio.ensure_future(self._deliver(message, [k for _, k in ours], expected, phase))
+        m.pending.add(task)
+        task.add_done_callback(m.pending.discard)
 
-    async def _deliver(self, message, expected: int, phase: bool) -> None:
+    async def _deliver(self, message, writers: list[int], expected: int, phase: bool) -> None:
         m = self.measurement
         before = m.delivered
+        for k in writers:  # the reader path below runs to the end without yielding
+            self.targets[k].in_phase = phase
         await self.receiver.got_uadp(message)
         if phase and m.delivered - before != expected:
             m.error(f"the DataSetReaders delivered {m.delivered - before} of the {expected} fields of a "
@@ -299,18 +321,24 @@ async def subscribe(config: dict) -> dict:
         return instance
 
     connection._network_factory = protocol
+    connection._network_settings = Settings(config, True)  # the constructor rebuilt plain UdpSettings
     pubsub = PubSub.new()
     await pubsub.add_connection(connection)
     await pubsub.start()
-    now = time.time_ns()
-    measurement.start_ns = now + int(config["warmup_s"] * 1e9)
-    measurement.end_ns = measurement.start_ns + int(config["duration_s"] * 1e9)
+    stopped = asyncio.ensure_future(stop.wait())
+    await asyncio.wait([stopped, asyncio.ensure_future(measurement.phase_set.wait())],
+                       timeout=FIRST_MESSAGE_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
+    if not measurement.started:  # nothing arrived: an empty phase, and a result that says so
+        now = time.time_ns()
+        measurement.started, measurement.start_ns, measurement.end_ns = True, now, now
     try:
-        await asyncio.wait_for(stop.wait(), (measurement.end_ns - now) / 1e9)
+        await asyncio.wait_for(asyncio.shield(stopped), max(0.0, (measurement.end_ns - time.time_ns()) / 1e9))
         measurement.end_ns = max(measurement.start_ns, min(measurement.end_ns, time.time_ns()))
     except asyncio.TimeoutError:
         pass
-    await asyncio.sleep(0.05)  # deliveries already scheduled
+    stopped.cancel()
+    if measurement.pending:  # deliveries of datagrams received in the phase
+        await asyncio.wait(set(measurement.pending), timeout=DRAIN_S)
     try:
         await asyncio.wait_for(pubsub.stop(), DRAIN_S)
     except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - the result is what matters
@@ -324,5 +352,3 @@ def run(command: str, config: dict) -> None:
     else:
         contract.emit(asyncio.run(subscribe(config)))
 
-
-_ = struct  # (kept for readers of the header layout in SPEC §8)

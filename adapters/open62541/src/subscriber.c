@@ -32,8 +32,12 @@
 #include <unistd.h>
 
 #define DATAGRAM_CAPACITY 65536
+#define FIRST_MESSAGE_TIMEOUT_NS 30000000000LL /* no NetworkMessage of ours for this long: give up */
 #define RECEIVE_BUFFER_BYTES (32 * 1024 * 1024)
-#define DRAIN_NS 2000000000LL /* how long after the phase queued datagrams are still read */
+/* How long after the phase the datagrams it received are still processed: a subscriber
+ * slower than the publisher works off its socket buffer, and the kernel receive timestamps
+ * keep the cycle times right. */
+#define DRAIN_NS 30000000000LL
 
 typedef struct {
     pubsub_config config;
@@ -41,7 +45,8 @@ typedef struct {
     UA_NodeId connection;
     int fd;
     bool kernel_timestamps;
-    int64_t start_ns, end_ns;     /* the measured phase, wall clock */
+    bool started;                 /* the first NetworkMessage of ours has arrived */
+    int64_t start_ns, end_ns;     /* the measured phase, wall clock (set by that message) */
     bool in_phase;                /* of the message being processed */
 
     /* per DataSetWriter k */
@@ -306,6 +311,14 @@ static void decode_failure(const char *text) {
     }
 }
 
+/* The warm-up starts with the first NetworkMessage of ours, so a publisher that is still
+ * building its DataSet (or a subscriber started first) shortens no measured phase. */
+static void start_phase(int64_t at_ns) {
+    sub.started = true;
+    sub.start_ns = at_ns + (int64_t)(sub.config.warmup_s * 1e9);
+    sub.end_ns = sub.start_ns + (int64_t)(sub.config.duration_s * 1e9);
+}
+
 static bool ours(const UA_NetworkMessage *nm) {
     if(nm->publisherIdEnabled && (nm->publisherId.idType != UA_PUBLISHERIDTYPE_UINT16 ||
                                   nm->publisherId.id.uint16 != sub.config.publisher_id))
@@ -406,6 +419,8 @@ static void handle(UA_ByteString packet, int64_t received_ns) {
         UA_NetworkMessage_clear(&nm);
         return;
     }
+    if(!sub.started)
+        start_phase(received_ns);
     if(sub.in_phase)
         sub.messages++;
     count_sequence(&nm);
@@ -415,6 +430,11 @@ static void handle(UA_ByteString packet, int64_t received_ns) {
         decode_failure("a DataSetMessage header that does not decode");
         return;
     }
+    /* A warm-up datagram that is already an interval old is only counted: a slow subscriber
+     * must not carry a warm-up backlog into the measured phase. */
+    if(received_ns < sub.start_ns &&
+       wall_ns() - received_ns > (int64_t)(sub.config.publishing_interval_ms * 1e6))
+        return;
     sub.delivered = 0;
     UA_Server_processPubSubConnectionReceive(sub.server, sub.connection, packet);
     if((int64_t)sub.delivered != expected) {
@@ -452,7 +472,7 @@ static void receive_all(UA_Byte *buffer) {
             received_ns = wall_ns();
         }
         handle((UA_ByteString){(size_t)length, buffer}, received_ns);
-        if(received_ns >= sub.end_ns || wall_ns() >= sub.end_ns + DRAIN_NS)
+        if(sub.started && (received_ns >= sub.end_ns || wall_ns() >= sub.end_ns + DRAIN_NS))
             return;
     }
 }
@@ -529,16 +549,16 @@ int subscriber_main(const char *config_path) {
     check(UA_Server_enableAllPubSubComponents(sub.server), "enabling PubSub");
 
     UA_Byte *buffer = malloc(DATAGRAM_CAPACITY);
-    int64_t now = wall_ns();
-    sub.start_ns = now + (int64_t)(sub.config.warmup_s * 1e9);
-    sub.end_ns = sub.start_ns + (int64_t)(sub.config.duration_s * 1e9);
-    while(!pubsub_stop_requested && (now = wall_ns()) < sub.end_ns) {
-        int64_t left_ms = (sub.end_ns - now) / 1000000 + 1;
+    int64_t now = wall_ns(), give_up = now + FIRST_MESSAGE_TIMEOUT_NS;
+    while(!pubsub_stop_requested && (now = wall_ns()) < (sub.started ? sub.end_ns : give_up)) {
+        int64_t left_ms = ((sub.started ? sub.end_ns : give_up) - now) / 1000000 + 1;
         struct pollfd poll_fd = {sub.fd, POLLIN, 0};
         if(poll(&poll_fd, 1, (int)(left_ms < 50 ? left_ms : 50)) > 0)
             receive_all(buffer);
         UA_Server_run_iterate(sub.server, false);
     }
+    if(!sub.started) /* nothing arrived: an empty phase, and a result that says so */
+        start_phase(now - (int64_t)((sub.config.warmup_s + sub.config.duration_s) * 1e9));
     receive_all(buffer); /* what the kernel received before the end, still queued */
     if(pubsub_stop_requested && now < sub.end_ns)
         sub.end_ns = now > sub.start_ns ? now : sub.start_ns;
