@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 VENV  := .venv
 UABENCH := $(VENV)/bin/uabench
-SUITES  := read write subscription encryption scenarios capacity
+SUITES  := read write subscription encryption scenarios capacity pubsub
 
 .PHONY: bench test setup lint clean
 

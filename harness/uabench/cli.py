@@ -131,6 +131,17 @@ def cmd_predict(args: argparse.Namespace) -> int:
 def cmd_images(args: argparse.Namespace) -> int:
     from . import images
 
+    summary = paths.RESULTS / "images" / "images.json"
+    if args.list:
+        import json
+
+        entries = json.loads(summary.read_text()) if summary.exists() else []
+        for entry in entries:
+            seconds = "-" if entry.get("seconds") is None else f"{entry['seconds']:.0f} s"
+            print(f"{entry['status']:9} {entry['image']:36} {entry['platform']:13} "
+                  f"{images.human_size(entry.get('size_bytes')):>7} {seconds:>7}"
+                  + (f"  {entry['reason'][:120]}" if entry.get("reason") else ""))
+        return 0
     targets = [images.arch(name) for name in _split(args.arch)]
     chosen = _split(args.sdk) or list(images.SDKS)
     unknown = [sdk for sdk in chosen if sdk not in images.SDKS]
@@ -148,8 +159,8 @@ def cmd_images(args: argparse.Namespace) -> int:
             seconds = "-" if built.seconds is None else f"{built.seconds:.0f} s"
             print(f"{built.status:9} {built.image:36} {target.platform:13} {images.human_size(built.size_bytes):>7} "
                   f"{seconds:>7}" + (f"  {built.reason}" if built.reason else ""), flush=True)
-    images.record(results, paths.RESULTS / "images" / "images.json")
-    print(f"(build times are emulated for foreign architectures; summary: {paths.RESULTS / 'images' / 'images.json'})")
+    images.record(results, summary)
+    print(f"(build times are emulated for foreign architectures; summary: {summary})")
     return 1 if any(r.status == "failed" for r in results) else 0
 
 
@@ -246,6 +257,7 @@ def parser() -> argparse.ArgumentParser:
                         "(default: %(default)s)")
     images.add_argument("--sdk", default="", help="comma-separated SDKs (default: all)")
     images.add_argument("--no-cache", action="store_true", help="rebuild every layer")
+    images.add_argument("--list", action="store_true", help="print the recorded sizes and build times, build nothing")
     images.set_defaults(func=cmd_images)
 
     smoke = commands.add_parser("arm-smoke", help="emulated ARM smoke suite: ARM servers under qemu, native client")

@@ -19,6 +19,7 @@ import atexit
 import ipaddress
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -27,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import contract, sdks, stats
+from . import contract, provenance, sdks, stats
 from .bench import Measured, Session, combine_resources
 from .contract import Histogram
 from .plan import PlanError, TestCase
@@ -625,7 +626,8 @@ class PubSubRun:
         return self.session.store.add_cell(
             self.session.run_id, suite=self.session.suite, kind=kind, client=subscriber.id, server=publisher.id,
             variant=variant, parameter=None if parameter is None else str(parameter), repetition=repetition,
-            status=outcome.status, reason=outcome.reason, config_hash=None, client_config=subscriber_config,
+            status=outcome.status, reason=outcome.reason, config_hash=provenance.config_hash(subscriber_config),
+            client_config=subscriber_config,
             server_config=publisher_config, result=outcome.result, client_resources=outcome.subscriber_resources,
             server_resources=outcome.publisher_resources, client_perf=outcome.subscriber_perf,
             server_perf=outcome.publisher_perf, client_bound=outcome.subscriber_bound)
@@ -749,6 +751,8 @@ def subscriber_sweep(run: PubSubRun, publisher: str, subscriber: str, log) -> li
     """1, 2, 4, 8 … subscribers, each on its own host (a network namespace on a bridge):
     does the publisher's CPU stay flat as subscribers are added?"""
     phase = run.plan.phase(run.profile, "subscribers")
+    if os.geteuid() != 0 or not shutil.which("ip"):
+        raise Unsupported("the subscriber-count sweep creates network namespaces: it needs root and iproute2")
     measured = []
     for count in phase.counts:
         for repetition in range(phase.repetitions):
@@ -841,6 +845,8 @@ class Row:
     reassembled: int | None
     timestamps: str
     held: int = 0             # repetitions that kept the interval without loss
+    held_signals_per_s: float | None = None   # their mean signals/s
+    held_publisher_cpu: float | None = None   # their mean publisher CPU %
 
     @property
     def cycle_ratio(self) -> float | None:
@@ -857,6 +863,12 @@ class Row:
         if self.publisher_cpu is None or not self.signals_per_s:
             return None
         return self.publisher_cpu / 100 / self.signals_per_s * 1e6
+
+    @property
+    def held_cpu_s_per_million(self) -> float | None:
+        if self.held_publisher_cpu is None or not self.held_signals_per_s:
+            return None
+        return self.held_publisher_cpu / 100 / self.held_signals_per_s * 1e6
 
 
 def _average(values) -> float | None:
@@ -876,6 +888,7 @@ def rows(cells: list[dict], kind: str) -> list[Row]:
         delay = stats.merge_histograms([r.get("delay_ns", []) for r in results])
         publisher_res = [c.get("server_resources") or {} for c in group]
         ips = [s.get("ip") for r in results for s in (r.get("subscribers") or [r]) if s.get("ip")]
+        kept = [c for c in group if held(Outcome("pass", result=c["result"]))]
 
         def ms(value):
             return value / 1e6 if value is not None else None
@@ -903,7 +916,9 @@ def rows(cells: list[dict], kind: str) -> list[Row]:
             fragments=sum(i.get("ReasmReqds", 0) for i in ips) if ips else None,
             reassembled=sum(i.get("ReasmOKs", 0) for i in ips) if ips else None,
             timestamps=results[0]["pubsub"].get("timestamps", "?"),
-            held=sum(held(Outcome("pass", result=r)) for r in results),
+            held=len(kept),
+            held_signals_per_s=_average([c["result"]["throughput"]["values_per_s"] for c in kept]),
+            held_publisher_cpu=_average([(c.get("server_resources") or {}).get("cpu_percent") for c in kept]),
         ))
     return sorted(found, key=lambda r: (r.publisher, r.subscriber, r.parameter))
 
@@ -913,6 +928,6 @@ def highest_sustained(found: list[Row]) -> dict[str, Row]:
     best: dict[str, Row] = {}
     for row in found:
         if row.sustained and not row.subscriber_bound and (
-                row.publisher not in best or row.signals_per_s > best[row.publisher].signals_per_s):
+                row.publisher not in best or row.held_signals_per_s > best[row.publisher].held_signals_per_s):
             best[row.publisher] = row
     return best

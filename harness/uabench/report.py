@@ -515,13 +515,15 @@ def pubsub_section(run: dict, cells: list[dict], client_server: list[Point] | No
             cs_cpu_per_m = (cs.server_cpu_percent / 100 / cs.values_per_s["mean"] * 1e6
                             if cs and cs.server_cpu_percent is not None and cs.values_per_s["mean"] else None)
             comparison.append([
-                sdk, _fmt(ps.signals_per_s) if ps else "none sustained", str(ps.parameter) if ps else "–",
-                _fmt(ps.publisher_cpu, 1) if ps else "–", _fmt(ps.cpu_s_per_million, 3) if ps else "–",
+                sdk, _fmt(ps.held_signals_per_s) if ps else "none sustained", str(ps.parameter) if ps else "–",
+                _fmt(ps.held_publisher_cpu, 1) if ps else "–", _fmt(ps.held_cpu_s_per_million, 3) if ps else "–",
                 _fmt(cs.values_per_s["mean"]) if cs else "not measured", f"{cs.parameter} ({cs.client})" if cs else "–",
                 _fmt(cs.server_cpu_percent, 1) if cs else "–", _fmt(cs_cpu_per_m, 3),
-                _fmt(ps.signals_per_s / cs.values_per_s["mean"], 2) if ps and cs and cs.values_per_s["mean"] else "–"])
+                _fmt(ps.held_signals_per_s / cs.values_per_s["mean"], 2) if ps and cs and cs.values_per_s["mean"]
+                else "–"])
         part("PubSub vs client/server subscriptions (same SDK, same interval)",
-             ["Highest sustained signals/s: PubSub (publisher, no loss, cycle within the limit) and the "
+             ["Highest sustained signals/s: PubSub (publisher; the repetitions of the point that kept the "
+              "interval without loss) and the "
               "client/server subscription sweep of the subscription suite (server, its reference client). "
               "Client/server figures come from the newest subscription run in the store."],
              ["SDK", "PubSub signals/s", "at N", "publisher CPU %", "publisher CPU-s / M signals",
