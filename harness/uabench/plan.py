@@ -14,7 +14,7 @@ from . import contract, paths, sdks
 
 PLANS = paths.SUITES / "plans"
 PLAN_KEYS = {"suite", "description", "servers", "clients", "ranking", "headroom", "profiles", "interop",
-             "throughput", "sweep", "negative_security", "capacity"}
+             "throughput", "sweep", "negative_security", "capacity", "interop_pairs"}
 CAPACITY_KEYS = {"p99_ms": (0.01, 60000), "min_completed": (0.5, 1.0), "start_rate": (1, 1e7), "max_rate": (1, 1e8),
                  "refine_steps": (0, 20), "overload_factor": (1.05, 10)}
 PHASES = ("interop", "throughput", "sweep", "capacity")
@@ -145,6 +145,10 @@ class Plan:
     sweeps: tuple[Sweep, ...] = ()
     negative_security: bool = False
     capacity: Capacity | None = None
+    interop_pairs: dict[str, str] | None = None  # per profile: "all" (default) or "cross"
+
+    def pairs(self, profile: str | None) -> str:
+        return (self.interop_pairs or {}).get(profile or "", "all")
 
     def phase(self, profile: str, kind: str) -> Phase:
         if profile not in self.profiles:
@@ -296,6 +300,15 @@ def _sweeps(raw: object, profiles: list[str]) -> tuple[Sweep, ...]:
     return tuple(sweeps)
 
 
+def _interop_pairs(raw: object, profiles: list[str]) -> dict[str, str] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not all(k in profiles and v in ("all", "cross") for k, v in raw.items()):
+        raise PlanError(f"interop_pairs: a table of profile = \"all\" | \"cross\" (profiles: {', '.join(profiles)}),"
+                        f" got {raw!r}")
+    return dict(raw)
+
+
 def _sdk_selection(raw: object, where: str) -> tuple[str, ...] | None:
     if raw in (None, "all"):
         return None
@@ -345,6 +358,7 @@ def load(location: str | Path) -> Plan:
         sweeps=_sweeps(raw.get("sweep"), list(parsed_profiles)),
         negative_security=bool(raw.get("negative_security", False)),
         capacity=_capacity(raw.get("capacity")),
+        interop_pairs=_interop_pairs(raw.get("interop_pairs"), list(parsed_profiles)),
     )
     if plan.ranking is not None and plan.ranking not in {v.name for v in plan.throughput}:
         raise PlanError(f"{where}: key 'ranking' names no throughput variant: {plan.ranking!r}")
@@ -399,11 +413,14 @@ def client_server_tests(plan: Plan, only: list[str] | None = None, profile: str 
 
     clients, servers = chosen("client", plan.clients), chosen("server", plan.servers)
     verb = {"read": "reads", "write": "writes"}.get(plan.suite, "runs against")
+    reference = reference_client()
+    pairs = [(client, server) for server in servers for client in clients]
+    if plan.pairs(profile) == "cross" and reference in servers and reference in clients:
+        # every client against the reference server, the reference client against every server
+        pairs = [(c, s) for c, s in pairs if reference in (c, s)]
     tests = [TestCase(f"{client} {verb} {server}: {v.name}", "Interop Cell Should Pass", (client, server, v.name),
                       ("interop", f"client:{client}", f"server:{server}"))
-             for server in servers for client in clients for v in plan.interop
-             if profile is None or v.runs_in(profile)]
-    reference = reference_client()
+             for client, server in pairs for v in plan.interop if profile is None or v.runs_in(profile)]
     if reference:  # ranks the selected servers even when the selection leaves it out
         tests += [TestCase(f"Throughput of {server} ({reference} load): {v.name}", "Throughput Should Be Measured",
                            (reference, server, v.name), ("throughput", f"client:{reference}", f"server:{server}"))
