@@ -192,16 +192,21 @@ class UabenchLibrary:
             return ok, figures, outcome
 
         good, bad, rate = None, None, capacity.start_rate
-        while rate <= capacity.max_rate:
+        while rate <= capacity.max_rate:  # double until the server misses the bound
             ok, figures, _ = probe(rate, "probe")
             if not ok:
                 bad = rate
                 break
             good = (rate, figures)
             rate *= 2
+        while good is None and rate / 2 >= MIN_CAPACITY_RATE:  # below the start rate: halve until it holds
+            bad, rate = rate, rate / 2
+            ok, figures, _ = probe(rate, "probe")
+            if ok:
+                good = (rate, figures)
         if good is None:
-            raise AssertionError(f"{server} does not sustain even the start rate of {capacity.start_rate:g} "
-                                 f"requests/s within p99 ≤ {capacity.p99_ms:g} ms")
+            raise AssertionError(f"{server} does not sustain even {rate:g} requests/s "
+                                 f"within p99 ≤ {capacity.p99_ms:g} ms")
         if bad is not None:
             for _ in range(capacity.refine_steps):
                 middle = (good[0] + bad) / 2
@@ -339,6 +344,9 @@ class UabenchLibrary:
             self.start_benchmark_run()
         assert self.session
         return self.session
+
+
+MIN_CAPACITY_RATE = 10.0
 
 
 def probe_figures(outcome: CellOutcome, rate: float, duration_s: float) -> dict | None:
