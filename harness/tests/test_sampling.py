@@ -39,3 +39,23 @@ def test_perf_counters_are_summed_and_unsupported_ones_are_none(tmp_path):
     assert window["context_switches"] >= 20  # every sleep switches out
     for counter in ("cycles", "instructions"):  # absent on VMs, present on real hardware
         assert window[counter] is None or window[counter] > 0
+
+
+def test_context_switches_of_every_thread_are_counted():
+    code = ("import threading, time\n"
+            "def nap():\n    while True: time.sleep(0.002)\n"
+            "[threading.Thread(target=nap, daemon=True).start() for _ in range(4)]\n"
+            "time.sleep(2)")
+    sleeper = subprocess.Popen([sys.executable, "-c", code])
+    sampler = ProcessSampler(sleeper.pid).start()
+    time.sleep(0.4)
+    start = time.time_ns()
+    time.sleep(1.0)
+    end = time.time_ns()
+    sleeper.wait()
+    sampler.stop()
+    window = sampler.window(start, end)
+    assert window is not None
+    # the main thread sleeps through the window: nearly every switch is one of the four threads'
+    # (each sleeps 2 ms at a time, so even on a loaded machine they switch hundreds of times)
+    assert window["ctx_voluntary"] >= 4 * 50

@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import paths, pki, provenance
+from . import plan as plan_module
 from .contract import Histogram
 from .plan import Plan
 from .process import READY_TIMEOUT_S, AdapterError, AdapterProcess
 from .sampling import PerfStat, ProcessSampler
 from .sdks import Sdk, all_sdks
+from .sdks import get as get_sdk
 from .store import Store
 
 CLIENT_BOUND_PERCENT = 90.0
@@ -160,6 +162,7 @@ class Session:
     servers: dict[str, Server] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     plan: Plan | None = None
+    server_warmup_s: float = 0.0
 
     def __post_init__(self) -> None:
         self.server_cpus, self.client_cpus = cpu_sets()
@@ -231,7 +234,19 @@ class Session:
             raise AdapterError(f"{sdk.id} server refused to start: {ready.get('kind')}: {ready.get('message')}")
         server = Server(sdk, config, measured, ready["endpoint"])
         self.servers[key] = server
+        self._warm_up(server)
         return server
+
+    def _warm_up(self, server: Server) -> None:
+        """Load a fresh server for a while before anything is measured on it, so a JIT
+        runtime (JVM, V8) is measured compiled; every server gets the same treatment."""
+        reference = plan_module.reference_client()
+        if self.server_warmup_s <= 0 or reference is None:
+            return
+        workload = {"workload": "read", "nodes": [f"Signal_{i}" for i in range(min(100, server.config["signals"]))]
+                    or ["Real"], "nodes_per_request": 10, "in_flight": 8, "warmup_s": self.server_warmup_s,
+                    "duration_s": 0.1, "verify": False}
+        self.run_client(get_sdk(reference), server, self.client_config(server, workload))
 
     def stop_servers(self) -> dict[str, tuple[int | None, float, bool]]:
         outcomes = {server.sdk.id: server.measured.stop() for server in self.servers.values()}

@@ -14,7 +14,9 @@ from . import contract, paths, sdks
 
 PLANS = paths.SUITES / "plans"
 PLAN_KEYS = {"suite", "description", "servers", "clients", "ranking", "headroom", "profiles", "interop",
-             "throughput", "sweep", "negative_security", "capacity", "interop_pairs"}
+             "throughput", "sweep", "negative_security", "capacity", "interop_pairs", "server_warmup_s"}
+# Seconds of load on every freshly started server before it is measured (JIT warm-up).
+SERVER_WARMUP_S = {"smoke": 0.0, "quick": 2.0, "full": 10.0}
 CAPACITY_KEYS = {"p99_ms": (0.01, 60000), "min_completed": (0.5, 1.0), "start_rate": (1, 1e7), "max_rate": (1, 1e8),
                  "refine_steps": (0, 20), "overload_factor": (1.05, 10)}
 PHASES = ("interop", "throughput", "sweep", "capacity")
@@ -146,6 +148,11 @@ class Plan:
     negative_security: bool = False
     capacity: Capacity | None = None
     interop_pairs: dict[str, str] | None = None  # per profile: "all" (default) or "cross"
+
+    server_warmup: dict[str, float] | None = None
+
+    def server_warmup_s(self, profile: str) -> float:
+        return (self.server_warmup or SERVER_WARMUP_S).get(profile, 0.0)
 
     def pairs(self, profile: str | None) -> str:
         return (self.interop_pairs or {}).get(profile or "", "all")
@@ -300,6 +307,15 @@ def _sweeps(raw: object, profiles: list[str]) -> tuple[Sweep, ...]:
     return tuple(sweeps)
 
 
+def _server_warmup(raw: object, profiles: list[str]) -> dict[str, float] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not all(k in profiles and isinstance(v, (int, float)) and not isinstance(v, bool)
+                                            and 0 <= v <= 600 for k, v in raw.items()):
+        raise PlanError(f"server_warmup_s: a table of profile = seconds (0-600), got {raw!r}")
+    return {k: float(v) for k, v in raw.items()}
+
+
 def _interop_pairs(raw: object, profiles: list[str]) -> dict[str, str] | None:
     if raw is None:
         return None
@@ -359,6 +375,7 @@ def load(location: str | Path) -> Plan:
         negative_security=bool(raw.get("negative_security", False)),
         capacity=_capacity(raw.get("capacity")),
         interop_pairs=_interop_pairs(raw.get("interop_pairs"), list(parsed_profiles)),
+        server_warmup=_server_warmup(raw.get("server_warmup_s"), list(parsed_profiles)),
     )
     if plan.ranking is not None and plan.ranking not in {v.name for v in plan.throughput}:
         raise PlanError(f"{where}: key 'ranking' names no throughput variant: {plan.ranking!r}")

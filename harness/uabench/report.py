@@ -604,22 +604,84 @@ def pubsub_section(run: dict, cells: list[dict], client_server: list[Point] | No
     return Section("PubSub (UADP over UDP multicast)", md, page)
 
 
+SUITE_ORDER = ("read", "write", "subscription", "pubsub", "encryption", "scenarios", "capacity")
+
+
+def _suite_rank(suite: str) -> tuple[int, str]:
+    return (SUITE_ORDER.index(suite) if suite in SUITE_ORDER else len(SUITE_ORDER), suite)
+
+
 def latest_runs(store: Store) -> list[dict]:
-    """The newest finished (or interrupted) run of every suite."""
+    """The newest run of every suite that measured anything (check runs are not reports)."""
     latest: dict[str, dict] = {}
     for run in store.runs():
-        latest[run["suite"]] = run
-    return [latest[suite] for suite in sorted(latest)]
+        if run["suite"] != "check":
+            latest[run["suite"]] = run
+    return [latest[suite] for suite in sorted(latest, key=_suite_rank)]
+
+
+def summary_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section | None:
+    """The headline figures of every suite, one line per server."""
+    figures: dict[str, dict[str, str]] = {}
+
+    def put(server: str, column: str, text: str) -> None:
+        figures.setdefault(server, {})[column] = text
+
+    for run in runs:
+        cells, about = cells_of[run["id"]], run["provenance"].get("plan") or {}
+        if run["suite"] in ("read", "write") and about.get("ranking"):
+            for p in sweeps.points(cells, "throughput"):
+                if p.sweep == about["ranking"]:
+                    mark = " (client-bound)" if p.client_bound else ""
+                    put(p.server, f"{run['suite']} values/s", _throughput_cell(p.values_per_s) + mark)
+                    if run["suite"] == "read":
+                        put(p.server, "read p99 µs", _fmt(p.latency["p99_us"], 0))
+        if run["suite"] == "subscription":
+            signal_sweeps = [n for n, a in (about.get("sweeps") or {}).items() if a.get("kind") == "signals"]
+            points = [p for p in sweeps.points(cells) if p.sweep in signal_sweeps]
+            for server, p in sweeps.highest_sustained(points).items():
+                put(server, "sustained signals/s at 100 ms", _fmt(p.values_per_s["mean"]))
+        if run["suite"] == "encryption":
+            for p in sweeps.points(cells):
+                if p.sweep.startswith("throughput, 10-element") and p.parameter == "Basic256Sha256/SignAndEncrypt":
+                    base = next((b for b in sweeps.points(cells) if b.sweep == p.sweep and b.server == p.server
+                                 and b.parameter == "None/None"), None)
+                    ratio = _ratio(p.values_per_s["mean"], base and base.values_per_s["mean"])
+                    put(p.server, "SignAndEncrypt / None throughput", _fmt(ratio, 2))
+        for cell in cells:
+            if cell["kind"] == "capacity-verdict":
+                r = cell["result"]
+                put(cell["server"], "read capacity /s (overload)",
+                    f"{_fmt(r['capacity_throughput'])} ({r['behaviour']})")
+    if not figures:
+        return None
+    columns = ["read values/s", "read p99 µs", "write values/s", "sustained signals/s at 100 ms",
+               "SignAndEncrypt / None throughput", "read capacity /s (overload)"]
+    columns = [c for c in columns if any(c in f for f in figures.values())]
+    order = sorted(figures, key=lambda s: -_leading_number(figures[s].get("read values/s", "")))
+    md, page = _table(["server", *columns], [[s, *(figures[s].get(c, "–") for c in columns)] for s in order])
+    note = ("Figures measured in the runs below (provenance at the end); servers in order of read "
+            "throughput under the reference load generator.")
+    return Section("Summary", [note, "", *md], [f"<p>{html.escape(note)}</p>", *page])
+
+
+def _leading_number(text: str) -> float:
+    try:
+        return float(text.split()[0].replace(",", ""))
+    except (ValueError, IndexError):
+        return 0.0
 
 
 def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict[str, Path]:
     runs = [r for r in store.runs() if r["id"] in run_ids] if run_ids else latest_runs(store)
     if not runs:
         raise ValueError(f"no runs in the store {store.path}")
-    sections: list[Section] = []
+    cells_of = {run["id"]: store.cells([run["id"]]) for run in runs}
+    summary = summary_section(runs, cells_of)
+    sections: list[Section] = [summary] if summary else []
     exported = []
     for run in runs:
-        cells = store.cells([run["id"]])
+        cells = cells_of[run["id"]]
         exported += cells
         sections += [s for s in (ranking_section(run, cells), headroom_section(run, cells),
                                  interop_section(run["suite"], cells)) if s]

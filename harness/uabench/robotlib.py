@@ -52,7 +52,8 @@ class UabenchLibrary:
         """Opens the results store and records the run's provenance."""
         store = open_store(self.store_location)
         extra = {"workdir": self.run_dir} if self.run_dir else {}
-        self.session = Session(store, self.suite, self.profile, plan=self.plan, **extra)
+        self.session = Session(store, self.suite, self.profile, plan=self.plan,
+                               server_warmup_s=self.plan.server_warmup_s(self.profile), **extra)
         logger.info(f"run {self.session.run_id}, store {store.path}, work dir {self.session.workdir}")
 
     def finish_benchmark_run(self) -> None:

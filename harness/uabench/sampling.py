@@ -98,17 +98,38 @@ def _sample(root: psutil.Process) -> Sample | None:
         try:
             with process.oneshot():
                 times = process.cpu_times()
-                switches = process.num_ctx_switches()
                 user += times.user
                 system += times.system
                 rss += process.memory_info().rss
                 threads += process.num_threads()
-                voluntary += switches.voluntary
-                involuntary += switches.involuntary
+            thread_voluntary, thread_involuntary = _thread_switches(process.pid)
+            voluntary += thread_voluntary
+            involuntary += thread_involuntary
         except (psutil.NoSuchProcess, psutil.ZombieProcess):
             if process is root:
                 return None
     return Sample(wall_ns, user, system, rss, threads, voluntary, involuntary)
+
+
+def _thread_switches(pid: int) -> tuple[int, int]:
+    """Context switches of every thread of a process: /proc/PID/status counts only its main
+    thread, which in a JVM or a threaded server hardly ever runs."""
+    voluntary = involuntary = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0, 0
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/status", encoding="ascii") as stream:
+                for line in stream:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        voluntary += int(line.split()[1])
+                    elif line.startswith("nonvoluntary_ctxt_switches:"):
+                        involuntary += int(line.split()[1])
+        except OSError:  # the thread ended between listing and reading
+            continue
+    return voluntary, involuntary
 
 
 class PerfStat:
