@@ -1,6 +1,6 @@
 // The `server` role: an OPCUAServer with the standard address space and the endpoints
 // the config asks for.
-import { OPCUAServer } from "node-opcua";
+import { OPCUAServer, adjustLimitsWithParameters } from "node-opcua";
 import { buildAddressSpace } from "./addressSpace.js";
 import { emit } from "./protocol.js";
 import { MODE, POLICY, makeWorkFolder, serverCertificateManager, stageKeyPair } from "./security.js";
@@ -14,6 +14,22 @@ const CAPACITY = {
   maxMonitoredItems: 50000000,
   maxMonitoredItemsPerSubscription: 1000000,
   operationLimits: { maxNodesPerRead: 10000, maxNodesPerWrite: 10000, maxMonitoredItemsPerCall: 100000 },
+};
+
+// SPEC §3 "Message sizes" (at least 8 MiB). node-opcua's server grants 16 MiB to a client whose
+// Hello sets no limit, but only 256 chunks of it, which at the smallest chunk size (8 KiB) is
+// 2 MiB. These are node-opcua's own transport parameters (server_tcp_transport.ts) with the
+// default chunk count raised so that 16 MiB fits in chunks of any size; a client that asks
+// for a limit still gets at most what it asked for.
+const TRANSPORT_LIMITS = {
+  minBufferSize: 8192,
+  maxBufferSize: 8 * 64 * 1024,
+  minMaxMessageSize: 128 * 1024,
+  defaultMaxMessageSize: 16 * 1024 * 1024,
+  maxMaxMessageSize: 128 * 1024 * 1024,
+  minMaxChunkCount: 1,
+  defaultMaxChunkCount: (16 * 1024 * 1024) / 8192,
+  maxMaxChunkCount: 9000,
 };
 
 // node-opcua offers every (policy x mode) combination of the lists it is given; the
@@ -51,6 +67,7 @@ export async function runServer(config, lifecycle) {
     },
     maxConnectionsPerEndpoint: CAPACITY.maxSessions,
     serverCapabilities: CAPACITY,
+    transportSettings: { adjustTransportLimits: (hello) => adjustLimitsWithParameters(hello, TRANSPORT_LIMITS) },
   });
   await server.initialize();
   const updateLoop = buildAddressSpace(server.engine.addressSpace, config);

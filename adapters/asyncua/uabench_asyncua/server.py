@@ -35,6 +35,8 @@ async def serve(config: dict) -> None:
 
     url = endpoint_url(config["host"], config["port"])
     server = Server()
+    # Message sizes (SPEC §3): asyncua's server.limits default to 100 MiB per message (chunks
+    # enough for it), above the contract's 8 MiB, so they stay.
     server.iserver.max_pending_messages_per_connection = MAX_PENDING_MESSAGES
     await server.init()
     server.set_endpoint(url)

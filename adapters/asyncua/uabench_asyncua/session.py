@@ -48,6 +48,8 @@ class Session:
 
 
 async def open_session(config: dict, in_flight: int) -> Session:
+    # Message sizes (SPEC §3): asyncua's client announces no limit (max_messagesize and
+    # max_chunkcount 0) and takes the server's, so nothing to raise here.
     client = Client(config["endpoint"], timeout=REQUEST_TIMEOUT_S)
     client.set_max_concurrent_requests(in_flight + SPARE_REQUESTS)
     client.session_timeout = SESSION_TIMEOUT_MS

@@ -118,7 +118,9 @@ static UA_StatusCode set_endpoints(UA_ServerConfig *sc, const server_config *con
 }
 
 /* The contract allows up to 1000 sessions and intervals down to 1 ms; the SDK's defaults
- * (100 sessions, >= 100 ms publishing, queues <= 100) would silently revise them. */
+ * (100 sessions, >= 100 ms publishing, queues <= 100) would silently revise them.
+ * Message sizes (SPEC §3): tcpMaxMsgSize and tcpMaxChunks stay 0, unbounded, so requests and
+ * responses of any size (above the contract's 8 MiB) pass. */
 static void set_limits(UA_ServerConfig *sc) {
     sc->maxSecureChannels = 1100;
     sc->maxSessions = 1100;

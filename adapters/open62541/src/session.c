@@ -49,6 +49,8 @@ static UA_Client *new_client(const client_config *config, UA_EventLoop *loop,
     if(rv != UA_STATUSCODE_GOOD)
         fail("runtime", EXIT_RUNTIME, "client configuration failed: %s",
              UA_StatusCode_name(rv));
+    /* Message sizes (SPEC §3): localConnectionConfig stays UA_ConnectionConfig_default, which
+     * accepts 512 MiB in up to 16384 chunks, far above the contract's 8 MiB. */
     /* Must equal the URI in the certificate's SAN, or the server refuses the session. */
     /* Enough PublishRequests in flight that no subscription waits for one. */
     int publish = 2 * config->subscriptions;

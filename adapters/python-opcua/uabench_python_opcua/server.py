@@ -40,6 +40,8 @@ def run_server(path: str) -> None:
 
     endpoint = f"opc.tcp://{config['host']}:{config['port']}"
     try:
+        # Message sizes (SPEC §3): python-opcua sets no message size or chunk count limit
+        # (its Acknowledge says 0, unlimited), so there is nothing to raise.
         server = Server()
         server.set_endpoint(endpoint)
         server.set_server_name("uabench python-opcua server")

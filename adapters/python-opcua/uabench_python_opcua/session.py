@@ -31,6 +31,7 @@ class Credentials:
 class Session:
     def __init__(self, index: int, endpoint: str, credentials: Credentials) -> None:
         self.index = index
+        # Message sizes (SPEC §3): the client's Hello asks for no limit (max_messagesize 0).
         self.client = Client(endpoint, timeout=REQUEST_TIMEOUT_S)
         self.client.application_uri = credentials.application_uri
         self.client.name = self.client.description = f"uabench python-opcua client {index}"

@@ -55,6 +55,7 @@ final class ServerRole {
             .setEndpoints(endpoints(config, identity))
             .setCertificateManager(Security.serverCertificates(identity, trusted))
             .setLimits(new Limits())
+            .setEncodingLimits(MessageSize.ENCODING_LIMITS)
             .build();
 
     OpcUaServer server =
@@ -137,11 +138,30 @@ final class ServerRole {
     return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
   }
 
-  /** Milo's default of 100 sessions is below the contract's 1000 sessions per client. */
+  /**
+   * Milo's default of 100 sessions is below the contract's 1000 sessions per client. The
+   * advertised array and string maxima follow the raised message size (Milo derives its defaults
+   * from its 2 MiB default message size the same way).
+   */
   private static final class Limits implements OpcUaServerConfigLimits {
     @Override
     public UInteger getMaxSessions() {
       return uint(10_000);
+    }
+
+    @Override
+    public UInteger getMaxArrayLength() {
+      return uint(MessageSize.MAX_MESSAGE_BYTES / 2);
+    }
+
+    @Override
+    public UInteger getMaxStringLength() {
+      return uint(MessageSize.MAX_MESSAGE_BYTES / 2);
+    }
+
+    @Override
+    public UInteger getMaxByteStringLength() {
+      return uint(MessageSize.MAX_MESSAGE_BYTES / 2);
     }
   }
 }

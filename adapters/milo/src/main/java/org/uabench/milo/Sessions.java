@@ -203,6 +203,7 @@ final class Sessions {
             .setProductUri("urn:uabench:milo")
             .setEndpoint(endpoint)
             .setRequestTimeout(uint(REQUEST_TIMEOUT_MS))
+            .setEncodingLimits(MessageSize.ENCODING_LIMITS)
             // The contract: the client trusts the server certificate it is offered.
             .setCertificateValidator((chain, applicationUri, hostnames) -> {});
     if (identity != null) {
