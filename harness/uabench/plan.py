@@ -443,6 +443,8 @@ def client_server_tests(plan: Plan, only: list[str] | None = None, profile: str 
                            (reference, server, v.name), ("throughput", f"client:{reference}", f"server:{server}"))
                   for server in servers for v in plan.throughput if profile is None or v.runs_in(profile)]
         for sweep in plan.sweeps:
+            if profile is not None and not sweep.points(profile):
+                continue  # this profile leaves the sweep out
             sweep_clients = [reference] if sweep.clients == "reference" else clients
             tests += [TestCase(f"Sweep {sweep.name} on {server}" + (f" ({client} client)" if sweep.clients == "all"
                                                                     else ""),
