@@ -26,8 +26,10 @@ from .process import AdapterError, AdapterProcess
 from .sdks import Sdk
 from .store import Store
 
-# Under qemu a JVM or Node needs far longer than the contract's 30 s to get ready.
+# Under qemu a JVM or Node needs far longer than the contract's 30 s to get ready, and more
+# than its 5 s to shut down: emulation is 10-50 times slower than the machine.
 EMULATED_READY_TIMEOUT_S = 300.0
+EMULATED_STOP_TIMEOUT_S = 30.0
 SMOKE_NODES = [*plan.signals(10), "Signal_999", "Tick", "Real", "Page", "SDD", "Image", "Write_0", "Write_99"]
 LABEL = "uabench.smoke"
 
@@ -146,6 +148,10 @@ def smoke_one(session: Session, reference: Sdk, emulated: LaunchedSdk) -> list[S
         steps.append(("read Basic256Sha256 SignAndEncrypt", _workload("read", SMOKE_NODES, 4),
                       {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}))
     try:
+        # A first session, not judged: an emulated JIT runtime may miss the client's 10 s
+        # connect timeout while it compiles its session code for the first time.
+        warm = session.client_config(server, {**_workload("read", ["Real"], 1), "warmup_s": 0, "duration_s": 0.5})
+        session.run_client(reference, server, warm)
         for name, workload, security in steps:
             begun = time.monotonic()
             config = session.client_config(server, workload, security)
@@ -160,7 +166,9 @@ def smoke_one(session: Session, reference: Sdk, emulated: LaunchedSdk) -> list[S
             results.append(SmokeResult(emulated.id, emulated.arch, emulated.how, name, outcome.status, detail,
                                        round(time.monotonic() - begun, 1)))
             _store(session, reference, emulated, variant, name, outcome.status, outcome.reason, config, outcome)
-        status, seconds, killed = server.measured.stop()
+        server.measured.perf.stop()
+        status, seconds, killed = server.measured.process.stop(timeout=EMULATED_STOP_TIMEOUT_S)
+        server.measured.sampler.stop()
         session.servers.clear()
         ok = status == 0 and not killed
         results.append(SmokeResult(emulated.id, emulated.arch, emulated.how, "server stops on SIGTERM",

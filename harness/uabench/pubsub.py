@@ -81,6 +81,10 @@ class PubSubPlan:
     sweeps: tuple = ()
     interop: tuple = ()
 
+    def server_warmup_s(self, profile: str) -> float:
+        """PubSub runs no client/server servers to warm up."""
+        return 0.0
+
     def phase(self, profile: str, kind: str) -> Phase:
         if profile not in self.profiles:
             raise PlanError(f"{self.path}: no profile '{profile}' (has: {', '.join(self.profiles)})")
