@@ -72,3 +72,25 @@ def test_server_on_a_remote_host_over_ssh(tmp_path):
         left = host.ssh(f"for f in {host.workdir}/*.pid; do kill -0 $(cat $f) 2>/dev/null && echo alive; done; true")
         assert b"alive" not in left.stdout
     assert pi.namespace not in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+
+
+def _image(name: str) -> bool:
+    from uabench import images
+
+    try:
+        return images.image_exists(name)
+    except images.ImageError:
+        return False
+
+
+@pytest.mark.skipif(fakepi.available() is not None or not _image("localhost/uabench/open62541:arm64"),
+                    reason="needs the fake Pi and the image (uabench images --arch arm64 --sdk open62541)")
+def test_image_on_a_remote_host_over_ssh(tmp_path):
+    """The image route: podman save | ssh podman load, podman run there (arm64 under qemu)."""
+    with fakepi.FakePi() as pi:
+        host = pi.remote_host()
+        deployment = remote.deploy_image(host, "localhost/uabench/open62541:arm64", pi.PODMAN_RUN_ARGS,
+                                         pi.podman_env())
+        steps, _ = remote.serve_and_check(open_store(tmp_path / "remote.sqlite"), host, deployment, "open62541",
+                                          workdir=tmp_path / "run")
+        assert all(step.status == "pass" for step in steps), steps

@@ -189,15 +189,17 @@ def cmd_remote(args: argparse.Namespace) -> int:
     if not args.fake_pi and not args.target:
         raise ValueError("give --target user@host (or --fake-pi for the local stand-in)")
     with contextlib.ExitStack() as stack:
+        run_args, env = [], []
         if args.fake_pi:
             why = fakepi.available()
             if why:
                 raise ValueError(f"--fake-pi: {why}")
-            host = stack.enter_context(fakepi.FakePi()).remote_host()
+            pi = stack.enter_context(fakepi.FakePi())
+            host, run_args, env = pi.remote_host(), pi.PODMAN_RUN_ARGS, pi.podman_env()
         else:
             host = remote.RemoteHost(args.target, args.port, args.identity, args.known_hosts, args.workdir)
         deployment = (remote.deploy_binary(host, Path(args.binary)) if args.binary
-                      else remote.deploy_image(host, args.image))
+                      else remote.deploy_image(host, args.image, run_args, env))
         steps, _resources = remote.serve_and_check(open_store(args.store), host, deployment, args.sdk)
     for step in steps:
         print(f"  {step.status.upper():5} {step.step:26} {step.seconds:6.1f} s  {step.detail[:200]}", flush=True)

@@ -33,7 +33,7 @@ def available() -> str | None:
     """None if a FakePi can be made here, else why not."""
     if os.geteuid() != 0:
         return "needs root (ip netns, sshd)"
-    for tool in ("ip", "sshd", "ssh", "scp", "ssh-keygen"):
+    for tool in ("ip", "nsenter", "sshd", "ssh", "scp", "ssh-keygen"):
         if not shutil.which(tool) and not Path(f"/usr/sbin/{tool}").exists():
             return f"'{tool}' is not installed (apt: iproute2 openssh-server openssh-client)"
     return None
@@ -95,7 +95,9 @@ class FakePi:
             "UsePAM no\nStrictModes no\nPrintMotd no\nAcceptEnv LANG\nSubsystem sftp internal-sftp\n")
         sshd = shutil.which("sshd") or "/usr/sbin/sshd"
         log = (self.dir / "sshd.log").open("w")
-        self.sshd = subprocess.Popen(["ip", "netns", "exec", self.namespace, sshd, "-D", "-e",
+        # nsenter, not `ip netns exec`: the latter mounts a fresh /sys without the cgroup
+        # hierarchy, which podman on the "Pi" needs.
+        self.sshd = subprocess.Popen(["nsenter", f"--net=/run/netns/{self.namespace}", sshd, "-D", "-e",
                                       "-f", str(self.dir / "sshd_config")],
                                      stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
@@ -109,6 +111,14 @@ class FakePi:
                 raise FakePiError(f"sshd in {self.namespace} did not come up: {probe.stderr.strip()} "
                                   f"{(self.dir / 'sshd.log').read_text()[-400:]}")
             time.sleep(0.3)
+
+    # podman on the fake Pi is this machine's: its containers.conf (ci/containers), no pulls.
+    PODMAN_RUN_ARGS = ["--pull=never"]
+
+    def podman_env(self) -> list[str]:
+        from . import images
+
+        return [f"CONTAINERS_CONF={images.CONTAINERS_CONF}"]
 
     def remote_host(self, workdir: str | None = None) -> RemoteHost:
         return RemoteHost(f"root@{self.address}", SSH_PORT, str(self.dir / "client_key"),

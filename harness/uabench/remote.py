@@ -152,8 +152,10 @@ def deploy_binary(host: RemoteHost, binary: Path) -> Deployment:
     return Deployment(host, [remote], "binary", str(binary), round(time.monotonic() - started, 2), facts)
 
 
-def deploy_image(host: RemoteHost, image: str, arch_args: list[str] | None = None) -> Deployment:
-    """`podman save` here, `podman load` there (the remote needs podman or docker as `podman`)."""
+def deploy_image(host: RemoteHost, image: str, run_args: list[str] | None = None,
+                 env: list[str] | None = None) -> Deployment:
+    """`podman save` here, `podman load` there (the remote needs podman). `run_args` and
+    `env` (NAME=VALUE) adapt `podman run` to the remote, e.g. for the fake Pi."""
     from . import images
 
     started = time.monotonic()
@@ -167,7 +169,7 @@ def deploy_image(host: RemoteHost, image: str, arch_args: list[str] | None = Non
         save.wait()
     if save.returncode != 0:
         raise RemoteError(f"podman save {image} failed ({save.returncode})")
-    command = ["podman", "run", "--rm", "--network", "host", *(arch_args or []),
+    command = [*(["env", *env] if env else []), "podman", "run", "--rm", "--network", "host", *(run_args or []),
                "--volume", f"{host.workdir}:{host.workdir}", image]
     return Deployment(host, command, "image", image, round(time.monotonic() - started, 2), facts)
 
