@@ -1,5 +1,5 @@
 """Remote targets over SSH (uabench.remote), against a stand-in "Pi": a network namespace on
-this machine with its own sshd (uabench.fakepi). Real ssh, real adapters, no mocks."""
+this machine with its own sshd (uabench.pi_namespace). Real ssh, real adapters, no mocks."""
 
 import os
 import subprocess
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from uabench import fakepi, paths, remote
+from uabench import paths, pi_namespace, remote
 from uabench.store import open_store
 
 
@@ -50,12 +50,12 @@ def test_wrapper_samples_a_real_process(tmp_path):
     assert summary["rss_peak_bytes"] > 1_000_000 and summary["threads_max"] >= 1
 
 
-@pytest.mark.skipif(fakepi.available() is not None, reason=f"no fake Pi here: {fakepi.available()}")
+@pytest.mark.skipif(pi_namespace.available() is not None, reason=f"no namespace Pi here: {pi_namespace.available()}")
 def test_server_on_a_remote_host_over_ssh(tmp_path):
     binary = _host_binary()
     if binary is None:
         pytest.skip("no native C adapter build (ci/bazel-build host or implementations/open62541/install)")
-    with fakepi.FakePi() as pi:
+    with pi_namespace.PiNamespace() as pi:
         host = pi.remote_host()
         deployment = remote.deploy_binary(host, binary)
         assert deployment.facts["clk_tck"] > 0 and deployment.facts["machine"]
@@ -83,11 +83,11 @@ def _image(name: str) -> bool:
         return False
 
 
-@pytest.mark.skipif(fakepi.available() is not None or not _image("localhost/uabench/open62541:arm64"),
-                    reason="needs the fake Pi and the image (uabench images --arch arm64 --sdk open62541)")
+@pytest.mark.skipif(pi_namespace.available() is not None or not _image("localhost/uabench/open62541:arm64"),
+                    reason="needs the namespace Pi and the image (uabench images --arch arm64 --sdk open62541)")
 def test_image_on_a_remote_host_over_ssh(tmp_path):
     """The image route: podman save | ssh podman load, podman run there (arm64 under qemu)."""
-    with fakepi.FakePi() as pi:
+    with pi_namespace.PiNamespace() as pi:
         host = pi.remote_host()
         deployment = remote.deploy_image(host, "localhost/uabench/open62541:arm64", pi.PODMAN_RUN_ARGS,
                                          pi.podman_env())

@@ -182,19 +182,19 @@ def cmd_arm_smoke(args: argparse.Namespace) -> int:
 def cmd_remote(args: argparse.Namespace) -> int:
     import contextlib
 
-    from . import fakepi, remote
+    from . import pi_namespace, remote
 
     if bool(args.binary) == bool(args.image):
         raise ValueError("give exactly one of --binary PATH or --image NAME")
-    if not args.fake_pi and not args.target:
-        raise ValueError("give --target user@host (or --fake-pi for the local stand-in)")
+    if not args.namespace_pi and not args.target:
+        raise ValueError("give --target user@host (or --namespace-pi for the local stand-in)")
     with contextlib.ExitStack() as stack:
         run_args, env = [], []
-        if args.fake_pi:
-            why = fakepi.available()
+        if args.namespace_pi:
+            why = pi_namespace.available()
             if why:
-                raise ValueError(f"--fake-pi: {why}")
-            pi = stack.enter_context(fakepi.FakePi())
+                raise ValueError(f"--namespace-pi: {why}")
+            pi = stack.enter_context(pi_namespace.PiNamespace())
             host, run_args, env = pi.remote_host(), pi.PODMAN_RUN_ARGS, pi.podman_env()
         else:
             host = remote.RemoteHost(args.target, args.port, args.identity, args.known_hosts, args.workdir)
@@ -278,7 +278,7 @@ def parser() -> argparse.ArgumentParser:
     remote.add_argument("--binary", help="adapter binary to copy and run (e.g. .cache/dist/aarch64/uabench-open62541)")
     remote.add_argument("--image", help="container image to podman save/load and run (localhost/uabench/milo:arm64)")
     remote.add_argument("--sdk", default="open62541", help="the SDK the binary or image is (default: %(default)s)")
-    remote.add_argument("--fake-pi", action="store_true",
+    remote.add_argument("--namespace-pi", action="store_true",
                         help="use a network namespace with its own sshd on this machine as the remote host")
     remote.set_defaults(func=cmd_remote)
 

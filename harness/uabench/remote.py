@@ -155,7 +155,7 @@ def deploy_binary(host: RemoteHost, binary: Path) -> Deployment:
 def deploy_image(host: RemoteHost, image: str, run_args: list[str] | None = None,
                  env: list[str] | None = None) -> Deployment:
     """`podman save` here, `podman load` there (the remote needs podman). `run_args` and
-    `env` (NAME=VALUE) adapt `podman run` to the remote, e.g. for the fake Pi."""
+    `env` (NAME=VALUE) adapt `podman run` to the remote, e.g. for the namespace Pi."""
     from . import images
 
     started = time.monotonic()

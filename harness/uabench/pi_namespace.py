@@ -2,7 +2,7 @@
 running its own sshd with throw-away keys. The remote-target code (uabench.remote) is
 tested against it exactly as against a real Pi; only the addresses are local.
 
-    with FakePi() as pi:
+    with PiNamespace() as pi:
         host = pi.remote_host()      # RemoteHost for root@<pi address>:2222
 
 Needs root, iproute2 and openssh-server. Everything it creates (namespace, veth, sshd,
@@ -25,12 +25,12 @@ from .remote import RemoteHost
 SSH_PORT = 2222
 
 
-class FakePiError(Exception):
+class PiNamespaceError(Exception):
     pass
 
 
 def available() -> str | None:
-    """None if a FakePi can be made here, else why not."""
+    """None if a PiNamespace can be made here, else why not."""
     if os.geteuid() != 0:
         return "needs root (ip netns, sshd)"
     for tool in ("ip", "nsenter", "sshd", "ssh", "scp", "ssh-keygen"):
@@ -42,10 +42,10 @@ def available() -> str | None:
 def _run(*command: str) -> None:
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
-        raise FakePiError(f"{' '.join(command)}: {done.stderr.strip()}")
+        raise PiNamespaceError(f"{' '.join(command)}: {done.stderr.strip()}")
 
 
-class FakePi:
+class PiNamespace:
     def __init__(self, subnet_octet: int | None = None) -> None:
         tag = secrets.token_hex(3)
         self.namespace = f"uabench-pi-{tag}"
@@ -53,12 +53,12 @@ class FakePi:
         octet = subnet_octet if subnet_octet is not None else 64 + secrets.randbelow(128)
         # A /30 that exists only between this machine and the namespace.
         self.host_address, self.address = f"10.213.{octet}.1", f"10.213.{octet}.2"
-        self.dir = Path(tempfile.mkdtemp(prefix="uabench-fakepi-"))
+        self.dir = Path(tempfile.mkdtemp(prefix="uabench-pi_namespace-"))
         self.sshd: subprocess.Popen | None = None
 
     # --- set-up --------------------------------------------------------------------------
 
-    def __enter__(self) -> FakePi:
+    def __enter__(self) -> PiNamespace:
         try:
             self._network()
             self._sshd()
@@ -108,11 +108,11 @@ class FakePi:
             if probe.returncode == 0:
                 return
             if self.sshd.poll() is not None or time.monotonic() > deadline:
-                raise FakePiError(f"sshd in {self.namespace} did not come up: {probe.stderr.strip()} "
+                raise PiNamespaceError(f"sshd in {self.namespace} did not come up: {probe.stderr.strip()} "
                                   f"{(self.dir / 'sshd.log').read_text()[-400:]}")
             time.sleep(0.3)
 
-    # podman on the fake Pi is this machine's: its containers.conf (ci/containers), no pulls.
+    # podman on the namespace Pi is this machine's: its containers.conf (ci/containers), no pulls.
     PODMAN_RUN_ARGS = ["--pull=never"]
 
     def podman_env(self) -> list[str]:
