@@ -91,13 +91,19 @@ class CellOutcome:
     cell_id: int | None = None
 
 
-def combine_results(results: list[dict]) -> dict:
-    """One record for several load-generator processes that ran side by side."""
+HISTOGRAMS = ("latency_ns", "cycle_time_ns", "delay_ns", "session_setup_ns")
+
+
+def combine_results(results: list[dict], overlap: bool = False) -> dict:
+    """One record for several processes that measured side by side: counts, throughput and
+    histograms add up. The measured window spans all of them, or with `overlap` only the
+    time they all measured (subscribers of one publisher)."""
     if len(results) == 1:
         return results[0]
     combined = dict(results[0])
-    combined["start_ns"] = min(r["start_ns"] for r in results)
-    combined["end_ns"] = max(r["end_ns"] for r in results)
+    first, last = (max, min) if overlap else (min, max)
+    combined["start_ns"] = first(r["start_ns"] for r in results)
+    combined["end_ns"] = last(r["end_ns"] for r in results)
     combined["processes"] = len(results)
     combined["operations"] = {k: sum(r["operations"][k] for r in results) for k in ("attempted", "succeeded", "failed")}
     combined["values"] = sum(r["values"] for r in results)
@@ -107,10 +113,12 @@ def combine_results(results: list[dict]) -> dict:
         "examples": [x for r in results for x in r["verification"]["examples"]][:5]}
     combined["errors"] = {"examples": [x for r in results for x in r["errors"]["examples"]][:5]}
     combined["throughput"] = {k: sum(r["throughput"][k] for r in results) for k in ("ops_per_s", "values_per_s")}
-    merged = Histogram()
-    for r in results:
-        merged.merge(Histogram(r["latency_ns"]))
-    combined["latency_ns"] = merged.sparse()
+    for key in HISTOGRAMS:
+        if any(key in r for r in results):
+            merged = Histogram()
+            for r in results:
+                merged.merge(Histogram(r.get(key, [])))
+            combined[key] = merged.sparse()
     return combined
 
 

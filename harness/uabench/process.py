@@ -166,14 +166,17 @@ def stop_all() -> None:
         process.stop(timeout=2.0)
 
 
-def _install_signal_handlers() -> None:
-    """Stop every adapter on SIGTERM/SIGHUP, then let whoever handled it before (Robot, the
-    default action) carry on."""
+def on_termination(cleanup) -> None:
+    """Run `cleanup` at exit and on SIGTERM/SIGHUP, then let whoever handled the signal
+    before (Robot, the default action) carry on."""
+    atexit.register(cleanup)
+    if threading.current_thread() is not threading.main_thread():
+        return
     for sig in (signal.SIGTERM, signal.SIGHUP):
         previous = signal.getsignal(sig)
 
         def handler(signum, frame, previous=previous):
-            stop_all()
+            cleanup()
             if callable(previous):
                 previous(signum, frame)
             else:
@@ -182,6 +185,4 @@ def _install_signal_handlers() -> None:
         signal.signal(sig, handler)
 
 
-atexit.register(stop_all)
-if threading.current_thread() is threading.main_thread():
-    _install_signal_handlers()
+on_termination(stop_all)

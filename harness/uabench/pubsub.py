@@ -15,12 +15,10 @@ subscription sweep of the same SDK:
 
 from __future__ import annotations
 
-import atexit
 import ipaddress
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import threading
@@ -29,10 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import contract, provenance, sdks, stats
-from .bench import Measured, Session, combine_resources
+from .bench import Measured, Session, combine_resources, combine_results
 from .contract import Histogram
 from .plan import PlanError, TestCase
-from .process import READY_TIMEOUT_S, AdapterError, AdapterProcess
+from .process import READY_TIMEOUT_S, AdapterError, AdapterProcess, on_termination
 from .sdks import Sdk
 
 SUSTAINED_CYCLE_RATIO = 1.10  # the same rule as the client/server subscription sweep
@@ -421,24 +419,7 @@ def remove_all_hosts() -> None:
         hosts.down()
 
 
-def _install_cleanup() -> None:
-    atexit.register(remove_all_hosts)
-    if threading.current_thread() is not threading.main_thread():
-        return
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        previous = signal.getsignal(sig)
-
-        def handler(signum, frame, previous=previous):
-            remove_all_hosts()
-            if callable(previous):
-                previous(signum, frame)
-            else:
-                raise SystemExit(128 + signum)
-
-        signal.signal(sig, handler)
-
-
-_install_cleanup()
+on_termination(remove_all_hosts)
 
 
 # --- running cells ---------------------------------------------------------------------------------
@@ -476,20 +457,7 @@ def combine(results: list[dict]) -> dict:
     up, throughput is the total delivered; each subscriber's summary is kept."""
     if len(results) == 1:
         return results[0]
-    combined = dict(results[0])
-    combined["start_ns"] = max(r["start_ns"] for r in results)
-    combined["end_ns"] = min(r["end_ns"] for r in results)
-    combined["processes"] = len(results)
-    combined["operations"] = {k: sum(r["operations"][k] for r in results) for k in ("attempted", "succeeded", "failed")}
-    combined["values"] = sum(r["values"] for r in results)
-    combined["verification"] = {
-        "checked": sum(r["verification"]["checked"] for r in results),
-        "failed": sum(r["verification"]["failed"] for r in results),
-        "examples": [x for r in results for x in r["verification"]["examples"]][:5]}
-    combined["errors"] = {"examples": [x for r in results for x in r["errors"]["examples"]][:5]}
-    combined["throughput"] = {k: sum(r["throughput"][k] for r in results) for k in ("ops_per_s", "values_per_s")}
-    for key in ("cycle_time_ns", "delay_ns"):
-        combined[key] = stats.merge_histograms([r.get(key, []) for r in results]).sparse()
+    combined = combine_results(results, overlap=True)
     first = results[0].get("pubsub", {})
     combined["pubsub"] = {key: (sum(r["pubsub"].get(key, 0) for r in results) if isinstance(value, int)
                                 and not isinstance(value, bool) and key not in ("writers", "max_datagram_bytes")
