@@ -7,12 +7,14 @@ so a new adapter joins every matrix without editing any .robot file."""
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 from robot.api import SkipExecution, logger
+from robot.libraries.BuiltIn import BuiltIn
 
-from . import paths, pubsub, sdks, stats
 from . import plan as plans
+from . import pubsub, sdks, stats
 from .bench import CellOutcome, Session
 from .contract import Histogram
 from .process import AdapterError
@@ -31,7 +33,7 @@ class UabenchLibrary:
         self.suite = suite
         self.profile = profile
         self.plan.phase(profile, "interop")  # an unknown profile fails at import, not mid-run
-        self.store_location = store or str(paths.default_store())
+        self.store_location = store
         self.only = plans.selected(sdks)
         self.run_dir = Path(run_dir) if run_dir else None
         self.session: Session | None = None
@@ -49,9 +51,14 @@ class UabenchLibrary:
     # --- suite setup and teardown ----------------------------------------------------------
 
     def start_benchmark_run(self) -> None:
-        """Opens the results store and records the run's provenance."""
-        store = open_store(self.store_location)
-        extra = {"workdir": self.run_dir} if self.run_dir else {}
+        """Opens the results store and records the run's provenance. Without a STORE (a
+        plain `robot suites/x.robot`), the store and the run's files go to Robot's output
+        directory, beside its log and report."""
+        output_dir = Path(BuiltIn().get_variable_value("${OUTPUT_DIR}", "."))
+        store = open_store(self.store_location or output_dir / "uabench.sqlite")
+        run_dir = self.run_dir or (None if self.store_location else
+                                   output_dir / "runs" / f"{time.strftime('%Y%m%d-%H%M%S')}-{self.suite}")
+        extra = {"workdir": run_dir} if run_dir else {}
         self.session = Session(store, self.suite, self.profile, plan=self.plan,
                                server_warmup_s=self.plan.server_warmup_s(self.profile), **extra)
         logger.info(f"run {self.session.run_id}, store {store.path}, work dir {self.session.workdir}")
