@@ -4,7 +4,7 @@ Documentation     The highest open-loop read rate each server sustains within th
 ...               The test cases are created from the adapters present when the suite
 ...               starts, from its plan (suites/plans/capacity.toml).
 Resource          benchmark.resource
-Library           uabench.robotlib.UabenchLibrary    capacity    plan=${PLAN}    profile=${PROFILE}
+Library           uabench.robot.library.UabenchLibrary    capacity    plan=${PLAN}    profile=${PROFILE}
 ...               store=${STORE}    sdks=${SDKS}    run_dir=${RUN_DIR}
 Suite Setup       Start Benchmark Run
 Suite Teardown    Finish Benchmark Run

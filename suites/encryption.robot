@@ -4,7 +4,7 @@ Documentation     Every security policy and mode a server and the reference clie
 ...               The test cases are created from the adapters present when the suite
 ...               starts, from its plan (suites/plans/encryption.toml).
 Resource          benchmark.resource
-Library           uabench.robotlib.UabenchLibrary    encryption    plan=${PLAN}    profile=${PROFILE}
+Library           uabench.robot.library.UabenchLibrary    encryption    plan=${PLAN}    profile=${PROFILE}
 ...               store=${STORE}    sdks=${SDKS}    run_dir=${RUN_DIR}
 Suite Setup       Start Benchmark Run
 Suite Teardown    Finish Benchmark Run

@@ -7,7 +7,7 @@ Documentation     PubSub (OPC UA Part 14, UADP over UDP multicast): a signal-rat
 ...               from its plan (suites/plans/pubsub.toml). Needs root (ip netns) for the
 ...               subscriber-count sweep.
 Resource          benchmark.resource
-Library           uabench.robotlib.UabenchLibrary    pubsub    plan=${PLAN}    profile=${PROFILE}
+Library           uabench.robot.library.UabenchLibrary    pubsub    plan=${PLAN}    profile=${PROFILE}
 ...               store=${STORE}    sdks=${SDKS}    run_dir=${RUN_DIR}
 Suite Setup       Start Benchmark Run
 Suite Teardown    Finish Benchmark Run

@@ -5,7 +5,7 @@ Documentation     Read service across every client x server pair of the adapters
 ...               The test cases are created from the adapters present when the suite
 ...               starts, from its plan (suites/plans/read.toml): a new adapter joins the matrix by itself.
 Resource          benchmark.resource
-Library           uabench.robotlib.UabenchLibrary    read    plan=${PLAN}    profile=${PROFILE}
+Library           uabench.robot.library.UabenchLibrary    read    plan=${PLAN}    profile=${PROFILE}
 ...               store=${STORE}    sdks=${SDKS}    run_dir=${RUN_DIR}
 Suite Setup       Start Benchmark Run
 Suite Teardown    Finish Benchmark Run

@@ -4,7 +4,7 @@ Documentation     Subscriptions across every client x server pair, then the sign
 ...               The test cases are created from the adapters present when the suite
 ...               starts, from its plan (suites/plans/subscription.toml).
 Resource          benchmark.resource
-Library           uabench.robotlib.UabenchLibrary    subscription    plan=${PLAN}    profile=${PROFILE}
+Library           uabench.robot.library.UabenchLibrary    subscription    plan=${PLAN}    profile=${PROFILE}
 ...               store=${STORE}    sdks=${SDKS}    run_dir=${RUN_DIR}
 Suite Setup       Start Benchmark Run
 Suite Teardown    Finish Benchmark Run

@@ -4,7 +4,7 @@ Documentation     Write service across every client x server pair of the adapter
 ...               The test cases are created from the adapters present when the suite
 ...               starts, from its plan (suites/plans/write.toml): a new adapter joins the matrix by itself.
 Resource          benchmark.resource
-Library           uabench.robotlib.UabenchLibrary    write    plan=${PLAN}    profile=${PROFILE}
+Library           uabench.robot.library.UabenchLibrary    write    plan=${PLAN}    profile=${PROFILE}
 ...               store=${STORE}    sdks=${SDKS}    run_dir=${RUN_DIR}
 Suite Setup       Start Benchmark Run
 Suite Teardown    Finish Benchmark Run

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from uabench import arm, images, paths
-from uabench.store import open_store
+from uabench import paths
+from uabench.arm import images
+from uabench.arm import smoke as arm
+from uabench.results.store import open_store
 
 AARCH64 = paths.REPO / ".cache" / "dist" / "aarch64" / "uabench-open62541"
 

@@ -10,8 +10,8 @@ import time
 import psutil
 
 from uabench import plan, sdks
-from uabench.bench import Session, free_port
-from uabench.store import open_store
+from uabench.engine.session import Session, free_port
+from uabench.results.store import open_store
 
 SDK = "asyncua"
 

@@ -2,9 +2,8 @@ import math
 import random
 
 import pytest
-
-from uabench import contract
-from uabench.contract import ConfigError, Histogram
+import uabench_contract as contract
+from uabench_contract import ConfigError, Histogram
 
 
 def test_signal_values_are_exact_floats_that_encode_index_and_tick():

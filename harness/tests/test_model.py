@@ -2,8 +2,8 @@ import math
 
 import pytest
 
-from uabench import model
-from uabench.model import ModelError, Observation
+from uabench.results import model
+from uabench.results.model import ModelError, Observation
 
 
 def _observations(noise):

@@ -12,10 +12,11 @@ import time
 
 import pytest
 
-from uabench import paths, pubsub, report, sdks
-from uabench.bench import Session
+from uabench import paths, report, sdks
+from uabench.engine import pubsub
+from uabench.engine.session import Session
 from uabench.plan import PlanError
-from uabench.store import open_store
+from uabench.results.store import open_store
 
 ROOT = os.geteuid() == 0 and shutil.which("ip") is not None
 needs_root = pytest.mark.skipif(not ROOT, reason="network namespaces need root and iproute2")
@@ -138,7 +139,7 @@ def test_a_terminated_harness_removes_its_hosts_and_a_killed_one_is_cleaned_up_l
     script = textwrap.dedent(f"""
         import sys, time
         sys.path.insert(0, {str(paths.REPO / 'harness')!r})
-        from uabench import pubsub
+        from uabench.engine import pubsub
         hosts = pubsub.Hosts(2).up()
         print(" ".join(hosts.names + [hosts.bridge]), flush=True)
         time.sleep(60)

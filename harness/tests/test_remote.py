@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from uabench import paths, pi_namespace, remote
-from uabench.store import open_store
+from uabench import paths
+from uabench.arm import pi_namespace, remote
+from uabench.results.store import open_store
 
 
 def _host_binary() -> Path | None:
@@ -75,7 +76,7 @@ def test_server_on_a_remote_host_over_ssh(tmp_path):
 
 
 def _image(name: str) -> bool:
-    from uabench import images
+    from uabench.arm import images
 
     try:
         return images.image_exists(name)

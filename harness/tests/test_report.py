@@ -6,8 +6,8 @@ import subprocess
 import pytest
 
 from uabench import plan, report, sdks
-from uabench.bench import Session
-from uabench.store import open_store
+from uabench.engine.session import Session
+from uabench.results.store import open_store
 
 SDK = "asyncua"
 

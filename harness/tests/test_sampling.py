@@ -3,7 +3,7 @@ import subprocess
 import sys
 import time
 
-from uabench.sampling import PerfStat, ProcessSampler
+from uabench.proc.sampling import PerfStat, ProcessSampler
 
 
 def test_sampler_window_matches_what_the_kernel_accounts():

@@ -1,7 +1,8 @@
 import math
 
-from uabench import stats
-from uabench.contract import Histogram
+from uabench_contract import Histogram
+
+from uabench.results import stats
 
 
 def test_summary_over_repetitions_uses_student_t():

@@ -1,6 +1,6 @@
 import pytest
 
-from uabench.store import StoreError, open_store
+from uabench.results.store import StoreError, open_store
 
 
 def test_cells_are_stored_and_read_back(tmp_path):

@@ -10,11 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import plan, sdks
-from .bench import Session, free_port
-from .process import AdapterError
-from .sdks import Sdk
-from .store import open_store
+from uabench import plan, sdks
+from uabench.engine.session import Session, free_port
+from uabench.proc.process import AdapterError
+from uabench.results.store import open_store
+from uabench.sdks import Sdk
 
 ALL_NODES = [*plan.signals(10), "Signal_999", "Tick", "Real", "Page", "SDD", "Image", "Array_10", "Array_10000",
              "Write_0", "Write_99"]

@@ -7,10 +7,10 @@ import sys
 import time
 from pathlib import Path
 
-from . import paths, plan, sdks
-from .model import ModelError
-from .plan import PlanError
-from .store import StoreError, open_store
+from uabench import paths, plan, sdks
+from uabench.plan import PlanError
+from uabench.results.model import ModelError
+from uabench.results.store import StoreError, open_store
 
 DEFAULT_SUITES = ("read", "write")
 
@@ -27,7 +27,7 @@ def cmd_list(_args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .check import check
+    from uabench.check import check
 
     targets = [sdk.id for sdk in sdks.all_sdks()] if args.all else args.sdk
     if not targets:
@@ -72,7 +72,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .report import build
+    from uabench.report import build
 
     store = open_store(args.store)
     outputs = build(store, Path(args.out), args.run)
@@ -89,7 +89,7 @@ def cmd_capacity(args: argparse.Namespace) -> int:
 
 
 def cmd_model(args: argparse.Namespace) -> int:
-    from .model import fit_all
+    from uabench.results.model import fit_all
 
     models, problems = fit_all(open_store(args.store).cells())
     print(f"{'sdk':13} {'communication':14} {'points':>6} {'intercept %':>11} {'% per 1e4 x':>11} {'R²':>6} "
@@ -106,7 +106,7 @@ def cmd_model(args: argparse.Namespace) -> int:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    from .model import fit, observations
+    from uabench.results.model import fit, observations
 
     if args.signals <= 0 or args.interval_ms <= 0 or args.clients <= 0:
         print("uabench predict: --signals, --interval-ms and --clients must be positive", file=sys.stderr)
@@ -129,7 +129,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 
 def cmd_images(args: argparse.Namespace) -> int:
-    from . import images
+    from uabench.arm import images
 
     summary = paths.RESULTS / "images" / "images.json"
     if args.list:
@@ -165,7 +165,8 @@ def cmd_images(args: argparse.Namespace) -> int:
 
 
 def cmd_arm_smoke(args: argparse.Namespace) -> int:
-    from . import arm, images
+    from uabench.arm import images
+    from uabench.arm import smoke as arm
 
     targets = [images.arch(name) for name in _split(args.arch)]
     chosen = _split(args.sdk) or list(images.SDKS)
@@ -182,7 +183,7 @@ def cmd_arm_smoke(args: argparse.Namespace) -> int:
 def cmd_remote(args: argparse.Namespace) -> int:
     import contextlib
 
-    from . import pi_namespace, remote
+    from uabench.arm import pi_namespace, remote
 
     if bool(args.binary) == bool(args.image):
         raise ValueError("give exactly one of --binary PATH or --image NAME")

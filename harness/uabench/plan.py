@@ -10,7 +10,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import contract, paths, sdks
+import uabench_contract as contract
+
+from uabench import paths, sdks
 
 PLANS = paths.SUITES / "plans"
 PLAN_KEYS = {"suite", "description", "servers", "clients", "ranking", "headroom", "profiles", "interop",
@@ -346,7 +348,7 @@ def load(location: str | Path) -> Plan:
     except tomllib.TOMLDecodeError as error:
         raise PlanError(f"{path}: {error}") from None
     if "pubsub" in raw:  # a PubSub plan (publishers and subscribers): its own format
-        from . import pubsub
+        from uabench.engine import pubsub
         return pubsub.load_plan(path, raw)
     where = str(path)
     for key in raw:

@@ -8,7 +8,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import paths
+from uabench import paths
 
 
 class UnknownSdk(Exception):

@@ -9,7 +9,7 @@ import sys
 
 import asyncua
 
-from uabench import contract
+import uabench_contract as contract
 
 from . import security
 

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from asyncua import Server, ua
 from asyncua.server.address_space import AttributeValue
 
-from uabench import contract
+import uabench_contract as contract
 
 log = logging.getLogger("uabench_asyncua.server")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 import time
 
-from uabench import contract
-from uabench.contract import Recorder
+import uabench_contract as contract
+from uabench_contract import Recorder
 
 from .load import LoadDriver
 from .services import ReadWorkload, WriteWorkload

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from uabench.contract import Recorder
+from uabench_contract import Recorder
 
 GRACE_S = 5.0
 LATE = "no response within 5 s after the measured phase"

@@ -36,7 +36,7 @@ from asyncua.pubsub.uadp import UadpNetworkMessage
 from asyncua.pubsub.writer import DataSetWriter, WriterGroup
 from asyncua.ua.uaprotocol_auto import DataSetOrderingType
 
-from uabench import contract
+import uabench_contract as contract
 
 log = logging.getLogger("uabench_asyncua.pubsub")
 IP_MULTICAST_ALL = getattr(socket, "IP_MULTICAST_ALL", 49)

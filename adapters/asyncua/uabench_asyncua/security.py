@@ -14,7 +14,7 @@ from asyncua.crypto import security_policies, uacrypto
 from asyncua.crypto.permission_rules import SimpleRoleRuleset
 from asyncua.crypto.uacrypto import CertProperties
 
-from uabench import contract
+import uabench_contract as contract
 
 log = logging.getLogger("uabench_asyncua.server")
 

@@ -10,7 +10,7 @@ import signal
 
 from asyncua import Server
 
-from uabench import contract
+import uabench_contract as contract
 
 from . import security
 from .address_space import StandardAddressSpace

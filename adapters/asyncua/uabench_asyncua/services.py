@@ -6,8 +6,8 @@ from typing import Any
 
 from asyncua import ua
 
-from uabench import contract
-from uabench.contract import Recorder
+import uabench_contract as contract
+from uabench_contract import Recorder
 
 from .session import Session
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from asyncua import Client, ua
 
-from uabench import contract
+import uabench_contract as contract
 
 from . import security
 

@@ -10,8 +10,8 @@ from datetime import datetime, timezone
 from asyncua import ua
 from asyncua.common.subscription import DataChangeEvent, StatusChangeEvent, Subscription
 
-from uabench import contract
-from uabench.contract import Histogram, Recorder
+import uabench_contract as contract
+from uabench_contract import Histogram, Recorder
 
 from .load import Phases
 from .services import check_value

@@ -3,7 +3,7 @@
 import logging
 import sys
 
-from uabench import contract
+import uabench_contract as contract
 
 from . import LANGUAGE, ROLES, SDK_ID, SECURITY, WORKLOADS, sdk_version
 

@@ -9,7 +9,7 @@ import threading
 import time
 from concurrent.futures import CancelledError, ThreadPoolExecutor
 
-from uabench import contract
+import uabench_contract as contract
 
 from . import SDK_ID, sdk_version
 from .session import REQUEST_TIMEOUT_S, Credentials, Session

@@ -21,7 +21,7 @@ import time
 
 from opcua import ua
 from opcua.ua.ua_binary import nodeid_from_binary, struct_from_binary
-from uabench import contract
+import uabench_contract as contract
 
 from .session import Session, read_parameters, write_parameters
 

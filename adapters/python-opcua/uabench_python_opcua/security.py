@@ -11,7 +11,7 @@ from opcua import ua
 from opcua.crypto import security_policies
 from opcua.server.binary_server_asyncio import BinaryServer, OPCUAProtocol
 from opcua.ua.ua_binary import uatcp_to_binary
-from uabench.contract import ConfigError, NotSupported
+from uabench_contract import ConfigError, NotSupported
 
 log = logging.getLogger("uabench.python_opcua.security")
 

@@ -10,7 +10,7 @@ import time
 from datetime import datetime
 
 from opcua import Server, ua
-from uabench import contract
+import uabench_contract as contract
 
 from . import security
 

@@ -6,7 +6,7 @@ import logging
 import time
 
 from opcua import Client, ua
-from uabench import contract
+import uabench_contract as contract
 
 from . import security
 

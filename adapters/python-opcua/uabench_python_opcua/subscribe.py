@@ -8,7 +8,7 @@ import time
 from datetime import datetime
 
 from opcua import ua
-from uabench import contract
+import uabench_contract as contract
 
 from .pipeline import Phases
 from .session import Session

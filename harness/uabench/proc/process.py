@@ -14,7 +14,7 @@ import time
 from collections import deque
 from pathlib import Path
 
-from .sdks import Sdk
+from uabench.sdks import Sdk
 
 READY_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 5.0

@@ -156,7 +156,7 @@ def deploy_image(host: RemoteHost, image: str, run_args: list[str] | None = None
                  env: list[str] | None = None) -> Deployment:
     """`podman save` here, `podman load` there (the remote needs podman). `run_args` and
     `env` (NAME=VALUE) adapt `podman run` to the remote, e.g. for the namespace Pi."""
-    from . import images
+    from uabench.arm import images
 
     started = time.monotonic()
     facts = prepare(host)
@@ -242,9 +242,9 @@ def launch(host: RemoteHost, command: list[str], adapter_args: list[str]) -> int
 
 def write_launcher(path: Path, deployment: Deployment) -> Path:
     """A local `run` script for AdapterProcess that starts the deployed adapter remotely."""
-    parts = [sys.executable, "-m", "uabench.remote", "launch", *deployment.host.to_args(), "--",
+    parts = [sys.executable, "-m", "uabench.arm.remote", "launch", *deployment.host.to_args(), "--",
              *deployment.command]
-    harness = Path(__file__).resolve().parents[1]
+    harness = Path(__file__).resolve().parents[2]
     path.write_text("#!/bin/sh\n# uabench remote launcher (generated)\n"
                     f"export PYTHONPATH={shlex.quote(str(harness))}${{PYTHONPATH:+:$PYTHONPATH}}\n"
                     f"exec {' '.join(shlex.quote(p) for p in parts)} \"$@\"\n")
@@ -323,9 +323,10 @@ def serve_and_check(store, host: RemoteHost, deployment: Deployment, sdk_id: str
     """Start `sdk_id`'s server from `deployment` on the remote host (bound to its address),
     read every node and write with read-back from the native reference client here, stop it
     with SIGTERM and collect its resource samples. Cells go to the store (suite `remote`)."""
-    from . import arm, paths, plan, sdks
-    from .bench import Session
-    from .process import AdapterError
+    from uabench import paths, plan, sdks
+    from uabench.arm import smoke as arm
+    from uabench.engine.session import Session
+    from uabench.proc.process import AdapterError
 
     reference = sdks.get(plan.reference_client() or sdk_id)
     session = Session(store, "remote", "smoke",

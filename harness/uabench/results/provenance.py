@@ -12,7 +12,7 @@ import sys
 
 import psutil
 
-from . import paths
+from uabench import paths
 
 
 def git_commit() -> str:

@@ -20,11 +20,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import images, paths, plan, sdks
-from .bench import Measured, Server, Session
-from .process import AdapterError, AdapterProcess
-from .sdks import Sdk
-from .store import Store
+from uabench import paths, plan, sdks
+from uabench.arm import images
+from uabench.engine.session import Measured, Server, Session
+from uabench.proc.process import AdapterError, AdapterProcess
+from uabench.results.store import Store
+from uabench.sdks import Sdk
 
 # Under qemu a JVM or Node needs far longer than the contract's 30 s to get ready, and more
 # than its 5 s to shut down: emulation is 10-50 times slower than the machine.

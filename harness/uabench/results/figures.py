@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import stats
+from uabench.results import stats
 
 SUSTAINED_CYCLE_RATIO = 1.10
 

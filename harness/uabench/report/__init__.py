@@ -10,9 +10,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import model, plots, stats, sweeps
-from .store import Store
-from .sweeps import Point
+from uabench.report import plots
+from uabench.results import figures as sweeps
+from uabench.results import model, stats
+from uabench.results.figures import Point
+from uabench.results.store import Store
 
 
 def _mean(values: list[float]) -> float | None:
@@ -458,7 +460,7 @@ def client_server_signal_points(store: Store, runs: list[dict]) -> list[Point]:
 def pubsub_section(run: dict, cells: list[dict], client_server: list[Point] | None = None) -> Section | None:
     """PubSub: the signal-rate sweep (table and plots, beside the client/server subscription
     sweep of the same SDKs), the subscriber-count sweep and the publisher x subscriber matrix."""
-    from . import pubsub
+    from uabench.engine import pubsub
 
     sweep_rows, count_rows = pubsub.rows(cells, "pubsub-sweep"), pubsub.rows(cells, "pubsub-subscribers")
     interop = [c for c in cells if c["kind"] == "pubsub-interop"]

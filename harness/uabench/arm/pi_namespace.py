@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .remote import RemoteHost
+from uabench.arm.remote import RemoteHost
 
 SSH_PORT = 2222
 
@@ -116,7 +116,7 @@ class PiNamespace:
     PODMAN_RUN_ARGS = ["--pull=never"]
 
     def podman_env(self) -> list[str]:
-        from . import images
+        from uabench.arm import images
 
         return [f"CONTAINERS_CONF={images.CONTAINERS_CONF}"]
 

@@ -9,15 +9,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import paths, pki, provenance
-from . import plan as plan_module
-from .contract import Histogram
-from .plan import Plan
-from .process import READY_TIMEOUT_S, AdapterError, AdapterProcess
-from .sampling import PerfStat, ProcessSampler
-from .sdks import Sdk, all_sdks
-from .sdks import get as get_sdk
-from .store import Store
+from uabench_contract import Histogram
+
+from uabench import paths, pki
+from uabench import plan as plan_module
+from uabench.plan import Plan
+from uabench.proc.process import READY_TIMEOUT_S, AdapterError, AdapterProcess
+from uabench.proc.sampling import PerfStat, ProcessSampler
+from uabench.results import provenance
+from uabench.results.store import Store
+from uabench.sdks import Sdk, all_sdks
+from uabench.sdks import get as get_sdk
 
 CLIENT_BOUND_PERCENT = 90.0
 CLIENT_GRACE_S = 45.0  # start-up (a JVM), connect, drain in-flight requests, verification

@@ -23,7 +23,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import paths
+from uabench import paths
 
 CONTAINERS = paths.REPO / "ci" / "containers"
 CONTAINERS_CONF = CONTAINERS / "containers.conf"

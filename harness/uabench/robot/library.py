@@ -12,13 +12,15 @@ from pathlib import Path
 
 from robot.api import SkipExecution, logger
 from robot.libraries.BuiltIn import BuiltIn
+from uabench_contract import Histogram
 
-from . import plan as plans
-from . import pubsub, sdks, stats
-from .bench import CellOutcome, Session
-from .contract import Histogram
-from .process import AdapterError
-from .store import open_store
+from uabench import plan as plans
+from uabench import sdks
+from uabench.engine import pubsub
+from uabench.engine.session import CellOutcome, Session
+from uabench.proc.process import AdapterError
+from uabench.results import stats
+from uabench.results.store import open_store
 
 
 class UabenchLibrary:

@@ -26,12 +26,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import contract, provenance, sdks, stats
-from .bench import Measured, Session, combine_resources, combine_results
-from .contract import Histogram
-from .plan import PlanError, TestCase
-from .process import READY_TIMEOUT_S, AdapterError, AdapterProcess, on_termination
-from .sdks import Sdk
+import uabench_contract as contract
+from uabench_contract import Histogram
+
+from uabench import sdks
+from uabench.engine.session import Measured, Session, combine_resources, combine_results
+from uabench.plan import PlanError, TestCase
+from uabench.proc.process import READY_TIMEOUT_S, AdapterError, AdapterProcess, on_termination
+from uabench.results import provenance, stats
+from uabench.sdks import Sdk
 
 SUSTAINED_CYCLE_RATIO = 1.10  # the same rule as the client/server subscription sweep
 SUBSCRIBER_GRACE_S = 90.0     # start-up (a large DataSet's address space), a backlog to work off (SPEC §8), the result
@@ -137,7 +140,7 @@ def load_plan(path: Path, raw: dict) -> PubSubPlan:
         if key not in PLAN_KEYS:
             raise PlanError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(PLAN_KEYS))})")
     suite = raw.get("suite")
-    from . import paths
+    from uabench import paths
     if not isinstance(suite, str) or not (paths.SUITES / f"{suite}.robot").exists():
         raise PlanError(f"{where}: key 'suite' must name a Robot suite in suites/, got {suite!r}")
     common = dict(raw.get("pubsub") or {})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
-from .contract import Histogram
+from uabench_contract import Histogram
 
 # Two-sided 95% Student t quantiles by degrees of freedom; beyond 30 the normal is close.
 _T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
