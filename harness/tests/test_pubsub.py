@@ -16,6 +16,7 @@ from uabench import paths, report, sdks
 from uabench.engine import pubsub
 from uabench.engine.session import Session
 from uabench.plan import PlanError
+from uabench.proc import netns
 from uabench.results.store import open_store
 
 ROOT = os.geteuid() == 0 and shutil.which("ip") is not None
@@ -23,9 +24,9 @@ needs_root = pytest.mark.skipif(not ROOT, reason="network namespaces need root a
 
 
 def ours() -> set[str]:
-    mine = f"{pubsub.HOST_PREFIX}{os.getpid()}-"
-    return {n for n in pubsub.namespaces() if n.startswith(mine)} | \
-        {b for b in pubsub.bridges() if b.startswith(f"ubr{os.getpid()}x")}
+    mine = f"{netns.HOST_PREFIX}{os.getpid()}-"
+    return {n for n in netns.namespaces() if n.startswith(mine)} | \
+        {b for b in netns.bridges() if b.startswith(f"ubr{os.getpid()}x")}
 
 
 # --- the plan ------------------------------------------------------------------------------
@@ -88,8 +89,8 @@ def test_tests_cover_sweeps_subscriber_counts_and_every_pair():
 
 @needs_root
 def test_hosts_are_created_reachable_by_multicast_and_removed():
-    with pubsub.Hosts(2) as hosts:
-        assert set(hosts.names) <= set(pubsub.namespaces()) and hosts.bridge in pubsub.bridges()
+    with netns.Hosts(2) as hosts:
+        assert set(hosts.names) <= set(netns.namespaces()) and hosts.bridge in netns.bridges()
         shown = subprocess.run([*hosts.prefix(1), "ip", "-4", "-o", "addr", "show", "eth0"],
                                capture_output=True, text=True, check=True).stdout
         assert f"inet {hosts.address(1)}/24" in shown and "mtu 1500" in subprocess.run(
@@ -126,35 +127,40 @@ def test_hosts_are_created_reachable_by_multicast_and_removed():
 
 @needs_root
 def test_hosts_are_removed_when_the_block_fails():
-    with pytest.raises(RuntimeError, match="boom"), pubsub.Hosts(3) as hosts:
+    with pytest.raises(RuntimeError, match="boom"), netns.Hosts(3) as hosts:
         names = list(hosts.names)
-        assert set(names) <= set(pubsub.namespaces())
+        assert set(names) <= set(netns.namespaces())
         raise RuntimeError("boom")
-    assert not set(names) & set(pubsub.namespaces())
+    assert not set(names) & set(netns.namespaces())
     assert ours() == set()
 
 
 @needs_root
 def test_a_terminated_harness_removes_its_hosts_and_a_killed_one_is_cleaned_up_later(tmp_path):
+    # the session's start installs the cleanup on SIGTERM (not the import of the harness)
     script = textwrap.dedent(f"""
         import sys, time
         sys.path.insert(0, {str(paths.REPO / 'harness')!r})
-        from uabench.engine import pubsub
-        hosts = pubsub.Hosts(2).up()
+        from uabench.engine.session import Session
+        from uabench.proc import netns
+        from uabench.results.store import open_store
+        Session(open_store({str(tmp_path / 'store.sqlite')!r}), "pubsub", "smoke", workdir=__import__("pathlib").Path(
+            {str(tmp_path / 'run')!r}))
+        hosts = netns.Hosts(2).up()
         print(" ".join(hosts.names + [hosts.bridge]), flush=True)
         time.sleep(60)
         """)
     for sig in (signal.SIGTERM, signal.SIGKILL):
         child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
         names = child.stdout.readline().split()
-        assert len(names) == 3 and set(names[:2]) <= set(pubsub.namespaces())
+        assert len(names) == 3 and set(names[:2]) <= set(netns.namespaces())
         child.send_signal(sig)
         child.wait(timeout=20)
         if sig == signal.SIGKILL:  # nothing ran in the child: the next harness removes them
-            assert set(names[:2]) <= set(pubsub.namespaces())
-            removed = pubsub.remove_stale()
+            assert set(names[:2]) <= set(netns.namespaces())
+            removed = netns.remove_stale()
             assert set(names) <= set(removed)
-        assert not set(names[:2]) & set(pubsub.namespaces()) and names[2] not in pubsub.bridges()
+        assert not set(names[:2]) & set(netns.namespaces()) and names[2] not in netns.bridges()
 
 
 # --- the adapters' PubSub roles ---------------------------------------------------------------------

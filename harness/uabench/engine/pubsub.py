@@ -17,26 +17,24 @@ from __future__ import annotations
 
 import ipaddress
 import os
-import re
 import shutil
 import socket
-import subprocess
-import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import uabench_contract as contract
 from uabench_contract import Histogram
 
 from uabench import sdks
+from uabench.engine.constants import SUSTAINED_CYCLE_RATIO
 from uabench.engine.session import Measured, Session, combine_resources, combine_results
 from uabench.plan import PlanError, TestCase
-from uabench.proc.process import READY_TIMEOUT_S, AdapterError, AdapterProcess, on_termination
-from uabench.results import provenance, stats
+from uabench.proc.netns import MTU, Hosts
+from uabench.proc.process import READY_TIMEOUT_S, AdapterError, AdapterProcess
+from uabench.results import figures, provenance
 from uabench.sdks import Sdk
 
-SUSTAINED_CYCLE_RATIO = 1.10  # the same rule as the client/server subscription sweep
 SUBSCRIBER_GRACE_S = 90.0     # start-up (a large DataSet's address space), a backlog to work off (SPEC §8), the result
 KINDS = ("pubsub-sweep", "pubsub-subscribers", "pubsub-interop")
 SWEEP_VARIANT = "signal rate"
@@ -229,201 +227,6 @@ def tests(plan: PubSubPlan, only: list[str] | None = None) -> list[TestCase]:
     return found
 
 
-# --- hosts: network namespaces on a bridge -----------------------------------------------------
-
-HOST_PREFIX = "uabench-"
-NETWORK = ipaddress.IPv4Network("198.18.0.0/15")  # RFC 2544: reserved for benchmarking
-MTU = 1500
-_hosts_live: set[Hosts] = set()
-_hosts_lock = threading.Lock()
-
-
-class HostsError(RuntimeError):
-    pass
-
-
-def _ip(*args: str, namespace: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
-    command = ["ip", *(["-n", namespace] if namespace else []), *args]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=30)
-    if check and done.returncode != 0:
-        raise HostsError(f"{' '.join(command)}: {done.stderr.strip() or done.returncode}")
-    return done
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def namespaces() -> list[str]:
-    done = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=30)
-    return [line.split()[0] for line in done.stdout.splitlines() if line.strip()]
-
-
-def bridges() -> list[str]:
-    done = subprocess.run(["ip", "-o", "link", "show", "type", "bridge"], capture_output=True, text=True, timeout=30)
-    return [line.split(":")[1].strip().split("@")[0] for line in done.stdout.splitlines() if ":" in line]
-
-
-def remove_stale() -> list[str]:
-    """Removes namespaces and bridges that an earlier harness process left behind (it was
-    killed before it could clean up): those whose owner process is gone."""
-    removed = []
-    for name in namespaces():
-        match = re.fullmatch(rf"{HOST_PREFIX}(\d+)-\w+", name)
-        if match and not _pid_alive(int(match.group(1))):
-            subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=30)
-            removed.append(name)
-    for name in bridges():
-        match = re.fullmatch(r"ubr(\d+)(?:x\d+)?", name)
-        if match and not _pid_alive(int(match.group(1))):
-            subprocess.run(["ip", "link", "del", name], capture_output=True, timeout=30)
-            removed.append(name)
-    return removed
-
-
-@dataclass(eq=False)
-class Hosts:
-    """`count` hosts: network namespaces, each with one veth link (MTU 1500) to a bridge in
-    the harness's namespace, which holds the bridge address. Multicast is flooded on the
-    bridge (snooping off), and nothing is routed: the traffic stays on the bridge.
-
-        with Hosts(4) as hosts:
-            hosts.prefix(0)      # ["ip", "netns", "exec", "uabench-<pid>-h0"]
-            hosts.address(0)     # 198.18.x.10
-            hosts.bridge_address # 198.18.x.1 (the publisher's interface)
-
-    Removed on exit from the block, at interpreter exit, and on SIGTERM/SIGHUP; a harness
-    killed with SIGKILL leaves them to the next run's remove_stale()."""
-    count: int
-    tag: int = 0
-    names: list[str] = field(default_factory=list)
-    bridge: str = ""
-    subnet: ipaddress.IPv4Network | None = None
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.count <= 200:
-            raise HostsError(f"between 1 and 200 hosts, not {self.count}")
-        pid = os.getpid()
-        self.tag = self.tag or _next_tag()
-        self.bridge = f"ubr{pid}x{self.tag}"[:15]
-        self.names = [f"{HOST_PREFIX}{pid}-t{self.tag}h{k}" for k in range(self.count)]
-
-    # --- lifecycle --------------------------------------------------------------------------
-
-    def __enter__(self) -> Hosts:
-        return self.up()
-
-    def __exit__(self, *_exc) -> None:
-        self.down()
-
-    def up(self) -> Hosts:
-        remove_stale()
-        with _hosts_lock:
-            _hosts_live.add(self)
-        try:
-            self.subnet = _free_subnet()
-            _ip("link", "add", self.bridge, "type", "bridge", "mcast_snooping", "0")
-            _ip("addr", "add", f"{self.bridge_address}/{self.subnet.prefixlen}", "dev", self.bridge)
-            _ip("link", "set", self.bridge, "mtu", str(MTU), "up")
-            for k, name in enumerate(self.names):
-                _ip("netns", "add", name)
-                veth = f"uv{os.getpid()}x{self.tag}h{k}"[:15]
-                _ip("link", "add", veth, "mtu", str(MTU), "type", "veth", "peer", "name", "eth0", "netns", name)
-                _ip("link", "set", veth, "master", self.bridge, "up")
-                _ip("link", "set", "lo", "up", namespace=name)
-                _ip("addr", "add", f"{self.address(k)}/{self.subnet.prefixlen}", "dev", "eth0", namespace=name)
-                _ip("link", "set", "eth0", "up", namespace=name)
-        except Exception:
-            self.down()
-            raise
-        return self
-
-    def down(self) -> list[str]:
-        """Removes every namespace and the bridge (the veth pairs go with the namespaces).
-        Returns what could not be removed (nothing, normally)."""
-        left = []
-        for name in self.names:
-            if name in namespaces():
-                done = subprocess.run(["ip", "netns", "del", name], capture_output=True, text=True, timeout=30)
-                if done.returncode != 0:
-                    left.append(name)
-        if self.bridge in bridges():
-            done = subprocess.run(["ip", "link", "del", self.bridge], capture_output=True, text=True, timeout=30)
-            if done.returncode != 0:
-                left.append(self.bridge)
-        with _hosts_lock:
-            _hosts_live.discard(self)
-        return left
-
-    # --- addresses --------------------------------------------------------------------------
-
-    @property
-    def bridge_address(self) -> str:
-        assert self.subnet
-        return str(self.subnet.network_address + 1)
-
-    def address(self, k: int) -> str:
-        assert self.subnet
-        return str(self.subnet.network_address + 10 + k)
-
-    def prefix(self, k: int) -> list[str]:
-        return ["ip", "netns", "exec", self.names[k]]
-
-    def ip_counters(self, k: int) -> dict[str, int]:
-        """The IP reassembly counters of host k (/proc/net/snmp inside its namespace)."""
-        done = subprocess.run([*self.prefix(k), "cat", "/proc/net/snmp"], capture_output=True, text=True, timeout=30)
-        return snmp_ip(done.stdout)
-
-
-def snmp_ip(text: str) -> dict[str, int]:
-    lines = [line.split() for line in text.splitlines() if line.startswith("Ip:")]
-    if len(lines) < 2:
-        return {}
-    return {key: int(value) for key, value in zip(lines[0][1:], lines[1][1:], strict=False)
-            if value.lstrip("-").isdigit()}
-
-
-_tag_counter = 0
-
-
-def _next_tag() -> int:
-    global _tag_counter
-    with _hosts_lock:
-        _tag_counter += 1
-        return _tag_counter
-
-
-def _free_subnet() -> ipaddress.IPv4Network:
-    done = subprocess.run(["ip", "-4", "-o", "addr", "show"], capture_output=True, text=True, timeout=30)
-    used = set()
-    for line in done.stdout.splitlines():
-        match = re.search(r"inet (\d+\.\d+\.\d+\.\d+)/(\d+)", line)
-        if match:
-            used.add(ipaddress.IPv4Interface(f"{match.group(1)}/{match.group(2)}").network)
-    start = os.getpid() % 512
-    candidates = list(NETWORK.subnets(new_prefix=24))
-    for offset in range(len(candidates)):
-        subnet = candidates[(start + offset) % len(candidates)]
-        if not any(subnet.overlaps(other) for other in used):
-            return subnet
-    raise HostsError(f"no free /24 in {NETWORK}")
-
-
-def remove_all_hosts() -> None:
-    with _hosts_lock:
-        live = list(_hosts_live)
-    for hosts in live:
-        hosts.down()
-
-
-on_termination(remove_all_hosts)
-
 
 # --- running cells ---------------------------------------------------------------------------------
 
@@ -487,9 +290,7 @@ class Outcome:
     def cycle_ratio(self) -> float | None:
         if not self.result:
             return None
-        mean = Histogram(self.result.get("cycle_time_ns")).mean()
-        interval = self.result["config"]["publishing_interval_ms"]
-        return mean / (interval * 1e6) if mean else None
+        return figures.cycle_ratio(self.result)
 
 
 class PubSubRun:
@@ -673,9 +474,7 @@ def _value_failure(outcome: Outcome) -> bool:
 
 def held(outcome: Outcome) -> bool:
     """The publisher kept its interval: mean cycle time within the limit and nothing lost."""
-    ratio = outcome.cycle_ratio()
-    return bool(outcome.status == "pass" and ratio is not None and ratio <= SUSTAINED_CYCLE_RATIO
-                and not outcome.result["pubsub"].get("lost"))
+    return bool(outcome.status == "pass" and outcome.result and figures.pubsub_held(outcome.result))
 
 
 def _ratio_text(outcome: Outcome) -> str:
@@ -785,124 +584,3 @@ def check_adapters(only: list[str] | None, log) -> None:
 
 def _first(text: str | None) -> str:
     return (text or "").strip().splitlines()[0][:200] if text else ""
-
-
-# --- figures for the report -----------------------------------------------------------------------
-
-@dataclass
-class Row:
-    """One measured point (publisher, subscriber, parameter) over its repetitions."""
-    kind: str
-    publisher: str
-    subscriber: str
-    parameter: int
-    repetitions: int
-    interval_ms: float
-    signals: int
-    signals_per_s: float
-    messages_per_s: float
-    datagrams: int
-    max_datagram_bytes: int
-    cycle_mean_ms: float | None
-    cycle_p99_ms: float | None
-    cycle_max_ms: float | None
-    delay_p50_ms: float | None
-    delay_p99_ms: float | None
-    lost: int
-    publisher_cpu: float | None
-    publisher_user: float | None
-    publisher_system: float | None
-    publisher_rss_mb: float | None
-    publisher_ctx_per_s: float | None
-    subscriber_cpu: float | None
-    subscriber_bound: bool
-    fragments: int | None
-    reassembled: int | None
-    timestamps: str
-    held: int = 0             # repetitions that kept the interval without loss
-    held_signals_per_s: float | None = None   # their mean signals/s
-    held_publisher_cpu: float | None = None   # their mean publisher CPU %
-
-    @property
-    def cycle_ratio(self) -> float | None:
-        return self.cycle_mean_ms / self.interval_ms if self.cycle_mean_ms is not None else None
-
-    @property
-    def sustained(self) -> bool:
-        """At least one repetition kept the interval (mean cycle time within the limit) and
-        lost nothing; the others may have been stalled by other load on the machine."""
-        return self.held > 0
-
-    @property
-    def cpu_s_per_million(self) -> float | None:
-        if self.publisher_cpu is None or not self.signals_per_s:
-            return None
-        return self.publisher_cpu / 100 / self.signals_per_s * 1e6
-
-    @property
-    def held_cpu_s_per_million(self) -> float | None:
-        if self.held_publisher_cpu is None or not self.held_signals_per_s:
-            return None
-        return self.held_publisher_cpu / 100 / self.held_signals_per_s * 1e6
-
-
-def _average(values) -> float | None:
-    values = [v for v in values if v is not None]
-    return sum(values) / len(values) if values else None
-
-
-def rows(cells: list[dict], kind: str) -> list[Row]:
-    groups: dict[tuple, list[dict]] = {}
-    for cell in cells:
-        if cell["kind"] == kind and cell["status"] == "pass" and cell.get("result"):
-            groups.setdefault((cell["server"], cell["client"], int(cell.get("parameter") or 0)), []).append(cell)
-    found = []
-    for (publisher, subscriber, parameter), group in groups.items():
-        results = [c["result"] for c in group]
-        cycle = stats.merge_histograms([r.get("cycle_time_ns", []) for r in results])
-        delay = stats.merge_histograms([r.get("delay_ns", []) for r in results])
-        publisher_res = [c.get("server_resources") or {} for c in group]
-        ips = [s.get("ip") for r in results for s in (r.get("subscribers") or [r]) if s.get("ip")]
-        kept = [c for c in group if held(Outcome("pass", result=c["result"]))]
-
-        def ms(value):
-            return value / 1e6 if value is not None else None
-
-        def share(key: str, resources=publisher_res):
-            return _average([100 * r[key] / r["seconds"] for r in resources if r.get("seconds")])
-
-        found.append(Row(
-            kind=kind, publisher=publisher, subscriber=subscriber, parameter=parameter, repetitions=len(group),
-            interval_ms=float(results[0]["config"]["publishing_interval_ms"]), signals=results[0]["config"]["signals"],
-            signals_per_s=_average([r["throughput"]["values_per_s"] for r in results]) or 0.0,
-            messages_per_s=_average([r["throughput"]["ops_per_s"] for r in results]) or 0.0,
-            datagrams=sum(r["pubsub"]["datagrams"] for r in results),
-            max_datagram_bytes=max(r["pubsub"]["max_datagram_bytes"] for r in results),
-            cycle_mean_ms=ms(cycle.mean()), cycle_p99_ms=ms(cycle.percentile(99)), cycle_max_ms=ms(cycle.max()),
-            delay_p50_ms=ms(delay.percentile(50)), delay_p99_ms=ms(delay.percentile(99)),
-            lost=sum(r["pubsub"]["lost"] for r in results),
-            publisher_cpu=_average([r.get("cpu_percent") for r in publisher_res]),
-            publisher_user=share("cpu_user_s"), publisher_system=share("cpu_system_s"),
-            publisher_rss_mb=_average([r["rss_max"] / 2**20 for r in publisher_res if r.get("rss_max")]),
-            publisher_ctx_per_s=_average([(r["ctx_voluntary"] + r["ctx_involuntary"]) / r["seconds"]
-                                          for r in publisher_res if r.get("seconds")]),
-            subscriber_cpu=_average([(c.get("client_resources") or {}).get("cpu_percent") for c in group]),
-            subscriber_bound=any(c["client_bound"] for c in group),
-            fragments=sum(i.get("ReasmReqds", 0) for i in ips) if ips else None,
-            reassembled=sum(i.get("ReasmOKs", 0) for i in ips) if ips else None,
-            timestamps=results[0]["pubsub"].get("timestamps", "?"),
-            held=len(kept),
-            held_signals_per_s=_average([c["result"]["throughput"]["values_per_s"] for c in kept]),
-            held_publisher_cpu=_average([(c.get("server_resources") or {}).get("cpu_percent") for c in kept]),
-        ))
-    return sorted(found, key=lambda r: (r.publisher, r.subscriber, r.parameter))
-
-
-def highest_sustained(found: list[Row]) -> dict[str, Row]:
-    """Per publisher: the point with the most signals/s that kept its interval, lossless."""
-    best: dict[str, Row] = {}
-    for row in found:
-        if row.sustained and not row.subscriber_bound and (
-                row.publisher not in best or row.held_signals_per_s > best[row.publisher].held_signals_per_s):
-            best[row.publisher] = row
-    return best

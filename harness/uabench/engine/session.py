@@ -14,6 +14,7 @@ from uabench_contract import Histogram
 from uabench import paths, pki
 from uabench import plan as plan_module
 from uabench.plan import Plan
+from uabench.proc import cleanup
 from uabench.proc.process import READY_TIMEOUT_S, AdapterError, AdapterProcess
 from uabench.proc.sampling import PerfStat, ProcessSampler
 from uabench.results import provenance
@@ -175,6 +176,7 @@ class Session:
     server_warmup_s: float = 0.0
 
     def __post_init__(self) -> None:
+        cleanup.install()  # from here on the run starts processes and namespaces
         self.server_cpus, self.client_cpus = cpu_sets()
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.pki = pki.make_pki(self.workdir / "pki")

@@ -1,9 +1,8 @@
 """Adapter processes: start in their own process group, speak the JSON line protocol,
-stop with SIGTERM then SIGKILL, and never outlive the harness."""
+stop with SIGTERM then SIGKILL, and never outlive the harness (proc/cleanup.py stops them all)."""
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import queue
@@ -164,25 +163,3 @@ def stop_all() -> None:
         live = list(_live)
     for process in live:
         process.stop(timeout=2.0)
-
-
-def on_termination(cleanup) -> None:
-    """Run `cleanup` at exit and on SIGTERM/SIGHUP, then let whoever handled the signal
-    before (Robot, the default action) carry on."""
-    atexit.register(cleanup)
-    if threading.current_thread() is not threading.main_thread():
-        return
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        previous = signal.getsignal(sig)
-
-        def handler(signum, frame, previous=previous):
-            cleanup()
-            if callable(previous):
-                previous(signum, frame)
-            else:
-                raise SystemExit(128 + signum)
-
-        signal.signal(sig, handler)
-
-
-on_termination(stop_all)

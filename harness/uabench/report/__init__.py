@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from uabench.proc import netns
 from uabench.report import plots
 from uabench.results import figures as sweeps
 from uabench.results import model, stats
@@ -460,9 +461,8 @@ def client_server_signal_points(store: Store, runs: list[dict]) -> list[Point]:
 def pubsub_section(run: dict, cells: list[dict], client_server: list[Point] | None = None) -> Section | None:
     """PubSub: the signal-rate sweep (table and plots, beside the client/server subscription
     sweep of the same SDKs), the subscriber-count sweep and the publisher x subscriber matrix."""
-    from uabench.engine import pubsub
-
-    sweep_rows, count_rows = pubsub.rows(cells, "pubsub-sweep"), pubsub.rows(cells, "pubsub-subscribers")
+    sweep_rows = sweeps.pubsub_rows(cells, "pubsub-sweep")
+    count_rows = sweeps.pubsub_rows(cells, "pubsub-subscribers")
     interop = [c for c in cells if c["kind"] == "pubsub-interop"]
     if not (sweep_rows or count_rows or interop):
         return None
@@ -493,7 +493,7 @@ def pubsub_section(run: dict, cells: list[dict], client_server: list[Point] | No
         notes = [f"N Float signals in one WriterGroup at {interval:g} ms, UADP over UDP multicast on loopback, "
                  "publisher and subscriber pinned to different cores; N rises until the mean cycle time (time "
                  "between successive NetworkMessages of a DataSetWriter at the subscriber) exceeds "
-                 f"{pubsub.SUSTAINED_CYCLE_RATIO:g} × the interval (a point that misses is measured once more: "
+                 f"{sweeps.SUSTAINED_CYCLE_RATIO:g} × the interval (a point that misses is measured once more: "
                  "it holds if a repetition kept the interval without loss). Delay = subscriber receive time − the "
                  "DataSetMessage timestamp (one clock). Publisher CPU, memory and context switches are sampled "
                  "like a server's. DataSets above fields_per_message are split over several DataSetWriters, one "
@@ -510,7 +510,7 @@ def pubsub_section(run: dict, cells: list[dict], client_server: list[Point] | No
                   + (f" ({r.held} of {r.repetitions})" if r.repetitions > 1 else ""), marks(r)] for r in sweep_rows]
         part("PubSub: signal-rate sweep", notes, headers, table)
 
-        best, cs_best = pubsub.highest_sustained(sweep_rows), sweeps.highest_sustained(client_server or [])
+        best, cs_best = sweeps.pubsub_highest_sustained(sweep_rows), sweeps.highest_sustained(client_server or [])
         comparison = []
         for sdk in sorted(set(best) | {r.publisher for r in sweep_rows}):
             ps, cs = best.get(sdk), cs_best.get(sdk)
@@ -553,12 +553,12 @@ def pubsub_section(run: dict, cells: list[dict], client_server: list[Point] | No
                                          "CPU % (of one core)", cpu_series, logx=True), "PubSub CPU vs signals/s"))
         page.append(_img(plots.line_plot("Cycle time vs signals/s: PubSub and client/server", "signals/s",
                                          "mean cycle time (ms)", cycle_series, logx=True,
-                                         hline=interval * pubsub.SUSTAINED_CYCLE_RATIO),
+                                         hline=interval * sweeps.SUSTAINED_CYCLE_RATIO),
                          "PubSub cycle time vs signals/s"))
 
     if count_rows:
         notes = ["k subscribers, each in its own network namespace (its own \"host\") on a Linux bridge with "
-                 f"MTU {pubsub.MTU}; the publisher sends once per cycle whatever k is. The subscribers' kernels "
+                 f"MTU {netns.MTU}; the publisher sends once per cycle whatever k is. The subscribers' kernels "
                  "reassemble IP fragments: datagrams are counted after reassembly."]
         headers = ["publisher", "subscriber", "subscribers", "signals", "datagram B (max)", "signals/s (all)",
                    "signals/s per subscriber", "cycle mean ms", "delay p99 ms", "lost", "publisher CPU % (user/sys)",

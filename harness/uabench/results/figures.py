@@ -1,13 +1,15 @@
 """Figures of sweep points, derived from stored cells: one row per (server, client, value)
-over its repetitions. Shared by the report and by `uabench predict`'s model fit."""
+over its repetitions, and one per PubSub (publisher, subscriber, parameter). Shared by the
+report and by `uabench predict`'s model fit."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from uabench.results import stats
+from uabench_contract import Histogram
 
-SUSTAINED_CYCLE_RATIO = 1.10
+from uabench.engine.constants import SUSTAINED_CYCLE_RATIO
+from uabench.results import stats
 
 
 @dataclass
@@ -143,4 +145,132 @@ def highest_sustained(found: list[Point]) -> dict[str, Point]:
         if point.sustained and (point.server not in best
                                 or point.values_per_s["mean"] > best[point.server].values_per_s["mean"]):
             best[point.server] = point
+    return best
+
+
+# --- PubSub: one row per (publisher, subscriber, parameter) -------------------------------------
+
+def cycle_ratio(result: dict) -> float | None:
+    """A PubSub result's mean cycle time over its publishing interval."""
+    mean = Histogram(result.get("cycle_time_ns")).mean()
+    return mean / (result["config"]["publishing_interval_ms"] * 1e6) if mean else None
+
+
+def pubsub_held(result: dict) -> bool:
+    """The publisher kept its interval: mean cycle time within the limit and nothing lost."""
+    ratio = cycle_ratio(result)
+    return ratio is not None and ratio <= SUSTAINED_CYCLE_RATIO and not result["pubsub"].get("lost")
+
+
+@dataclass
+class PubSubRow:
+    """One measured point (publisher, subscriber, parameter) over its repetitions."""
+    kind: str
+    publisher: str
+    subscriber: str
+    parameter: int
+    repetitions: int
+    interval_ms: float
+    signals: int
+    signals_per_s: float
+    messages_per_s: float
+    datagrams: int
+    max_datagram_bytes: int
+    cycle_mean_ms: float | None
+    cycle_p99_ms: float | None
+    cycle_max_ms: float | None
+    delay_p50_ms: float | None
+    delay_p99_ms: float | None
+    lost: int
+    publisher_cpu: float | None
+    publisher_user: float | None
+    publisher_system: float | None
+    publisher_rss_mb: float | None
+    publisher_ctx_per_s: float | None
+    subscriber_cpu: float | None
+    subscriber_bound: bool
+    fragments: int | None
+    reassembled: int | None
+    timestamps: str
+    held: int = 0             # repetitions that kept the interval without loss
+    held_signals_per_s: float | None = None   # their mean signals/s
+    held_publisher_cpu: float | None = None   # their mean publisher CPU %
+
+    @property
+    def cycle_ratio(self) -> float | None:
+        return self.cycle_mean_ms / self.interval_ms if self.cycle_mean_ms is not None else None
+
+    @property
+    def sustained(self) -> bool:
+        """At least one repetition kept the interval (mean cycle time within the limit) and
+        lost nothing; the others may have been stalled by other load on the machine."""
+        return self.held > 0
+
+    @property
+    def cpu_s_per_million(self) -> float | None:
+        if self.publisher_cpu is None or not self.signals_per_s:
+            return None
+        return self.publisher_cpu / 100 / self.signals_per_s * 1e6
+
+    @property
+    def held_cpu_s_per_million(self) -> float | None:
+        if self.held_publisher_cpu is None or not self.held_signals_per_s:
+            return None
+        return self.held_publisher_cpu / 100 / self.held_signals_per_s * 1e6
+
+
+def pubsub_rows(cells: list[dict], kind: str) -> list[PubSubRow]:
+    groups: dict[tuple, list[dict]] = {}
+    for cell in cells:
+        if cell["kind"] == kind and cell["status"] == "pass" and cell.get("result"):
+            groups.setdefault((cell["server"], cell["client"], int(cell.get("parameter") or 0)), []).append(cell)
+    found = []
+    for (publisher, subscriber, parameter), group in groups.items():
+        results = [c["result"] for c in group]
+        cycle = stats.merge_histograms([r.get("cycle_time_ns", []) for r in results])
+        delay = stats.merge_histograms([r.get("delay_ns", []) for r in results])
+        publisher_res = [c.get("server_resources") or {} for c in group]
+        ips = [s.get("ip") for r in results for s in (r.get("subscribers") or [r]) if s.get("ip")]
+        kept = [c for c in group if pubsub_held(c["result"])]
+
+        def ms(value):
+            return value / 1e6 if value is not None else None
+
+        def share(key: str, resources=publisher_res):
+            return _mean([100 * r[key] / r["seconds"] for r in resources if r.get("seconds")])
+
+        found.append(PubSubRow(
+            kind=kind, publisher=publisher, subscriber=subscriber, parameter=parameter, repetitions=len(group),
+            interval_ms=float(results[0]["config"]["publishing_interval_ms"]), signals=results[0]["config"]["signals"],
+            signals_per_s=_mean([r["throughput"]["values_per_s"] for r in results]) or 0.0,
+            messages_per_s=_mean([r["throughput"]["ops_per_s"] for r in results]) or 0.0,
+            datagrams=sum(r["pubsub"]["datagrams"] for r in results),
+            max_datagram_bytes=max(r["pubsub"]["max_datagram_bytes"] for r in results),
+            cycle_mean_ms=ms(cycle.mean()), cycle_p99_ms=ms(cycle.percentile(99)), cycle_max_ms=ms(cycle.max()),
+            delay_p50_ms=ms(delay.percentile(50)), delay_p99_ms=ms(delay.percentile(99)),
+            lost=sum(r["pubsub"]["lost"] for r in results),
+            publisher_cpu=_mean([r.get("cpu_percent") for r in publisher_res]),
+            publisher_user=share("cpu_user_s"), publisher_system=share("cpu_system_s"),
+            publisher_rss_mb=_mean([r["rss_max"] / 2**20 for r in publisher_res if r.get("rss_max")]),
+            publisher_ctx_per_s=_mean([(r["ctx_voluntary"] + r["ctx_involuntary"]) / r["seconds"]
+                                          for r in publisher_res if r.get("seconds")]),
+            subscriber_cpu=_mean([(c.get("client_resources") or {}).get("cpu_percent") for c in group]),
+            subscriber_bound=any(c["client_bound"] for c in group),
+            fragments=sum(i.get("ReasmReqds", 0) for i in ips) if ips else None,
+            reassembled=sum(i.get("ReasmOKs", 0) for i in ips) if ips else None,
+            timestamps=results[0]["pubsub"].get("timestamps", "?"),
+            held=len(kept),
+            held_signals_per_s=_mean([c["result"]["throughput"]["values_per_s"] for c in kept]),
+            held_publisher_cpu=_mean([(c.get("server_resources") or {}).get("cpu_percent") for c in kept]),
+        ))
+    return sorted(found, key=lambda r: (r.publisher, r.subscriber, r.parameter))
+
+
+def pubsub_highest_sustained(found: list[PubSubRow]) -> dict[str, PubSubRow]:
+    """Per publisher: the point with the most signals/s that kept its interval, lossless."""
+    best: dict[str, PubSubRow] = {}
+    for row in found:
+        if row.sustained and not row.subscriber_bound and (
+                row.publisher not in best or row.held_signals_per_s > best[row.publisher].held_signals_per_s):
+            best[row.publisher] = row
     return best

@@ -18,6 +18,7 @@ from uabench import plan as plans
 from uabench import sdks
 from uabench.engine import pubsub
 from uabench.engine.session import CellOutcome, Session
+from uabench.proc import netns
 from uabench.proc.process import AdapterError
 from uabench.results import stats
 from uabench.results.store import open_store
@@ -346,7 +347,7 @@ class UabenchLibrary:
             scenario(run, publisher, subscriber, logger.info)
         except pubsub.Unsupported as reason:
             raise SkipExecution(f"not supported: {reason}") from None
-        except pubsub.HostsError as error:
+        except netns.HostsError as error:
             raise AssertionError(f"network namespaces: {error}") from None
 
     def _session(self) -> Session:

@@ -1,0 +1,26 @@
+"""The engine's rules, each in one place: when a result counts as sustained or as limited by
+its load generator, how long a measured process may take beyond its planned time."""
+
+# A subscription or PubSub point holds while its mean cycle time stays within this multiple of
+# the publishing interval (the same rule for client/server subscriptions and PubSub).
+SUSTAINED_CYCLE_RATIO = 1.10
+
+# The load generators (clients, subscribers) used at least this share of the CPU they were
+# given: their figures may show their own limit, not the server's or the publisher's.
+CLIENT_BOUND_PERCENT = 90.0
+
+# Seconds a client may take beyond warm-up + duration: start-up (a JVM), connect, drain
+# in-flight requests, verification.
+CLIENT_GRACE_S = 45.0
+
+# Seconds a subscriber may take beyond warm-up + duration: start-up (a large DataSet's address
+# space), a backlog to work off (SPEC §8), the result. Large DataSets get 1 s per 5000 signals more.
+SUBSCRIBER_GRACE_S = 90.0
+SIGNALS_PER_EXTRA_SECOND = 5000
+
+# The capacity search halves the offered rate below its start rate down to this, no further.
+MIN_CAPACITY_RATE = 10.0
+
+# Overload behaviour: throughput beyond capacity that stays at or above this share of the
+# capacity throughput is "graceful", below it "collapse".
+GRACEFUL_SHARE = 0.8

@@ -1,0 +1,44 @@
+"""Nothing the harness starts outlives it: adapter process groups and network namespaces are
+removed at interpreter exit and on SIGTERM/SIGHUP. Installed when a benchmark session starts
+(not at import, so importing the harness, e.g. for a report, changes no signal handling)."""
+
+from __future__ import annotations
+
+import atexit
+import signal
+import threading
+
+from uabench.proc import netns, process
+
+_installed = False
+_lock = threading.Lock()
+
+
+def remove_everything() -> None:
+    process.stop_all()
+    netns.remove_all_hosts()
+
+
+def install() -> None:
+    """Once per interpreter: run remove_everything at exit and on SIGTERM/SIGHUP, then let
+    whoever handled the signal before (Robot, the default action) carry on. Signal handlers
+    can only be set from the main thread; elsewhere only the exit hook is registered."""
+    global _installed
+    with _lock:
+        if _installed:
+            return
+        _installed = True
+    atexit.register(remove_everything)
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        previous = signal.getsignal(sig)
+
+        def handler(signum, frame, previous=previous):
+            remove_everything()
+            if callable(previous):
+                previous(signum, frame)
+            else:
+                raise SystemExit(128 + signum)
+
+        signal.signal(sig, handler)

@@ -1,0 +1,203 @@
+"""Hosts for measured processes: network namespaces, each with one veth link to a Linux
+bridge in the harness's namespace (the PubSub subscriber-count sweep runs one subscriber per
+namespace). Needs root and iproute2."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+import subprocess
+import threading
+from dataclasses import dataclass, field
+
+HOST_PREFIX = "uabench-"
+NETWORK = ipaddress.IPv4Network("198.18.0.0/15")  # RFC 2544: reserved for benchmarking
+MTU = 1500
+_hosts_live: set[Hosts] = set()
+_hosts_lock = threading.Lock()
+
+
+class HostsError(RuntimeError):
+    pass
+
+
+def _ip(*args: str, namespace: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    command = ["ip", *(["-n", namespace] if namespace else []), *args]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    if check and done.returncode != 0:
+        raise HostsError(f"{' '.join(command)}: {done.stderr.strip() or done.returncode}")
+    return done
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def namespaces() -> list[str]:
+    done = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=30)
+    return [line.split()[0] for line in done.stdout.splitlines() if line.strip()]
+
+
+def bridges() -> list[str]:
+    done = subprocess.run(["ip", "-o", "link", "show", "type", "bridge"], capture_output=True, text=True, timeout=30)
+    return [line.split(":")[1].strip().split("@")[0] for line in done.stdout.splitlines() if ":" in line]
+
+
+def remove_stale() -> list[str]:
+    """Removes namespaces and bridges that an earlier harness process left behind (it was
+    killed before it could clean up): those whose owner process is gone."""
+    removed = []
+    for name in namespaces():
+        match = re.fullmatch(rf"{HOST_PREFIX}(\d+)-\w+", name)
+        if match and not _pid_alive(int(match.group(1))):
+            subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=30)
+            removed.append(name)
+    for name in bridges():
+        match = re.fullmatch(r"ubr(\d+)(?:x\d+)?", name)
+        if match and not _pid_alive(int(match.group(1))):
+            subprocess.run(["ip", "link", "del", name], capture_output=True, timeout=30)
+            removed.append(name)
+    return removed
+
+
+@dataclass(eq=False)
+class Hosts:
+    """`count` hosts: network namespaces, each with one veth link (MTU 1500) to a bridge in
+    the harness's namespace, which holds the bridge address. Multicast is flooded on the
+    bridge (snooping off), and nothing is routed: the traffic stays on the bridge.
+
+        with Hosts(4) as hosts:
+            hosts.prefix(0)      # ["ip", "netns", "exec", "uabench-<pid>-h0"]
+            hosts.address(0)     # 198.18.x.10
+            hosts.bridge_address # 198.18.x.1 (the publisher's interface)
+
+    Removed on exit from the block, at interpreter exit, and on SIGTERM/SIGHUP; a harness
+    killed with SIGKILL leaves them to the next run's remove_stale()."""
+    count: int
+    tag: int = 0
+    names: list[str] = field(default_factory=list)
+    bridge: str = ""
+    subnet: ipaddress.IPv4Network | None = None
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.count <= 200:
+            raise HostsError(f"between 1 and 200 hosts, not {self.count}")
+        pid = os.getpid()
+        self.tag = self.tag or _next_tag()
+        self.bridge = f"ubr{pid}x{self.tag}"[:15]
+        self.names = [f"{HOST_PREFIX}{pid}-t{self.tag}h{k}" for k in range(self.count)]
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    def __enter__(self) -> Hosts:
+        return self.up()
+
+    def __exit__(self, *_exc) -> None:
+        self.down()
+
+    def up(self) -> Hosts:
+        remove_stale()
+        with _hosts_lock:
+            _hosts_live.add(self)
+        try:
+            self.subnet = _free_subnet()
+            _ip("link", "add", self.bridge, "type", "bridge", "mcast_snooping", "0")
+            _ip("addr", "add", f"{self.bridge_address}/{self.subnet.prefixlen}", "dev", self.bridge)
+            _ip("link", "set", self.bridge, "mtu", str(MTU), "up")
+            for k, name in enumerate(self.names):
+                _ip("netns", "add", name)
+                veth = f"uv{os.getpid()}x{self.tag}h{k}"[:15]
+                _ip("link", "add", veth, "mtu", str(MTU), "type", "veth", "peer", "name", "eth0", "netns", name)
+                _ip("link", "set", veth, "master", self.bridge, "up")
+                _ip("link", "set", "lo", "up", namespace=name)
+                _ip("addr", "add", f"{self.address(k)}/{self.subnet.prefixlen}", "dev", "eth0", namespace=name)
+                _ip("link", "set", "eth0", "up", namespace=name)
+        except Exception:
+            self.down()
+            raise
+        return self
+
+    def down(self) -> list[str]:
+        """Removes every namespace and the bridge (the veth pairs go with the namespaces).
+        Returns what could not be removed (nothing, normally)."""
+        left = []
+        for name in self.names:
+            if name in namespaces():
+                done = subprocess.run(["ip", "netns", "del", name], capture_output=True, text=True, timeout=30)
+                if done.returncode != 0:
+                    left.append(name)
+        if self.bridge in bridges():
+            done = subprocess.run(["ip", "link", "del", self.bridge], capture_output=True, text=True, timeout=30)
+            if done.returncode != 0:
+                left.append(self.bridge)
+        with _hosts_lock:
+            _hosts_live.discard(self)
+        return left
+
+    # --- addresses --------------------------------------------------------------------------
+
+    @property
+    def bridge_address(self) -> str:
+        assert self.subnet
+        return str(self.subnet.network_address + 1)
+
+    def address(self, k: int) -> str:
+        assert self.subnet
+        return str(self.subnet.network_address + 10 + k)
+
+    def prefix(self, k: int) -> list[str]:
+        return ["ip", "netns", "exec", self.names[k]]
+
+    def ip_counters(self, k: int) -> dict[str, int]:
+        """The IP reassembly counters of host k (/proc/net/snmp inside its namespace)."""
+        done = subprocess.run([*self.prefix(k), "cat", "/proc/net/snmp"], capture_output=True, text=True, timeout=30)
+        return snmp_ip(done.stdout)
+
+
+def snmp_ip(text: str) -> dict[str, int]:
+    lines = [line.split() for line in text.splitlines() if line.startswith("Ip:")]
+    if len(lines) < 2:
+        return {}
+    return {key: int(value) for key, value in zip(lines[0][1:], lines[1][1:], strict=False)
+            if value.lstrip("-").isdigit()}
+
+
+_tag_counter = 0
+
+
+def _next_tag() -> int:
+    global _tag_counter
+    with _hosts_lock:
+        _tag_counter += 1
+        return _tag_counter
+
+
+def _free_subnet() -> ipaddress.IPv4Network:
+    done = subprocess.run(["ip", "-4", "-o", "addr", "show"], capture_output=True, text=True, timeout=30)
+    used = set()
+    for line in done.stdout.splitlines():
+        match = re.search(r"inet (\d+\.\d+\.\d+\.\d+)/(\d+)", line)
+        if match:
+            used.add(ipaddress.IPv4Interface(f"{match.group(1)}/{match.group(2)}").network)
+    start = os.getpid() % 512
+    candidates = list(NETWORK.subnets(new_prefix=24))
+    for offset in range(len(candidates)):
+        subnet = candidates[(start + offset) % len(candidates)]
+        if not any(subnet.overlaps(other) for other in used):
+            return subnet
+    raise HostsError(f"no free /24 in {NETWORK}")
+
+
+def remove_all_hosts() -> None:
+    with _hosts_lock:
+        live = list(_hosts_live)
+    for hosts in live:
+        hosts.down()
+
