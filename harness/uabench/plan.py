@@ -1,9 +1,12 @@
-"""Benchmark plans: small TOML files (suites/plans/*.toml) naming servers, clients,
-workload variants and profiles. The Robot suites create their test cases from a plan, so
+"""Benchmark plans: small TOML files (suites/plans/*.toml) naming the SDKs, workloads and
+profiles of a suite. One schema with two variants: a client/server plan (servers, clients,
+workload variants, sweeps, capacity) and a PubSub plan (a `[pubsub]` table: publishers,
+subscribers, their common config). `test_cases` turns either into the suite's test cases, so
 adding an adapter grows every matrix, and a user's own plan runs with `uabench run PLAN`."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import tomllib
@@ -17,6 +20,8 @@ from uabench import paths, sdks
 PLANS = paths.SUITES / "plans"
 PLAN_KEYS = {"suite", "description", "servers", "clients", "ranking", "headroom", "profiles", "interop",
              "throughput", "sweep", "negative_security", "capacity", "interop_pairs", "server_warmup_s"}
+PUBSUB_PLAN_KEYS = {"suite", "description", "publishers", "subscribers", "reference_subscriber", "subscriber_sweep",
+                    "pubsub", "profiles"}
 # Seconds of load on every freshly started server before it is measured (JIT warm-up).
 SERVER_WARMUP_S = {"smoke": 0.0, "quick": 2.0, "full": 10.0}
 CAPACITY_KEYS = {"p99_ms": (0.01, 60000), "min_completed": (0.5, 1.0), "start_rate": (1, 1e7), "max_rate": (1, 1e8),
@@ -26,6 +31,14 @@ SWEEP_KEYS = {"name", "kind", "values", "workload", "server", "stop", "clients",
 SWEEP_KINDS = ("signals", "sessions", "interval", "nodes_per_request", "in_flight", "nodes", "security")
 STOP_METRICS = ("cycle_time_ratio", "p99_ms")
 PHASE_KEYS = {"warmup_s": (0, 3600), "duration_s": (0.1, 86400), "repetitions": (1, 1000)}
+# The phases of a PubSub profile and the keys each takes: the signals per cell (the sweep's
+# points) and the subscriber counts.
+PUBSUB_PHASES = {
+    "sweep": {"warmup_s", "duration_s", "repetitions", "signals"},
+    "subscribers": {"warmup_s", "duration_s", "repetitions", "counts", "signals"},
+    "interop": {"warmup_s", "duration_s", "signals"},
+}
+PUBSUB_GROUPS = "239.255.0.0/16"
 RANGE = re.compile(r"^([A-Za-z]+_)(\d+)\.\.(\d+)$")
 
 
@@ -38,6 +51,12 @@ class Phase:
     warmup_s: float
     duration_s: float
     repetitions: int = 1
+    signals: tuple[int, ...] = ()  # PubSub: signals per cell, one cell (sweep point) each
+    counts: tuple[int, ...] = ()   # PubSub: subscriber counts
+
+    def summary(self) -> dict:
+        """What the report shows of a phase (kept with the run)."""
+        return {"warmup_s": self.warmup_s, "duration_s": self.duration_s, "repetitions": self.repetitions}
 
 
 @dataclass(frozen=True)
@@ -135,26 +154,51 @@ def _capacity(raw: object) -> Capacity | None:
 
 
 @dataclass(frozen=True)
+class PubSub:
+    """What makes a plan a PubSub plan: who publishes and subscribes, and the config keys
+    every publisher and subscriber gets (the harness adds address, interface, signals and
+    timing per cell, each cell with its own multicast group out of `groups`)."""
+    publishers: tuple[str, ...] | None
+    subscribers: tuple[str, ...] | None
+    reference_subscriber: str
+    subscriber_sweep: str  # "reference" (the reference publisher only) or "all"
+    config: dict
+    groups: ipaddress.IPv4Network
+
+
+@dataclass(frozen=True)
 class Plan:
+    """A client/server plan, or with `pubsub` set a PubSub plan (which has no servers,
+    clients, workload variants, sweeps or capacity of the client/server kind)."""
     path: Path
     suite: str
     description: str
-    servers: tuple[str, ...] | None
-    clients: tuple[str, ...] | None
-    ranking: str | None
-    headroom: bool
     profiles: dict[str, dict[str, Phase]]
-    interop: tuple[Variant, ...]
-    throughput: tuple[Variant, ...]
+    servers: tuple[str, ...] | None = None
+    clients: tuple[str, ...] | None = None
+    ranking: str | None = None
+    headroom: bool = False
+    interop: tuple[Variant, ...] = ()
+    throughput: tuple[Variant, ...] = ()
     sweeps: tuple[Sweep, ...] = ()
     negative_security: bool = False
     capacity: Capacity | None = None
     interop_pairs: dict[str, str] | None = None  # per profile: "all" (default) or "cross"
-
     server_warmup: dict[str, float] | None = None
+    pubsub: PubSub | None = None
 
     def server_warmup_s(self, profile: str) -> float:
+        if self.pubsub:
+            return 0.0  # no server to warm up
         return (self.server_warmup or SERVER_WARMUP_S).get(profile, 0.0)
+
+    def phases_run(self, profile: str) -> dict[str, Phase]:
+        """The phases of `profile` that some test of this plan runs."""
+        if self.pubsub:
+            return dict(self.profiles.get(profile, {}))
+        used = {"interop": self.interop, "throughput": self.throughput, "sweep": self.sweeps,
+                "capacity": self.capacity}
+        return {kind: phase for kind, phase in self.profiles.get(profile, {}).items() if used[kind]}
 
     def pairs(self, profile: str | None) -> str:
         return (self.interop_pairs or {}).get(profile or "", "all")
@@ -195,19 +239,37 @@ def expand_nodes(value: str | list[str], where: str) -> list[str]:
     return nodes
 
 
-def _phase(raw: object, where: str) -> Phase:
+def _number(value: object, where: str, low: float, high: float, integer: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)) \
+            or not low <= value <= high:
+        kind = "an integer" if integer else "a number"
+        raise PlanError(f"{where}: must be {kind} in [{low:g}, {high:g}], got {value!r}")
+    return value
+
+
+def _int_list(value: object, where: str, low: int, high: int) -> tuple[int, ...]:
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise PlanError(f"{where}: must not be empty")
+    return tuple(int(_number(v, f"{where}[{i}]", low, high, integer=True)) for i, v in enumerate(items))
+
+
+def _phase(raw: object, where: str, keys: frozenset[str] | set[str] = frozenset(PHASE_KEYS)) -> Phase:
+    """One phase table; `keys` are those this kind of phase takes."""
     if not isinstance(raw, dict):
-        raise PlanError(f"{where}: must be a table with warmup_s, duration_s[, repetitions]")
-    for key, value in raw.items():
-        if key not in PHASE_KEYS:
-            raise PlanError(f"{where}.{key}: unknown key (known: {', '.join(PHASE_KEYS)})")
-        low, high = PHASE_KEYS[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-            raise PlanError(f"{where}.{key}: must be a number in [{low}, {high}], got {value!r}")
+        raise PlanError(f"{where}: must be a table with {', '.join(sorted(keys))}")
+    for key in raw:
+        if key not in keys:
+            raise PlanError(f"{where}.{key}: unknown key (known: {', '.join(sorted(keys))})")
     for key in ("warmup_s", "duration_s"):
         if key not in raw:
             raise PlanError(f"{where}.{key}: missing")
-    return Phase(float(raw["warmup_s"]), float(raw["duration_s"]), int(raw.get("repetitions", 1)))
+    timing = {key: _number(raw[key], f"{where}.{key}", *PHASE_KEYS[key], integer=key == "repetitions")
+              for key in PHASE_KEYS if key in raw}
+    return Phase(float(timing["warmup_s"]), float(timing["duration_s"]), int(timing.get("repetitions", 1)),
+                 signals=_int_list(raw.get("signals", 100), f"{where}.signals", 1, 1_000_000)
+                 if "signals" in keys else (),
+                 counts=_int_list(raw.get("counts", 1), f"{where}.counts", 1, 64) if "counts" in keys else ())
 
 
 def _variants(raw: object, where: str, profiles: list[str]) -> tuple[Variant, ...]:
@@ -336,7 +398,7 @@ def _sdk_selection(raw: object, where: str) -> tuple[str, ...] | None:
 
 
 def load(location: str | Path) -> Plan:
-    """A plan by suite name ('read') or by path."""
+    """A plan by suite name ('read') or by path; a `[pubsub]` table makes it a PubSub plan."""
     path = Path(location)
     if not path.suffix:
         path = PLANS / f"{location}.toml"
@@ -347,30 +409,34 @@ def load(location: str | Path) -> Plan:
         raise PlanError(f"no plan '{location}' (known: {known})") from None
     except tomllib.TOMLDecodeError as error:
         raise PlanError(f"{path}: {error}") from None
-    if "pubsub" in raw:  # a PubSub plan (publishers and subscribers): its own format
-        from uabench.engine import pubsub
-        return pubsub.load_plan(path, raw)
+    pubsub = "pubsub" in raw
     where = str(path)
+    known_keys = PUBSUB_PLAN_KEYS if pubsub else PLAN_KEYS
     for key in raw:
-        if key not in PLAN_KEYS:
-            raise PlanError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(PLAN_KEYS))})")
+        if key not in known_keys:
+            raise PlanError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(known_keys))})")
     suite = raw.get("suite")
     if not isinstance(suite, str) or not (paths.SUITES / f"{suite}.robot").exists():
         raise PlanError(f"{where}: key 'suite' must name a Robot suite in suites/, got {suite!r}")
     profiles = raw.get("profiles")
     if not isinstance(profiles, dict) or not profiles:
         raise PlanError(f"{where}: key 'profiles' must hold at least one profile table")
+    common = {"path": path, "suite": suite, "description": str(raw.get("description", ""))}
+    return _pubsub_plan(where, raw, common) if pubsub else _client_server_plan(where, raw, common)
+
+
+def _client_server_plan(where: str, raw: dict, common: dict) -> Plan:
     parsed_profiles = {}
-    for name, phases in profiles.items():
+    for name, phases in raw["profiles"].items():
         if not isinstance(phases, dict) or set(phases) - set(PHASES):
             raise PlanError(f"{where}: profiles.{name} may hold only {', '.join(PHASES)} tables")
         parsed_profiles[name] = {kind: _phase(phases.get(kind, {"warmup_s": 0.2, "duration_s": 0.5}),
                                               f"profiles.{name}.{kind}") for kind in PHASES}
     plan = Plan(
-        path=path, suite=suite, description=str(raw.get("description", "")),
+        **common, profiles=parsed_profiles,
         servers=_sdk_selection(raw.get("servers"), f"{where}: servers"),
         clients=_sdk_selection(raw.get("clients"), f"{where}: clients"),
-        ranking=raw.get("ranking"), headroom=bool(raw.get("headroom", False)), profiles=parsed_profiles,
+        ranking=raw.get("ranking"), headroom=bool(raw.get("headroom", False)),
         interop=_variants(raw.get("interop"), "interop", list(parsed_profiles)),
         throughput=_variants(raw.get("throughput"), "throughput", list(parsed_profiles)),
         sweeps=_sweeps(raw.get("sweep"), list(parsed_profiles)),
@@ -386,6 +452,47 @@ def load(location: str | Path) -> Plan:
     return plan
 
 
+def _pubsub_plan(where: str, raw: dict, common: dict) -> Plan:
+    if not isinstance(raw.get("pubsub"), dict):
+        raise PlanError(f"{where}: key 'pubsub' must be a table")
+    config = dict(raw["pubsub"])
+    try:
+        groups = ipaddress.IPv4Network(config.pop("groups", PUBSUB_GROUPS))
+    except ValueError as error:
+        raise PlanError(f"{where}: pubsub.groups: {error}") from None
+    if not groups.is_multicast:
+        raise PlanError(f"{where}: pubsub.groups must be a multicast range, got {groups}")
+    for key in ("address", "interface", "signals", "warmup_s", "duration_s"):
+        if key in config:
+            raise PlanError(f"{where}: pubsub.{key} is set per cell by the harness")
+    try:
+        contract.subscriber_config(config)
+    except contract.ConfigError as error:
+        raise PlanError(f"{where}: pubsub: {error}") from None
+    parsed = {}
+    for name, tables in raw["profiles"].items():
+        if not isinstance(tables, dict) or set(tables) != set(PUBSUB_PHASES):
+            raise PlanError(f"{where}: profiles.{name} must hold exactly the tables {', '.join(PUBSUB_PHASES)}")
+        parsed[name] = {kind: _phase(tables[kind], f"profiles.{name}.{kind}", keys)
+                        for kind, keys in PUBSUB_PHASES.items()}
+        for kind in PUBSUB_PHASES:  # every configuration the profile will run must be valid
+            for signals in parsed[name][kind].signals:
+                try:
+                    contract.subscriber_config({**config, "signals": signals})
+                except contract.ConfigError as error:
+                    raise PlanError(f"{where}: profiles.{name}.{kind}.signals = {signals}: {error}") from None
+    sweep = raw.get("subscriber_sweep", "reference")
+    if sweep not in ("reference", "all"):
+        raise PlanError(f"{where}: key 'subscriber_sweep' must be \"reference\" or \"all\", got {sweep!r}")
+    reference = raw.get("reference_subscriber", "open62541")
+    if not isinstance(reference, str):
+        raise PlanError(f"{where}: key 'reference_subscriber' must be an SDK id")
+    return Plan(**common, profiles=parsed, pubsub=PubSub(
+        publishers=_sdk_selection(raw.get("publishers"), f"{where}: publishers"),
+        subscribers=_sdk_selection(raw.get("subscribers"), f"{where}: subscribers"),
+        reference_subscriber=reference, subscriber_sweep=sweep, config=config, groups=groups))
+
+
 def reference_client() -> str | None:
     """The load generator that ranks servers: the native client when it is there."""
     clients = [sdk.id for sdk in sdks.with_role("client")]
@@ -393,6 +500,23 @@ def reference_client() -> str | None:
     if wanted in clients:
         return wanted
     return clients[0] if clients else None
+
+
+def reference_publisher() -> str | None:
+    """The publisher whose subscriber-count sweep runs (unless the plan sweeps all)."""
+    ids = [sdk.id for sdk in sdks.with_role("publisher")]
+    wanted = os.environ.get("UABENCH_REFERENCE_PUBLISHER", "open62541")
+    return wanted if wanted in ids else (ids[0] if ids else None)
+
+
+def reference_subscriber(plan: Plan, publisher: str) -> str | None:
+    """The subscriber that measures a publisher's sweeps: the plan's reference (the native
+    one, so the subscriber is not the bottleneck), else the publisher's own SDK."""
+    assert plan.pubsub
+    ids = [sdk.id for sdk in sdks.with_role("subscriber")]
+    if plan.pubsub.reference_subscriber in ids:
+        return plan.pubsub.reference_subscriber
+    return publisher if publisher in ids else (ids[0] if ids else None)
 
 
 def selected(ids: str | None) -> list[str] | None:
@@ -423,14 +547,22 @@ class TestCase:
     tags: tuple[str, ...]
 
 
-def client_server_tests(plan: Plan, only: list[str] | None = None, profile: str | None = None) -> list[TestCase]:
-    """Every client x server x interop variant, then the reference client's throughput
-    cells that rank the servers, then its headroom."""
-    def chosen(role: str, allowed: tuple[str, ...] | None) -> list[str]:
-        return [sdk.id for sdk in sdks.with_role(role)
-                if (only is None or sdk.id in only) and (allowed is None or sdk.id in allowed)]
+def test_cases(plan: Plan, only: list[str] | None = None, profile: str | None = None) -> list[TestCase]:
+    """The test cases of a plan: those of its SDKs (all present, or `only` these) that run in
+    `profile` (None: every profile)."""
+    return _pubsub_tests(plan, only) if plan.pubsub else _client_server_tests(plan, only, profile)
 
-    clients, servers = chosen("client", plan.clients), chosen("server", plan.servers)
+
+def _chosen(role: str, allowed: tuple[str, ...] | None, only: list[str] | None) -> list[str]:
+    """The SDKs with `role` that the plan allows and the selection keeps."""
+    return [sdk.id for sdk in sdks.with_role(role)
+            if (only is None or sdk.id in only) and (allowed is None or sdk.id in allowed)]
+
+
+def _client_server_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
+    """Every client x server x interop variant, then the reference client's throughput
+    cells that rank the servers, its sweeps, capacity and security checks, then its headroom."""
+    clients, servers = _chosen("client", plan.clients, only), _chosen("server", plan.servers, only)
     verb = {"read": "reads", "write": "writes"}.get(plan.suite, "runs against")
     reference = reference_client()
     pairs = [(client, server) for server in servers for client in clients]
@@ -467,3 +599,30 @@ def client_server_tests(plan: Plan, only: list[str] | None = None, profile: str 
                                   "Load Generator Headroom Should Be Measured", (reference,),
                                   ("headroom", f"client:{reference}")))
     return tests
+
+
+def _pubsub_tests(plan: Plan, only: list[str] | None) -> list[TestCase]:
+    """Sweeps of every publisher, the subscriber-count sweep, then every publisher x subscriber."""
+    assert plan.pubsub
+    publishers = _chosen("publisher", plan.pubsub.publishers, only)
+    subscribers = _chosen("subscriber", plan.pubsub.subscribers, only)
+    found: list[TestCase] = []
+    for publisher in publishers:
+        subscriber = reference_subscriber(plan, publisher)
+        if subscriber:
+            found.append(TestCase(f"Signal-rate sweep of the {publisher} publisher ({subscriber} subscriber)",
+                                  "PubSub Sweep Should Complete", (publisher, subscriber),
+                                  ("pubsub", "sweep", f"publisher:{publisher}", f"subscriber:{subscriber}")))
+    swept = (publishers if plan.pubsub.subscriber_sweep == "all"
+             else [p for p in publishers if p == reference_publisher()])
+    for publisher in swept:
+        subscriber = reference_subscriber(plan, publisher)
+        if subscriber:
+            found.append(TestCase(f"Subscriber-count sweep of the {publisher} publisher ({subscriber} subscribers, "
+                                  "one network namespace each)", "PubSub Subscriber Sweep Should Complete",
+                                  (publisher, subscriber),
+                                  ("pubsub", "subscribers", f"publisher:{publisher}", f"subscriber:{subscriber}")))
+    found += [TestCase(f"{publisher} publishes to {subscriber}", "PubSub Interop Should Pass", (publisher, subscriber),
+                       ("pubsub", "interop", f"publisher:{publisher}", f"subscriber:{subscriber}"))
+              for publisher in publishers for subscriber in subscribers]
+    return found

@@ -15,21 +15,18 @@ subscription sweep of the same SDK:
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import shutil
 import socket
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
-import uabench_contract as contract
 from uabench_contract import Histogram
 
 from uabench import sdks
 from uabench.engine.constants import SUSTAINED_CYCLE_RATIO
 from uabench.engine.session import Measured, Session, combine_resources, combine_results
-from uabench.plan import PlanError, TestCase
+from uabench.plan import Phase, Plan
 from uabench.proc.netns import MTU, Hosts
 from uabench.proc.process import READY_TIMEOUT_S, AdapterError, AdapterProcess
 from uabench.results import figures, provenance
@@ -39,193 +36,6 @@ SUBSCRIBER_GRACE_S = 90.0     # start-up (a large DataSet's address space), a ba
 KINDS = ("pubsub-sweep", "pubsub-subscribers", "pubsub-interop")
 SWEEP_VARIANT = "signal rate"
 SUBSCRIBERS_VARIANT = "subscribers"
-
-
-# --- the plan ---------------------------------------------------------------------------------
-
-PLAN_KEYS = {"suite", "description", "publishers", "subscribers", "reference_subscriber", "subscriber_sweep",
-             "pubsub", "profiles"}
-PROFILE_TABLES = {
-    "sweep": {"warmup_s", "duration_s", "repetitions", "signals"},
-    "subscribers": {"warmup_s", "duration_s", "repetitions", "counts", "signals"},
-    "interop": {"warmup_s", "duration_s", "signals"},
-}
-GROUP_DEFAULT = "239.255.0.0/16"
-
-
-@dataclass(frozen=True)
-class Phase:
-    warmup_s: float
-    duration_s: float
-    repetitions: int = 1
-    signals: tuple[int, ...] = (100,)
-    counts: tuple[int, ...] = (1,)
-
-
-@dataclass(frozen=True)
-class PubSubPlan:
-    path: Path
-    suite: str
-    description: str
-    publishers: tuple[str, ...] | None
-    subscribers: tuple[str, ...] | None
-    reference_subscriber: str
-    subscriber_sweep: str           # "reference" (the reference publisher only) or "all"
-    pubsub: dict                    # config keys every publisher and subscriber gets
-    groups: ipaddress.IPv4Network   # multicast groups the cells use, one per cell
-    profiles: dict[str, dict[str, Phase]]
-    # what Session and the CLI read from any plan
-    ranking: None = None
-    throughput: tuple = ()
-    sweeps: tuple = ()
-    interop: tuple = ()
-
-    def server_warmup_s(self, profile: str) -> float:
-        """PubSub runs no client/server servers to warm up."""
-        return 0.0
-
-    def phase(self, profile: str, kind: str) -> Phase:
-        if profile not in self.profiles:
-            raise PlanError(f"{self.path}: no profile '{profile}' (has: {', '.join(self.profiles)})")
-        return self.profiles[profile][kind]
-
-
-def _number(value: object, where: str, low: float, high: float, integer: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)) \
-            or not low <= value <= high:
-        kind = "an integer" if integer else "a number"
-        raise PlanError(f"{where}: must be {kind} in [{low:g}, {high:g}], got {value!r}")
-    return value
-
-
-def _int_list(value: object, where: str, low: int, high: int) -> tuple[int, ...]:
-    items = value if isinstance(value, list) else [value]
-    if not items:
-        raise PlanError(f"{where}: must not be empty")
-    return tuple(int(_number(v, f"{where}[{i}]", low, high, integer=True)) for i, v in enumerate(items))
-
-
-def _phase(raw: object, where: str, kind: str) -> Phase:
-    if not isinstance(raw, dict):
-        raise PlanError(f"{where}: must be a table")
-    for key in raw:
-        if key not in PROFILE_TABLES[kind]:
-            raise PlanError(f"{where}.{key}: unknown key (known: {', '.join(sorted(PROFILE_TABLES[kind]))})")
-    for key in ("warmup_s", "duration_s"):
-        if key not in raw:
-            raise PlanError(f"{where}.{key}: missing")
-    return Phase(
-        warmup_s=float(_number(raw["warmup_s"], f"{where}.warmup_s", 0, 3600)),
-        duration_s=float(_number(raw["duration_s"], f"{where}.duration_s", 0.1, 86400)),
-        repetitions=int(_number(raw.get("repetitions", 1), f"{where}.repetitions", 1, 1000, integer=True)),
-        signals=_int_list(raw.get("signals", 100), f"{where}.signals", 1, 1_000_000),
-        counts=_int_list(raw.get("counts", 1), f"{where}.counts", 1, 64),
-    )
-
-
-def _selection(raw: object, where: str) -> tuple[str, ...] | None:
-    if raw in (None, "all"):
-        return None
-    if not isinstance(raw, list) or not all(isinstance(s, str) for s in raw):
-        raise PlanError(f"{where}: must be \"all\" or a list of SDK ids")
-    return tuple(raw)
-
-
-def load_plan(path: Path, raw: dict) -> PubSubPlan:
-    """A PubSub plan (a plan with a [pubsub] table), every key checked."""
-    where = str(path)
-    for key in raw:
-        if key not in PLAN_KEYS:
-            raise PlanError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(PLAN_KEYS))})")
-    suite = raw.get("suite")
-    from uabench import paths
-    if not isinstance(suite, str) or not (paths.SUITES / f"{suite}.robot").exists():
-        raise PlanError(f"{where}: key 'suite' must name a Robot suite in suites/, got {suite!r}")
-    common = dict(raw.get("pubsub") or {})
-    if not isinstance(raw.get("pubsub"), dict):
-        raise PlanError(f"{where}: key 'pubsub' must be a table")
-    try:
-        groups = ipaddress.IPv4Network(common.pop("groups", GROUP_DEFAULT))
-    except ValueError as error:
-        raise PlanError(f"{where}: pubsub.groups: {error}") from None
-    if not groups.is_multicast:
-        raise PlanError(f"{where}: pubsub.groups must be a multicast range, got {groups}")
-    for key in ("address", "interface", "signals", "warmup_s", "duration_s"):
-        if key in common:
-            raise PlanError(f"{where}: pubsub.{key} is set per cell by the harness")
-    try:
-        contract.subscriber_config(common)
-    except contract.ConfigError as error:
-        raise PlanError(f"{where}: pubsub: {error}") from None
-    profiles = raw.get("profiles")
-    if not isinstance(profiles, dict) or not profiles:
-        raise PlanError(f"{where}: key 'profiles' must hold at least one profile table")
-    parsed = {}
-    for name, tables in profiles.items():
-        if not isinstance(tables, dict) or set(tables) != set(PROFILE_TABLES):
-            raise PlanError(f"{where}: profiles.{name} must hold exactly the tables {', '.join(PROFILE_TABLES)}")
-        parsed[name] = {kind: _phase(tables[kind], f"profiles.{name}.{kind}", kind) for kind in PROFILE_TABLES}
-        for kind in PROFILE_TABLES:  # every configuration the profile will run must be valid
-            for signals in parsed[name][kind].signals:
-                try:
-                    contract.subscriber_config({**common, "signals": signals})
-                except contract.ConfigError as error:
-                    raise PlanError(f"{where}: profiles.{name}.{kind}.signals = {signals}: {error}") from None
-    sweep = raw.get("subscriber_sweep", "reference")
-    if sweep not in ("reference", "all"):
-        raise PlanError(f"{where}: key 'subscriber_sweep' must be \"reference\" or \"all\", got {sweep!r}")
-    reference = raw.get("reference_subscriber", "open62541")
-    if not isinstance(reference, str):
-        raise PlanError(f"{where}: key 'reference_subscriber' must be an SDK id")
-    return PubSubPlan(path=path, suite=suite, description=str(raw.get("description", "")),
-                      publishers=_selection(raw.get("publishers"), f"{where}: publishers"),
-                      subscribers=_selection(raw.get("subscribers"), f"{where}: subscribers"),
-                      reference_subscriber=reference, subscriber_sweep=sweep, pubsub=common, groups=groups,
-                      profiles=parsed)
-
-
-def reference_publisher() -> str | None:
-    ids = [sdk.id for sdk in sdks.with_role("publisher")]
-    wanted = os.environ.get("UABENCH_REFERENCE_PUBLISHER", "open62541")
-    return wanted if wanted in ids else (ids[0] if ids else None)
-
-
-def reference_subscriber(plan: PubSubPlan, publisher: str) -> str | None:
-    """The subscriber that measures a publisher's sweeps: the plan's reference (the native
-    one, so the subscriber is not the bottleneck), else the publisher's own SDK."""
-    ids = [sdk.id for sdk in sdks.with_role("subscriber")]
-    if plan.reference_subscriber in ids:
-        return plan.reference_subscriber
-    return publisher if publisher in ids else (ids[0] if ids else None)
-
-
-def tests(plan: PubSubPlan, only: list[str] | None = None) -> list[TestCase]:
-    """Sweeps of every publisher, the subscriber-count sweep, then every publisher x subscriber."""
-    def chosen(role: str, allowed: tuple[str, ...] | None) -> list[str]:
-        return [sdk.id for sdk in sdks.with_role(role)
-                if (only is None or sdk.id in only) and (allowed is None or sdk.id in allowed)]
-
-    publishers, subscribers = chosen("publisher", plan.publishers), chosen("subscriber", plan.subscribers)
-    found: list[TestCase] = []
-    for publisher in publishers:
-        subscriber = reference_subscriber(plan, publisher)
-        if subscriber:
-            found.append(TestCase(f"Signal-rate sweep of the {publisher} publisher ({subscriber} subscriber)",
-                                  "PubSub Sweep Should Complete", (publisher, subscriber),
-                                  ("pubsub", "sweep", f"publisher:{publisher}", f"subscriber:{subscriber}")))
-    swept = publishers if plan.subscriber_sweep == "all" else [p for p in publishers if p == reference_publisher()]
-    for publisher in swept:
-        subscriber = reference_subscriber(plan, publisher)
-        if subscriber:
-            found.append(TestCase(f"Subscriber-count sweep of the {publisher} publisher ({subscriber} subscribers, "
-                                  "one network namespace each)", "PubSub Subscriber Sweep Should Complete",
-                                  (publisher, subscriber),
-                                  ("pubsub", "subscribers", f"publisher:{publisher}", f"subscriber:{subscriber}")))
-    found += [TestCase(f"{publisher} publishes to {subscriber}", "PubSub Interop Should Pass", (publisher, subscriber),
-                       ("pubsub", "interop", f"publisher:{publisher}", f"subscriber:{subscriber}"))
-              for publisher in publishers for subscriber in subscribers]
-    return found
-
 
 
 # --- running cells ---------------------------------------------------------------------------------
@@ -296,7 +106,7 @@ class Outcome:
 class PubSubRun:
     """Runs PubSub cells in a benchmark Session and records them in its store."""
 
-    def __init__(self, session: Session, plan: PubSubPlan, profile: str) -> None:
+    def __init__(self, session: Session, plan: Plan, profile: str) -> None:
         self.session, self.plan, self.profile = session, plan, profile
         self.cells = 0
 
@@ -304,10 +114,10 @@ class PubSubRun:
         """(publisher, subscriber) configs of a new cell: its own group and port, so no cell
         (of this run or a concurrent one) hears another's publisher."""
         self.cells += 1
-        hosts = self.plan.groups.num_addresses - 2
-        group = self.plan.groups.network_address + 1 + (os.getpid() * 97 + self.cells) % hosts
+        hosts = self.plan.pubsub.groups.num_addresses - 2
+        group = self.plan.pubsub.groups.network_address + 1 + (os.getpid() * 97 + self.cells) % hosts
         address = f"opc.udp://{group}:{free_udp_port()}/"
-        publisher = {**self.plan.pubsub, "address": address, "interface": interface, "signals": signals}
+        publisher = {**self.plan.pubsub.config, "address": address, "interface": interface, "signals": signals}
         return publisher, dict(publisher)
 
     def start_publisher(self, sdk: Sdk, config: dict) -> Measured:

@@ -198,8 +198,7 @@ class Session:
         return {"path": str(self.plan.path), "description": self.plan.description, "ranking": self.plan.ranking,
                 "throughput": {v.name: {k: v.workload[k] for k in ("nodes_per_request", "in_flight")
                                         if k in v.workload} for v in self.plan.throughput},
-                "phases": {kind: vars(phase) for kind, phase in self.plan.profiles.get(self.profile, {}).items()
-                           if getattr(self.plan, {"sweep": "sweeps"}.get(kind, kind))},
+                "phases": {kind: phase.summary() for kind, phase in self.plan.phases_run(self.profile).items()},
                 "sweeps": {w.name: {"kind": w.kind, "stop": w.stop, "workload": w.workload["workload"]}
                            for w in self.plan.sweeps}}
 

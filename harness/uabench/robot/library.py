@@ -45,9 +45,7 @@ class UabenchLibrary:
     # --- listener: the matrix becomes test cases ------------------------------------------
 
     def _start_suite(self, data, result) -> None:
-        cases = (pubsub.tests(self.plan, self.only) if isinstance(self.plan, pubsub.PubSubPlan)
-                 else plans.client_server_tests(self.plan, self.only, self.profile))
-        for case in cases:
+        for case in plans.test_cases(self.plan, self.only, self.profile):
             test = data.tests.create(name=case.name, tags=list(case.tags))
             test.body.create_keyword(name=case.keyword, args=list(case.args))
 
