@@ -545,3 +545,17 @@ class Recorder:
             "latency_ns": self.latency.sparse(),
             "session_setup_ns": self.session_setup.sparse(),
         }
+
+
+# --- the machine-readable contract (contract/schema) --------------------------------------
+
+SCHEMAS = ("common", "server", "client", "publisher", "subscriber", "result", "event", "capabilities")
+
+
+def schema(name: str) -> dict:
+    """The JSON Schema `name` of contract/schema (shipped in this package as schema/NAME.json)."""
+    from importlib import resources
+
+    if name not in SCHEMAS:
+        raise KeyError(f"no contract schema {name!r}; one of {', '.join(SCHEMAS)}")
+    return json.loads((resources.files(__name__) / "schema" / f"{name}.json").read_text(encoding="utf-8"))
