@@ -1,11 +1,7 @@
 *** Settings ***
-Documentation     Subscriptions across every client x server pair, then the signal-rate and
-...               session sweeps of the reference client on every server.
-...               The test cases are created from the adapters present when the suite
-...               starts, from its plan (suites/plans/subscription.toml).
+Documentation     Subscriptions across every client x server pair, then the signal-rate and session sweeps
+...               of the reference client on every server.
 Resource          benchmark.resource
-Library           uabench.robot.library.UabenchLibrary    subscription    plan=${PLAN}    profile=${PROFILE}
-...               store=${STORE}    sdks=${SDKS}    run_dir=${RUN_DIR}
 Suite Setup       Start Benchmark Run
 Suite Teardown    Finish Benchmark Run
 

@@ -1,8 +1,7 @@
 """Robot Framework keyword library for the uabench suites.
 
-Imported by a suite with the suite's name, it also listens to that suite and creates its
-test cases when it starts: one per client x server x variant of every adapter present,
-so a new adapter joins every matrix without editing any .robot file."""
+Imported by a suite with the suite's name (suites/benchmark.resource); the suite's test
+cases, one per cell of its plan, come from the pre-run modifier uabench.robot.modifier."""
 
 from __future__ import annotations
 
@@ -26,7 +25,6 @@ from uabench.results.store import open_store
 
 class UabenchLibrary:
     ROBOT_LIBRARY_SCOPE = "SUITE"
-    ROBOT_LISTENER_API_VERSION = 3
 
     def __init__(self, suite: str, plan: str = "", profile: str = "quick", store: str = "", sdks: str = "",
                  run_dir: str = "") -> None:
@@ -40,14 +38,6 @@ class UabenchLibrary:
         self.only = plans.selected(sdks)
         self.run_dir = Path(run_dir) if run_dir else None
         self.session: Session | None = None
-        self.ROBOT_LIBRARY_LISTENER = self
-
-    # --- listener: the matrix becomes test cases ------------------------------------------
-
-    def _start_suite(self, data, result) -> None:
-        for case in plans.test_cases(self.plan, self.only, self.profile):
-            test = data.tests.create(name=case.name, tags=list(case.tags))
-            test.body.create_keyword(name=case.keyword, args=list(case.args))
 
     # --- suite setup and teardown ----------------------------------------------------------
 
