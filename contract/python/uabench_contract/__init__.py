@@ -165,6 +165,36 @@ class Histogram:
         return float(max(self.counts)) if self.counts else None
 
 
+def histogram_problems(pairs: list[list[int]]) -> list[str]:
+    """What a JSON Schema cannot say about a sparse histogram (SPEC §5): every value is a
+    bucket value, sorted ascending without repeats. Each problem starts with its `[index]`."""
+    problems, previous = [], 0
+    for index, (value, _count) in enumerate(pairs):
+        if bucket(value) != value:
+            problems.append(f"[{index}]: {value} is not a bucket value (its bucket is {bucket(value)})")
+        if value <= previous:
+            problems.append(f"[{index}]: {value} follows {previous} (values must ascend without repeats)")
+        previous = value
+    return problems
+
+
+def record_problems(record: dict) -> list[str]:
+    """What a JSON Schema cannot say about a result record (SPEC §5, §6): histograms sorted and
+    bucketed, attempted = succeeded + failed, end_ns not before start_ns. Assumes the record
+    passed the schema; each problem starts with its JSON path."""
+    problems = []
+    for name in HISTOGRAMS:
+        problems += [f"$.{name}{problem}" for problem in histogram_problems(record.get(name, []))]
+    operations = record["operations"]
+    if operations["attempted"] != operations["succeeded"] + operations["failed"]:
+        problems.append(f"$.operations: attempted {operations['attempted']} is not succeeded + failed")
+    if record["end_ns"] < record["start_ns"]:
+        problems.append(f"$.end_ns: {record['end_ns']} is before start_ns {record['start_ns']}")
+    return problems
+
+
+HISTOGRAMS = ("latency_ns", "session_setup_ns", "cycle_time_ns", "delay_ns")
+
 # --- config validation (SPEC §3) ----------------------------------------------------------
 
 class ConfigError(Exception):
