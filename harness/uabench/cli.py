@@ -49,24 +49,36 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """One Robot execution of every plan's suite: one output.xml, log.html and report.html in
+    the run's directory, tests from the Matrix modifier, `[k/N]` progress from the listener."""
     import robot
 
-    plan.selected(args.sdk)
+    from uabench.engine import estimate
+    from uabench.robot.modifier import Matrix
+    from uabench.robot.progress import Progress
+
+    only = plan.selected(args.sdk)
     chosen = [plan.load(name) for name in (args.plans or DEFAULT_SUITES)]
+    estimates = []
     for one in chosen:
         one.phase(args.profile, "interop")
+        estimates.append(estimate.for_plan(one, args.profile, only))
+        print(f"{one.path.stem}: {estimate.clock(estimates[-1].seconds)} ({len(estimates[-1].tests)} tests)")
+    total = estimate.Estimate(sum(e.seconds for e in estimates), tuple(t for e in estimates for t in e.tests),
+                              sum(e.cells for e in estimates))
+    print(f"{args.profile} profile: {total.text()}", flush=True)
+    if args.estimate:
+        return 0
     run_dir = paths.RESULTS / "runs" / time.strftime("%Y%m%d-%H%M%S")
-    status = 0
-    for one in chosen:
-        name = one.path.stem
-        status |= robot.run(
-            str(paths.SUITES / f"{one.suite}.robot"), outputdir=str(run_dir / "robot"), output=f"{name}-output.xml",
-            log=f"{name}-log.html", report=f"{name}-report.html", name=f"{one.suite} ({name})",
-            variable=[f"PLAN:{one.path}", f"PROFILE:{args.profile}", f"STORE:{args.store}", f"SDKS:{args.sdk or ''}",
-                      f"RUN_DIR:{run_dir / name}"],
-            pythonpath=[str(paths.REPO / "harness")], consolewidth=100, loglevel="INFO")
-    print(f"Robot logs: {run_dir / 'robot'}")
-    if args.report:
+    selection = {key: value for key, value in (("include", args.include), ("exclude", args.exclude),
+                                               ("test", args.test)) if value}
+    status = robot.run(
+        *[str(paths.SUITES / f"{one.suite}.robot") for one in chosen], outputdir=str(run_dir),
+        prerunmodifier=[Matrix([str(one.path) for one in chosen], args.profile, args.sdk or "", run_dir)],
+        listener=[Progress()], variable=[f"STORE:{args.store}"], dryrun=args.dryrun,
+        pythonpath=[str(paths.REPO / "harness")], console="quiet", loglevel="INFO", **selection)
+    print(f"Robot output, log and report: {run_dir}")
+    if args.report and not args.dryrun:
         status |= cmd_report(argparse.Namespace(store=args.store, out=args.out, run=None))
     return 1 if status else 0
 
@@ -85,7 +97,8 @@ def cmd_capacity(args: argparse.Namespace) -> int:
     """`uabench capacity SDK`: the capacity plan for one server."""
     sdks.get(args.sdk)
     return cmd_run(argparse.Namespace(plans=[args.plan], profile=args.profile, sdk=args.sdk, store=args.store,
-                                      report=args.report, out=args.out))
+                                      report=args.report, out=args.out, estimate=False, dryrun=False, include=None,
+                                      exclude=None, test=None))
 
 
 def cmd_model(args: argparse.Namespace) -> int:
@@ -233,6 +246,13 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--sdk", default="", help="comma-separated SDKs to include (default: all)")
     run.add_argument("--report", action="store_true", help="write the report afterwards")
     run.add_argument("--out", default=str(paths.RESULTS / "report"), help="report directory")
+    run.add_argument("--estimate", action="store_true", help="print the estimated duration and exit")
+    run.add_argument("--dryrun", action="store_true", help="Robot's dry run: list and check the tests, measure nothing")
+    run.add_argument("--include", action="append", metavar="TAG",
+                     help="run only tests with this tag (Robot's --include, e.g. server:milo; repeatable)")
+    run.add_argument("--exclude", action="append", metavar="TAG", help="skip tests with this tag (repeatable)")
+    run.add_argument("--test", action="append", metavar="NAME", help="run only tests of this name or pattern "
+                     "(repeatable)")
     run.set_defaults(func=cmd_run)
 
     capacity = commands.add_parser("capacity", help="find a server's read capacity and overload behaviour")
