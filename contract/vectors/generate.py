@@ -53,7 +53,7 @@ BAD = [
     ("server", {**SERVER, "security": {"endpoints": [{"policy": "None", "mode": "Sign"}]}},
      "security.endpoints[0]", True),
     ("server", {**SERVER, "security": {"endpoints": [{"policy": "Basic256Sha256"}]}}, "security.endpoints[0]", True),
-    ("server", {**SERVER, "security": {"endpoints": [{**SECURE, "port": 1}]}}, "security.endpoints[0].port", True),
+    ("server", {**SERVER, "security": {"endpoints": [{"policy": "None", "port": 1}]}}, "security.endpoints[0].port", True),
     ("server", {**SERVER, "security": {"endpoints": [SECURE]}}, "security.certificate", True),
     ("server", {**SERVER, "security": {"certificate": 5}}, "security.certificate", True),
     ("server", {**SERVER, "security": {"application_uri": ""}}, "security.application_uri", True),

@@ -1,9 +1,19 @@
+import hashlib
+import json
 import math
 import random
+import struct
+import subprocess
+from functools import partial
+from pathlib import Path
 
+import jsonschema
 import pytest
 import uabench_contract as contract
-from uabench_contract import ConfigError, Histogram
+from uabench_contract import ConfigError, Histogram, validation
+
+from uabench import paths
+from uabench.results.records import validate_result
 
 
 def test_signal_values_are_exact_floats_that_encode_index_and_tick():
@@ -192,3 +202,221 @@ def test_pubsub_result_record():
     assert result["throughput"] == {"ops_per_s": 9.0, "values_per_s": 90.0}
     assert result["pubsub"]["lost"] == 1 and result["pubsub"]["writers"] == 1 and result["latency_ns"] == []
     assert result["cycle_time_ns"] == [[contract.bucket(100_000_000), 1]]
+
+
+# --- the golden vectors of contract/vectors, against the reference and the schema ----------
+
+VECTORS = Path(__file__).resolve().parents[2] / "contract" / "vectors"
+FILL = {"server": contract.server_config, "client": contract.client_config,
+        "publisher": contract.publisher_config, "subscriber": contract.subscriber_config}
+
+
+def _vectors(name: str) -> dict:
+    return json.loads((VECTORS / f"{name}.json").read_text())
+
+
+CONFIGS = _vectors("configs")
+HISTOGRAM = _vectors("histogram")
+VALUES = _vectors("values")
+
+
+def _label(vector: dict) -> str:
+    return f"{vector['role']}:{json.dumps(vector['config'], separators=(',', ':'))}"
+
+
+@pytest.mark.parametrize("name", contract.SCHEMAS)
+def test_schema_is_valid_draft_2020_12(name):
+    jsonschema.Draft202012Validator.check_schema(contract.schema(name))
+
+
+@pytest.mark.parametrize("vector", CONFIGS["bad"], ids=_label)
+def test_bad_config_vector(vector):
+    assert (vector["exit"], vector["kind"]) == (contract.EXIT_CONFIG, "config")
+    with pytest.raises(ConfigError) as reference:
+        FILL[vector["role"]](vector["config"])
+    assert vector["key"] in str(reference.value)
+    # What the Python adapters run: the schema first, then the reference.
+    with pytest.raises(ConfigError) as adapter:
+        validation.check_config(vector["role"], vector["config"])
+    assert vector["key"] in str(adapter.value)
+    schema_problems = validation.problems(vector["role"], vector["config"])
+    assert bool(schema_problems) == vector["schema"], schema_problems
+
+
+@pytest.mark.parametrize("vector", CONFIGS["good"], ids=_label)
+def test_good_config_vector(vector):
+    assert FILL[vector["role"]](vector["config"]) == vector["filled"]
+    assert validation.check_config(vector["role"], vector["config"]) == vector["filled"]
+    assert validation.problems(vector["role"], vector["config"]) == []
+    assert validation.problems(vector["role"], vector["filled"]) == []
+
+
+def test_config_vectors_cover_every_key_of_the_schema():
+    """A key added to the schema without a bad vector is a gap every adapter would inherit."""
+    named = {v["key"].split(".")[-1].split("[")[0] for v in CONFIGS["bad"]}
+    keys = set()
+
+    def collect(node):
+        if isinstance(node, dict):
+            keys.update(node.get("properties", {}))
+            for child in node.values():
+                collect(child)
+        elif isinstance(node, list):
+            for child in node:
+                collect(child)
+
+    for role in ("server", "client", "publisher", "subscriber", "common"):
+        collect({k: v for k, v in contract.schema(role).items() if k != "$defs"} if role != "common"
+                else {k: v for k, v in contract.schema(role)["$defs"].items() if k in ("pubsub", "measured_phase")})
+    assert keys - named - {"endpoints", "private_key"} == set()
+
+
+@pytest.mark.parametrize("vector", HISTOGRAM["buckets"], ids=lambda v: str(v["value_ns"]))
+def test_bucket_vector(vector):
+    assert contract.bucket(vector["value_ns"]) == vector["bucket"] == vector["low"]
+    assert contract.bucket(vector["low"]) == contract.bucket(vector["high"]) == vector["bucket"]
+    assert contract.bucket(vector["high"] + 1) > vector["bucket"]
+    assert vector["low"] == 1 or contract.bucket(vector["low"] - 1) < vector["bucket"]
+
+
+@pytest.mark.parametrize("vector", HISTOGRAM["histograms"], ids=lambda v: str(v["values_ns"][:3]))
+def test_sparse_histogram_vector(vector):
+    histogram = Histogram()
+    for value in vector["values_ns"]:
+        histogram.record(value)
+    assert histogram.sparse() == vector["sparse"]
+    assert contract.histogram_problems(vector["sparse"]) == []
+
+
+@pytest.mark.parametrize("name,values", [
+    ("page", contract.page()), ("sdd", list(contract.sdd())), ("image", list(contract.image())),
+    *[(name, contract.array(length)) for name, length in contract.ARRAYS.items()],
+])
+def test_long_value_vectors(name, values):
+    vector = VALUES["arrays"][name] if name in contract.ARRAYS else VALUES[name]
+    raw = bytes(values) if vector["element"] == "byte" else struct.pack(
+        f"<{len(values)}{'h' if vector['element'] == 'int16' else 'd'}", *values)
+    assert (len(values), sum(values), hashlib.sha256(raw).hexdigest()) == (
+        vector["length"], vector["sum"], vector["sha256_le"])
+    assert all(values[k] == v for k, v in vector["samples"])
+
+
+def test_value_function_vectors():
+    for v in VALUES["signal"]:
+        assert contract.signal(v["index"], v["tick"]) == v["value"]
+    for v in VALUES["signal_tick"]:
+        assert contract.signal_tick(v["value"]) == v["tick"]
+    for v in VALUES["verify"]:
+        value = float(v["value"]) if v["node"].startswith(("Signal_", "Write_")) else v["value"]
+        assert (contract.verify_value(v["node"], value) is None) == v["valid"], v
+    assert VALUES["real"] == contract.REAL_VALUE
+    for v in VALUES["write_value"]:
+        assert contract.write_value(v["session"], v["request"], v["nodes_per_request"], v["position"]) == v["value"]
+    for v in VALUES["write_verification_value"]:
+        assert contract.write_verification_value(v["pattern"], v["position"]) == v["value"]
+    for v in VALUES["request_nodes"]:
+        assert contract.request_nodes(v["nodes"], v["request"], v["nodes_per_request"]) == v["result"]
+    for v in VALUES["writers"]:
+        config = {"signals": v["signals"], "fields_per_message": v["fields_per_message"]}
+        assert contract.writers(config) == v["writers"]
+        assert [[r.start, r.stop] for r in map(partial(contract.writer_fields, config), range(v["writers"]))] == v[
+            "fields"]
+
+
+def test_vectors_agree_with_values_worked_out_by_hand():
+    """The vectors come from the reference; these few are computed by hand, so a bug in the
+    reference cannot slip into every adapter through them."""
+    signal = {(v["index"], v["tick"]): v["value"] for v in VALUES["signal"]}
+    assert signal[5000, 16385] == (5000 - 4 * 1024) * 16384 + 1 == 14811137
+    assert signal[1023, 16383] == 2**24 - 1
+    buckets = {v["value_ns"]: v for v in HISTOGRAM["buckets"]}
+    assert buckets[511]["bucket"] == 510                          # 0b111111111: the last bit dropped
+    assert (buckets[1031]["bucket"], buckets[1031]["high"]) == (1024, 1031)   # 11 bits: steps of 8
+    assert buckets[2**32 + 5]["bucket"] == 2**32 and buckets[2**32 + 5]["high"] == 2**32 + 2**25 - 1
+    assert VALUES["arrays"]["Array_10000"]["sum"] == 9999 * 10000 / 2 + 5000
+    assert VALUES["sdd"]["samples"][1] == [1, 38] and VALUES["image"]["samples"][-1] == [65534, (65534 * 13 + 1) % 256]
+    assert VALUES["page"]["samples"][0] == [0, -32768]
+    assert {"value": 7_012_345_699.0}.items() <= VALUES["write_value"][3].items()
+    assert VALUES["write_verification_value"][2]["value"] == -1_700_005.25
+    filled = next(v["filled"] for v in CONFIGS["good"] if v["config"] == {"port": 4840})
+    assert filled["signals"] == 1000 and filled["security"]["endpoints"] == [{"policy": "None", "mode": "None"}]
+
+
+# --- result records and stdout events ------------------------------------------------------
+
+def _client_record() -> dict:
+    recorder = contract.Recorder()
+    recorder.start_ns, recorder.end_ns = 1_700_000_000_000_000_000, 1_700_000_001_000_000_000
+    recorder.operation(12_345, True, 1)
+    recorder.operation(0, False, 1, "BadTimeout")
+    recorder.session_ready(2_000_000)
+    recorder.verification(None)
+    return recorder.result("x", "1", "client", contract.client_config(CONFIGS["good"][3]["config"]))
+
+
+def test_reference_records_keep_the_schema():
+    assert validate_result(_client_record()) == []
+    config = contract.subscriber_config({})
+    figures = {"start_ns": 0, "end_ns": 10, "messages": 1, "lost": 0, "duplicates": 0, "decode_failed": 0,
+               "foreign": 0, "datagrams": 1, "bytes": 9, "max_datagram_bytes": 9, "fields": 100, "checked": 100,
+               "verification_failed": 0, "verification_examples": [], "error_examples": [], "negative_delays": 0,
+               "cycle_time": Histogram([[1000, 1]]), "delay": Histogram(), "timestamps": "application"}
+    assert validate_result(contract.pubsub_result("x", "1", config, figures)) == []
+
+
+@pytest.mark.parametrize("break_it,path", [
+    (lambda r: r.pop("latency_ns"), "$: 'latency_ns' is a required property"),
+    (lambda r: r.update(extra=1), "$: Additional properties are not allowed"),
+    (lambda r: r["operations"].update(failed=-1), "$.operations.failed"),
+    (lambda r: r["verification"].update(examples=["a"] * 6), "$.verification.examples"),
+    (lambda r: r.update(latency_ns=[[1000, 0]]), "$.latency_ns[0][1]"),
+    (lambda r: r.update(latency_ns=[[1001, 1]]), "$.latency_ns[0]: 1001 is not a bucket value"),
+    (lambda r: r.update(latency_ns=[[2000, 1], [1000, 1]]), "$.latency_ns[1]: 1000 follows 2000"),
+    (lambda r: r["operations"].update(attempted=5), "$.operations: attempted 5"),
+    (lambda r: r.update(end_ns=r["start_ns"] - 1), "$.end_ns"),
+    (lambda r: r["config"].update(sessions=0), "$.config.sessions"),
+    (lambda r: r.update(workload="subscribe"), "$: 'subscription' is a required property"),
+    (lambda r: r.update(role="subscriber"), "$: 'pubsub' is a required property"),
+    (lambda r: r.update(throughput={"ops_per_s": "fast", "values_per_s": 1}), "$.throughput.ops_per_s"),
+])
+def test_faulty_record_is_refused_naming_the_path(break_it, path):
+    record = _client_record()
+    break_it(record)
+    problems = validate_result(record)
+    assert any(problem.startswith(path) for problem in problems), problems
+
+
+@pytest.mark.parametrize("event,ok", [
+    ({"event": "ready", "endpoint": "opc.tcp://127.0.0.1:4840", "pid": 12}, True),
+    ({"event": "ready", "address": "opc.udp://239.255.0.1:4840/", "writers": 1, "pid": 12}, True),
+    ({"event": "error", "kind": "config", "message": "config: unknown key 'x'"}, True),
+    ({"event": "ready", "endpoint": "tcp://127.0.0.1:4840", "pid": 12}, False),
+    ({"event": "error", "kind": "oops", "message": "x"}, False),
+    ({"event": "done"}, False),
+])
+def test_event_lines(event, ok):
+    assert (validation.problems("event", event) == []) is ok
+
+
+def test_event_schema_checks_result_lines():
+    assert validation.problems("event", _client_record()) == []
+    assert validation.problems("event", {**_client_record(), "values": -1})
+
+
+# --- the Python and JavaScript adapters, through their real launchers ----------------------
+
+LAUNCHED = [v for v in CONFIGS["bad"] if v["role"] in ("server", "client")
+            and v["key"] in ("signalz", "security.endpoints[0].policy", "sessions", "nodes_per_reqest")]
+
+
+@pytest.mark.parametrize("sdk", ["asyncua", "python-opcua", "node-opcua"])
+@pytest.mark.parametrize("vector", LAUNCHED, ids=_label)
+def test_adapter_launcher_refuses_bad_config(sdk, vector, tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(vector["config"]))
+    done = subprocess.run([str(paths.ADAPTERS / sdk / "run"), vector["role"], "--config", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == vector["exit"], done.stderr[-500:]
+    event = json.loads(done.stdout.strip().splitlines()[-1])
+    assert validation.problems("event", event) == []
+    assert event["kind"] == vector["kind"] and vector["key"] in event["message"]

@@ -10,6 +10,7 @@ import sys
 import asyncua
 
 import uabench_contract as contract
+from uabench_contract import validation
 
 from . import security
 
@@ -53,11 +54,11 @@ def main(argv: list[str]) -> None:
     try:
         raw = contract.load_config(config_path(args))
         if command == "server":
-            config = contract.server_config(raw)
+            config = validation.check_config("server", raw)
             check_security(config["security"]["endpoints"])
             security.check_files(config["security"], ["certificate", "private_key", "trusted_certificates"])
         else:
-            config = contract.client_config(raw)
+            config = validation.check_config("client", raw)
             check_security([config["security"]])
             security.check_files(config["security"], ["certificate", "private_key"])
     except contract.ConfigError as error:
@@ -81,7 +82,7 @@ def pubsub_role(command: str, args: list[str]) -> None:
     """`run publisher|subscriber --config FILE` (SPEC §8), in uabench_asyncua/pubsub.py."""
     try:
         raw = contract.load_config(config_path(args))
-        config = contract.publisher_config(raw) if command == "publisher" else contract.subscriber_config(raw)
+        config = validation.check_config(command, raw)
     except contract.ConfigError as error:
         contract.fail("config", str(error), contract.EXIT_CONFIG)
     try:

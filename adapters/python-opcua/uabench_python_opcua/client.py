@@ -10,6 +10,7 @@ import time
 from concurrent.futures import CancelledError, ThreadPoolExecutor
 
 import uabench_contract as contract
+from uabench_contract import validation
 
 from . import SDK_ID, sdk_version
 from .session import REQUEST_TIMEOUT_S, Credentials, Session
@@ -21,7 +22,7 @@ CONNECT_PARALLELISM = 8
 
 def run_client(path: str) -> None:
     try:
-        config = contract.client_config(contract.load_config(path))
+        config = validation.check_config("client", contract.load_config(path))
         credentials = Credentials(config["security"])
     except contract.ConfigError as error:
         contract.fail("config", str(error), contract.EXIT_CONFIG)

@@ -11,6 +11,7 @@ from datetime import datetime
 
 from opcua import Server, ua
 import uabench_contract as contract
+from uabench_contract import validation
 
 from . import security
 
@@ -19,7 +20,7 @@ log = logging.getLogger("uabench.python_opcua.server")
 
 def run_server(path: str) -> None:
     try:
-        config = contract.server_config(contract.load_config(path))
+        config = validation.check_config("server", contract.load_config(path))
         settings = config["security"]
         policy_types = security.server_policy_types(settings["endpoints"])
         trusted = frozenset(security.der(security.load_certificate(p, "security.trusted_certificates"))

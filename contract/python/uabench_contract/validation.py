@@ -72,6 +72,8 @@ def describe(error: ValidationError) -> str:
     if error.validator == "required":
         missing = [key for key in error.validator_value if key not in error.instance]
         return f"config: missing required key '{prefix}{missing[0] if missing else '?'}'"
+    if error.validator == "pattern" and "description" in error.schema:
+        return f"config: key '{_key(error.absolute_path)}' must be {error.schema['description']}, got {error.instance!r}"
     return f"config: key '{_key(error.absolute_path)}': {error.message}"
 
 

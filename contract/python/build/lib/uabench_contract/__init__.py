@@ -1,0 +1,561 @@
+"""The adapter contract of adapters/SPEC.md in executable form.
+
+Pure standard library, so the Python adapters import it as their reference implementation
+and the harness uses the same definitions to validate what adapters send back.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+NAMESPACE_URI = "urn:uabench:model"
+POLICIES = ("None", "Basic256Sha256", "Aes128_Sha256_RsaOaep", "Aes256_Sha256_RsaPss")
+MODES = ("None", "Sign", "SignAndEncrypt")
+WORKLOADS = ("read", "write", "subscribe")
+ROLES = ("server", "client", "publisher", "subscriber")
+
+EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG, EXIT_NOT_SUPPORTED = 0, 1, 2, 3
+
+PAGE_LENGTH = 512
+SDD_LENGTH = 20_000
+IMAGE_LENGTH = 65_535
+REAL_VALUE = 1234.5
+TICK_MODULUS = 16384
+SIGNAL_INDEX_MODULUS = 1024
+
+
+# --- the standard address space (SPEC §4) -------------------------------------------------
+
+def signal(index: int, tick: int) -> float:
+    return float((index % SIGNAL_INDEX_MODULUS) * TICK_MODULUS + (tick % TICK_MODULUS))
+
+
+def page() -> list[int]:
+    return [((k * 37) % 65536) - 32768 for k in range(PAGE_LENGTH)]
+
+
+def sdd() -> bytes:
+    return bytes((k * 31 + 7) % 256 for k in range(SDD_LENGTH))
+
+
+def image() -> bytes:
+    return bytes((k * 13 + 1) % 256 for k in range(IMAGE_LENGTH))
+
+
+def array(length: int) -> list[float]:
+    return [k + 0.5 for k in range(length)]
+
+
+ARRAYS = {"Array_10": 10, "Array_10000": 10000}
+_PAGE, _SDD, _IMAGE = page(), sdd(), image()
+_ARRAYS = {name: array(length) for name, length in ARRAYS.items()}
+
+
+def signal_tick(value: float) -> int:
+    return int(value) % TICK_MODULUS
+
+
+def _float32_exact(value: float) -> bool:
+    return struct.unpack("f", struct.pack("f", value))[0] == value
+
+
+def verify_value(node: str, value: Any) -> str | None:
+    """None if `value` is what the standard address space holds at `node`, else a reason."""
+    if node.startswith("Signal_"):
+        index = int(node[len("Signal_"):])
+        if (not isinstance(value, float) or not math.isfinite(value) or value != int(value)
+                or not 0 <= value < 2**24
+                or int(value) // TICK_MODULUS != index % SIGNAL_INDEX_MODULUS):
+            return f"{node}: got {value!r}, expected tick-encoded Float for index {index}"
+        return None
+    if node == "Tick":
+        ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**32
+        return None if ok else f"Tick: got {value!r}, expected UInt32"
+    if node == "Real":
+        return None if value == REAL_VALUE else f"Real: got {value!r}, expected {REAL_VALUE}"
+    if node == "Page":
+        return None if list(value or []) == _PAGE else f"Page: got {_short(value)}, expected Int16[512] pattern"
+    if node == "SDD":
+        return None if bytes(value or b"") == _SDD else f"SDD: got {_short(value)}, expected 20000-byte pattern"
+    if node == "Image":
+        return None if bytes(value or b"") == _IMAGE else f"Image: got {_short(value)}, expected 65535-byte pattern"
+    if node in _ARRAYS:
+        ok = isinstance(value, (list, tuple)) and list(value) == _ARRAYS[node]
+        return None if ok else f"{node}: got {_short(value)}, expected Double[{ARRAYS[node]}] of k + 0.5"
+    if node.startswith("Write_"):
+        ok = isinstance(value, float)
+        return None if ok else f"{node}: got {value!r}, expected Double"
+    return f"{node}: not a node of the standard address space"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def write_value(session: int, request: int, nodes_per_request: int, position: int) -> float:
+    return session * 1e9 + request * nodes_per_request + position
+
+
+def write_verification_value(pattern: int, position: int) -> float:
+    return -(100000 * pattern + position) - 0.25
+
+
+def request_nodes(nodes: list[str], request: int, nodes_per_request: int) -> list[str]:
+    start = request * nodes_per_request
+    return [nodes[(start + j) % len(nodes)] for j in range(nodes_per_request)]
+
+
+# --- latency histograms (SPEC §5) ---------------------------------------------------------
+
+def bucket(value_ns: int) -> int:
+    value_ns = max(1, int(value_ns))
+    shift = value_ns.bit_length() - 8
+    return value_ns if shift <= 0 else (value_ns >> shift) << shift
+
+
+class Histogram:
+    def __init__(self, pairs: list[list[int]] | None = None) -> None:
+        self.counts: dict[int, int] = {}
+        for value, count in pairs or []:
+            self.counts[int(value)] = self.counts.get(int(value), 0) + int(count)
+
+    def record(self, value_ns: int) -> None:
+        key = bucket(value_ns)
+        self.counts[key] = self.counts.get(key, 0) + 1
+
+    def merge(self, other: Histogram) -> Histogram:
+        for value, count in other.counts.items():
+            self.counts[value] = self.counts.get(value, 0) + count
+        return self
+
+    def clear(self) -> None:
+        self.counts.clear()
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def sparse(self) -> list[list[int]]:
+        return [[value, count] for value, count in sorted(self.counts.items()) if count]
+
+    def percentile(self, q: float) -> float | None:
+        """Value at quantile q in [0, 100] (nearest-rank over bucket values)."""
+        total = self.total
+        if not total:
+            return None
+        rank = max(1, math.ceil(q / 100.0 * total))
+        seen = 0
+        for value, count in sorted(self.counts.items()):
+            seen += count
+            if seen >= rank:
+                return float(value)
+        return float(max(self.counts))
+
+    def mean(self) -> float | None:
+        total = self.total
+        return sum(v * c for v, c in self.counts.items()) / total if total else None
+
+    def max(self) -> float | None:
+        return float(max(self.counts)) if self.counts else None
+
+
+# --- config validation (SPEC §3) ----------------------------------------------------------
+
+class ConfigError(Exception):
+    """Bad config: exit 2 with a message naming the key."""
+
+
+class NotSupported(Exception):
+    """The config asks for something the SDK lacks: exit 3."""
+
+
+@dataclass(frozen=True)
+class Key:
+    kind: str  # int, number, bool, string, strings, endpoints, object, choice
+    default: Any = None
+    low: float | None = None
+    high: float | None = None
+    required: bool = False
+    nullable: bool = False
+    choices: tuple[str, ...] = ()
+
+
+SERVER_KEYS = {
+    "host": Key("string", "127.0.0.1"),
+    "port": Key("int", low=1, high=65535, required=True),
+    "signals": Key("int", 1000, 0, 100000),
+    "update_interval_ms": Key("int", 100, 0, 60000),
+    "writes": Key("int", 100, 0, 100000),
+    "security": Key("object", None),
+}
+SERVER_SECURITY_KEYS = {
+    "endpoints": Key("endpoints", None),
+    "certificate": Key("string", None, nullable=True),
+    "private_key": Key("string", None, nullable=True),
+    "application_uri": Key("string", "urn:uabench:server"),
+    "trusted_certificates": Key("strings", None),
+}
+CLIENT_KEYS = {
+    "endpoint": Key("string", required=True),
+    "workload": Key("choice", required=True, choices=WORKLOADS),
+    "security": Key("object", None),
+    "sessions": Key("int", 1, 1, 1000),
+    "warmup_s": Key("number", 1, 0, 3600),
+    "duration_s": Key("number", 5, 0.1, 86400),
+    "verify": Key("bool", True),
+    "nodes": Key("strings", required=True),
+}
+CLIENT_SECURITY_KEYS = {
+    "policy": Key("choice", "None", choices=POLICIES),
+    "mode": Key("choice", "None", choices=MODES),
+    "certificate": Key("string", None, nullable=True),
+    "private_key": Key("string", None, nullable=True),
+    "application_uri": Key("string", "urn:uabench:client"),
+}
+WORKLOAD_KEYS = {
+    "read": {
+        "nodes_per_request": Key("int", 1, 1, 10000),
+        "in_flight": Key("int", 1, 1, 10000),
+        "rate": Key("number", None, 1e-9, 1e9, nullable=True),
+    },
+    "subscribe": {
+        "subscriptions": Key("int", 1, 1, 1000),
+        "publishing_interval_ms": Key("number", 100, 1, 60000),
+        "sampling_interval_ms": Key("number", 100, 0, 60000),
+        "queue_size": Key("int", 1, 1, 10000),
+    },
+}
+WORKLOAD_KEYS["write"] = WORKLOAD_KEYS["read"]
+
+
+def _check(name: str, key: Key, value: Any) -> Any:
+    if value is None:
+        if key.nullable:
+            return None
+        raise ConfigError(f"config: key '{name}' must not be null")
+    kind = key.kind
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"config: key '{name}' must be an integer, got {value!r}")
+    elif kind == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ConfigError(f"config: key '{name}' must be a number, got {value!r}")
+    elif kind == "bool":
+        if not isinstance(value, bool):
+            raise ConfigError(f"config: key '{name}' must be true or false, got {value!r}")
+    elif kind == "string":
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"config: key '{name}' must be a non-empty string, got {value!r}")
+    elif kind == "choice":
+        if value not in key.choices:
+            raise ConfigError(f"config: key '{name}' must be one of {', '.join(key.choices)}, got {value!r}")
+    elif kind == "strings":
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise ConfigError(f"config: key '{name}' must be a list of strings")
+        if name == "nodes" and not value:
+            raise ConfigError("config: key 'nodes' must not be empty")
+    elif kind == "object":
+        if not isinstance(value, dict):
+            raise ConfigError(f"config: key '{name}' must be an object")
+    elif kind == "endpoints":
+        if not isinstance(value, list) or not value:
+            raise ConfigError(f"config: key '{name}' must be a non-empty list of {{policy, mode}}")
+        return [_security_pair(f"{name}[{i}]", e) for i, e in enumerate(value)]
+    if key.low is not None and not key.low <= value <= key.high:
+        raise ConfigError(f"config: key '{name}' = {value!r} is out of range [{key.low:g}, {key.high:g}]")
+    return value
+
+
+def _security_pair(name: str, entry: Any) -> dict[str, str]:
+    if not isinstance(entry, dict):
+        raise ConfigError(f"config: key '{name}' must be an object with policy and mode")
+    out = _fill(entry, {"policy": CLIENT_SECURITY_KEYS["policy"], "mode": CLIENT_SECURITY_KEYS["mode"]}, name + ".")
+    check_policy_mode(out["policy"], out["mode"], name)
+    return out
+
+
+def check_policy_mode(policy: str, mode: str, where: str) -> None:
+    if (policy == "None") != (mode == "None"):
+        raise ConfigError(f"config: key '{where}' pairs policy {policy} with mode {mode}")
+
+
+def _fill(raw: dict, keys: dict[str, Key], prefix: str = "") -> dict:
+    for name in raw:
+        if name not in keys:
+            raise ConfigError(f"config: unknown key '{prefix}{name}'")
+    out = {}
+    for name, key in keys.items():
+        if name in raw:
+            out[name] = _check(prefix + name, key, raw[name])
+        elif key.required:
+            raise ConfigError(f"config: missing required key '{prefix}{name}'")
+        else:
+            out[name] = key.default
+    return out
+
+
+def load_config(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as stream:
+            raw = json.load(stream)
+    except OSError as error:
+        raise ConfigError(f"config: cannot read {path}: {error.strerror}") from error
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"config: {path} is not valid JSON: {error}") from error
+    if not isinstance(raw, dict):
+        raise ConfigError(f"config: {path} must hold a JSON object")
+    return raw
+
+
+def server_config(raw: dict) -> dict:
+    config = _fill(raw, SERVER_KEYS)
+    security = _fill(config["security"] or {}, SERVER_SECURITY_KEYS, "security.")
+    if security["endpoints"] is None:
+        security["endpoints"] = [{"policy": "None", "mode": "None"}]
+    security["trusted_certificates"] = security["trusted_certificates"] or []
+    secure = any(e["policy"] != "None" for e in security["endpoints"])
+    if secure and not (security["certificate"] and security["private_key"]):
+        raise ConfigError("config: key 'security.certificate' and 'security.private_key' are required "
+                          "for a secure endpoint")
+    config["security"] = security
+    return config
+
+
+def client_config(raw: dict) -> dict:
+    workload = raw.get("workload")
+    keys = dict(CLIENT_KEYS)
+    if workload in WORKLOAD_KEYS:
+        keys.update(WORKLOAD_KEYS[workload])
+    config = _fill(raw, keys)
+    if not config["endpoint"].startswith("opc.tcp://"):
+        raise ConfigError(f"config: key 'endpoint' must start with opc.tcp://, got {config['endpoint']!r}")
+    security = _fill(config["security"] or {}, CLIENT_SECURITY_KEYS, "security.")
+    check_policy_mode(security["policy"], security["mode"], "security")
+    if security["policy"] != "None" and not (security["certificate"] and security["private_key"]):
+        raise ConfigError("config: key 'security.certificate' and 'security.private_key' are required "
+                          f"for policy {security['policy']}")
+    config["security"] = security
+    return config
+
+
+# --- PubSub roles (SPEC §8) ---------------------------------------------------------------
+
+MAX_UDP_PAYLOAD = 65507          # IPv4: 65535 - 20 (IP header) - 8 (UDP header)
+MAX_FIELDS_PER_MESSAGE = 12000   # 12000 Variant-encoded Floats (5 bytes each) + headers < 65507
+MAX_WRITERS = 1000
+
+PUBSUB_KEYS = {
+    "address": Key("string", "opc.udp://239.255.0.1:4840/"),
+    "interface": Key("string", "127.0.0.1"),
+    "publisher_id": Key("int", 1, 0, 65535),
+    "writer_group_id": Key("int", 1, 1, 65535),
+    "dataset_writer_id": Key("int", 1, 1, 65535),
+    "signals": Key("int", 100, 1, 1_000_000),
+    "fields_per_message": Key("int", 10000, 1, MAX_FIELDS_PER_MESSAGE),
+    "publishing_interval_ms": Key("number", 100, 1, 60000),
+}
+PUBLISHER_KEYS = dict(PUBSUB_KEYS)
+SUBSCRIBER_KEYS = {
+    **PUBSUB_KEYS,
+    "warmup_s": Key("number", 1, 0, 3600),
+    "duration_s": Key("number", 5, 0.1, 86400),
+    "verify": Key("bool", True),
+}
+
+
+def parse_udp_address(address: str) -> tuple[str, int]:
+    """(host, port) of `opc.udp://HOST:PORT[/]`; ConfigError naming 'address' otherwise."""
+    prefix = "opc.udp://"
+    rest = address[len(prefix):].rstrip("/") if address.startswith(prefix) else ""
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65535 or "/" in rest:
+        raise ConfigError(f"config: key 'address' must be opc.udp://HOST:PORT/ with a port in [1, 65535], "
+                          f"got {address!r}")
+    return host, int(port)
+
+
+def writers(config: dict) -> int:
+    """How many DataSetWriters (and NetworkMessages per cycle) carry the DataSet."""
+    return -(-config["signals"] // config["fields_per_message"])
+
+
+def writer_fields(config: dict, writer: int) -> range:
+    """The signal indices that DataSetWriter number `writer` (0-based) carries, in order."""
+    per = config["fields_per_message"]
+    return range(writer * per, min(config["signals"], (writer + 1) * per))
+
+
+def _pubsub_config(raw: dict, keys: dict[str, Key]) -> dict:
+    import ipaddress
+
+    config = _fill(raw, keys)
+    parse_udp_address(config["address"])
+    try:
+        ipaddress.IPv4Address(config["interface"])
+    except ValueError:
+        raise ConfigError(f"config: key 'interface' must be the IPv4 address of a local interface, "
+                          f"got {config['interface']!r}") from None
+    count = writers(config)
+    if count > MAX_WRITERS:
+        raise ConfigError(f"config: key 'signals' = {config['signals']} needs {count} DataSetWriters of "
+                          f"fields_per_message = {config['fields_per_message']}; at most {MAX_WRITERS}")
+    if config["dataset_writer_id"] + count - 1 > 65535:
+        raise ConfigError(f"config: key 'dataset_writer_id' = {config['dataset_writer_id']} leaves no room "
+                          f"for {count} DataSetWriter ids below 65536")
+    return config
+
+
+def publisher_config(raw: dict) -> dict:
+    return _pubsub_config(raw, PUBLISHER_KEYS)
+
+
+def subscriber_config(raw: dict) -> dict:
+    return _pubsub_config(raw, SUBSCRIBER_KEYS)
+
+
+def pubsub_result(sdk: str, version: str, config: dict, figures: dict) -> dict:
+    """The subscriber's result record (SPEC §8) from its raw figures:
+    start_ns, end_ns, messages, lost, duplicates, decode_failed, foreign, datagrams, bytes,
+    max_datagram_bytes, fields, checked, verification_failed, verification_examples,
+    error_examples, cycle_time (Histogram), delay (Histogram), negative_delays, timestamps."""
+    seconds = max(1e-9, (figures["end_ns"] - figures["start_ns"]) / 1e9)
+    messages, failed = figures["messages"], figures["decode_failed"]
+    return {
+        "event": "result", "sdk": sdk, "version": version, "role": "subscriber", "workload": "pubsub",
+        "config": config, "start_ns": figures["start_ns"], "end_ns": figures["end_ns"],
+        "operations": {"attempted": messages, "succeeded": messages - failed, "failed": failed},
+        "values": figures["fields"],
+        "verification": {"checked": figures["checked"], "failed": figures["verification_failed"],
+                         "examples": figures["verification_examples"][:MAX_EXAMPLES]},
+        "errors": {"examples": figures["error_examples"][:MAX_EXAMPLES]},
+        "throughput": {"ops_per_s": (messages - failed) / seconds, "values_per_s": figures["fields"] / seconds},
+        "latency_ns": [],
+        "pubsub": {
+            "messages": messages, "datagrams": figures["datagrams"], "bytes": figures["bytes"],
+            "max_datagram_bytes": figures["max_datagram_bytes"], "writers": writers(config),
+            "lost": figures["lost"], "duplicates": figures["duplicates"], "decode_failed": failed,
+            "foreign": figures["foreign"], "negative_delays": figures["negative_delays"],
+            "timestamps": figures["timestamps"],
+        },
+        "cycle_time_ns": figures["cycle_time"].sparse(),
+        "delay_ns": figures["delay"].sparse(),
+    }
+
+
+def verify_signal_fields(first_index: int, values: list, examples: list[str]) -> tuple[int, int]:
+    """Verifies the Float fields of one DataSetMessage that starts at Signal_{first_index}:
+    each is Signal_i's value, and all carry the same tick. Returns (checked, failed)."""
+    failed, tick = 0, None
+    for offset, value in enumerate(values):
+        node = f"Signal_{first_index + offset}"
+        reason = verify_value(node, value)
+        if reason is None:
+            if tick is None:
+                tick = signal_tick(value)
+            elif signal_tick(value) != tick:
+                reason = f"{node}: tick {signal_tick(value)} differs from tick {tick} of the same message"
+        if reason is not None:
+            failed += 1
+            if len(examples) < MAX_EXAMPLES:
+                examples.append(reason)
+    return len(values), failed
+
+
+# --- stdout protocol (SPEC §2) ------------------------------------------------------------
+
+def emit(event: dict) -> None:
+    sys.stdout.write(json.dumps(event, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def fail(kind: str, message: str, code: int) -> None:
+    emit({"event": "error", "kind": kind, "message": message})
+    sys.stderr.write(f"{kind}: {message}\n")
+    sys.exit(code)
+
+
+# --- the result record (SPEC §6) ----------------------------------------------------------
+
+MAX_EXAMPLES = 5
+
+
+class Recorder:
+    """Counts one client run. Operations are attributed to the measured phase by the
+    adapter (by send or scheduled time), so late completions still count."""
+
+    def __init__(self) -> None:
+        self.attempted = self.succeeded = self.failed = self.values = 0
+        self.checked = self.verification_failed = 0
+        self.verification_examples: list[str] = []
+        self.error_examples: list[str] = []
+        self.latency = Histogram()
+        self.session_setup = Histogram()
+        self.start_ns = self.end_ns = 0
+
+    def operation(self, latency_ns: int, ok: bool, values: int, error: str | None = None) -> None:
+        self.attempted += 1
+        if ok:
+            self.succeeded += 1
+            self.values += values
+            self.latency.record(latency_ns)
+        else:
+            self.failed += 1
+            if error and len(self.error_examples) < MAX_EXAMPLES:
+                self.error_examples.append(error)
+
+    def notification(self, ok: bool, error: str | None = None) -> None:
+        """One data-change notification of the subscribe workload (no latency)."""
+        self.attempted += 1
+        if ok:
+            self.succeeded += 1
+            self.values += 1
+        else:
+            self.failed += 1
+            if error and len(self.error_examples) < MAX_EXAMPLES:
+                self.error_examples.append(error)
+
+    def session_ready(self, setup_ns: int) -> None:
+        self.session_setup.record(setup_ns)
+
+    def verification(self, failure: str | None) -> None:
+        self.checked += 1
+        if failure is not None:
+            self.verification_failed += 1
+            if len(self.verification_examples) < MAX_EXAMPLES:
+                self.verification_examples.append(failure)
+
+    def result(self, sdk: str, version: str, role: str, config: dict) -> dict:
+        seconds = max(1e-9, (self.end_ns - self.start_ns) / 1e9)
+        return {
+            "event": "result", "sdk": sdk, "version": version, "role": role,
+            "workload": config.get("workload"), "config": config,
+            "start_ns": self.start_ns, "end_ns": self.end_ns,
+            "operations": {"attempted": self.attempted, "succeeded": self.succeeded, "failed": self.failed},
+            "values": self.values,
+            "verification": {"checked": self.checked, "failed": self.verification_failed,
+                             "examples": self.verification_examples},
+            "errors": {"examples": self.error_examples},
+            "throughput": {"ops_per_s": self.succeeded / seconds, "values_per_s": self.values / seconds},
+            "latency_ns": self.latency.sparse(),
+            "session_setup_ns": self.session_setup.sparse(),
+        }
+
+
+# --- the machine-readable contract (contract/schema) --------------------------------------
+
+SCHEMAS = ("common", "server", "client", "publisher", "subscriber", "result", "event", "capabilities")
+
+
+def schema(name: str) -> dict:
+    """The JSON Schema `name` of contract/schema (shipped in this package as schema/NAME.json)."""
+    from importlib import resources
+
+    if name not in SCHEMAS:
+        raise KeyError(f"no contract schema {name!r}; one of {', '.join(SCHEMAS)}")
+    return json.loads((resources.files(__name__) / "schema" / f"{name}.json").read_text(encoding="utf-8"))
