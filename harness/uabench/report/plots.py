@@ -1,78 +1,106 @@
-"""Plots for the report, rendered with matplotlib to PNG and embedded as base64, so the
-HTML page needs no network and no files beside it."""
+"""Plots of the report's figures, rendered with matplotlib to SVG for embedding inline in the
+HTML page (no network, no files beside it, sharp at any zoom). Every SDK has one colour across
+all plots, so a reader learns it once."""
 
 from __future__ import annotations
 
-import base64
 import io
+from collections.abc import Iterable
 
 import matplotlib
 
 matplotlib.use("Agg")
 from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
 
-Series = dict[str, list[tuple[float, float]]]
+from uabench.report.model import Figure, Series  # noqa: E402
+
+# The SDKs of this benchmark, in matplotlib's default ("tab10") colours; SDKs added later take
+# the remaining ones in the sorted order of their ids.
+SDK_COLOURS = {
+    "open62541": "#1f77b4",
+    "asyncua": "#ff7f0e",
+    "python-opcua": "#2ca02c",
+    "milo": "#d62728",
+    "node-opcua": "#9467bd",
+}
+SPARE_COLOURS = ("#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+LINE_STYLES = ("-", "--", ":", "-.")
+MARKERS = ("o", "s", "^", "D")
 
 
-def _png(figure) -> str:
-    buffer = io.BytesIO()
-    figure.tight_layout()
-    figure.savefig(buffer, format="png", dpi=90)
-    pyplot.close(figure)
-    return base64.b64encode(buffer.getvalue()).decode()
+def palette(sdks: Iterable[str]) -> dict[str, str]:
+    """SDK id -> colour: the fixed colour of a known SDK, a spare one by sorted order otherwise."""
+    unknown = sorted(set(sdks) - set(SDK_COLOURS))
+    return {**SDK_COLOURS, **{sdk: SPARE_COLOURS[i % len(SPARE_COLOURS)] for i, sdk in enumerate(unknown)}}
 
 
-def _axes(title: str, xlabel: str, ylabel: str, logx: bool = False, logy: bool = False):
-    figure, axes = pyplot.subplots(figsize=(7, 4))
-    axes.set_title(title)
-    axes.set_xlabel(xlabel)
-    axes.set_ylabel(ylabel)
-    if logx:
-        axes.set_xscale("log")
-    if logy:
-        axes.set_yscale("log")
-    axes.grid(True, which="both", alpha=0.3)
-    return figure, axes
+def report_palette(figures: Iterable[Figure]) -> dict[str, str]:
+    return palette(s.sdk for f in figures for s in f.series)
 
 
-def line_plot(title: str, xlabel: str, ylabel: str, series: Series, logx: bool = False,
-              logy: bool = False, hline: float | None = None) -> str | None:
-    series = {k: sorted(v) for k, v in series.items() if v}
+def svg(figure: Figure, colours: dict[str, str], salt: str = "") -> str | None:
+    """The figure as an <svg> element, or None if it has nothing to show. `salt` keeps the ids
+    inside the SVG unique among the plots of one page."""
+    series = [s for s in figure.series if s.points]
     if not series:
         return None
-    figure, axes = _axes(title, xlabel, ylabel, logx, logy)
-    for label, points in series.items():
-        axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
-    if hline is not None:
-        axes.axhline(hline, color="grey", linestyle="--", linewidth=1)
-    axes.legend(fontsize=8)
-    return _png(figure)
+    plot, axes = pyplot.subplots(figsize=(7.5, 4.2))
+    try:
+        axes.set_title(figure.title)
+        axes.set_xlabel(figure.xlabel)
+        axes.set_ylabel(figure.ylabel)
+        if figure.logx:
+            axes.set_xscale("log")
+        if figure.logy:
+            axes.set_yscale("log")
+        axes.grid(True, which="both", alpha=0.3)
+        styles = sorted({s.style for s in series})
+        if figure.kind == "bar":
+            _bars(axes, figure, series, colours)
+        else:
+            for one in series:
+                _draw(axes, figure.kind, one, colours[one.sdk], styles.index(one.style))
+        if figure.hline is not None:
+            axes.axhline(figure.hline, color="grey", linestyle="--", linewidth=1)
+        # beside the axes, so that no legend hides a curve
+        axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        buffer = io.StringIO()
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt or figure.title}):
+            plot.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    finally:
+        pyplot.close(plot)
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
 
 
-def step_plot(title: str, xlabel: str, ylabel: str, series: Series, logx: bool = False) -> str | None:
-    series = {k: v for k, v in series.items() if v}
-    if not series:
-        return None
-    figure, axes = _axes(title, xlabel, ylabel, logx)
-    for label, points in series.items():
-        axes.step([p[0] for p in points], [p[1] for p in points], where="post", label=label)
-    axes.legend(fontsize=8)
-    return _png(figure)
+def _draw(axes, kind: str, series: Series, colour: str, style: int) -> None:
+    points = sorted(series.points) if kind != "step" else series.points
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    line, marker = LINE_STYLES[style % len(LINE_STYLES)], MARKERS[style % len(MARKERS)]
+    if kind == "step":
+        axes.step(xs, ys, where="post", label=series.label, color=colour, linestyle=line)
+    elif kind == "scatter":
+        axes.scatter(xs, ys, color=colour, marker=marker, s=22)
+        if series.fitted is not None:
+            intercept, slope = series.fitted
+            # sampled evenly in log space, so the line keeps its shape on a logarithmic x axis too
+            low, high = min(xs), max(xs)
+            line_xs = ([low * (high / low) ** (i / 50) for i in range(51)] if low > 0
+                       else [low + (high - low) * i / 50 for i in range(51)])
+            axes.plot(line_xs, [intercept + slope * x for x in line_xs], color=colour, linestyle=line)
+        # one legend entry per series, showing its marker and (if fitted) its line
+        axes.plot([], [], color=colour, marker=marker, linestyle=line if series.fitted else "none",
+                  label=series.label + (" and fitted line" if series.fitted else ""))
+    else:
+        axes.plot(xs, ys, label=series.label, color=colour, linestyle=line, marker=marker)
 
 
-def bar_plot(title: str, ylabel: str, groups: dict[str, dict[str, float]], hline: float | None = None) -> str | None:
-    """Bars per category (x) and series (colour): groups = {series: {category: value}}."""
-    categories = sorted({c for values in groups.values() for c in values})
-    if not categories:
-        return None
-    figure, axes = _axes(title, "", ylabel)
-    width = 0.8 / max(1, len(groups))
-    for index, (label, values) in enumerate(sorted(groups.items())):
-        xs = [i + index * width for i in range(len(categories))]
-        axes.bar(xs, [values.get(c, 0) for c in categories], width=width, label=label)
-    axes.set_xticks([i + 0.4 - width / 2 for i in range(len(categories))])
-    axes.set_xticklabels(categories, rotation=20, ha="right", fontsize=8)
-    if hline is not None:
-        axes.axhline(hline, color="grey", linestyle="--", linewidth=1)
-    axes.legend(fontsize=8)
-    return _png(figure)
+def _bars(axes, figure: Figure, series: list[Series], colours: dict[str, str]) -> None:
+    width = 0.8 / len(series)
+    for index, one in enumerate(series):
+        values = dict(one.points)
+        xs = [i + index * width for i in range(len(figure.categories))]
+        axes.bar(xs, [values.get(i, 0) for i in range(len(figure.categories))], width=width, label=one.label,
+                 color=colours[one.sdk])
+    axes.set_xticks([i + 0.4 - width / 2 for i in range(len(figure.categories))])
+    axes.set_xticklabels(figure.categories, rotation=20, ha="right", fontsize=8)

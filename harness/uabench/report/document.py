@@ -1,0 +1,51 @@
+"""The report's document model from the results store: the chosen runs' sections in reading
+order, computed once from their cells."""
+
+from __future__ import annotations
+
+from uabench.report.model import Report, Section
+from uabench.report.pubsub import client_server_signal_points, pubsub_section
+from uabench.report.sections import (
+    capability_section,
+    capacity_section,
+    headroom_section,
+    interop_section,
+    model_section,
+    negative_section,
+    provenance_section,
+    ranking_section,
+    sweep_section,
+)
+from uabench.report.summary import summary_section
+from uabench.results.store import Store
+
+
+def latest_runs(store: Store) -> list[dict]:
+    """The newest run of every suite that measured anything (check runs are not reports), in
+    the order the suites were run."""
+    latest: dict[str, dict] = {}
+    for run in store.runs():
+        if run["suite"] != "check":
+            latest.pop(run["suite"], None)
+            latest[run["suite"]] = run
+    return sorted(latest.values(), key=lambda run: run["id"])
+
+
+def run_sections(run: dict, cells: list[dict], runs: list[dict], cells_of: dict[int, list[dict]]) -> list[Section]:
+    """A run's sections in reading order: results before the tests that only pass or fail."""
+    found = [ranking_section(run, cells), headroom_section(run, cells), interop_section(run["suite"], cells)]
+    sweeps = (run["provenance"].get("plan") or {}).get("sweeps") or {}
+    found += [sweep_section(run, cells, name, about) for name, about in sweeps.items()]
+    found += [negative_section(run, cells), capacity_section(run, cells)]
+    if any(c["kind"].startswith("pubsub-") for c in cells):
+        found.append(pubsub_section(cells, client_server_signal_points(runs, cells_of)))
+    return [s for s in found if s]
+
+
+def document(runs: list[dict], cells_of: dict[int, list[dict]]) -> Report:
+    sections = [summary_section(runs, cells_of)]
+    for run in runs:
+        sections += run_sections(run, cells_of[run["id"]], runs, cells_of)
+    everything = [c for run in runs for c in cells_of[run["id"]]]
+    sections += [model_section(everything), capability_section(runs), provenance_section(runs)]
+    return Report("uabench report", [s for s in sections if s])

@@ -1,0 +1,68 @@
+"""The report's files: the document model of the chosen runs rendered to Markdown and to a
+self-contained HTML page, with the cells exported as CSV and JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from uabench.report import html, markdown
+from uabench.report.document import document, latest_runs
+from uabench.report.sections import first_line
+from uabench.results import stats
+from uabench.results.store import Store
+
+
+def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict[str, Path]:
+    runs = [r for r in store.runs() if r["id"] in run_ids] if run_ids else latest_runs(store)
+    if not runs:
+        raise ValueError(f"no runs in the store {store.path}")
+    cells_of = {run["id"]: store.cells([run["id"]]) for run in runs}
+    report = document(runs, cells_of)
+    exported = [c for run in runs for c in cells_of[run["id"]]]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    outputs = {"markdown": out_dir / "report.md", "html": out_dir / "report.html", "json": out_dir / "cells.json",
+               "csv": out_dir / "cells.csv"}
+    _write_atomic(outputs["markdown"], markdown.render(report))
+    _write_atomic(outputs["html"], html.render(report))
+    _write_atomic(outputs["json"], json.dumps({"runs": runs, "cells": exported}, indent=1))
+    _write_atomic(outputs["csv"], cells_csv(exported))
+    return outputs
+
+
+CSV_COLUMNS = ("run_id", "suite", "kind", "client", "server", "variant", "repetition", "status", "reason",
+               "client_bound", "emulated", "ops_per_s", "values_per_s", "p50_us", "p99_us", "p99.9_us", "max_us",
+               "server_cpu_percent", "server_rss_max", "client_cpu_percent", "server_context_switches",
+               "server_cycles", "server_instructions")
+
+
+def cells_csv(cells: list[dict]) -> str:
+    """One row per measured cell with its derived figures, for spreadsheets."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(CSV_COLUMNS)
+    for cell in cells:
+        result = cell.get("result") or {}
+        latency = stats.latency_summary(stats.merge_histograms([result.get("latency_ns", [])]))
+        server, client = cell.get("server_resources") or {}, cell.get("client_resources") or {}
+        perf = cell.get("server_perf") or {}
+        row = {
+            **{k: cell.get(k) for k in CSV_COLUMNS if k in cell},
+            "reason": first_line(cell.get("reason")),
+            "ops_per_s": result.get("throughput", {}).get("ops_per_s"),
+            "values_per_s": result.get("throughput", {}).get("values_per_s"),
+            **{k: latency.get(k) for k in ("p50_us", "p99_us", "p99.9_us", "max_us")},
+            "server_cpu_percent": server.get("cpu_percent"), "server_rss_max": server.get("rss_max"),
+            "client_cpu_percent": client.get("cpu_percent"), "server_context_switches": perf.get("context_switches"),
+            "server_cycles": perf.get("cycles"), "server_instructions": perf.get("instructions"),
+        }
+        writer.writerow(["" if row.get(k) is None else row.get(k) for k in CSV_COLUMNS])
+    return buffer.getvalue()
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    temporary = path.with_suffix(path.suffix + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)

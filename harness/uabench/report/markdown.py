@@ -1,0 +1,47 @@
+"""The report as Markdown (GitHub flavour): a table of contents linking the headings' anchors,
+then every section with its tables. Plots are only in the HTML page; each is named where it is."""
+
+from __future__ import annotations
+
+from uabench.report.model import Report, Section, Table
+from uabench.report.text import cell_text
+
+
+def table(found: Table) -> list[str]:
+    def line(texts: list[str]) -> str:
+        return "| " + " | ".join(t.replace("|", "\\|") for t in texts) + " |"
+
+    lines = [line([c.title for c in found.columns]), "|" + "|".join(" --- " for _ in found.columns) + "|"]
+    lines += [line([cell_text(cell, column) for cell, column in zip(row, found.columns, strict=True)])
+              for row in found.rows]
+    return [*lines, "", *(f"*{note}*\n" for note in found.notes)]
+
+
+def contents(sections: list[Section], depth: int = 0) -> list[str]:
+    lines = []
+    for section in sections:
+        lines.append(f"{'  ' * depth}- [{section.title}](#{section.anchor})")
+        lines += contents(section.subsections, depth + 1)
+    return lines
+
+
+def section(part: Section, level: int = 2) -> list[str]:
+    lines = [f"{'#' * level} {part.title}", ""]
+    if part.warning:
+        lines += [f"**WARNING: {part.warning}**", ""]
+    lines += [line for paragraph in part.paragraphs for line in (paragraph, "")]
+    for found in part.tables:
+        lines += table(found)
+    if part.notes:
+        lines += [*(f"- {note}" for note in part.notes), ""]
+    lines += [f"*Plot (in report.html): {figure.title}*\n" for figure in part.figures]
+    for sub in part.subsections:
+        lines += section(sub, level + 1)
+    return lines
+
+
+def render(report: Report) -> str:
+    lines = [f"# {report.title}", "", "Contents:", "", *contents(report.sections), ""]
+    for part in report.sections:
+        lines += section(part)
+    return "\n".join(lines).rstrip("\n") + "\n"

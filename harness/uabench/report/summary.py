@@ -1,0 +1,93 @@
+"""The report's first section: every suite's headline figures, one line per server. Which figure
+is a headline comes from each run's plan summary (its ranking variant, its sweep kinds)."""
+
+from __future__ import annotations
+
+from uabench.report.model import Cell, Column, Estimate, Section, Status, Table
+from uabench.report.sections import NO_SECURITY, plan_of, ratio
+from uabench.results import figures
+
+# The security policy and mode whose cost the summary shows: the strongest one every SDK of this
+# benchmark supports.
+HEADLINE_SECURITY = "Basic256Sha256/SignAndEncrypt"
+
+
+class Figures:
+    """Cells by server and column, columns in the order they are first given."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, Column] = {}
+        self.by_server: dict[str, dict[str, Cell]] = {}
+
+    def put(self, server: str, column: Column, value: Cell) -> None:
+        self.columns.setdefault(column.title, column)
+        self.by_server.setdefault(server, {})[column.title] = value
+
+    def table(self) -> Table:
+        columns = list(self.columns.values())
+        rows = [[Cell(server), *(cells.get(c.title, Cell(None)) for c in columns)]
+                for server, cells in self.by_server.items()]
+        return Table([Column("server", format="text"), *columns], rows)
+
+
+def _rankings(run: dict, cells: list[dict], found: Figures) -> None:
+    ranking = plan_of(run).get("ranking")
+    if not ranking:
+        return
+    for p in figures.points(cells, "throughput"):
+        if p.sweep == ranking:
+            found.put(p.server, Column(f"{run['suite']} values/s", "values/s"),
+                      Cell(Estimate(p.values_per_s["mean"], p.values_per_s["ci95"]),
+                           Status.MARKED if p.client_bound else None, "client-bound" if p.client_bound else None))
+            found.put(p.server, Column(f"{run['suite']} p99 µs", "µs"), Cell(p.latency["p99_us"]))
+
+
+def _sweeps(run: dict, cells: list[dict], found: Figures) -> None:
+    sweeps = plan_of(run).get("sweeps") or {}
+    signal_sweeps = [name for name, about in sweeps.items() if about.get("kind") == "signals"]
+    points = [p for p in figures.points(cells) if p.sweep in signal_sweeps]
+    for server, p in figures.highest_sustained(points).items():
+        interval = p.config.get("publishing_interval_ms", 100)
+        found.put(server, Column(f"sustained signals/s at {interval:g} ms", "signals/s"), Cell(p.values_per_s["mean"]))
+    security = [p for p in figures.points(cells) if sweeps.get(p.sweep, {}).get("kind") == "security"]
+    if not security:
+        return
+    # the throughput figure: the security sweep that keeps the most requests in flight
+    names = [name for name, about in sweeps.items() if about.get("kind") == "security"]
+    busiest = max(names, key=lambda name: max((p.config.get("in_flight", 1) for p in security if p.sweep == name),
+                                               default=0))
+    base = {p.server: p for p in security if p.sweep == busiest and p.parameter == NO_SECURITY}
+    mode = HEADLINE_SECURITY.split("/")[1]
+    for p in security:
+        if p.sweep == busiest and p.parameter == HEADLINE_SECURITY:
+            baseline = base.get(p.server)
+            found.put(p.server, Column(f"{mode} / None throughput", "ratio", 2),
+                      Cell(ratio(p.values_per_s["mean"], baseline and baseline.values_per_s["mean"])))
+
+
+def _capacity(cells: list[dict], found: Figures) -> None:
+    for c in cells:
+        if c["kind"] == "capacity-verdict":
+            r = c["result"]
+            found.put(c["server"], Column("read capacity /s (overload)", "requests/s"),
+                      Cell(r["capacity_throughput"], detail=r["behaviour"]))
+
+
+def summary_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section | None:
+    found = Figures()
+    for run in runs:
+        cells = cells_of[run["id"]]
+        _rankings(run, cells, found)
+        _sweeps(run, cells, found)
+        _capacity(cells, found)
+    if not found.by_server:
+        return None
+    table = found.table()
+    first = next((c for c in found.columns.values() if c.unit == "values/s"), None)
+    order = f"in order of {first.title} under the reference load generator" if first else "by name"
+    if first:
+        table = table.sorted_by(first.title, descending=True)
+    else:
+        table = table.sorted_by("server")
+    intro = f"Figures measured in the runs below (provenance at the end); servers {order}."
+    return Section("Summary", paragraphs=[intro], tables=[table])
