@@ -7,6 +7,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
+import shutil
 import subprocess
 import threading
 from dataclasses import dataclass, field
@@ -20,6 +21,13 @@ _hosts_lock = threading.Lock()
 
 class HostsError(RuntimeError):
     pass
+
+
+def unavailable() -> str | None:
+    """Why this machine cannot create hosts, or None."""
+    if os.geteuid() != 0 or not shutil.which("ip"):
+        return "network namespaces need root and iproute2"
+    return None
 
 
 def _ip(*args: str, namespace: str | None = None, check: bool = True) -> subprocess.CompletedProcess:

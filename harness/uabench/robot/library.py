@@ -5,18 +5,17 @@ cases, one per cell of its plan, come from the pre-run modifier uabench.robot.mo
 
 from __future__ import annotations
 
-import math
 import time
 from pathlib import Path
 
 from robot.api import SkipExecution, logger
 from robot.libraries.BuiltIn import BuiltIn
-from uabench_contract import Histogram
 
 from uabench import plan as plans
 from uabench import sdks
-from uabench.engine import pubsub
-from uabench.engine.session import CellOutcome, Session
+from uabench.engine import pubsub, search
+from uabench.engine.cells import Outcome, wrong_values
+from uabench.engine.session import Session
 from uabench.proc import netns
 from uabench.proc.process import AdapterError
 from uabench.results import stats
@@ -97,7 +96,7 @@ class UabenchLibrary:
         outcomes = [self._cell("throughput", client, server, variant, repetition, workload)
                     for repetition in range(repetitions)]
         values = stats.summarize([o.result["throughput"]["values_per_s"] for o in outcomes])
-        latency = stats.latency_summary(_merged(outcomes))
+        latency = stats.latency_summary(search.merged_latency(outcomes))
         bound = sum(o.client_bound for o in outcomes)
         logger.info(f"{server}: {values['mean']:.0f} values/s (95% CI ±{values['ci95'] or 0:.0f}), "
                     f"p50 {latency['p50_us']:.0f} µs, p99 {latency['p99_us']:.0f} µs"
@@ -108,20 +107,16 @@ class UabenchLibrary:
         reference client, both on the load generator's CPUs: if two deliver clearly more,
         one process was the bottleneck (client-bound)."""
         session = self._session()
-        variant = self.plan.ranking
-        ranked = [cell for cell in session.store.cells([session.run_id]) if cell["kind"] == "throughput"
-                  and cell["variant"] == variant and cell["status"] == "pass"]
-        if not ranked:
+        fastest = search.fastest_server(session.store.cells([session.run_id]), self.plan.ranking)
+        if fastest is None:
             raise AssertionError("no throughput result in this run to pick the fastest server from")
-        fastest = max(ranked, key=lambda c: c["result"]["throughput"]["values_per_s"])["server"]
-        workload, repetitions = self._throughput_workload(variant)
-        figures = {}
-        for processes in (1, 2):
+        workload, repetitions = self._throughput_workload(self.plan.ranking)
+
+        def measure(processes: int, repetition: int) -> Outcome:
             label = f"{processes} process" + ("es" if processes > 1 else "")
-            outcomes = [self._cell("headroom", client, fastest, label, repetition, workload, processes)
-                        for repetition in range(repetitions)]
-            figures[processes] = stats.summarize([o.result["throughput"]["values_per_s"] for o in outcomes])
-        gain = figures[2]["mean"] / figures[1]["mean"] - 1
+            return self._cell("headroom", client, fastest, label, repetition, workload, processes)
+
+        figures, gain = search.headroom(measure, repetitions)
         logger.info(f"{client} load on {fastest}: 1 process {figures[1]['mean']:.0f} values/s, "
                     f"2 processes {figures[2]['mean']:.0f} values/s ({gain:+.0%})")
 
@@ -132,34 +127,32 @@ class UabenchLibrary:
         and fails the test if any point failed."""
         sweep = self.plan.sweep(name)
         phase = self.plan.phase(self.profile, "sweep")
-        measured, failed = [], []
-        for index, value in enumerate(sweep.points(self.profile)):
-            overrides, workload = sweep.point(value)
-            workload.update(warmup_s=phase.warmup_s, duration_s=phase.duration_s)
-            try:
-                outcomes = [self._cell("sweep", client, server, name, repetition, workload, parameter=value,
-                                       server_overrides=overrides)
-                            for repetition in range(phase.repetitions)]
-            except SkipExecution as skipped:
-                measured.append(f"{value}: {skipped}")
-                continue
-            except AssertionError as failure:
-                if sweep.stop and index > 0:
-                    measured.append(f"{value}: failed — limit reached")
-                    logger.info(f"{name} = {value}: {failure} — limit reached")
-                    break
-                if sweep.stop:
-                    raise
-                failed.append(f"{value}: {_first(str(failure))}")
-                continue
-            metric = sweep_metric(sweep, workload, outcomes)
-            measured.append(f"{value}: {metric:.3g}" if metric is not None else str(value))
-            if sweep.stop and metric is not None and metric > sweep.stop["above"]:
-                logger.info(f"{name} = {value}: {sweep.stop['metric']} {metric:.3f} > {sweep.stop['above']} — stop")
-                break
-        logger.info(f"{client} → {server}, {name}: " + ", ".join(measured))
-        if failed:
-            raise AssertionError(f"{len(failed)} point(s) failed: " + "; ".join(failed))
+
+        def workload(value) -> tuple[dict, dict]:
+            overrides, point = sweep.point(value)
+            return overrides, dict(point, warmup_s=phase.warmup_s, duration_s=phase.duration_s)
+
+        def measure(value, repetition: int) -> Outcome:
+            overrides, point = workload(value)
+            return self._measure("sweep", client, server, name, repetition, point, parameter=value,
+                                 server_overrides=overrides)
+
+        def metric(value, outcomes: list[Outcome]) -> float | None:
+            return search.stop_metric((sweep.stop or {}).get("metric"), workload(value)[1], outcomes)
+
+        def describe(value, outcomes: list[Outcome]) -> str:
+            figure = metric(value, outcomes)
+            return f"{(sweep.stop or {}).get('metric', 'metric')} {figure:.3g}" if figure is not None else "measured"
+
+        def holds(value, outcomes: list[Outcome]) -> bool:
+            figure = metric(value, outcomes)
+            return figure is None or figure <= sweep.stop["above"]
+
+        stop = search.StopRule(holds) if sweep.stop else None
+        logger.info(f"{client} → {server}, {name}" + (f": stop when {sweep.stop['metric']} > {sweep.stop['above']}"
+                                                     if sweep.stop else ""))
+        self._verdict(search.sweep(sweep.points(self.profile), measure, phase.repetitions, stop,
+                                   log=lambda line: logger.info(f"{name} = {line}"), describe=describe))
 
     def capacity_should_be_found(self, client: str, server: str) -> None:
         """Open-loop search for the highest read rate `server` sustains within the plan's
@@ -168,7 +161,7 @@ class UabenchLibrary:
         client_sdk, server_sdk = sdks.get(client), sdks.get(server)
         session = self._session()
 
-        def probe(rate: float, label: str) -> tuple[bool, dict | None, CellOutcome]:
+        def probe(rate: float, label: str) -> search.Probe:
             try:
                 running = session.server(server_sdk)
             except AdapterError as error:
@@ -176,8 +169,8 @@ class UabenchLibrary:
             workload = dict(capacity.workload, rate=rate, warmup_s=phase.warmup_s, duration_s=phase.duration_s)
             config = session.client_config(running, workload)
             outcome = session.run_client(client_sdk, running, config)
-            figures = probe_figures(outcome, rate, phase.duration_s)
-            if outcome.result and outcome.result["verification"]["failed"]:
+            figures = search.probe_figures(outcome, rate, phase.duration_s)
+            if wrong_values(outcome):
                 session.record("capacity", client_sdk, server_sdk, "wrong values", 0, config, outcome,
                                running.config, rate)
                 raise AssertionError(f"at {rate:.0f} requests/s: {outcome.reason}")
@@ -187,52 +180,32 @@ class UabenchLibrary:
             session.record("capacity", client_sdk, server_sdk, verdict, 0, config, outcome, running.config, rate)
             logger.info(f"{rate:.0f} requests/s offered: {verdict}" + (
                 f", {figures['completed']:.1%} completed, p99 {figures['p99_ms']:.2f} ms" if figures else
-                f": {_first(outcome.reason)}"))
-            return ok, figures, outcome
+                f": {search.first_line(outcome.reason)}"))
+            return search.Probe(ok, figures, outcome)
 
-        good, bad, rate = None, None, capacity.start_rate
-        while rate <= capacity.max_rate:  # double until the server misses the bound
-            ok, figures, _ = probe(rate, "probe")
-            if not ok:
-                bad = rate
-                break
-            good = (rate, figures)
-            rate *= 2
-        while good is None and rate / 2 >= MIN_CAPACITY_RATE:  # below the start rate: halve until it holds
-            bad, rate = rate, rate / 2
-            ok, figures, _ = probe(rate, "probe")
-            if ok:
-                good = (rate, figures)
-        if good is None:
-            raise AssertionError(f"{server} does not sustain even {rate:g} requests/s "
-                                 f"within p99 ≤ {capacity.p99_ms:g} ms")
-        if bad is not None:
-            for _ in range(capacity.refine_steps):
-                middle = (good[0] + bad) / 2
-                ok, figures, _ = probe(middle, "probe")
-                if ok:
-                    good = (middle, figures)
-                else:
-                    bad = middle
-        sustained_rate, sustained = good
-        overload_rate = sustained_rate * capacity.overload_factor
-        _, figures, outcome = probe(overload_rate, "overload")
+        try:
+            found = search.capacity(probe, capacity.start_rate, capacity.max_rate, capacity.refine_steps,
+                                    capacity.overload_factor)
+        except search.NoCapacity as none:
+            raise AssertionError(f"{server} does not sustain even {none.rate:g} requests/s "
+                                 f"within p99 ≤ {capacity.p99_ms:g} ms") from None
+        sustained = found.figures
         running = session.servers and next(iter(session.servers.values()))
         alive = bool(running and running.alive)
-        behaviour = classify_overload(sustained["throughput"], figures, outcome, alive)
+        behaviour = search.classify_overload(sustained["throughput"], found.overload.figures, alive)
         session.store.add_cell(session.run_id, suite=self.suite, kind="capacity-verdict", client=client,
-                               server=server, variant=behaviour, parameter=str(sustained_rate), repetition=0,
+                               server=server, variant=behaviour, parameter=str(found.rate), repetition=0,
                                status="pass",
                                reason=f"capacity {sustained['throughput']:.0f} requests/s (offered "
-                                      f"{sustained_rate:.0f}); at {overload_rate:.0f}/s: {behaviour}",
-                               result={"capacity_offered": sustained_rate, "capacity_throughput":
+                                      f"{found.rate:.0f}); at {found.overload_rate:.0f}/s: {behaviour}",
+                               result={"capacity_offered": found.rate, "capacity_throughput":
                                        sustained["throughput"], "capacity_p99_ms": sustained["p99_ms"],
-                                       "overload_offered": overload_rate, "overload": figures,
+                                       "overload_offered": found.overload_rate, "overload": found.overload.figures,
                                        "behaviour": behaviour, "p99_bound_ms": capacity.p99_ms})
         if not alive:
             session.stop_servers()
         logger.info(f"{server}: capacity {sustained['throughput']:.0f} requests/s (p99 {sustained['p99_ms']:.2f} ms); "
-                    f"overload at {overload_rate:.0f}/s: {behaviour}")
+                    f"overload at {found.overload_rate:.0f}/s: {behaviour}")
 
     def untrusted_client_should_be_rejected(self, client: str, server: str) -> None:
         """A client whose certificate the server does not trust must not read anything."""
@@ -259,9 +232,9 @@ class UabenchLibrary:
             raise SkipExecution(f"not supported: {server_id} or {client_id} lacks Basic256Sha256")
         outcome = session.run_client(client, running, config)
         refused = outcome.status == "fail" and outcome.result is None
-        verdict = CellOutcome("pass" if refused else "fail",
-                              f"refused: {_first(outcome.reason)}" if refused else
-                              f"{server_id} accepted a client with an {what}: it must refuse it")
+        verdict = Outcome("pass" if refused else "fail",
+                          f"refused: {search.first_line(outcome.reason)}" if refused else
+                          f"{server_id} accepted a client with an {what}: it must refuse it")
         session.record("negative", client, server, what, 0, config, verdict, running.config)
         if not refused:
             raise AssertionError(verdict.reason)
@@ -273,70 +246,79 @@ class UabenchLibrary:
                         duration_s=phase.duration_s)
         return workload, phase.repetitions
 
-    def _cell(self, kind: str, client_id: str, server_id: str, variant: str, repetition: int,
-              workload: dict, processes: int = 1, parameter: object = None,
-              server_overrides: dict | None = None) -> CellOutcome:
+    def _measure(self, kind: str, client_id: str, server_id: str, variant: str, repetition: int,
+                 workload: dict, processes: int = 1, parameter: object = None,
+                 server_overrides: dict | None = None) -> Outcome:
+        """One recorded client/server cell; what the client or server does not support is
+        recorded as such without starting anything."""
         session = self._session()
         client, server = sdks.get(client_id), sdks.get(server_id)
-        if workload["workload"] not in client.workloads:
-            outcome = CellOutcome("not_supported", client.reason_unsupported(workload["workload"]))
-            session.record(kind, client, server, variant, repetition, workload, outcome, parameter=parameter)
-            raise SkipExecution(f"not supported: {outcome.reason}")
         security = workload.get("security") or {}
         policy, mode = security.get("policy", "None"), security.get("mode", "None")
-        for sdk in (client, server):
-            if not sdk.offers(policy, mode):
-                outcome = CellOutcome("not_supported", f"{sdk.id} does not offer {policy}/{mode}")
-                session.record(kind, client, server, variant, repetition, workload, outcome, parameter=parameter)
-                raise SkipExecution(f"not supported: {outcome.reason}")
+        missing = ([client.reason_unsupported(workload["workload"])] if workload["workload"] not in client.workloads
+                   else [f"{sdk.id} does not offer {policy}/{mode}" for sdk in (client, server)
+                         if not sdk.offers(policy, mode)])
+        if missing:
+            return session.record(kind, client, server, variant, repetition, workload,
+                                  Outcome("not_supported", missing[0]), parameter=parameter)
         try:
             running = session.server(server, **(server_overrides or {}))
         except AdapterError as error:
-            outcome = session.record(kind, client, server, variant, repetition, workload,
-                                     CellOutcome("fail", f"server did not start: {error}"), parameter=parameter)
-            raise AssertionError(outcome.reason) from None
+            return session.record(kind, client, server, variant, repetition, workload,
+                                  Outcome("fail", f"server did not start: {error}"), parameter=parameter)
         config = session.client_config(running, {k: v for k, v in workload.items() if k != "security"}, security)
         outcome = session.run_client(client, running, config, processes)
-        session.record(kind, client, server, variant, repetition, config, outcome, running.config, parameter)
-        if outcome.status == "not_supported":
-            raise SkipExecution(f"not supported: {outcome.reason}")
-        if outcome.status != "pass":
-            raise AssertionError(outcome.reason)
+        return session.record(kind, client, server, variant, repetition, config, outcome, running.config, parameter)
+
+    def _cell(self, kind: str, client_id: str, server_id: str, variant: str, repetition: int,
+              workload: dict, processes: int = 1) -> Outcome:
+        """One recorded cell that must pass (skipped if not supported)."""
+        outcome = _passed(self._measure(kind, client_id, server_id, variant, repetition, workload, processes))
         result = outcome.result
         logger.info(f"{result['operations']['succeeded']} operations, {result['values']} values verified, "
                     f"{result['throughput']['values_per_s']:.0f} values/s"
                     + (" [client-bound]" if outcome.client_bound else ""))
         return outcome
 
-    # --- PubSub (suites/pubsub.robot, harness/uabench/pubsub.py) ----------------------------
+    @staticmethod
+    def _verdict(found: search.SweepResult) -> None:
+        if found.unsupported:
+            raise SkipExecution(f"not supported: {found.skipped[0][1]}")
+        if found.failed:
+            raise AssertionError(f"{len(found.failed)} point(s) failed: "
+                                 + "; ".join(f"{value}: {search.first_line(why)}" for value, why in found.failed))
+
+    # --- PubSub (suites/pubsub.robot, engine/pubsub.py) --------------------------------------
 
     def pubsub_adapters_should_be_installed(self) -> None:
         """Every SDK answers `capabilities` with the PubSub roles its sdk.toml declares, and
         names the reason where it has none; there is a publisher and a subscriber."""
-        pubsub.check_adapters(self.only, logger.info)
+        problems = pubsub.adapter_problems(self.only, logger.info)
+        if problems:
+            raise AssertionError("\n".join(problems))
 
     def pubsub_sweep_should_complete(self, publisher: str, subscriber: str) -> None:
         """N signals at the publishing interval, N rising until the publisher misses its
         interval by more than 10 %: publisher CPU and subscriber figures at every point."""
-        self._pubsub(pubsub.sweep, publisher, subscriber)
+        self._verdict(pubsub.sweep(self._pubsub_run(), publisher, subscriber, logger.info))
 
     def pubsub_subscriber_sweep_should_complete(self, publisher: str, subscriber: str) -> None:
         """1, 2, 4, 8 subscribers, each in its own network namespace on a bridge, created
         and removed by the harness: the publisher's CPU as subscribers are added."""
-        self._pubsub(pubsub.subscriber_sweep, publisher, subscriber)
+        missing = netns.unavailable()
+        if missing:
+            raise SkipExecution(f"not supported: {missing}")
+        try:
+            self._verdict(pubsub.subscriber_sweep(self._pubsub_run(), publisher, subscriber, logger.info))
+        except netns.HostsError as error:
+            raise AssertionError(f"network namespaces: {error}") from None
 
     def pubsub_interop_should_pass(self, publisher: str, subscriber: str) -> None:
         """`publisher` → `subscriber`: every NetworkMessage decodes, every value verifies."""
-        self._pubsub(pubsub.interop, publisher, subscriber)
+        _passed(pubsub.interop(self._pubsub_run(), publisher, subscriber, logger.info))
 
-    def _pubsub(self, scenario, publisher: str, subscriber: str) -> None:
-        run = pubsub.PubSubRun(self._session(), self.plan, self.profile)
-        try:
-            scenario(run, publisher, subscriber, logger.info)
-        except pubsub.Unsupported as reason:
-            raise SkipExecution(f"not supported: {reason}") from None
-        except netns.HostsError as error:
-            raise AssertionError(f"network namespaces: {error}") from None
+    def _pubsub_run(self) -> pubsub.PubSubRun:
+        return pubsub.PubSubRun(self._session(), self.plan, self.profile)
 
     def _session(self) -> Session:
         if self.session is None:
@@ -345,47 +327,14 @@ class UabenchLibrary:
         return self.session
 
 
-MIN_CAPACITY_RATE = 10.0
-
-
-def probe_figures(outcome: CellOutcome, rate: float, duration_s: float) -> dict | None:
-    """Completed share of the offered requests, achieved throughput and p99 of one probe."""
-    result = outcome.result
-    if not result:
-        return None
-    offered = rate * duration_s
-    p99 = stats.merge_histograms([result["latency_ns"]]).percentile(99)
-    return {"completed": result["operations"]["succeeded"] / offered if offered else 0.0,
-            "throughput": result["throughput"]["ops_per_s"], "p99_ms": p99 / 1e6 if p99 is not None else math.inf,
-            "failed": result["operations"]["failed"]}
-
-
-def classify_overload(capacity_throughput: float, figures: dict | None, outcome: CellOutcome, alive: bool) -> str:
-    """graceful: throughput holds (≥ 80% of capacity) while latency grows; collapse: it falls
-    well below; crash: the server exited or stopped answering."""
-    if not alive or figures is None or figures["throughput"] == 0:
-        return "crash"
-    return "graceful" if figures["throughput"] >= 0.8 * capacity_throughput else "collapse"
+def _passed(outcome: Outcome) -> Outcome:
+    """The outcome of a cell that must pass; Robot skips what is not supported."""
+    if outcome.status == "not_supported":
+        raise SkipExecution(f"not supported: {outcome.reason}")
+    if outcome.status != "pass":
+        raise AssertionError(outcome.reason)
+    return outcome
 
 
 NEGATIVE_WORKLOAD = {"workload": "read", "nodes": ["Real"], "nodes_per_request": 1, "in_flight": 1,
                      "warmup_s": 0.1, "duration_s": 0.3}
-
-
-def _first(text: str | None) -> str:
-    return (text or "").strip().splitlines()[0][:200] if text else ""
-
-
-def sweep_metric(sweep, workload: dict, outcomes: list[CellOutcome]) -> float | None:
-    """The quantity a sweep's stop condition compares, over a point's repetitions."""
-    metric = (sweep.stop or {}).get("metric", "cycle_time_ratio" if workload["workload"] == "subscribe" else "p99_ms")
-    if metric == "cycle_time_ratio":
-        cycle = stats.merge_histograms([o.result.get("cycle_time_ns", []) for o in outcomes]).mean()
-        interval = max(workload.get("publishing_interval_ms", 100), workload.get("sampling_interval_ms", 0))
-        return cycle / (interval * 1e6) if cycle else None
-    p99 = _merged(outcomes).percentile(99)
-    return p99 / 1e6 if p99 is not None else None
-
-
-def _merged(outcomes: list[CellOutcome]) -> Histogram:
-    return stats.merge_histograms([o.result["latency_ns"] for o in outcomes])

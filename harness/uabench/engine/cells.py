@@ -1,0 +1,294 @@
+"""One measured cell, for every communication model: N measured processes in one role
+(clients of a server, subscribers of a publisher), optionally each on its own host (a network
+namespace), run to their result against a peer that is already running; their results
+combined, their and the peer's resources sampled over the measured phase, the whole judged.
+
+In the store the peer sits in the `server` columns and the measured processes in the
+`client` columns: a publisher's CPU is a server figure, its subscribers' a client figure."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from uabench_contract import Histogram
+
+from uabench.engine.constants import (
+    CLIENT_BOUND_PERCENT,
+    CLIENT_GRACE_S,
+    SIGNALS_PER_EXTRA_SECOND,
+    SUBSCRIBER_GRACE_S,
+)
+from uabench.proc.netns import MTU, Hosts
+from uabench.proc.process import AdapterError, AdapterProcess
+from uabench.proc.sampling import PerfStat, ProcessSampler
+from uabench.results import records
+from uabench.sdks import Sdk
+
+HISTOGRAMS = ("latency_ns", "cycle_time_ns", "delay_ns", "session_setup_ns")
+IP_COUNTERS = ("ReasmReqds", "ReasmOKs", "ReasmFails", "InReceives")
+
+
+class NotSupportedError(AdapterError):
+    """The adapter answered that it does not support what it was asked to do."""
+
+
+@dataclass
+class Measured:
+    """One adapter process while it runs: the process and its samplers."""
+    process: AdapterProcess
+    sampler: ProcessSampler
+    perf: PerfStat
+
+    @classmethod
+    def start(cls, process: AdapterProcess) -> Measured:
+        process.start()
+        return cls(process, ProcessSampler(process.pid).start(),
+                   PerfStat(process.pid, process.workdir / f"{process.name}.perf.csv").start())
+
+    def wait_ready(self, timeout: float) -> dict:
+        """Its ready event; NotSupportedError or AdapterError when it refuses to start."""
+        ready = self.process.wait_event(("ready", "error"), timeout)
+        if ready["event"] == "error":
+            kind = ready.get("kind")
+            raise (NotSupportedError if kind == "not_supported" else AdapterError)(
+                f"{self.process.sdk.id} {self.process.role} refused to start: {kind}: {ready.get('message')}")
+        return ready
+
+    @property
+    def alive(self) -> bool:
+        return self.process.running()
+
+    def death_reason(self) -> str:
+        code = self.process.popen.poll() if self.process.popen else None
+        return (f"{self.process.sdk.id} {self.process.role} exited with status {code} during the run"
+                + self.process.stderr_tail_text())
+
+    def window(self, start_ns: int, end_ns: int) -> tuple[dict | None, dict | None]:
+        return self.sampler.window(start_ns, end_ns), self.perf.window(start_ns, end_ns)
+
+    def stop(self) -> tuple[int | None, float, bool]:
+        self.perf.stop()
+        outcome = self.process.stop()
+        self.sampler.stop()
+        return outcome
+
+
+@dataclass
+class Outcome:
+    """What a cell gave: its verdict, the combined result of its measured processes, their
+    resources (client_*) and the peer's (server_*) over the measured phase."""
+    status: str  # pass | fail | not_supported
+    reason: str | None = None
+    result: dict | None = None
+    client_resources: dict | None = None
+    server_resources: dict | None = None
+    client_perf: dict | None = None
+    server_perf: dict | None = None
+    client_bound: bool = False
+    cell_id: int | None = None
+
+
+# --- judging ---------------------------------------------------------------------------------
+
+def judge(result: dict | None, role: str = "client") -> str | None:
+    """Why one process's result does not pass, or None: operations were attempted and none
+    failed, every value verified. A subscriber's operations are the NetworkMessages it
+    received (decoded or not); its losses are reported, not judged."""
+    if result is None:
+        return "no result"
+    operations, verification = result["operations"], result["verification"]
+    subscriber = role == "subscriber"
+    if operations["attempted"] == 0:
+        if subscriber:
+            figures = result.get("pubsub", {})
+            return (f"no NetworkMessage arrived in the measured phase ({figures.get('datagrams', 0)} datagrams, "
+                    f"{figures.get('foreign', 0)} from other publishers)")
+        return "no operation was attempted"
+    if operations["failed"]:
+        examples = "; ".join(result.get("errors", {}).get("examples", [])[:3])
+        what = "NetworkMessages did not decode" if subscriber else "operations failed"
+        return f"{operations['failed']} of {operations['attempted']} {what}: {examples}"
+    if verification["failed"]:
+        examples = "; ".join(verification.get("examples", [])[:3])
+        return f"{verification['failed']} of {verification['checked']} values wrong: {examples}"
+    if result["config"].get("verify", True) and verification["checked"] == 0:
+        return "nothing was verified"
+    return None
+
+
+def check_result(event: dict, role: str) -> str | None:
+    """The one check of a result event before it counts: the record keeps the contract (its
+    JSON Schema and SPEC rules), then the measurement is judged. Why it fails, or None."""
+    problems = records.validate_result(event)
+    if problems:
+        return "the result record breaks the contract: " + "; ".join(problems[:5])
+    return judge(event, role)
+
+
+def wrong_values(outcome: Outcome) -> bool:
+    """A wrong value, or a NetworkMessage that does not decode: always a failure, never a
+    limit of the system under test."""
+    result = outcome.result
+    if not result:
+        return False
+    return bool(result["verification"]["failed"] or ("pubsub" in result and result["operations"]["failed"]))
+
+
+def load_generator_bound(role: str, windows: list[dict | None], cpus: set[int] | None) -> bool:
+    """The measured processes, not the peer, may have been the limit. Clients share the load
+    generator's CPUs: bound when together they used nearly all of them. A subscriber decodes
+    on one thread: bound when any one of them used nearly a whole core."""
+    present = [w for w in windows if w]
+    if role == "subscriber":
+        return any(w["cpu_percent"] >= CLIENT_BOUND_PERCENT for w in present)
+    combined = combine_resources(present)
+    allowance = 100.0 * len(cpus or os.sched_getaffinity(0))
+    return bool(combined and combined["cpu_percent"] >= CLIENT_BOUND_PERCENT / 100 * allowance)
+
+
+# --- combining processes ----------------------------------------------------------------------
+
+def combine_results(results: list[dict], overlap: bool = False) -> dict:
+    """One record for several processes that measured side by side: counts, throughput and
+    histograms add up. The measured window spans all of them, or with `overlap` only the
+    time they all measured (subscribers of one publisher). Subscribers' PubSub counters add
+    up too, and each subscriber's summary is kept."""
+    if len(results) == 1:
+        return results[0]
+    combined = dict(results[0])
+    first, last = (max, min) if overlap else (min, max)
+    combined["start_ns"] = first(r["start_ns"] for r in results)
+    combined["end_ns"] = last(r["end_ns"] for r in results)
+    combined["processes"] = len(results)
+    combined["operations"] = {k: sum(r["operations"][k] for r in results) for k in ("attempted", "succeeded", "failed")}
+    combined["values"] = sum(r["values"] for r in results)
+    combined["verification"] = {
+        "checked": sum(r["verification"]["checked"] for r in results),
+        "failed": sum(r["verification"]["failed"] for r in results),
+        "examples": [x for r in results for x in r["verification"]["examples"]][:5]}
+    combined["errors"] = {"examples": [x for r in results for x in r["errors"]["examples"]][:5]}
+    combined["throughput"] = {k: sum(r["throughput"][k] for r in results) for k in ("ops_per_s", "values_per_s")}
+    for key in HISTOGRAMS:
+        if any(key in r for r in results):
+            merged = Histogram()
+            for r in results:
+                merged.merge(Histogram(r.get(key, [])))
+            combined[key] = merged.sparse()
+    if "pubsub" in combined:
+        combined.update(_combine_pubsub(results))
+    return combined
+
+
+def _combine_pubsub(results: list[dict]) -> dict:
+    first = results[0]["pubsub"]
+    figures = {key: (sum(r["pubsub"].get(key, 0) for r in results) if isinstance(value, int)
+                     and not isinstance(value, bool) and key not in ("writers", "max_datagram_bytes") else value)
+               for key, value in first.items()}
+    figures["max_datagram_bytes"] = max(r["pubsub"].get("max_datagram_bytes", 0) for r in results)
+    subscribers = [{
+        "messages_per_s": r["throughput"]["ops_per_s"], "signals_per_s": r["throughput"]["values_per_s"],
+        "lost": r["pubsub"].get("lost"), "cycle_mean_ns": Histogram(r.get("cycle_time_ns")).mean(),
+        "delay_p99_ns": Histogram(r.get("delay_ns")).percentile(99), "ip": r.get("ip")} for r in results]
+    return {"pubsub": figures, "subscribers": subscribers}
+
+
+def combine_resources(windows: list[dict | None]) -> dict | None:
+    """Sum of several processes' resource windows (seconds stay per process)."""
+    present = [w for w in windows if w]
+    if not present:
+        return None
+    if len(present) == 1:
+        return present[0]
+    combined = {}
+    for key in present[0]:
+        values = [w.get(key) for w in present]
+        if key == "seconds":
+            combined[key] = max(values)
+        elif any(v is None for v in values):
+            combined[key] = None
+        else:
+            combined[key] = sum(values)
+    return combined
+
+
+# --- the cell runner -----------------------------------------------------------------------------
+
+def time_allowed(role: str, config: dict) -> float:
+    """Seconds a measured process may take to its result."""
+    if role == "subscriber":
+        return (config["warmup_s"] + config["duration_s"] + SUBSCRIBER_GRACE_S
+                + config["signals"] / SIGNALS_PER_EXTRA_SECOND)
+    return config.get("warmup_s", 1) + config.get("duration_s", 5) + CLIENT_GRACE_S
+
+
+def run_cell(sdk: Sdk, role: str, configs: list[dict], workdir: Path, cpus: set[int] | None,
+             peer: Measured | None = None, peer_ready: Callable[[], object] | None = None,
+             hosts: Hosts | None = None) -> Outcome:
+    """Starts one `role` process of `sdk` per config (process k on host k when `hosts` are
+    given), waits for `peer_ready` (a peer still building its side while they start), collects
+    their results, combines and judges them, and samples the peer over their measured phase."""
+    if role not in sdk.roles:
+        return Outcome("not_supported", sdk.reason_unsupported(role))
+    before = [hosts.ip_counters(k) for k in range(hosts.count)] if hosts else []
+    measured: list[Measured] = []
+    try:
+        for k, config in enumerate(configs):
+            measured.append(Measured.start(AdapterProcess(
+                sdk, role, config, workdir, cpus, name=f"{sdk.id}-{role}-{time.monotonic_ns()}",
+                prefix=hosts.prefix(k) if hosts else None)))
+        if peer is not None and peer_ready is not None:
+            try:
+                peer_ready()
+            except NotSupportedError as error:
+                return Outcome("not_supported", str(error))
+            except AdapterError as error:
+                return Outcome("fail", f"{peer.process.role} did not start: {error}")
+        events, statuses, failure = _wait_for_results(measured, time_allowed(role, configs[0]))
+    finally:
+        for one in measured:
+            one.stop()
+    errors = [e for e in events if e["event"] == "error"]
+    if failure or errors:
+        kind = errors[0].get("kind", "runtime") if errors else "runtime"
+        reason = failure or f"{kind}: {errors[0].get('message', '')}"
+        if peer and not peer.alive:
+            reason = peer.death_reason() + "\n" + reason
+        return Outcome("not_supported" if kind == "not_supported" else "fail", reason)
+    reasons = [(index, check_result(event, role)) for index, event in enumerate(events)]
+    if hosts:
+        for k, event in enumerate(events):
+            after = hosts.ip_counters(k)
+            event["ip"] = {"mtu": MTU, **{key: after.get(key, 0) - before[k].get(key, 0) for key in IP_COUNTERS}}
+    result = combine_results(events, overlap=role == "subscriber")
+    outcome = Outcome("pass", result=result)
+    windows = [one.window(e["start_ns"], e["end_ns"]) for one, e in zip(measured, events, strict=True)]
+    outcome.client_resources = combine_resources([w[0] for w in windows])
+    outcome.client_perf = combine_resources([w[1] for w in windows])
+    if peer:
+        outcome.server_resources, outcome.server_perf = peer.window(result["start_ns"], result["end_ns"])
+    outcome.client_bound = load_generator_bound(role, [w[0] for w in windows], cpus)
+    reason = next((f"{role} {index}: {why}" if len(events) > 1 else why for index, why in reasons if why), None)
+    if reason is None and any(status not in (0, None) for status in statuses):
+        reason = f"{role} exited with status {statuses} after its result"
+    if peer and not peer.alive:  # the cause comes first, the symptoms after
+        reason = peer.death_reason() + (f"\n{reason}" if reason else "")
+    if reason:
+        outcome.status, outcome.reason = "fail", reason
+    return outcome
+
+
+def _wait_for_results(measured: list[Measured], timeout: float) -> tuple[list[dict], list[int | None], str | None]:
+    """Each process's result (or error) event and exit status, all within one deadline."""
+    events, statuses, failure = [], [], None
+    deadline = time.monotonic() + timeout
+    for one in measured:
+        try:
+            events.append(one.process.wait_event(("result", "error"), max(0.1, deadline - time.monotonic())))
+            statuses.append(one.process.wait_exit(10))
+        except AdapterError as error:
+            failure = failure or str(error)
+    return events, statuses, failure

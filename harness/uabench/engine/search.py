@@ -1,0 +1,214 @@
+"""The engine's experiments as plain functions of a `measure` (or `probe`) callable, so they
+run the same for every communication model and can be tested without Robot or any SDK:
+
+- `sweep`: measure the points of a sweep in order until a stop rule holds or a point fails;
+- `capacity`: the open-loop search for the highest rate a server sustains, then one run beyond;
+- `headroom`: the same load from one and from two load-generator processes."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from uabench.engine.cells import Outcome, wrong_values
+from uabench.engine.constants import GRACEFUL_SHARE, MIN_CAPACITY_RATE
+from uabench.results import stats
+
+
+def _quiet(_line: str) -> None:
+    pass
+
+
+def first_line(text: str | None) -> str:
+    return (text or "").strip().splitlines()[0][:200] if text else ""
+
+
+# --- sweeps --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class StopRule:
+    """When a sweep stops: the first point that does not `hold` (over its repetitions) is
+    the last one measured; a failing point after the first is the limit reached. With
+    `retry_missed`, a point that missed is measured once more first (other load on the
+    machine can stall one run), and holds if the rule holds with that repetition added."""
+    holds: Callable[[object, list[Outcome]], bool]  # (value, its outcomes)
+    retry_missed: bool = False
+
+
+@dataclass
+class SweepResult:
+    measured: list[tuple[object, list[Outcome]]] = field(default_factory=list)  # points whose repetitions passed
+    skipped: list[tuple[object, str]] = field(default_factory=list)   # points not supported
+    failed: list[tuple[object, str]] = field(default_factory=list)    # points that fail the sweep
+    stopped: str | None = None  # why it ended before its last point: "missed" or "limit"
+
+    @property
+    def unsupported(self) -> bool:
+        """Nothing was measured because nothing was supported."""
+        return bool(self.skipped) and not self.measured and not self.failed
+
+
+def sweep(values: Sequence, measure: Callable[[object, int], Outcome], repetitions: int,
+          stop: StopRule | None = None, log: Callable[[str], None] = _quiet,
+          describe: Callable[[object, list[Outcome]], str] | None = None) -> SweepResult:
+    """Measures every value in order, `repetitions` times each (`measure(value, repetition)`).
+
+    Without a stop rule every point is measured and any failed point fails the sweep. With
+    one, the sweep ends at the first point that does not hold, or at the first point that
+    fails: the limit reached, unless it is the first point or a wrong value (never a limit),
+    which fail the sweep. A point that is not supported is skipped. `describe(value,
+    outcomes)` gives the log line of a measured point."""
+    found = SweepResult()
+    for index, value in enumerate(values):
+        outcomes: list[Outcome] = []
+        for repetition in range(repetitions):
+            outcomes.append(measure(value, repetition))
+            if outcomes[-1].status != "pass":
+                break
+        passed = all(o.status == "pass" for o in outcomes)
+        if stop and stop.retry_missed and passed and not stop.holds(value, outcomes):
+            log(f"{value}: missed ({describe(value, outcomes) if describe else 'the stop rule'}); "
+                "measuring it once more")
+            outcomes.append(measure(value, len(outcomes)))
+        failure = next((o for o in outcomes if o.status != "pass"), None)
+        if failure and failure.status == "not_supported":
+            found.skipped.append((value, failure.reason or "not supported"))
+            log(f"{value}: not supported: {first_line(failure.reason)}")
+            continue
+        if failure:
+            if stop and index > 0 and not wrong_values(failure):
+                found.stopped = "limit"
+                log(f"{value}: {first_line(failure.reason)} — limit reached")
+                break
+            found.failed.append((value, failure.reason or "failed"))
+            log(f"{value}: failed: {first_line(failure.reason)}")
+            if stop:
+                break
+            continue
+        found.measured.append((value, outcomes))
+        if describe:
+            log(f"{value}: {describe(value, outcomes)}")
+        if stop and not stop.holds(value, outcomes):
+            found.stopped = "missed"
+            log(f"{value}: the stop rule no longer holds — stop")
+            break
+    return found
+
+
+def stop_metric(metric: str | None, workload: dict, outcomes: list[Outcome]) -> float | None:
+    """The quantity a client/server sweep's stop condition compares, over a point's
+    repetitions: the mean cycle time over the interval (subscriptions), or the p99 latency in
+    ms (requests); None when there is none."""
+    metric = metric or ("cycle_time_ratio" if workload["workload"] == "subscribe" else "p99_ms")
+    if metric == "cycle_time_ratio":
+        cycle = stats.merge_histograms([o.result.get("cycle_time_ns", []) for o in outcomes]).mean()
+        interval = max(workload.get("publishing_interval_ms", 100), workload.get("sampling_interval_ms", 0))
+        return cycle / (interval * 1e6) if cycle else None
+    p99 = merged_latency(outcomes).percentile(99)
+    return p99 / 1e6 if p99 is not None else None
+
+
+def merged_latency(outcomes: list[Outcome]):
+    return stats.merge_histograms([o.result["latency_ns"] for o in outcomes])
+
+
+# --- capacity --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Probe:
+    """One probe of the capacity search: did the server sustain the offered rate, and its
+    figures (completed share, throughput, p99) if it answered at all."""
+    ok: bool
+    figures: dict | None
+    outcome: Outcome
+
+
+@dataclass(frozen=True)
+class CapacityResult:
+    rate: float          # the highest offered rate that was sustained
+    figures: dict        # its figures
+    overload_rate: float
+    overload: Probe      # the probe beyond it
+
+
+class NoCapacity(Exception):
+    """Not even the lowest rate tried was sustained."""
+
+    def __init__(self, rate: float) -> None:
+        super().__init__(f"not even {rate:g} requests/s sustained")
+        self.rate = rate
+
+
+def capacity(probe: Callable[[float, str], Probe], start_rate: float, max_rate: float, refine_steps: int,
+             overload_factor: float, min_rate: float = MIN_CAPACITY_RATE) -> CapacityResult:
+    """Doubles the offered rate from `start_rate` until a probe misses (or `max_rate` is
+    passed), halves it when even the start rate misses (down to `min_rate`), bisects between
+    the highest sustained and the lowest missed rate `refine_steps` times, then probes
+    `overload_factor` times the capacity (label "overload"; the others are "probe")."""
+    good: tuple[float, dict] | None = None
+    bad, rate = None, start_rate
+    while rate <= max_rate:
+        result = probe(rate, "probe")
+        if not result.ok:
+            bad = rate
+            break
+        good = (rate, result.figures or {})
+        rate *= 2
+    while good is None and rate / 2 >= min_rate:
+        bad, rate = rate, rate / 2
+        result = probe(rate, "probe")
+        if result.ok:
+            good = (rate, result.figures or {})
+    if good is None:
+        raise NoCapacity(rate)
+    if bad is not None:
+        for _ in range(refine_steps):
+            middle = (good[0] + bad) / 2
+            result = probe(middle, "probe")
+            if result.ok:
+                good = (middle, result.figures or {})
+            else:
+                bad = middle
+    overload_rate = good[0] * overload_factor
+    return CapacityResult(good[0], good[1], overload_rate, probe(overload_rate, "overload"))
+
+
+def probe_figures(outcome: Outcome, rate: float, duration_s: float) -> dict | None:
+    """Completed share of the offered requests, achieved throughput and p99 of one probe."""
+    result = outcome.result
+    if not result:
+        return None
+    offered = rate * duration_s
+    p99 = stats.merge_histograms([result["latency_ns"]]).percentile(99)
+    return {"completed": result["operations"]["succeeded"] / offered if offered else 0.0,
+            "throughput": result["throughput"]["ops_per_s"], "p99_ms": p99 / 1e6 if p99 is not None else math.inf,
+            "failed": result["operations"]["failed"]}
+
+
+def classify_overload(capacity_throughput: float, figures: dict | None, alive: bool) -> str:
+    """graceful: throughput holds (≥ 80% of capacity) while latency grows; collapse: it falls
+    well below; crash: the server exited or stopped answering."""
+    if not alive or figures is None or figures["throughput"] == 0:
+        return "crash"
+    return "graceful" if figures["throughput"] >= GRACEFUL_SHARE * capacity_throughput else "collapse"
+
+
+# --- headroom --------------------------------------------------------------------------------------
+
+def fastest_server(cells: list[dict], variant: str | None) -> str | None:
+    """The server with the highest passing throughput of `variant` among stored cells."""
+    ranked = [cell for cell in cells if cell["kind"] == "throughput" and cell["variant"] == variant
+              and cell["status"] == "pass"]
+    if not ranked:
+        return None
+    return max(ranked, key=lambda c: c["result"]["throughput"]["values_per_s"])["server"]
+
+
+def headroom(measure: Callable[[int, int], Outcome], repetitions: int) -> tuple[dict[int, dict], float]:
+    """The same load from 1 and from 2 load-generator processes (`measure(processes,
+    repetition)`): values/s of each, and the gain of two over one. If two deliver clearly
+    more, one process was the bottleneck."""
+    figures = {processes: stats.summarize([measure(processes, repetition).result["throughput"]["values_per_s"]
+                                           for repetition in range(repetitions)]) for processes in (1, 2)}
+    return figures, figures[2]["mean"] / figures[1]["mean"] - 1
