@@ -117,6 +117,12 @@ def test_progress_counts_the_selected_tests(tmp_path):
     assert "PASS" in stream.getvalue()
 
 
+def test_other_suites_are_left_alone(tmp_path):
+    # ROBOT_OPTIONS applies the modifier to every robot run in the venv
+    other = tmp_path / "read.robot"
+    other.write_text("*** Test Cases ***\nWritten\n    No Operation\n")
+    assert names(built(other, profile="smoke")) == ["Written"]
+
 # --- the estimate -------------------------------------------------------------------------
 
 PLAN = """
@@ -220,3 +226,4 @@ def test_one_run_writes_one_merged_output(tmp_path, monkeypatch, capfd):
     assert all(test.status == "PASS" for test in result.all_tests)
     assert sorted(p.name for p in run_dir.iterdir() if p.is_dir()) == ["read", "write"]  # each plan's run files
     assert f"[1/{result.test_count}]" in out and f"[{result.test_count}/{result.test_count}]" in out
+

@@ -6,7 +6,7 @@ Robot runs pre-run modifiers on the parsed suites before it applies --include, -
     robot --prerunmodifier uabench.robot.modifier.Matrix --include server:milo suites/read.robot
     robot --prerunmodifier uabench.robot.modifier.Matrix:profile=full:sdks=open62541,asyncua suites/
 
-Each benchmark suite (a suites/NAME.robot with a plan) gets one test per cell of its plan
+Each benchmark suite (a NAME.robot importing benchmark.resource) gets one test per cell of its plan
 and the adapters present, and the suite variables its keyword library is imported with
 (${BENCHMARK}, ${PLAN}, ${PROFILE}, ${SDKS}, ${RUN_DIR}); the plan, profile and SDKs also
 show as suite metadata in the log and report. The modifier is the one place that chooses
@@ -99,9 +99,9 @@ def _file_suites(suite: TestSuite) -> Iterable[TestSuite]:
 
 
 def _is_benchmark(suite: TestSuite) -> bool:
-    """A suites/NAME.robot that has a plan; other suites in the same run are left alone."""
-    source = Path(suite.source)
-    return source.parent.resolve() == paths.SUITES.resolve() and (plans.PLANS / f"{source.stem}.toml").exists()
+    """A suite that imports benchmark.resource; other suites in the same run are left alone."""
+    return any(item.type == "RESOURCE" and Path(item.name).name == "benchmark.resource"
+               for item in suite.resource.imports)
 
 
 def _remove_generated(suite: TestSuite) -> None:
