@@ -1,207 +1,149 @@
-// Config validation of SPEC §3, mirroring harness/uabench/contract.py key by key.
-// Any problem is a ConfigError naming the key, raised before anything connects.
+// Config validation of SPEC §3 against contract/schema with ajv (JSON Schema 2020-12): the
+// schema rejects a bad config and fills in the defaults; the few rules a JSON Schema cannot
+// state are checked here. Any problem is a ConfigError naming the key, raised before anything
+// connects.
 import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import Ajv2020Module from "ajv/dist/2020.js";
 import { ConfigError } from "./protocol.js";
 
-export const POLICIES = ["None", "Basic256Sha256", "Aes128_Sha256_RsaOaep", "Aes256_Sha256_RsaPss"];
-export const MODES = ["None", "Sign", "SignAndEncrypt"];
-export const WORKLOADS = ["read", "write", "subscribe"];
+const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module;
 
-const key = (kind, options = {}) => ({ kind, default: null, nullable: false, required: false, ...options });
+// The repository layout (adapters/node-opcua beside contract/schema), which the container
+// image keeps too.
+export const SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "contract", "schema");
+const SCHEMAS = ["common", "server", "client", "publisher", "subscriber", "result", "event", "capabilities"];
 
-const SERVER_KEYS = {
-  host: key("string", { default: "127.0.0.1" }),
-  port: key("int", { low: 1, high: 65535, required: true }),
-  signals: key("int", { default: 1000, low: 0, high: 100000 }),
-  update_interval_ms: key("int", { default: 100, low: 0, high: 60000 }),
-  writes: key("int", { default: 100, low: 0, high: 100000 }),
-  security: key("object"),
-};
-const SERVER_SECURITY_KEYS = {
-  endpoints: key("endpoints"),
-  certificate: key("string", { nullable: true }),
-  private_key: key("string", { nullable: true }),
-  application_uri: key("string", { default: "urn:uabench:server" }),
-  trusted_certificates: key("strings"),
-};
-const CLIENT_KEYS = {
-  endpoint: key("string", { required: true }),
-  workload: key("choice", { required: true, choices: WORKLOADS }),
-  security: key("object"),
-  sessions: key("int", { default: 1, low: 1, high: 1000 }),
-  warmup_s: key("number", { default: 1, low: 0, high: 3600 }),
-  duration_s: key("number", { default: 5, low: 0.1, high: 86400 }),
-  verify: key("bool", { default: true }),
-  nodes: key("strings", { required: true }),
-};
-const CLIENT_SECURITY_KEYS = {
-  policy: key("choice", { default: "None", choices: POLICIES }),
-  mode: key("choice", { default: "None", choices: MODES }),
-  certificate: key("string", { nullable: true }),
-  private_key: key("string", { nullable: true }),
-  application_uri: key("string", { default: "urn:uabench:client" }),
-};
-const REQUEST_KEYS = {
-  nodes_per_request: key("int", { default: 1, low: 1, high: 10000 }),
-  in_flight: key("int", { default: 1, low: 1, high: 10000 }),
-  rate: key("number", { low: 1e-9, high: 1e9, nullable: true }),
-};
-const WORKLOAD_KEYS = {
-  read: REQUEST_KEYS,
-  write: REQUEST_KEYS,
-  subscribe: {
-    subscriptions: key("int", { default: 1, low: 1, high: 1000 }),
-    publishing_interval_ms: key("number", { default: 100, low: 1, high: 60000 }),
-    sampling_interval_ms: key("number", { default: 100, low: 0, high: 60000 }),
-    queue_size: key("int", { default: 1, low: 1, high: 10000 }),
-  },
-};
+function compile({ useDefaults }) {
+  // verbose: a `pattern` error carries its schema, whose description says what was expected.
+  const ajv = new Ajv2020({ allErrors: true, useDefaults, verbose: true, strict: false });
+  for (const name of SCHEMAS) ajv.addSchema(JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, `${name}.json`), "utf8")));
+  return (name) => ajv.getSchema(`urn:uabench:contract:${name}`);
+}
+// One instance fills in defaults (it changes the object it validates), one only checks.
+const filling = compile({ useDefaults: true });
+export const schemaValidator = compile({ useDefaults: false });
 
-// A number written with a fraction or exponent ("5.0", "1e3") parses boxed, so that an
-// int key can reject it as the reference implementation does.
-const isBoxedNumber = (value) => value instanceof Number;
-const show = (value) => (isBoxedNumber(value) ? value.source : JSON.stringify(value) ?? String(value));
-const isPlainObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value) && !isBoxedNumber(value);
-
-function check(name, spec, value) {
-  if (value === null) {
-    if (spec.nullable) return null;
-    throw new ConfigError(`config: key '${name}' must not be null`);
-  }
-  switch (spec.kind) {
-    case "int":
-      if (typeof value !== "number" || !Number.isInteger(value)) {
-        throw new ConfigError(`config: key '${name}' must be an integer, got ${show(value)}`);
-      }
-      break;
-    case "number":
-      if (isBoxedNumber(value)) value = value.valueOf();
-      if (typeof value !== "number" || !Number.isFinite(value)) {
-        throw new ConfigError(`config: key '${name}' must be a number, got ${show(value)}`);
-      }
-      break;
-    case "bool":
-      if (typeof value !== "boolean") throw new ConfigError(`config: key '${name}' must be true or false, got ${show(value)}`);
-      break;
-    case "string":
-      if (typeof value !== "string" || !value) {
-        throw new ConfigError(`config: key '${name}' must be a non-empty string, got ${show(value)}`);
-      }
-      break;
-    case "choice":
-      if (!spec.choices.includes(value)) {
-        throw new ConfigError(`config: key '${name}' must be one of ${spec.choices.join(", ")}, got ${show(value)}`);
-      }
-      break;
-    case "strings":
-      if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && v)) {
-        throw new ConfigError(`config: key '${name}' must be a list of strings`);
-      }
-      if (name === "nodes" && value.length === 0) throw new ConfigError("config: key 'nodes' must not be empty");
-      break;
-    case "object":
-      if (!isPlainObject(value)) throw new ConfigError(`config: key '${name}' must be an object`);
-      break;
-    case "endpoints":
-      if (!Array.isArray(value) || value.length === 0) {
-        throw new ConfigError(`config: key '${name}' must be a non-empty list of {policy, mode}`);
-      }
-      return value.map((entry, i) => securityPair(`${name}[${i}]`, entry));
-    default:
-      throw new Error(`unknown key kind ${spec.kind}`);
-  }
-  if (spec.low !== undefined && !(value >= spec.low && value <= spec.high)) {
-    throw new ConfigError(`config: key '${name}' = ${show(value)} is out of range [${spec.low}, ${spec.high}]`);
-  }
-  return value;
+/** "/security/endpoints/0/policy" -> "security.endpoints[0].policy" */
+function keyOf(pointer) {
+  return pointer.split("/").slice(1).map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"))
+    .reduce((key, part) => (/^\d+$/.test(part) ? `${key}[${part}]` : key ? `${key}.${part}` : part), "");
 }
 
-function securityPair(name, entry) {
-  if (!isPlainObject(entry)) throw new ConfigError(`config: key '${name}' must be an object with policy and mode`);
-  const pair = fill(entry, { policy: CLIENT_SECURITY_KEYS.policy, mode: CLIENT_SECURITY_KEYS.mode }, `${name}.`);
-  checkPolicyMode(pair.policy, pair.mode, name);
-  return pair;
+const UNKNOWN = { additionalProperties: "additionalProperty", unevaluatedProperties: "unevaluatedProperty" };
+
+/** One problem in SPEC's words, naming the key. */
+export function describe(error) {
+  const key = keyOf(error.instancePath);
+  const prefix = key ? `${key}.` : "";
+  if (UNKNOWN[error.keyword]) return `config: unknown key '${prefix}${error.params[UNKNOWN[error.keyword]]}'`;
+  if (error.keyword === "required") return `config: missing required key '${prefix}${error.params.missingProperty}'`;
+  if (error.keyword === "pattern" && error.parentSchema?.description) {
+    return `config: key '${key}' must be ${error.parentSchema.description}, got ${JSON.stringify(error.data)}`;
+  }
+  return `config: key '${key}' ${error.message}, got ${JSON.stringify(error.data)}`;
 }
 
-function checkPolicyMode(policy, mode, where) {
-  if ((policy === "None") !== (mode === "None")) {
-    throw new ConfigError(`config: key '${where}' pairs policy ${policy} with mode ${mode}`);
+// A failed `then` is reported as an `if` error too, and a key whose value failed may also be
+// reported as unevaluated: both are consequences, so a value error of the deepest key wins.
+function firstProblem(errors) {
+  const ranked = errors.filter((e) => e.keyword !== "if")
+    .map((e) => [UNKNOWN[e.keyword] ? 1 : 0, -e.instancePath.split("/").length, e])
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return ranked.length ? describe(ranked[0][2]) : "config: rejected by the schema";
+}
+
+/** Every problem of `instance` against schema `name` (an empty list if none), as SPEC messages. */
+export function problems(name, instance) {
+  const validate = schemaValidator(name);
+  return validate(instance) ? [] : validate.errors.filter((e) => e.keyword !== "if").map(describe);
+}
+
+/** The config of `role` with its defaults filled in, or a ConfigError naming the key. */
+export function checkConfig(role, raw) {
+  const config = structuredClone(raw);
+  const validate = filling(role);
+  if (!validate(config)) throw new ConfigError(firstProblem(validate.errors));
+  rejectFractionalIntegers(role, raw);
+  return config;
+}
+
+// To JSON Schema 5.0 is an integer; to SPEC an integer key written as "5.0" or "1e3" is a
+// bad config, as in the reference. loadConfig marks such numbers; a marked key is refused
+// when the schema turns out to want an integer there (it rejects the value plus one half).
+const WRITTEN = Symbol("numbers written with a fraction or exponent");
+
+function rejectFractionalIntegers(role, raw) {
+  for (const [pointer, source] of fractionalNumbers(raw)) {
+    const probe = structuredClone(raw);
+    const parts = pointer.split("/").slice(1);
+    const holder = parts.slice(0, -1).reduce((node, part) => node[part], probe);
+    holder[parts.at(-1)] += 0.5;
+    const validate = schemaValidator(role);
+    if (!validate(probe) && validate.errors.some((e) => e.instancePath === pointer && e.keyword === "type")) {
+      throw new ConfigError(`config: key '${keyOf(pointer)}' must be an integer, got ${source}`);
+    }
   }
 }
 
-function fill(raw, keys, prefix = "") {
-  for (const name of Object.keys(raw)) {
-    if (!Object.hasOwn(keys, name)) throw new ConfigError(`config: unknown key '${prefix}${name}'`);
-  }
-  const out = {};
-  for (const [name, spec] of Object.entries(keys)) {
-    if (Object.hasOwn(raw, name)) out[name] = check(prefix + name, spec, raw[name]);
-    else if (spec.required) throw new ConfigError(`config: missing required key '${prefix}${name}'`);
-    else out[name] = spec.default;
-  }
-  return out;
+function* fractionalNumbers(node, pointer = "") {
+  if (node === null || typeof node !== "object") return;
+  for (const [key, source] of Object.entries(node[WRITTEN] ?? {})) yield [`${pointer}/${key}`, source];
+  for (const [key, child] of Object.entries(node)) yield* fractionalNumbers(child, `${pointer}/${key}`);
 }
 
-function requireReadable(name, path) {
+/** Parses config text; integral numbers written with a fraction or exponent are remembered. */
+export function parseConfig(text) {
+  return JSON.parse(text, function revive(key, value, context) {
+    if (typeof value === "number" && Number.isInteger(value) && /[.eE]/.test(context?.source ?? "")) {
+      if (!Object.hasOwn(this, WRITTEN)) Object.defineProperty(this, WRITTEN, { value: {}, enumerable: false });
+      this[WRITTEN][key] = context.source;
+    }
+    return value;
+  });
+}
+
+function requireReadable(name, file) {
   try {
-    fs.accessSync(path, fs.constants.R_OK);
+    fs.accessSync(file, fs.constants.R_OK);
   } catch (error) {
-    throw new ConfigError(`config: key '${name}': cannot read ${path}: ${error.code}`);
+    throw new ConfigError(`config: key '${name}': cannot read ${file}: ${error.code}`);
   }
 }
 
-export function loadConfig(path) {
+export function loadConfig(file) {
   let text;
   try {
-    text = fs.readFileSync(path, "utf8");
+    text = fs.readFileSync(file, "utf8");
   } catch (error) {
-    throw new ConfigError(`config: cannot read ${path}: ${error.code}`);
+    throw new ConfigError(`config: cannot read ${file}: ${error.code}`);
   }
   let raw;
   try {
-    raw = JSON.parse(text, (_key, value, context) =>
-      typeof value === "number" && /[.eE]/.test(context?.source ?? "")
-        ? Object.assign(new Number(value), { source: context.source }) : value);
+    raw = parseConfig(text);
   } catch (error) {
-    throw new ConfigError(`config: ${path} is not valid JSON: ${error.message}`);
+    throw new ConfigError(`config: ${file} is not valid JSON: ${error.message}`);
   }
-  if (!isPlainObject(raw)) throw new ConfigError(`config: ${path} must hold a JSON object`);
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError(`config: ${file} must hold a JSON object`);
   return raw;
 }
 
 export function serverConfig(raw) {
-  const config = fill(raw, SERVER_KEYS);
-  const security = fill(config.security ?? {}, SERVER_SECURITY_KEYS, "security.");
-  security.endpoints ??= [{ policy: "None", mode: "None" }];
-  security.trusted_certificates ??= [];
-  const secure = security.endpoints.some((e) => e.policy !== "None");
-  if (secure && !(security.certificate && security.private_key)) {
-    throw new ConfigError("config: key 'security.certificate' and 'security.private_key' are required for a secure endpoint");
-  }
+  const config = checkConfig("server", raw);
+  const { security } = config;
   for (const name of ["certificate", "private_key"]) {
     if (security[name]) requireReadable(`security.${name}`, security[name]);
   }
-  security.trusted_certificates.forEach((path, i) => requireReadable(`security.trusted_certificates[${i}]`, path));
-  config.security = security;
+  security.trusted_certificates.forEach((file, i) => requireReadable(`security.trusted_certificates[${i}]`, file));
   return config;
 }
 
 export function clientConfig(raw) {
-  const keys = { ...CLIENT_KEYS, ...(Object.hasOwn(WORKLOAD_KEYS, raw.workload) ? WORKLOAD_KEYS[raw.workload] : {}) };
-  const config = fill(raw, keys);
-  if (!config.endpoint.startsWith("opc.tcp://")) {
-    throw new ConfigError(`config: key 'endpoint' must start with opc.tcp://, got ${show(config.endpoint)}`);
+  const config = checkConfig("client", raw);
+  if (config.security.policy !== "None") {
+    requireReadable("security.certificate", config.security.certificate);
+    requireReadable("security.private_key", config.security.private_key);
   }
-  const security = fill(config.security ?? {}, CLIENT_SECURITY_KEYS, "security.");
-  checkPolicyMode(security.policy, security.mode, "security");
-  if (security.policy !== "None") {
-    if (!(security.certificate && security.private_key)) {
-      throw new ConfigError("config: key 'security.certificate' and 'security.private_key' are required "
-        + `for policy ${security.policy}`);
-    }
-    requireReadable("security.certificate", security.certificate);
-    requireReadable("security.private_key", security.private_key);
-  }
-  config.security = security;
   return config;
 }

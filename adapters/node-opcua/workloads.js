@@ -14,7 +14,7 @@ function describe(error) {
 const firstBad = (statusCodes) => statusCodes.find((s) => !s.isGood());
 
 /** Node names and NodeIds of request k: nodes[(k·n + j) mod len(nodes)], j < n. */
-class RequestNodes {
+export class RequestNodes {
   constructor(uaSession, nodes, perRequest) {
     Object.assign(this, { uaSession, nodes, perRequest, cache: new Map(), cached: 0 });
     this.nodeIds = new Map(nodes.map((name) => [name, uaSession.nodeId(name)]));

@@ -420,3 +420,11 @@ def test_adapter_launcher_refuses_bad_config(sdk, vector, tmp_path):
     event = json.loads(done.stdout.strip().splitlines()[-1])
     assert validation.problems("event", event) == []
     assert event["kind"] == vector["kind"] and vector["key"] in event["message"]
+
+
+@pytest.mark.parametrize("sdk", ["asyncua", "python-opcua", "node-opcua"])
+def test_adapter_capabilities_keep_the_schema(sdk):
+    done = subprocess.run([str(paths.ADAPTERS / sdk / "run"), "capabilities"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr[-500:]
+    assert validation.problems("capabilities", json.loads(done.stdout)) == []
