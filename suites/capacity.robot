@@ -2,7 +2,7 @@
 Documentation     The highest open-loop read rate each server sustains within the plan's latency bound,
 ...               and how it behaves at 1.5 times that rate.
 Resource          benchmark.resource
-Suite Setup       Start Benchmark Run
+Suite Setup       Start Benchmark
 Suite Teardown    Finish Benchmark Run
 
 *** Test Cases ***

@@ -5,7 +5,7 @@ Documentation     PubSub (OPC UA Part 14, UADP over UDP multicast): a signal-rat
 ...               subscriber pair with every value verified. Needs root (ip netns) for the
 ...               subscriber-count sweep.
 Resource          benchmark.resource
-Suite Setup       Start Benchmark Run
+Suite Setup       Start Benchmark
 Suite Teardown    Finish Benchmark Run
 
 *** Test Cases ***

@@ -1,7 +1,7 @@
 *** Settings ***
 Documentation     Data volume, grouped and concurrent requests on every server.
 Resource          benchmark.resource
-Suite Setup       Start Benchmark Run
+Suite Setup       Start Benchmark
 Suite Teardown    Finish Benchmark Run
 
 *** Test Cases ***

@@ -117,6 +117,13 @@ def test_progress_counts_the_selected_tests(tmp_path):
     assert "PASS" in stream.getvalue()
 
 
+def test_a_variable_that_contradicts_the_matrix_fails_the_suite(tmp_path):
+    output = tmp_path / "output.xml"
+    robot.run(str(WRITE), prerunmodifier=[Matrix(profile="smoke", sdks="open62541")], variable=["PROFILE:full"],
+              test=[CHECK], output=str(output), log=None, report=None, stdout=io.StringIO(), stderr=io.StringIO())
+    (test,) = ExecutionResult(str(output)).suite.all_tests
+    assert test.status == "FAIL" and "generated for PROFILE 'smoke', but PROFILE is 'full'" in test.message
+
 def test_other_suites_are_left_alone(tmp_path):
     # ROBOT_OPTIONS applies the modifier to every robot run in the venv
     other = tmp_path / "read.robot"

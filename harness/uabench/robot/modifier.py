@@ -10,7 +10,8 @@ Each benchmark suite (a NAME.robot importing benchmark.resource) gets one test p
 and the adapters present, and the suite variables its keyword library is imported with
 (${BENCHMARK}, ${PLAN}, ${PROFILE}, ${SDKS}, ${RUN_DIR}); the plan, profile and SDKs also
 show as suite metadata in the log and report. The modifier is the one place that chooses
-them: a `-v PROFILE:...` would change the phases but not the matrix, so it is not used.
+them: a `-v PROFILE:...` would change the phases but not the matrix, so the suite setup
+(`Start Benchmark` in benchmark.resource) refuses one that differs from the modifier's.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from uabench import paths
 from uabench import plan as plans
 
 # Suite variables the modifier sets; benchmark.resource imports the keyword library with them.
-VARIABLES = ("BENCHMARK", "PLAN", "PROFILE", "SDKS", "RUN_DIR")
+VARIABLES = ("BENCHMARK", "PLAN", "PROFILE", "SDKS", "RUN_DIR", "MATRIX")
+# The ones a user could set with -v; `Start Benchmark` checks they are still what the matrix used.
+CHECKED = ("PLAN", "PROFILE", "SDKS")
 
 
 class Matrix(SuiteVisitor):
@@ -81,6 +84,9 @@ class Matrix(SuiteVisitor):
         _remove_generated(suite)
         for name, value in values.items():
             suite.resource.variables.create(name=f"${{{name}}}", value=[_escaped(value)])
+        # what the matrix was made for, so the suite setup can refuse a `-v PROFILE:...` that differs
+        suite.resource.variables.create(name="&{MATRIX}",
+                                        value=[f"{name}={_escaped(values[name])}" for name in CHECKED])
         suite.metadata.update({"Plan": _shown(plan.path), "Profile": self.profile, "SDKs": self.sdks or "all"})
         for case in plans.test_cases(plan, only, self.profile):
             test = suite.tests.create(name=case.name, tags=list(case.tags))
@@ -108,7 +114,7 @@ def _remove_generated(suite: TestSuite) -> None:
     # Tests written in the .robot file have a line number; generated ones have none.
     written = [test for test in suite.tests if test.lineno]
     suite.tests = written
-    suite.resource.variables = [v for v in suite.resource.variables if v.name.strip("${}") not in VARIABLES]
+    suite.resource.variables = [v for v in suite.resource.variables if v.name[2:-1] not in VARIABLES]
 
 
 def _fail(suite: TestSuite, message: str) -> None:
