@@ -205,10 +205,23 @@ def fastest_server(cells: list[dict], variant: str | None) -> str | None:
     return max(ranked, key=lambda c: c["result"]["throughput"]["values_per_s"])["server"]
 
 
+class CellFailed(Exception):
+    """A cell that had to pass did not."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.reason or outcome.status)
+        self.outcome = outcome
+
+
 def headroom(measure: Callable[[int, int], Outcome], repetitions: int) -> tuple[dict[int, dict], float]:
     """The same load from 1 and from 2 load-generator processes (`measure(processes,
     repetition)`): values/s of each, and the gain of two over one. If two deliver clearly
     more, one process was the bottleneck."""
-    figures = {processes: stats.summarize([measure(processes, repetition).result["throughput"]["values_per_s"]
-                                           for repetition in range(repetitions)]) for processes in (1, 2)}
+    figures = {}
+    for processes in (1, 2):
+        outcomes = [measure(processes, repetition) for repetition in range(repetitions)]
+        failed = next((o for o in outcomes if o.status != "pass"), None)
+        if failed:
+            raise CellFailed(failed)
+        figures[processes] = stats.summarize([o.result["throughput"]["values_per_s"] for o in outcomes])
     return figures, figures[2]["mean"] / figures[1]["mean"] - 1
