@@ -51,3 +51,22 @@ def script_adapter(tmp_path, monkeypatch):
 @pytest.fixture
 def workdir(tmp_path) -> Path:
     return tmp_path / "work"
+
+
+@pytest.fixture
+def check_repo(tmp_path) -> Path:
+    """A checkout for `uabench check` (UABENCH_REPO) with the real reference SDK beside
+    purpose-built faulty adapters: `add(sdk_id, run_script, **sdk_toml)`."""
+    import shutil
+
+    from uabench import plan
+
+    reference = plan.reference_client()
+    if reference is None:
+        pytest.skip("no SDK with a client role is installed")
+    repo = tmp_path / "repo"
+    for part in ("implementations", "adapters"):
+        (repo / part).mkdir(parents=True)
+        (repo / part / reference).symlink_to(paths.REPO / part / reference)
+    shutil.copytree(paths.SUITES, repo / "suites")
+    return repo

@@ -27,25 +27,17 @@ def cmd_list(_args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from uabench.check import check
+    from uabench import checks
 
-    targets = [sdk.id for sdk in sdks.all_sdks()] if args.all else args.sdk
-    if not targets:
-        print("uabench check: name an SDK or pass --all", file=sys.stderr)
+    if args.all == bool(args.sdk):
+        print("uabench check: name SDKs or pass --all", file=sys.stderr)
         return 2
-    failed = 0
-    for sdk_id in targets:
-        print(f"== uabench check {sdk_id}")
-        results = check(sdk_id)
-        for result in results:
-            print(f"  {'PASS' if result.passed else 'FAIL'}  {result.name}")
-            if result.detail:
-                for line in result.detail.splitlines()[:12]:
-                    print(f"        {line}")
-        bad = sum(not r.passed for r in results)
-        failed += bad
-        print(f"{sdk_id}: {len(results) - bad} passed, {bad} failed")
-    return 1 if failed else 0
+    junit = Path(args.junit or paths.RESULTS / "check" / "junit.xml")
+    if args.all:  # every contract check, and the ARM and remote checks whose builds are here
+        return checks.run(["test_contract", "test_arm_smoke", "test_remote"], [], junit)
+    for sdk_id in args.sdk:
+        sdks.get(sdk_id)  # an unknown name is an error, not an empty selection
+    return checks.run(["test_contract"], [], junit, keyword=" or ".join(args.sdk))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -178,48 +170,31 @@ def cmd_images(args: argparse.Namespace) -> int:
 
 
 def cmd_arm_smoke(args: argparse.Namespace) -> int:
+    from uabench import checks
     from uabench.arm import images
-    from uabench.arm import smoke as arm
 
-    targets = [images.arch(name) for name in _split(args.arch)]
-    chosen = _split(args.sdk) or list(images.SDKS)
-    results = arm.run(open_store(args.store), targets, chosen, binary=args.binary)
-    for one in results:
-        print(f"  {one.status.upper():13} {one.sdk:12} {one.arch:6} {one.how:6} {one.step:36} {one.seconds:6.1f} s  "
-              f"{one.detail.splitlines()[0][:150] if one.detail else ''}", flush=True)
-    failed = sum(one.status == "fail" for one in results)
-    passed = sum(one.status == "pass" for one in results)
-    print(f"arm-smoke (emulated): {passed} passed, {failed} failed")
-    return 1 if failed or not passed else 0
+    arches = [images.arch(name).name for name in _split(args.arch)]  # refuses unknown names here
+    options = ["--store", str(args.store), "--require-builds", "--arm-arch", ",".join(arches),
+               "--arm-sdk", args.sdk or "all", "--arm-how", "binary" if args.binary else "image"]
+    return checks.run(["test_arm_smoke"], options, Path(args.junit or paths.RESULTS / "arm-smoke" / "junit.xml"))
 
 
 def cmd_remote(args: argparse.Namespace) -> int:
-    import contextlib
-
-    from uabench.arm import pi_namespace, remote
+    from uabench import checks
 
     if bool(args.binary) == bool(args.image):
         raise ValueError("give exactly one of --binary PATH or --image NAME")
-    if not args.namespace_pi and not args.target:
-        raise ValueError("give --target user@host (or --namespace-pi for the local stand-in)")
-    with contextlib.ExitStack() as stack:
-        run_args, env = [], []
-        if args.namespace_pi:
-            why = pi_namespace.available()
-            if why:
-                raise ValueError(f"--namespace-pi: {why}")
-            pi = stack.enter_context(pi_namespace.PiNamespace())
-            host, run_args, env = pi.remote_host(), pi.PODMAN_RUN_ARGS, pi.podman_env()
-        else:
-            host = remote.RemoteHost(args.target, args.port, args.identity, args.known_hosts, args.workdir)
-        deployment = (remote.deploy_binary(host, Path(args.binary)) if args.binary
-                      else remote.deploy_image(host, args.image, run_args, env))
-        steps, _resources = remote.serve_and_check(open_store(args.store), host, deployment, args.sdk)
-    for step in steps:
-        print(f"  {step.status.upper():5} {step.step:26} {step.seconds:6.1f} s  {step.detail[:200]}", flush=True)
-    failed = sum(step.status != "pass" for step in steps)
-    print(f"remote {host.target}: {len(steps) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    if bool(args.namespace_pi) == bool(args.target):
+        raise ValueError("give --target user@host or --namespace-pi (the local stand-in), not both")
+    options = ["--store", str(args.store), "--require-builds", "--remote-sdk", args.sdk,
+               *(["--remote-binary", str(Path(args.binary).resolve())] if args.binary else []),
+               *(["--remote-image", args.image] if args.image else [])]
+    if args.target:
+        options += ["--remote-target", args.target, "--remote-port", str(args.port),
+                    "--remote-workdir", args.workdir,
+                    *(["--remote-identity", args.identity] if args.identity else []),
+                    *(["--remote-known-hosts", args.known_hosts] if args.known_hosts else [])]
+    return checks.run(["test_remote"], options, Path(args.junit or paths.RESULTS / "remote" / "junit.xml"))
 
 
 def _split(text: str | None) -> list[str]:
@@ -234,9 +209,11 @@ def parser() -> argparse.ArgumentParser:
 
     commands.add_parser("list", help="list the SDKs with an adapter").set_defaults(func=cmd_list)
 
-    check = commands.add_parser("check", help="run the adapter contract tests")
-    check.add_argument("sdk", nargs="*")
-    check.add_argument("--all", action="store_true", help="check every SDK")
+    check = commands.add_parser("check", help="run the adapter contract checks (pytest, uabench.checks)")
+    check.add_argument("sdk", nargs="*", help="SDKs whose contract checks run (selected by test id)")
+    check.add_argument("--all", action="store_true",
+                       help="every SDK's contract checks, and the ARM smoke and remote checks of the builds here")
+    check.add_argument("--junit", help="JUnit XML file (default: results/check/junit.xml)")
     check.set_defaults(func=cmd_check)
 
     run = commands.add_parser("run", help="run Robot Framework suites")
@@ -288,6 +265,7 @@ def parser() -> argparse.ArgumentParser:
     smoke.add_argument("--sdk", default="", help="comma-separated SDKs (default: all)")
     smoke.add_argument("--binary", action="store_true",
                        help="run the Bazel cross-built C adapter through qemu-user instead of the images")
+    smoke.add_argument("--junit", help="JUnit XML file (default: results/arm-smoke/junit.xml)")
     smoke.set_defaults(func=cmd_arm_smoke)
 
     remote = commands.add_parser("remote", help="run an SDK's server on a remote host over SSH (a Raspberry Pi)")
@@ -300,7 +278,9 @@ def parser() -> argparse.ArgumentParser:
     remote.add_argument("--image", help="container image to podman save/load and run (localhost/uabench/milo:arm64)")
     remote.add_argument("--sdk", default="open62541", help="the SDK the binary or image is (default: %(default)s)")
     remote.add_argument("--namespace-pi", action="store_true",
-                        help="use a network namespace with its own sshd on this machine as the remote host")
+                        help="use a network namespace with its own sshd on this machine as the remote host "
+                        "(the test fixture of the remote check)")
+    remote.add_argument("--junit", help="JUnit XML file (default: results/remote/junit.xml)")
     remote.set_defaults(func=cmd_remote)
 
     report = commands.add_parser("report", help="write the report from the results store")

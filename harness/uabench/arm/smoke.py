@@ -4,7 +4,8 @@ Each SDK's ARM server runs here under qemu-user: from its image (podman --arch, 
 network) or, for the C adapter, straight from the Bazel cross build (`--binary`, through
 binfmt_misc). The native reference client (the host's open62541 adapter) reads every node
 of the standard address space and writes Write_j with read-back, both with value
-verification, through the harness's own Session machinery. Every cell is stored with
+verification, through the harness's own Session machinery. The checks that run this are
+uabench/checks/test_arm_smoke.py. Every cell is stored with
 `emulated = 1` and the variant naming the architecture: emulated timings are never
 comparable with native ones and must never rank a server.
 """
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import secrets
 import shlex
 import stat
 import time
@@ -206,46 +206,29 @@ def cleanup_containers(token: str) -> None:
         pass
 
 
-def run(store: Store, arches: list[images.Arch], sdk_ids: list[str], binary: bool,
-        workdir: Path | None = None) -> list[SmokeResult]:
+class NotBuilt(Exception):
+    """This SDK has no build for this architecture, for a declared reason (images.NOT_BUILT)."""
+
+
+def launched(session: Session, sdk_id: str, target: images.Arch, how: str, token: str) -> LaunchedSdk:
+    """The SDK's ARM build as an adapter whose `run` starts it under emulation. A build that
+    should exist but does not raises images.ImageError naming the command that makes it."""
+    sdk = sdks.get(sdk_id)
+    if how == "binary":
+        if sdk_id != "open62541":
+            raise NotBuilt(f"{sdk_id} has no Bazel build (only the C adapter has)")
+        return binary_launcher(sdk, target, session.workdir)
+    if (sdk_id, target.name) in images.NOT_BUILT:
+        raise NotBuilt(images.NOT_BUILT[(sdk_id, target.name)])
+    name = images.image_name(sdk_id, target)
+    if not images.image_exists(name):
+        raise images.ImageError(f"no image {name}: run uabench images --arch {target.name} --sdk {sdk_id}")
+    return image_launcher(sdk, target, session.workdir, token)
+
+
+def reference_client() -> Sdk:
+    """The native client that reads and writes the emulated servers."""
     reference_id = plan.reference_client()
     if reference_id is None:
         raise ValueError("no SDK with a client role to act as the native reference client")
-    reference = sdks.get(reference_id)
-    session = Session(store, "arm-smoke", "smoke",
-                      workdir=workdir or paths.RESULTS / "runs" / time.strftime("arm-smoke-%Y%m%d-%H%M%S"))
-    token = secrets.token_hex(6)
-    results: list[SmokeResult] = []
-    status = "finished"
-    try:
-        for target in arches:
-            for sdk_id in sdk_ids:
-                sdk = sdks.get(sdk_id)
-                if "server" not in sdk.roles:
-                    continue
-                if binary:
-                    if sdk_id != "open62541":
-                        continue
-                    emulated = binary_launcher(sdk, target, session.workdir)
-                else:
-                    if (sdk_id, target.name) in images.NOT_BUILT:
-                        results.append(SmokeResult(sdk_id, target.name, "image", "image", "not_supported",
-                                                   images.NOT_BUILT[(sdk_id, target.name)], 0.0))
-                        continue
-                    if not images.image_exists(images.image_name(sdk_id, target)):
-                        detail = (f"no image {images.image_name(sdk_id, target)}: "
-                                  f"run uabench images --arch {target.name} --sdk {sdk_id}")
-                        results.append(SmokeResult(sdk_id, target.name, "image", "image", "fail", detail, 0.0))
-                        continue
-                    emulated = image_launcher(sdk, target, session.workdir, token)
-                try:
-                    results.extend(smoke_one(session, reference, emulated))
-                finally:
-                    cleanup_containers(token)
-    except BaseException:
-        status = "interrupted"
-        raise
-    finally:
-        cleanup_containers(token)
-        session.close(status)
-    return results
+    return sdks.get(reference_id)

@@ -1,14 +1,15 @@
-"""`uabench check <sdk>`: the contract tests an adapter must pass (adapters/SPEC.md §7)."""
+"""The contract checks an adapter must pass (adapters/SPEC.md §7), one set per SDK
+(`uabench check <sdk>`). Every check runs the real adapter against a real reference SDK."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from uabench import plan, sdks
 from uabench.engine.session import Session, free_port
@@ -19,17 +20,7 @@ from uabench.sdks import Sdk
 ALL_NODES = [*plan.signals(10), "Signal_999", "Tick", "Real", "Page", "SDD", "Image", "Array_10", "Array_10000",
              "Write_0", "Write_99"]
 UNREACHABLE_LIMIT_S = 20.0
-
-
-@dataclass
-class Check:
-    name: str
-    passed: bool
-    detail: str = ""
-
-
-class CheckFailed(Exception):
-    pass
+SECURE = {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}
 
 
 def _workload(kind: str, nodes: list[str], per_request: int, **extra) -> dict:
@@ -37,151 +28,37 @@ def _workload(kind: str, nodes: list[str], per_request: int, **extra) -> dict:
             "warmup_s": 0.2, "duration_s": 0.6, **extra}
 
 
-class Checker:
-    def __init__(self, sdk: Sdk, workdir: Path) -> None:
-        self.sdk = sdk
-        self.workdir = workdir
-        self.session = Session(open_store(workdir / "check.sqlite"), "check", "check", workdir=workdir / "run")
-        others = [s for s in sdks.all_sdks() if s.id != sdk.id]
-        preferred = plan.reference_client()
-        self.reference = next((s for s in others if s.id == preferred), others[0] if others else sdk)
-        self.results: list[Check] = []
+@pytest.fixture(scope="module")
+def workdir(sdk: Sdk, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp(f"check-{sdk.id}")
 
-    def run(self) -> list[Check]:
-        steps: list[tuple[str, Callable[[], str]]] = [
-            ("capabilities agree with sdk.toml", self.capabilities),
-            ("server: bad config exits 2 naming the key", lambda: self.bad_config("server")),
-            ("client: bad config exits 2 naming the key", lambda: self.bad_config("client")),
-        ]
-        if "server" in self.sdk.roles:
-            steps += [
-                ("server prints ready", self.server_ready),
-                (f"{self.reference.id} client reads every node of this server, verified", self.reference_reads),
-            ]
-        if "client" in self.sdk.roles:
-            steps += [
-                (f"client reads every node of the {self.reference.id} server, verified", self.client_reads),
-                (f"client writes the {self.reference.id} server, read back verified", self.client_writes),
-                ("client: unreachable endpoint gives an error event", self.unreachable),
-            ]
-            if "server" in self.sdk.roles:
-                steps.append(("client reads its own server over Basic256Sha256 SignAndEncrypt",
-                              self.secure_read))
-        if "server" in self.sdk.roles:
-            steps.append(("server exits 0 within 5 s of SIGTERM", self.clean_shutdown))
-        try:
-            for name, step in steps:
-                try:
-                    self.results.append(Check(name, True, step()))
-                except (CheckFailed, AdapterError) as error:
-                    self.results.append(Check(name, False, str(error)))
-        finally:
-            self.session.close()
-        return self.results
 
-    # --- the checks --------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def session(workdir: Path) -> Iterator[Session]:
+    """A throw-away run of its own: contract checks are not measurements."""
+    checking = Session(open_store(workdir / "check.sqlite"), "check", "check", workdir=workdir / "run")
+    yield checking
+    checking.close()
+    checking.store.close()
 
-    def capabilities(self) -> str:
-        try:
-            caps = sdks.capabilities(self.sdk)
-        except sdks.AdapterBroken as error:
-            raise CheckFailed(str(error)) from None
-        problems = []
-        for key in ("sdk", "version", "roles", "workloads", "security"):
-            if key not in caps:
-                problems.append(f"missing key '{key}'")
-        if caps.get("sdk") != self.sdk.id:
-            problems.append(f"sdk is {caps.get('sdk')!r}, sdk.toml says {self.sdk.id!r}")
-        if str(caps.get("version")) != self.sdk.version:
-            problems.append(f"version is {caps.get('version')!r}, sdk.toml pins {self.sdk.version!r}")
-        if sorted(caps.get("roles", [])) != sorted(self.sdk.roles):
-            problems.append(f"roles {caps.get('roles')} differ from sdk.toml {list(self.sdk.roles)}")
-        if sorted(caps.get("workloads", [])) != sorted(self.sdk.workloads):
-            problems.append(f"workloads {caps.get('workloads')} differ from sdk.toml {list(self.sdk.workloads)}")
-        if problems:
-            raise CheckFailed("; ".join(problems))
-        return f"{caps['sdk']} {caps['version']}, roles {', '.join(caps['roles'])}"
 
-    def bad_config(self, role: str) -> str:
-        if role == "server":
-            base = {"port": free_port()}
-            cases = [("unknown key", {**base, "signalz": 10}, "signalz"),
-                     ("out of range", {**base, "signals": -5}, "signals")]
-        else:
-            base = {"endpoint": "opc.tcp://127.0.0.1:4840", "workload": "read", "nodes": ["Real"]}
-            cases = [("unknown key", {**base, "nodes_per_reqest": 2}, "nodes_per_reqest"),
-                     ("out of range", {**base, "in_flight": 0}, "in_flight")]
-        seen = []
-        for label, config, key in cases:
-            path = self.workdir / f"bad-{role}-{key}.json"
-            path.write_text(json.dumps(config))
-            try:
-                done = subprocess.run([str(self.sdk.run), role, "--config", str(path)],
-                                      capture_output=True, text=True, timeout=60)
-            except subprocess.TimeoutExpired:
-                raise CheckFailed(f"{label}: still running after 60 s (it must exit 2 before connecting)") from None
-            if done.returncode != 2:
-                raise CheckFailed(f"{label} ({key}): exit {done.returncode}, expected 2")
-            event = _last_event(done.stdout)
-            if not event or event.get("event") != "error" or event.get("kind") != "config":
-                raise CheckFailed(f"{label} ({key}): no error event of kind config on stdout: {done.stdout[-200:]!r}")
-            if key not in event.get("message", ""):
-                raise CheckFailed(f"{label}: message does not name '{key}': {event.get('message')!r}")
-            seen.append(event["message"])
-        return " | ".join(seen)
+@pytest.fixture(scope="module")
+def reference(sdk: Sdk) -> Sdk:
+    """The other side of interop checks: the reference client's SDK, else any other SDK."""
+    others = [s for s in sdks.all_sdks() if s.id != sdk.id]
+    preferred = plan.reference_client()
+    return next((s for s in others if s.id == preferred), others[0] if others else sdk)
 
-    def server_ready(self) -> str:
-        started = time.monotonic()
-        server = self.session.server(self.sdk)
-        return f"{server.endpoint} after {time.monotonic() - started:.1f} s"
 
-    def _expect_pass(self, client: Sdk, server_sdk: Sdk, workload: dict, security: dict | None = None) -> str:
-        server = self.session.server(server_sdk)
-        outcome = self.session.run_client(client, server, self.session.client_config(server, workload, security))
-        if outcome.status != "pass":
-            raise CheckFailed(outcome.reason or outcome.status)
-        result = outcome.result
-        return (f"{result['operations']['succeeded']} requests, {result['verification']['checked']} values "
-                f"verified")
-
-    def reference_reads(self) -> str:
-        one = self._expect_pass(self.reference, self.sdk, _workload("read", ALL_NODES, 1))
-        batch = self._expect_pass(self.reference, self.sdk, _workload("read", ALL_NODES, len(ALL_NODES)))
-        return f"1 node/request: {one}; {len(ALL_NODES)} nodes/request: {batch}"
-
-    def client_reads(self) -> str:
-        one = self._expect_pass(self.sdk, self.reference, _workload("read", ALL_NODES, 1))
-        batch = self._expect_pass(self.sdk, self.reference, _workload("read", ALL_NODES, len(ALL_NODES),
-                                                                       sessions=2))
-        return f"1 node/request: {one}; all nodes, 2 sessions: {batch}"
-
-    def client_writes(self) -> str:
-        return self._expect_pass(self.sdk, self.reference, _workload("write", plan.writes(20), 5))
-
-    def secure_read(self) -> str:
-        if not self.sdk.offers("Basic256Sha256", "SignAndEncrypt"):
-            return "skipped: not declared in sdk.toml"
-        return self._expect_pass(self.sdk, self.sdk, _workload("read", ALL_NODES, 4),
-                                 {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"})
-
-    def unreachable(self) -> str:
-        started = time.monotonic()
-        config = {"endpoint": f"opc.tcp://127.0.0.1:{free_port()}", **_workload("read", ["Real"], 1)}
-        outcome = self.session.run_client(self.sdk, None, config)
-        elapsed = time.monotonic() - started
-        if outcome.status != "fail" or not (outcome.reason or "").startswith("connect"):
-            raise CheckFailed(f"expected a connect error event, got {outcome.status}: {outcome.reason}")
-        if elapsed > UNREACHABLE_LIMIT_S:
-            raise CheckFailed(f"took {elapsed:.1f} s (limit {UNREACHABLE_LIMIT_S:g} s)")
-        return f"{outcome.reason} after {elapsed:.1f} s"
-
-    def clean_shutdown(self) -> str:
-        server = self.session.server(self.sdk)
-        status, seconds, killed = server.measured.stop()
-        self.session.servers.clear()
-        if killed or status != 0:
-            raise CheckFailed(f"status {status} after {seconds:.1f} s" + (" (had to be killed)" if killed else ""))
-        return f"status 0 after {seconds:.2f} s"
+def _passes(session: Session, client: Sdk, server_sdk: Sdk, workload: dict, security: dict | None = None) -> str:
+    try:
+        server = session.server(server_sdk)
+        outcome = session.run_client(client, server, session.client_config(server, workload, security))
+    except AdapterError as error:
+        pytest.fail(str(error), pytrace=False)
+    assert outcome.status == "pass", outcome.reason or outcome.status
+    result = outcome.result or {}
+    return f"{result['operations']['succeeded']} requests, {result['verification']['checked']} values verified"
 
 
 def _last_event(stdout: str) -> dict | None:
@@ -193,7 +70,115 @@ def _last_event(stdout: str) -> dict | None:
     return None
 
 
-def check(sdk_id: str) -> list[Check]:
-    sdk = sdks.get(sdk_id)
-    with tempfile.TemporaryDirectory(prefix=f"uabench-check-{sdk_id}-") as tmp:
-        return Checker(sdk, Path(tmp)).run()
+# --- the checks ------------------------------------------------------------------------------
+
+def test_capabilities_agree_with_sdk_toml(sdk: Sdk, record_property) -> None:
+    try:
+        caps = sdks.capabilities(sdk)
+    except sdks.AdapterBroken as error:
+        pytest.fail(str(error), pytrace=False)
+    problems = [f"missing key '{key}'" for key in ("sdk", "version", "roles", "workloads", "security")
+                if key not in caps]
+    if caps.get("sdk") != sdk.id:
+        problems.append(f"sdk is {caps.get('sdk')!r}, sdk.toml says {sdk.id!r}")
+    if str(caps.get("version")) != sdk.version:
+        problems.append(f"version is {caps.get('version')!r}, sdk.toml pins {sdk.version!r}")
+    if sorted(caps.get("roles", [])) != sorted(sdk.roles):
+        problems.append(f"roles {caps.get('roles')} differ from sdk.toml {list(sdk.roles)}")
+    if sorted(caps.get("workloads", [])) != sorted(sdk.workloads):
+        problems.append(f"workloads {caps.get('workloads')} differ from sdk.toml {list(sdk.workloads)}")
+    assert not problems, "; ".join(problems)
+    record_property("detail", f"{caps['sdk']} {caps['version']}, roles {', '.join(caps['roles'])}")
+
+
+SERVER_BASE = {"port": 4840}
+CLIENT_BASE = {"endpoint": "opc.tcp://127.0.0.1:4840", "workload": "read", "nodes": ["Real"]}
+BAD_CONFIGS = [  # role, config, the key the message must name
+    pytest.param("server", {**SERVER_BASE, "signalz": 10}, "signalz", id="server-unknown-key"),
+    pytest.param("server", {**SERVER_BASE, "signals": -5}, "signals", id="server-out-of-range"),
+    pytest.param("client", {**CLIENT_BASE, "nodes_per_reqest": 2}, "nodes_per_reqest", id="client-unknown-key"),
+    pytest.param("client", {**CLIENT_BASE, "in_flight": 0}, "in_flight", id="client-out-of-range"),
+]
+
+
+@pytest.mark.parametrize(("role", "config", "key"), BAD_CONFIGS)
+def test_bad_config_exits_2_naming_the_key(sdk: Sdk, role: str, config: dict, key: str, workdir: Path,
+                                           record_property) -> None:
+    path = workdir / f"bad-{role}-{key}.json"
+    path.write_text(json.dumps(config))
+    try:
+        done = subprocess.run([str(sdk.run), role, "--config", str(path)], capture_output=True, text=True,
+                              timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("still running after 60 s (it must exit 2 before connecting)", pytrace=False)
+    assert done.returncode == 2, f"exit {done.returncode}, expected 2"
+    event = _last_event(done.stdout)
+    assert event and event.get("event") == "error" and event.get("kind") == "config", \
+        f"no error event of kind config on stdout: {done.stdout[-200:]!r}"
+    assert key in event.get("message", ""), f"message does not name '{key}': {event.get('message')!r}"
+    record_property("detail", event["message"])
+
+
+@pytest.mark.role("server")
+def test_server_prints_ready(sdk: Sdk, session: Session, record_property) -> None:
+    started = time.monotonic()
+    try:
+        server = session.server(sdk)
+    except AdapterError as error:
+        pytest.fail(str(error), pytrace=False)
+    record_property("detail", f"{server.endpoint} after {time.monotonic() - started:.1f} s")
+
+
+@pytest.mark.role("server")
+@pytest.mark.parametrize("per_request", [1, len(ALL_NODES)], ids=["1-node", "all-nodes"])
+def test_reference_client_reads_every_node(sdk: Sdk, reference: Sdk, session: Session, per_request: int,
+                                           record_property) -> None:
+    """The reference SDK's client reads every node of this server, every value verified."""
+    record_property("detail", _passes(session, reference, sdk, _workload("read", ALL_NODES, per_request)))
+
+
+@pytest.mark.role("client")
+@pytest.mark.parametrize(("per_request", "sessions"), [(1, 1), (len(ALL_NODES), 2)],
+                         ids=["1-node", "all-nodes-2-sessions"])
+def test_client_reads_every_node_of_the_reference_server(sdk: Sdk, reference: Sdk, session: Session,
+                                                         per_request: int, sessions: int, record_property) -> None:
+    workload = _workload("read", ALL_NODES, per_request, **({"sessions": sessions} if sessions > 1 else {}))
+    record_property("detail", _passes(session, sdk, reference, workload))
+
+
+@pytest.mark.role("client")
+def test_client_writes_the_reference_server_with_read_back(sdk: Sdk, reference: Sdk, session: Session,
+                                                           record_property) -> None:
+    record_property("detail", _passes(session, sdk, reference, _workload("write", plan.writes(20), 5)))
+
+
+@pytest.mark.role("client")
+def test_unreachable_endpoint_gives_a_connect_error(sdk: Sdk, session: Session, record_property) -> None:
+    started = time.monotonic()
+    config = {"endpoint": f"opc.tcp://127.0.0.1:{free_port()}", **_workload("read", ["Real"], 1)}
+    outcome = session.run_client(sdk, None, config)
+    elapsed = time.monotonic() - started
+    assert outcome.status == "fail" and (outcome.reason or "").startswith("connect"), \
+        f"expected a connect error event, got {outcome.status}: {outcome.reason}"
+    assert elapsed <= UNREACHABLE_LIMIT_S, f"took {elapsed:.1f} s (limit {UNREACHABLE_LIMIT_S:g} s)"
+    record_property("detail", f"{outcome.reason} after {elapsed:.1f} s")
+
+
+@pytest.mark.role("client")
+def test_client_reads_its_own_server_over_basic256sha256(sdk: Sdk, session: Session, record_property) -> None:
+    if "server" not in sdk.roles or not sdk.offers(SECURE["policy"], SECURE["mode"]):
+        pytest.skip(f"{sdk.id} declares no Basic256Sha256 SignAndEncrypt server in sdk.toml")
+    record_property("detail", _passes(session, sdk, sdk, _workload("read", ALL_NODES, 4), SECURE))
+
+
+@pytest.mark.role("server")
+def test_server_exits_0_within_5_s_of_sigterm(sdk: Sdk, session: Session, record_property) -> None:
+    try:
+        server = session.server(sdk)
+    except AdapterError as error:
+        pytest.fail(str(error), pytrace=False)
+    status, seconds, killed = server.measured.stop()
+    session.servers.clear()
+    assert status == 0 and not killed, f"status {status} after {seconds:.1f} s" + (" (had to be killed)"
+                                                                                   if killed else "")
+    record_property("detail", f"status 0 after {seconds:.2f} s")

@@ -1,0 +1,83 @@
+"""The checks can fail: `uabench check` against purpose-built faulty adapters (shell scripts,
+two of them wrapping the real reference adapter with one fault each) must fail exactly the
+checks whose contract clause they break, and pass the others."""
+
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+from uabench import paths, plan, sdks
+
+FAULTY = """#!/usr/bin/env bash
+# The reference adapter with four faults: it lies about its version, accepts an unknown
+# server key, verifies nothing as a client and ignores SIGTERM as a server.
+real={real}
+case "$1" in
+  capabilities) "$real" capabilities | sed 's/"sdk": *"[^"]*"/"sdk":"faulty"/' ;;
+  server)
+    if grep -q signalz "$3"; then exit 0; fi
+    trap '' TERM; "$real" "$@" || exit; sleep 30 ;;
+  client) "$real" "$@" | sed -u 's/"checked": *[0-9]*/"checked":0/g'; exit "${{PIPESTATUS[0]}}" ;;
+  *) exec "$real" "$@" ;;
+esac
+"""
+
+MUTE = """#!/usr/bin/env bash
+# Dies at once in every role without a word on stdout.
+echo "mute: broken on purpose" >&2
+exit 1
+"""
+
+
+def _add(repo: Path, sdk_id: str, script: str, version: str) -> None:
+    (repo / "implementations" / sdk_id).mkdir()
+    (repo / "implementations" / sdk_id / "sdk.toml").write_text(
+        f'id = "{sdk_id}"\nlanguage = "bash"\nversion = "{version}"\nroles = ["server", "client", "publisher", '
+        f'"subscriber"]\nworkloads = ["read", "write", "subscribe"]\n')
+    run = repo / "adapters" / sdk_id / "run"
+    run.parent.mkdir()
+    run.write_text(script)
+    run.chmod(0o755)
+
+
+def _outcomes(junit: Path) -> dict[str, str]:
+    found = {}
+    for case in ElementTree.parse(junit).iter("testcase"):
+        kinds = [child.tag for child in case if child.tag in ("failure", "error", "skipped")]
+        found[case.get("name")] = kinds[0] if kinds else "passed"
+    return found
+
+
+def test_faulty_adapters_fail_the_checks_they_break(check_repo, tmp_path):
+    reference = sdks.get(plan.reference_client())
+    _add(check_repo, "faulty", FAULTY.format(real=paths.REPO / "adapters" / reference.id / "run"), "9.9")
+    _add(check_repo, "mute", MUTE, "1.0")
+    junit = tmp_path / "junit.xml"
+    env = {**os.environ, "UABENCH_REPO": str(check_repo), "UABENCH_RESULTS": str(tmp_path / "results")}
+    done = subprocess.run([sys.executable, "-m", "uabench.cli", "check", "faulty", "mute", "--junit", str(junit)],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
+    outcomes = _outcomes(junit)
+    assert not any(reference.id in name for name in outcomes), "the reference SDK is not selected"
+    faulty = {name.split("[")[0] + "[" + name.split("[", 1)[1].removeprefix("faulty").lstrip("-"): kind
+              for name, kind in outcomes.items() if "[faulty" in name}
+    assert faulty == {
+        "test_capabilities_agree_with_sdk_toml[]": "failure",  # version 9.9 in sdk.toml
+        "test_bad_config_exits_2_naming_the_key[server-unknown-key]": "failure",
+        "test_bad_config_exits_2_naming_the_key[server-out-of-range]": "passed",
+        "test_bad_config_exits_2_naming_the_key[client-unknown-key]": "passed",
+        "test_bad_config_exits_2_naming_the_key[client-out-of-range]": "passed",
+        "test_server_prints_ready[]": "passed",
+        "test_reference_client_reads_every_node[1-node]": "passed",
+        "test_reference_client_reads_every_node[all-nodes]": "passed",
+        "test_client_reads_every_node_of_the_reference_server[1-node]": "failure",  # nothing verified
+        "test_client_reads_every_node_of_the_reference_server[all-nodes-2-sessions]": "failure",
+        "test_client_writes_the_reference_server_with_read_back[]": "failure",
+        "test_unreachable_endpoint_gives_a_connect_error[]": "passed",
+        "test_client_reads_its_own_server_over_basic256sha256[]": "skipped",  # declares no security
+        "test_server_exits_0_within_5_s_of_sigterm[]": "failure",  # had to be killed
+    }
+    mute = {name: kind for name, kind in outcomes.items() if "[mute" in name}
+    assert mute and all(kind == "failure" for name, kind in mute.items() if "basic256" not in name), mute
