@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from uabench import paths
-from uabench.engine import cells
+from uabench.engine import adapters, cells
 
 
 def record(attempted=10, failed=0, checked=10, wrong=0, verify=True, **extra) -> dict:
@@ -91,3 +91,8 @@ print(signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["True", "False"], done.stderr
+
+
+def test_a_suite_without_an_adapter_for_a_role_has_a_problem():
+    assert adapters.problems([], ("publisher", "subscriber"), print) == [
+        "need at least one publisher adapter, have []", "need at least one subscriber adapter, have []"]

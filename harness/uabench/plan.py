@@ -134,10 +134,7 @@ def _capacity(raw: object) -> Capacity | None:
             continue
         if key not in CAPACITY_KEYS:
             raise PlanError(f"capacity: unknown key '{key}' (known: workload, {', '.join(CAPACITY_KEYS)})")
-        low, high = CAPACITY_KEYS[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-            raise PlanError(f"capacity.{key}: must be a number in [{low:g}, {high:g}], got {value!r}")
-        values[key] = value
+        values[key] = _number(value, f"capacity.{key}", *CAPACITY_KEYS[key])
     missing = set(CAPACITY_KEYS) - set(values)
     if missing:
         raise PlanError(f"capacity: missing {', '.join(sorted(missing))}")

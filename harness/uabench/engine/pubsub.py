@@ -192,28 +192,3 @@ def interop(run: PubSubRun, publisher: str, subscriber: str, log: Callable[[str]
         log(f"{publisher} → {subscriber}: {summary(outcome)}; "
             f"{outcome.result['verification']['checked']} values verified")
     return outcome
-
-
-def adapter_problems(only: list[str] | None, log: Callable[[str], None]) -> list[str]:
-    """Every SDK answers capabilities with the PubSub roles its sdk.toml declares, every SDK
-    without them says why in [not_supported], and there is a publisher and a subscriber."""
-    chosen = [sdk for sdk in sdks.all_sdks() if only is None or sdk.id in only]
-    problems = []
-    for sdk in chosen:
-        try:
-            capabilities = sdks.capabilities(sdk)
-        except sdks.AdapterBroken as error:
-            problems.append(str(error))
-            continue
-        for role in ("publisher", "subscriber"):
-            declared, answered = role in sdk.roles, role in capabilities.get("roles", [])
-            if declared != answered:
-                problems.append(f"{sdk.id}: sdk.toml {'declares' if declared else 'does not declare'} the {role} "
-                                f"role, capabilities {'lists' if answered else 'does not list'} it")
-            if not declared and role not in sdk.not_supported:
-                problems.append(f"{sdk.id}: no [not_supported] reason for the {role} role")
-        roles = [r for r in ("publisher", "subscriber") if r in sdk.roles]
-        log(f"{sdk.id}: " + (", ".join(roles) if roles else "no PubSub: " + sdk.reason_unsupported("publisher")))
-    if not any("publisher" in s.roles for s in chosen) or not any("subscriber" in s.roles for s in chosen):
-        problems.append(f"need at least one publisher and one subscriber, have {[s.id for s in chosen]}")
-    return problems

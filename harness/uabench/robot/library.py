@@ -13,7 +13,7 @@ from robot.libraries.BuiltIn import BuiltIn
 
 from uabench import plan as plans
 from uabench import sdks
-from uabench.engine import pubsub, search
+from uabench.engine import adapters, pubsub, search
 from uabench.engine.cells import Outcome, wrong_values
 from uabench.engine.session import Session
 from uabench.proc import netns
@@ -64,21 +64,12 @@ class UabenchLibrary:
     def adapters_should_be_installed(self) -> None:
         """Every SDK of the plan answers `capabilities` as its sdk.toml declares, and there is
         at least one server and one client to pair."""
-        chosen = [sdk for sdk in sdks.all_sdks() if self.only is None or sdk.id in self.only]
-        if not any("server" in sdk.roles for sdk in chosen) or not any("client" in sdk.roles for sdk in chosen):
-            raise AssertionError(f"need at least one server and one client adapter, have {[s.id for s in chosen]}")
-        problems = []
-        for sdk in chosen:
-            try:
-                capabilities = sdks.capabilities(sdk)
-            except sdks.AdapterBroken as error:
-                problems.append(str(error))
-                continue
-            if str(capabilities.get("version")) != sdk.version:
-                problems.append(f"{sdk.id}: runs version {capabilities.get('version')}, sdk.toml pins {sdk.version}")
-            logger.info(f"{sdk.id} {capabilities.get('version')}: roles {', '.join(capabilities.get('roles', []))}")
-        if problems:
-            raise AssertionError("\n".join(problems))
+        self._adapters(("server", "client"))
+
+    def _adapters(self, roles: tuple[str, ...]) -> None:
+        found = adapters.problems(self.only, roles, logger.info)
+        if found:
+            raise AssertionError("\n".join(found))
 
     # --- cells -----------------------------------------------------------------------------
 
@@ -293,9 +284,7 @@ class UabenchLibrary:
     def pubsub_adapters_should_be_installed(self) -> None:
         """Every SDK answers `capabilities` with the PubSub roles its sdk.toml declares, and
         names the reason where it has none; there is a publisher and a subscriber."""
-        problems = pubsub.adapter_problems(self.only, logger.info)
-        if problems:
-            raise AssertionError("\n".join(problems))
+        self._adapters(("publisher", "subscriber"))
 
     def pubsub_sweep_should_complete(self, publisher: str, subscriber: str) -> None:
         """N signals at the publishing interval, N rising until the publisher misses its

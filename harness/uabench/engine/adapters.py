@@ -1,0 +1,38 @@
+"""Are the adapters there as their sdk.toml declares? The first check of every suite."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from uabench import sdks
+
+
+def problems(only: list[str] | None, roles: tuple[str, ...], log: Callable[[str], None]) -> list[str]:
+    """Every chosen SDK answers `capabilities` with the version its sdk.toml pins and with
+    exactly the `roles` (of those the suite needs) it declares, and names the reason for each
+    it lacks; each role has at least one SDK. The problems found, empty if none."""
+    chosen = [sdk for sdk in sdks.all_sdks() if only is None or sdk.id in only]
+    found = []
+    for sdk in chosen:
+        try:
+            capabilities = sdks.capabilities(sdk)
+        except sdks.AdapterBroken as error:
+            found.append(str(error))
+            continue
+        if str(capabilities.get("version")) != sdk.version:
+            found.append(f"{sdk.id}: runs version {capabilities.get('version')}, sdk.toml pins {sdk.version}")
+        for role in roles:
+            declared, answered = role in sdk.roles, role in capabilities.get("roles", [])
+            if declared != answered:
+                found.append(f"{sdk.id}: sdk.toml {'declares' if declared else 'does not declare'} the {role} "
+                             f"role, capabilities {'lists' if answered else 'does not list'} it")
+            if not declared and role not in sdk.not_supported:
+                found.append(f"{sdk.id}: no [not_supported] reason for the {role} role")
+        has = [role for role in roles if role in sdk.roles]
+        log(f"{sdk.id} {capabilities.get('version')}: " + (", ".join(has) if has else
+                                                           "none of " + ", ".join(roles) + ": "
+                                                           + sdk.reason_unsupported(roles[0])))
+    for role in roles:
+        if not any(role in sdk.roles for sdk in chosen):
+            found.append(f"need at least one {role} adapter, have {[sdk.id for sdk in chosen]}")
+    return found
