@@ -229,7 +229,7 @@ def test_one_run_writes_one_merged_output(tmp_path, monkeypatch, capfd):
     (run_dir,) = (tmp_path / "runs").iterdir()
     assert sorted(p.name for p in run_dir.glob("*.*")) == ["log.html", "output.xml", "report.html"]
     result = ExecutionResult(str(run_dir / "output.xml")).suite
-    assert [suite.name for suite in result.suites] == ["Read", "Write"]
+    assert result.name == "uabench" and [suite.name for suite in result.suites] == ["Read", "Write"]
     assert all(test.status == "PASS" for test in result.all_tests)
     assert sorted(p.name for p in run_dir.iterdir() if p.is_dir()) == ["read", "write"]  # each plan's run files
     assert f"[1/{result.test_count}]" in out and f"[{result.test_count}/{result.test_count}]" in out

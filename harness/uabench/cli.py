@@ -68,6 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         *[str(paths.SUITES / f"{one.suite}.robot") for one in chosen], outputdir=str(run_dir),
         prerunmodifier=[Matrix([str(one.path) for one in chosen], args.profile, args.sdk or "", run_dir)],
         listener=[Progress()], variable=[f"STORE:{args.store}"], dryrun=args.dryrun,
+        name="uabench" if len(chosen) > 1 else None,
         pythonpath=[str(paths.REPO / "harness")], console="quiet", loglevel="INFO", **selection)
     print(f"Robot output, log and report: {run_dir}")
     if args.report and not args.dryrun:

@@ -40,7 +40,7 @@ class Progress:
             self.seconds = dict(_estimates(data))
         if data.tests:
             shown = ", ".join(f"{key} {value}" for key, value in data.metadata.items())
-            self._print(f"== {data.full_name}" + (f" ({shown})" if shown else ""))
+            self._print(f"== {data.name}" + (f" ({shown})" if shown else ""))
 
     def end_suite(self, data: TestSuite, result) -> None:
         if data.parent is None:
