@@ -79,7 +79,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from uabench.report import build
 
-    store = open_store(args.store)
+    store = open_store(args.store, readonly=True)
     outputs = build(store, Path(args.out), args.run)
     for kind, path in outputs.items():
         print(f"{kind:9} {path}")
@@ -97,7 +97,7 @@ def cmd_capacity(args: argparse.Namespace) -> int:
 def cmd_model(args: argparse.Namespace) -> int:
     from uabench.results.model import fit_all
 
-    models, problems = fit_all(open_store(args.store).cells())
+    models, problems = fit_all(open_store(args.store, readonly=True).cells())
     print(f"{'sdk':13} {'communication':14} {'points':>6} {'intercept %':>11} {'% per 1e4 x':>11} {'R²':>6} "
           f"{'held-out MAE':>12}")
     for m in models:
@@ -117,7 +117,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     if args.signals <= 0 or args.interval_ms <= 0 or args.clients <= 0:
         print("uabench predict: --signals, --interval-ms and --clients must be positive", file=sys.stderr)
         return 2
-    model = fit(args.sdk, args.communication, observations(open_store(args.store).cells()))
+    model = fit(args.sdk, args.communication, observations(open_store(args.store, readonly=True).cells()))
     outside = model.outside(args.signals, args.interval_ms, args.clients)
     if outside and not args.extrapolate:
         print(f"uabench predict: refusing to extrapolate for {args.sdk}: " + "; ".join(outside)

@@ -3,7 +3,12 @@ measured is lost when a later cell, the harness or the machine fails. Raw adapte
 and resource samples are stored as they came; metrics are derived at report time.
 
 SQLite by default; `open_store` takes a path or an `sqlite:///path` URL so another SQL
-backend can be added behind the same interface."""
+backend can be added behind the same interface.
+
+The schema is versioned with `PRAGMA user_version`. A writer migrates an older store when it
+opens it (MIGRATIONS, one step per version, each in its own transaction); a reader
+(`readonly=True`: report, model, predict) never writes and reads an older store as it is;
+a store newer than this harness is refused by both."""
 
 from __future__ import annotations
 
@@ -13,6 +18,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+SCHEMA_VERSION = 1
+
+# The schema of the newest version, for a new store.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -50,6 +58,24 @@ CREATE TABLE IF NOT EXISTS cells (
 CREATE INDEX IF NOT EXISTS cells_by_run ON cells(run_id, suite, kind);
 """
 
+
+def _add_missing_columns(db: sqlite3.Connection) -> None:
+    """0 -> 1: version 0 is every store made before versioning; the columns added during its
+    life (perf counters, the emulated mark) are added where missing."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(cells)")}
+    for column, declaration in LATE_COLUMNS.items():
+        if column not in have:
+            db.execute(f"ALTER TABLE cells ADD COLUMN {column} {declaration}")
+    db.execute("CREATE INDEX IF NOT EXISTS cells_by_run ON cells(run_id, suite, kind)")
+
+
+# Columns a version-0 store may lack, and what a reader assumes when they are missing.
+LATE_COLUMNS = {"client_perf": "TEXT", "server_perf": "TEXT", "emulated": "INTEGER NOT NULL DEFAULT 0"}
+LATE_DEFAULTS = {"client_perf": None, "server_perf": None, "emulated": 0}
+
+# MIGRATIONS[n] takes a store from version n to n + 1.
+MIGRATIONS = {0: _add_missing_columns}
+
 JSON_COLUMNS = ("client_config", "server_config", "result", "client_resources", "server_resources",
                 "client_perf", "server_perf")
 
@@ -59,13 +85,53 @@ class StoreError(Exception):
 
 
 class Store:
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path: Path, readonly: bool = False) -> None:
         self.path = path
-        self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        self.readonly = readonly
+        if readonly:
+            if not path.exists():
+                raise StoreError(f"no results store at {path}")
+            # Without a -wal file nobody is writing and every page is in the file itself:
+            # immutable, so reading creates nothing beside it (a committed store stays as it is).
+            immutable = "&immutable=1" if not path.with_name(path.name + "-wal").exists() else ""
+            self.db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{immutable}", uri=True, timeout=30,
+                                      isolation_level=None)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
         self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.executescript(SCHEMA)
+        self.version = self._check_version()
+        if not readonly:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self._migrate()
+
+    def _check_version(self) -> int:
+        version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            self.db.close()
+            raise StoreError(f"results store {self.path} has schema version {version}; this uabench supports "
+                             f"versions up to {SCHEMA_VERSION}: use a newer uabench")
+        return version
+
+    def _migrate(self) -> None:
+        fresh = self.db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'runs'").fetchone()[0] == 0
+        if fresh:
+            with self.db:
+                self.db.executescript(SCHEMA)
+                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self.version = SCHEMA_VERSION
+        while self.version < SCHEMA_VERSION:
+            self.db.execute("BEGIN IMMEDIATE")  # one writer migrates; another waits, then sees the new version
+            try:
+                found = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+                if found == self.version:
+                    MIGRATIONS[found](self.db)
+                    self.db.execute(f"PRAGMA user_version = {found + 1}")
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
 
     def close(self) -> None:
         self.db.close()
@@ -123,16 +189,19 @@ def _decode(row: sqlite3.Row) -> dict:
     for column in JSON_COLUMNS:
         if cell.get(column):
             cell[column] = json.loads(cell[column])
+    for column, default in LATE_DEFAULTS.items():  # an older store read as it is
+        cell.setdefault(column, default)
     cell["client_bound"] = bool(cell["client_bound"])
     cell["emulated"] = bool(cell["emulated"])
     return cell
 
 
-def open_store(location: str | Path) -> Store:
+def open_store(location: str | Path, readonly: bool = False) -> Store:
+    """The store at a path or sqlite:///path URL; `readonly` for users that only read it."""
     text = str(location)
     if "://" in text:
         scheme, _, rest = text.partition("://")
         if scheme != "sqlite":
             raise StoreError(f"store URL scheme '{scheme}' is not supported (use sqlite:///path)")
         text = rest
-    return Store(Path(text))
+    return Store(Path(text), readonly)
