@@ -106,6 +106,7 @@ def _cell_time(plan: Plan, profile: str, case: TestCase,
     if keyword == "Capacity Should Be Found":
         client, server = args
         capacity, phase = plan.capacity, plan.phase(profile, "capacity")
+        assert capacity is not None, "capacity tests come only from plans with a [capacity] table"
         doublings = max(1, math.floor(math.log2(capacity.max_rate / capacity.start_rate)) + 1)
         probes = doublings + capacity.refine_steps + 1  # the last one at the overload rate
         return cells("capacity", client, probes), probes * phase.repetitions, (server,)

@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from robot.api import SuiteVisitor
-from robot.running import TestSuite
+from robot.api import SuiteVisitor, TestSuite
 
 from uabench import paths
 from uabench import plan as plans
