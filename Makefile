@@ -1,6 +1,6 @@
 # uabench entry points. Each target installs what it needs first (idempotently).
 #   make bench   quick benchmark over every SDK, ending in a report
-#   make test    harness unit tests, contract checks of every adapter, a Robot smoke run
+#   make test    lint, harness unit tests, the checks (uabench check --all), a Robot smoke run
 SHELL := /bin/bash
 VENV  := .venv
 UABENCH := $(VENV)/bin/uabench
@@ -18,7 +18,7 @@ test: setup
 	@ci/test
 
 lint: setup
-	$(VENV)/bin/ruff check harness adapters
+	$(VENV)/bin/ruff check harness adapters contract
 
 clean:
 	rm -rf results .venv implementations/*/.build implementations/*/.prefix implementations/*/.src \
