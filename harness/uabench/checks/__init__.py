@@ -5,8 +5,10 @@
 - test_remote.py     a server role on a host over SSH, parametrised by host and deployment
 
 `uabench check`, `uabench arm-smoke` and `uabench remote` are this runner with different
-selections; plain `pytest harness/uabench/checks -k milo` (or `--pyargs uabench.checks`)
-works as well. Options (the store, the ARM matrix, the remote host) are in conftest.py.
+selections; plain `pytest harness/uabench/checks -k milo` works as well. The options (the
+store, the ARM matrix, the remote host; conftest.py) need the checks named by path: pytest
+reads a conftest's options only from the paths it is given, so `pytest --pyargs
+uabench.checks` runs the default selection.
 """
 
 from __future__ import annotations

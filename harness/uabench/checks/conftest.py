@@ -71,7 +71,8 @@ class RemoteTarget:
 
     @property
     def id(self) -> str:
-        what = f"binary-{Path(self.binary).parent.name}" if self.binary else f"image-{self.image}"
+        what = (f"binary-{Path(self.binary).parent.name}" if self.binary
+                else f"image-{(self.image or '').rsplit('/', 1)[-1]}")
         return f"{self.target or 'namespace-pi'}-{self.sdk}-{what}"
 
 
