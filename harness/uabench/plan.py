@@ -237,7 +237,7 @@ def expand_nodes(value: str | list[str], where: str) -> list[str]:
 
 
 def _number(value: object, where: str, low: float, high: float, integer: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)) \
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)) \
             or not low <= value <= high:
         kind = "an integer" if integer else "a number"
         raise PlanError(f"{where}: must be {kind} in [{low:g}, {high:g}], got {value!r}")

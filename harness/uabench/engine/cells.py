@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,6 +90,13 @@ class Outcome:
     server_perf: dict | None = None
     client_bound: bool = False
     cell_id: int | None = None
+
+    @property
+    def measured(self) -> dict:
+        """The result of a cell that ran to its result (one that passed, or was judged)."""
+        if self.result is None:
+            raise ValueError(f"a cell without a result ({self.status}: {self.reason})")
+        return self.result
 
 
 # --- judging ---------------------------------------------------------------------------------
@@ -196,7 +203,7 @@ def _combine_pubsub(results: list[dict]) -> dict:
     return {"pubsub": figures, "subscribers": subscribers}
 
 
-def combine_resources(windows: list[dict | None]) -> dict | None:
+def combine_resources(windows: Sequence[dict | None]) -> dict | None:
     """Sum of several processes' resource windows (seconds stay per process)."""
     present = [w for w in windows if w]
     if not present:
@@ -206,12 +213,13 @@ def combine_resources(windows: list[dict | None]) -> dict | None:
     combined = {}
     for key in present[0]:
         values = [w.get(key) for w in present]
+        numbers = [v for v in values if v is not None]
         if key == "seconds":
-            combined[key] = max(values)
-        elif any(v is None for v in values):
+            combined[key] = max(numbers)
+        elif len(numbers) < len(values):
             combined[key] = None
         else:
-            combined[key] = sum(values)
+            combined[key] = sum(numbers)
     return combined
 
 
@@ -251,14 +259,9 @@ def run_cell(sdk: Sdk, role: str, configs: list[dict], workdir: Path, cpus: set[
     finally:
         for one in measured:
             one.stop()
-    errors = [e for e in events if e["event"] == "error"]
-    if failure or errors:
-        kind = errors[0].get("kind", "runtime") if errors else "runtime"
-        reason = failure or f"{kind}: {errors[0].get('message', '')}"
-        if peer and not peer.alive:
-            reason = peer.death_reason() + "\n" + reason
-        return Outcome("not_supported" if kind == "not_supported" else "fail", reason)
-    reasons = [(index, check_result(event, role)) for index, event in enumerate(events)]
+    if failure or any(e["event"] == "error" for e in events):
+        return _broken(events, failure, peer)
+    reasons = [check_result(event, role) for event in events]  # the records as the adapters wrote them
     if hosts:
         for k, event in enumerate(events):
             after = hosts.ip_counters(k)
@@ -271,7 +274,8 @@ def run_cell(sdk: Sdk, role: str, configs: list[dict], workdir: Path, cpus: set[
     if peer:
         outcome.server_resources, outcome.server_perf = peer.window(result["start_ns"], result["end_ns"])
     outcome.client_bound = load_generator_bound(role, [w[0] for w in windows], cpus)
-    reason = next((f"{role} {index}: {why}" if len(events) > 1 else why for index, why in reasons if why), None)
+    reason = next((f"{role} {index}: {why}" if len(events) > 1 else why for index, why in enumerate(reasons) if why),
+                  None)
     if reason is None and any(status not in (0, None) for status in statuses):
         reason = f"{role} exited with status {statuses} after its result"
     if peer and not peer.alive:  # the cause comes first, the symptoms after
@@ -279,6 +283,17 @@ def run_cell(sdk: Sdk, role: str, configs: list[dict], workdir: Path, cpus: set[
     if reason:
         outcome.status, outcome.reason = "fail", reason
     return outcome
+
+
+def _broken(events: list[dict], failure: str | None, peer: Measured | None) -> Outcome:
+    """A cell whose processes did not all give a result: the first error, and the peer's
+    death when it died (the likely cause)."""
+    errors = [e for e in events if e["event"] == "error"]
+    kind = errors[0].get("kind", "runtime") if errors else "runtime"
+    reason = failure or f"{kind}: {errors[0].get('message', '')}"
+    if peer and not peer.alive:
+        reason = peer.death_reason() + "\n" + reason
+    return Outcome("not_supported" if kind == "not_supported" else "fail", reason)
 
 
 def _wait_for_results(measured: list[Measured], timeout: float) -> tuple[list[dict], list[int | None], str | None]:

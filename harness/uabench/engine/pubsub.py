@@ -155,8 +155,8 @@ def sweep(run: PubSubRun, publisher: str, subscriber: str, log: Callable[[str], 
                          + _ratio_text(outcomes))
     sustained = [(n, o) for n, outcomes in found.measured for o in outcomes if held(o)]
     if sustained:
-        n, best = max(sustained, key=lambda item: item[1].result["throughput"]["values_per_s"])
-        log(f"{publisher}: highest sustained {best.result['throughput']['values_per_s']:,.0f} signals/s "
+        n, best = max(sustained, key=lambda item: item[1].measured["throughput"]["values_per_s"])
+        log(f"{publisher}: highest sustained {best.measured['throughput']['values_per_s']:,.0f} signals/s "
             f"(N = {n}), publisher CPU {(best.server_resources or {}).get('cpu_percent', float('nan')):.1f} %")
     return found
 
@@ -174,8 +174,8 @@ def subscriber_sweep(run: PubSubRun, publisher: str, subscriber: str,
     def describe(_count, outcomes: list[Outcome]) -> str:
         lines = []
         for outcome in outcomes:
-            ip = ([s.get("ip") or {} for s in outcome.result.get("subscribers", [])]
-                  or [outcome.result.get("ip") or {}])
+            ip = ([s.get("ip") or {} for s in outcome.measured.get("subscribers", [])]
+                  or [outcome.measured.get("ip") or {}])
             fragments, whole = sum(i.get("ReasmReqds", 0) for i in ip), sum(i.get("ReasmOKs", 0) for i in ip)
             lines.append(f"{summary(outcome)}; the subscribers' kernels reassembled {whole} datagrams "
                          f"from {fragments} IP fragments (MTU {MTU})")
@@ -190,5 +190,5 @@ def interop(run: PubSubRun, publisher: str, subscriber: str, log: Callable[[str]
     outcome = run.cell("pubsub-interop", "interop", publisher, subscriber, phase, phase.signals[0])
     if outcome.status == "pass":
         log(f"{publisher} → {subscriber}: {summary(outcome)}; "
-            f"{outcome.result['verification']['checked']} values verified")
+            f"{outcome.measured['verification']['checked']} values verified")
     return outcome

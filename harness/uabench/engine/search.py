@@ -102,7 +102,7 @@ def stop_metric(metric: str | None, workload: dict, outcomes: list[Outcome]) -> 
     ms (requests); None when there is none."""
     metric = metric or ("cycle_time_ratio" if workload["workload"] == "subscribe" else "p99_ms")
     if metric == "cycle_time_ratio":
-        cycle = stats.merge_histograms([o.result.get("cycle_time_ns", []) for o in outcomes]).mean()
+        cycle = stats.merge_histograms([o.measured.get("cycle_time_ns", []) for o in outcomes]).mean()
         interval = max(workload.get("publishing_interval_ms", 100), workload.get("sampling_interval_ms", 0))
         return cycle / (interval * 1e6) if cycle else None
     p99 = merged_latency(outcomes).percentile(99)
@@ -110,7 +110,7 @@ def stop_metric(metric: str | None, workload: dict, outcomes: list[Outcome]) -> 
 
 
 def merged_latency(outcomes: list[Outcome]):
-    return stats.merge_histograms([o.result["latency_ns"] for o in outcomes])
+    return stats.merge_histograms([o.measured["latency_ns"] for o in outcomes])
 
 
 # --- capacity --------------------------------------------------------------------------------------
@@ -223,5 +223,5 @@ def headroom(measure: Callable[[int, int], Outcome], repetitions: int) -> tuple[
         failed = next((o for o in outcomes if o.status != "pass"), None)
         if failed:
             raise CellFailed(failed)
-        figures[processes] = stats.summarize([o.result["throughput"]["values_per_s"] for o in outcomes])
+        figures[processes] = stats.summarize([o.measured["throughput"]["values_per_s"] for o in outcomes])
     return figures, figures[2]["mean"] / figures[1]["mean"] - 1

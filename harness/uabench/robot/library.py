@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from robot.api import SkipExecution, logger
 from robot.libraries.BuiltIn import BuiltIn
@@ -48,7 +49,7 @@ class UabenchLibrary:
         store = open_store(self.store_location or output_dir / "uabench.sqlite")
         run_dir = self.run_dir or (None if self.store_location else
                                    output_dir / "runs" / f"{time.strftime('%Y%m%d-%H%M%S')}-{self.suite}")
-        extra = {"workdir": run_dir} if run_dir else {}
+        extra: dict[str, Any] = {"workdir": run_dir} if run_dir else {}
         self.session = Session(store, self.suite, self.profile, plan=self.plan,
                                server_warmup_s=self.plan.server_warmup_s(self.profile), **extra)
         logger.info(f"run {self.session.run_id}, store {store.path}, work dir {self.session.workdir}")
@@ -86,7 +87,7 @@ class UabenchLibrary:
         workload, repetitions = self._throughput_workload(variant)
         outcomes = [self._cell("throughput", client, server, variant, repetition, workload)
                     for repetition in range(repetitions)]
-        values = stats.summarize([o.result["throughput"]["values_per_s"] for o in outcomes])
+        values = stats.summarize([o.measured["throughput"]["values_per_s"] for o in outcomes])
         latency = stats.latency_summary(search.merged_latency(outcomes))
         bound = sum(o.client_bound for o in outcomes)
         logger.info(f"{server}: {values['mean']:.0f} values/s (95% CI ±{values['ci95'] or 0:.0f}), "
@@ -101,6 +102,7 @@ class UabenchLibrary:
         fastest = search.fastest_server(session.store.cells([session.run_id]), self.plan.ranking)
         if fastest is None:
             raise AssertionError("no throughput result in this run to pick the fastest server from")
+        assert self.plan.ranking, "headroom needs the plan's ranking variant"
         workload, repetitions = self._throughput_workload(self.plan.ranking)
 
         def measure(processes: int, repetition: int) -> Outcome:
@@ -137,7 +139,7 @@ class UabenchLibrary:
 
         def holds(value, outcomes: list[Outcome]) -> bool:
             figure = metric(value, outcomes)
-            return figure is None or figure <= sweep.stop["above"]
+            return figure is None or figure <= (sweep.stop or {})["above"]
 
         stop = search.StopRule(holds) if sweep.stop else None
         logger.info(f"{client} → {server}, {name}" + (f": stop when {sweep.stop['metric']} > {sweep.stop['above']}"
@@ -149,6 +151,7 @@ class UabenchLibrary:
         """Open-loop search for the highest read rate `server` sustains within the plan's
         bound, then one run beyond it to classify the overload behaviour."""
         capacity, phase = self.plan.capacity, self.plan.phase(self.profile, "capacity")
+        assert capacity, f"{self.plan.path} has no [capacity]"
         client_sdk, server_sdk = sdks.get(client), sdks.get(server)
         session = self._session()
 
@@ -181,7 +184,7 @@ class UabenchLibrary:
             raise AssertionError(f"{server} does not sustain even {none.rate:g} requests/s "
                                  f"within p99 ≤ {capacity.p99_ms:g} ms") from None
         sustained = found.figures
-        running = session.servers and next(iter(session.servers.values()))
+        running = next(iter(session.servers.values()), None)
         alive = bool(running and running.alive)
         behaviour = search.classify_overload(sustained["throughput"], found.overload.figures, alive)
         session.store.add_cell(session.run_id, suite=self.suite, kind="capacity-verdict", client=client,
@@ -265,7 +268,7 @@ class UabenchLibrary:
               workload: dict, processes: int = 1) -> Outcome:
         """One recorded cell that must pass (skipped if not supported)."""
         outcome = _passed(self._measure(kind, client_id, server_id, variant, repetition, workload, processes))
-        result = outcome.result
+        result = outcome.measured
         logger.info(f"{result['operations']['succeeded']} operations, {result['values']} values verified, "
                     f"{result['throughput']['values_per_s']:.0f} values/s"
                     + (" [client-bound]" if outcome.client_bound else ""))
