@@ -128,8 +128,8 @@ def headroom_section(run: dict, cells: list[dict]) -> Section | None:
     for processes, group in sorted(groups.items()):
         summary = stats.summarize([c["result"]["throughput"]["values_per_s"] for c in group])
         means[processes] = summary
-        cpu = [(c["client_resources"] or {}).get("cpu_percent") for c in group]
-        cpu = [v for v in cpu if v is not None]
+        shares = [(c["client_resources"] or {}).get("cpu_percent") for c in group]
+        cpu = [v for v in shares if v is not None]
         rows.append(row(group[0]["variant"], Estimate(summary["mean"], summary["ci95"]),
                         sum(cpu) / len(cpu) if cpu else None, len(group)))
     fewest, most = min(means), max(means)
@@ -240,9 +240,10 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
     points = [p for p in figures.points(cells) if p.sweep == name]
     if not points:
         return None
-    kind, subscribe = about.get("kind"), about.get("workload") == "subscribe"
+    kind: str = about.get("kind") or ""
+    subscribe = about.get("workload") == "subscribe"
     baseline = {(p.server, p.client): p for p in points if p.parameter == NO_SECURITY}
-    key = [Column("server", format="text"), Column("client", format="text"), Column(str(kind), format="text")]
+    key = [Column("server", format="text"), Column("client", format="text"), Column(kind, format="text")]
     rows = []
     for p in points:
         if subscribe:
@@ -256,9 +257,9 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
         security = []
         if kind == "security":
             base = baseline.get((p.server, p.client))
-            security = [ratio(p.latency["mean_us"], base and base.latency["mean_us"]),
-                        ratio(p.values_per_s["mean"], base and base.values_per_s["mean"]), p.setup_ms,
-                        ratio(p.setup_ms, base and base.setup_ms)]
+            security = [ratio(p.latency["mean_us"], base.latency["mean_us"] if base else None),
+                        ratio(p.values_per_s["mean"], base.values_per_s["mean"] if base else None), p.setup_ms,
+                        ratio(p.setup_ms, base.setup_ms if base else None)]
         rows.append(row(p.server, p.client, str(p.parameter), *security,
                         Estimate(p.values_per_s["mean"], p.values_per_s["ci95"]), p.ops_per_s["mean"],
                         p.latency["mean_us"], per_value_us(p), p.latency["p50_us"], p.latency["p99_us"],
@@ -281,6 +282,8 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
 
 
 def _numeric(parameter: str | None) -> float | None:
+    if parameter is None:
+        return None
     try:
         return float(parameter)
     except (TypeError, ValueError):
@@ -320,12 +323,12 @@ def sweep_figures(name: str, kind: str, subscribe: bool, points: list[Point], ba
                 Figure(f"{name}: cycle time vs signals/s", "line", "signals/s", "mean cycle time (ms)",
                        _series(points, signals_per_s, lambda p: p.cycle_ms), hline=100 * SUSTAINED_CYCLE_RATIO)]
     if subscribe:
-        return [Figure(f"{name}: server CPU", "line", str(kind), "server CPU %",
+        return [Figure(f"{name}: server CPU", "line", kind, "server CPU %",
                        _series(points, lambda p: _numeric(p.parameter), cpu))]
     if kind == "security":
         def relative(p: Point) -> float | None:
             base = baseline.get((p.server, p.client))
-            return ratio(p.values_per_s["mean"], base and base.values_per_s["mean"])
+            return ratio(p.values_per_s["mean"], base.values_per_s["mean"] if base else None)
 
         categories, series = _bars(points, relative)
         return [Figure(f"{name}: throughput relative to None", "bar", "", "ratio to None", series, hline=1.0,
@@ -333,7 +336,7 @@ def sweep_figures(name: str, kind: str, subscribe: bool, points: list[Point], ba
     if kind == "nodes":
         categories, series = _bars(points, lambda p: p.latency["mean_us"])
         return [Figure(f"{name}: time per request", "bar", "", "µs (mean)", series, categories=categories)]
-    return [Figure(f"{name}: time per value", "line", str(kind), "µs per value",
+    return [Figure(f"{name}: time per value", "line", kind, "µs per value",
                    _series(points, lambda p: _numeric(p.parameter), per_value_us), logx=True, logy=True)]
 
 

@@ -62,7 +62,7 @@ def _sweeps(run: dict, cells: list[dict], found: Figures) -> None:
         if p.sweep == busiest and p.parameter == HEADLINE_SECURITY:
             baseline = base.get(p.server)
             found.put(p.server, Column(f"{mode} / None throughput", "ratio", 2),
-                      Cell(ratio(p.values_per_s["mean"], baseline and baseline.values_per_s["mean"])))
+                      Cell(ratio(p.values_per_s["mean"], baseline.values_per_s["mean"] if baseline else None)))
 
 
 def _capacity(cells: list[dict], found: Figures) -> None:
