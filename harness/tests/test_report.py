@@ -185,13 +185,13 @@ def test_anchors_are_githubs():
 
 
 def test_html_escapes_what_the_store_says():
-    table = Table([Column("server", format="text")], [row("<script>alert(1)</script>")])
+    table = Table([Column("server", kind="text")], [row("<script>alert(1)</script>")])
     page = html.render(Report("t", [Section("a <b>", tables=[table])]))
     assert "<script>" not in page and "&lt;script&gt;" in page and "a &lt;b&gt;" in page
 
 
 def test_cell_status_sets_the_class_and_not_the_text():
-    table = Table([Column("verdict", format="text")], [[Cell("pass", Status.PASS)], [Cell("passed", Status.FAIL)]])
+    table = Table([Column("verdict", kind="text")], [[Cell("pass", Status.PASS)], [Cell("passed", Status.FAIL)]])
     page = html.render(Report("t", [Section("s", tables=[table])]))
     assert '<td class="text pass">pass</td>' in page and '<td class="text fail">passed</td>' in page
 
@@ -199,7 +199,7 @@ def test_cell_status_sets_the_class_and_not_the_text():
 # --- numbers -------------------------------------------------------------------------------------
 
 def test_tables_sort_on_numbers_not_on_their_text():
-    table = Table([Column("server", format="text"), Column("values/s")],
+    table = Table([Column("server", kind="text"), Column("values/s")],
                   [row("a", Estimate(9_500.0, 10.0)), row("b", None), row("c", Estimate(10_200.0, 5.0)),
                    row("d", Estimate(950.0))])
     ordered = table.sorted_by("values/s", descending=True)
@@ -218,7 +218,7 @@ def test_the_summary_orders_servers_by_read_throughput(reference):
 
 
 def test_counter_columns_the_machine_lacks_are_dropped_with_a_note():
-    columns = [Column("server", format="text"), Column("cycles / request", counter=True),
+    columns = [Column("server", kind="text"), Column("cycles / request", counter=True),
                Column("instructions / request", counter=True)]
     table = Table(columns, [row("a", None, 12.0), row("b", None, None)]).without_missing_counters()
     assert [c.title for c in table.columns] == ["server", "instructions / request"]

@@ -19,8 +19,8 @@ PROSE = 50  # characters: longer text cells (reasons, details) may wrap; names a
 
 
 def cell_classes(cell: Cell, column: Column) -> str:
-    classes = ["text" if column.format == "text" else "num"]
-    if column.format == "text" and len(cell_text(cell, column)) > PROSE:
+    classes = ["text" if column.kind == "text" else "num"]
+    if column.kind == "text" and len(cell_text(cell, column)) > PROSE:
         classes.append("prose")
     if cell.status:
         classes.append(cell.status.value)

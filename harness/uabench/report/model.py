@@ -84,14 +84,14 @@ def _number(value: Value) -> float | None:
 
 @dataclass(frozen=True)
 class Column:
-    """title is the header text; unit what its numbers count (for readers of cells and JSON).
-    format: "number" (grouped, `digits` decimals), "percent" (a fraction shown × 100 with %),
-    "scientific", "band" (± number), "text". A counter column (e.g. CPU cycles) is dropped when
-    the machine measured it nowhere in the table."""
+    """title is the header text; unit what its numbers count (shown as the header's tooltip).
+    kind: "number" (grouped, `digits` decimals), "percent" (a fraction shown × 100 with %),
+    "scientific", "band" (± number), "text" (names, verdicts, marks). A counter column (e.g. CPU
+    cycles) is dropped when the machine measured it nowhere in the table."""
     title: str
     unit: str = ""
     digits: int = 0
-    format: str = "number"
+    kind: str = "number"
     counter: bool = False
 
 

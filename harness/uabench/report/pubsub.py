@@ -39,13 +39,13 @@ def _marks(r: PubSubRow) -> Cell:
 
 
 SWEEP_COLUMNS = [
-    Column("publisher", format="text"), Column("subscriber", format="text"), Column("signals"),
+    Column("publisher", kind="text"), Column("subscriber", kind="text"), Column("signals"),
     Column("signals/s", "signals/s"), Column("messages/s", "messages/s", 1), Column("datagram B (max)", "B"),
     Column("cycle mean ms", "ms", 1), Column("cycle p99 ms", "ms", 1), Column("cycle max ms", "ms", 1),
     Column("delay p50 ms", "ms", 2), Column("delay p99 ms", "ms", 2), Column("lost"),
     Column("publisher CPU % (user/sys)", "%", 1), Column("publisher CPU-s / M signals", "CPU-s", 3),
     Column("publisher RSS MB", "MB", 1), Column("publisher ctx switches/s", "switches/s"),
-    Column("subscriber CPU %", "%"), Column("sustained", format="text"), Column("marks", format="text"),
+    Column("subscriber CPU %", "%"), Column("sustained", kind="text"), Column("marks", kind="text"),
 ]
 
 
@@ -81,9 +81,9 @@ def _comparison(rows: list[PubSubRow], client_server: list[Point]) -> Section:
             cs_signals if cs else "not measured", Cell(cs.parameter, detail=cs.client) if cs else Cell(None),
             cs.server_cpu_percent if cs else None, cs_cpu_per_m,
             ps.held_signals_per_s / cs_signals if ps and cs_signals else None))
-    columns = [Column("SDK", format="text"), Column("PubSub signals/s", "signals/s"), Column("at N", format="text"),
+    columns = [Column("SDK", kind="text"), Column("PubSub signals/s", "signals/s"), Column("at N", kind="text"),
                Column("publisher CPU %", "%", 1), Column("publisher CPU-s / M signals", "CPU-s", 3),
-               Column("client/server signals/s", "signals/s"), Column("at N (client)", format="text"),
+               Column("client/server signals/s", "signals/s"), Column("at N (client)", kind="text"),
                Column("server CPU %", "%", 1), Column("server CPU-s / M signals", "CPU-s", 3),
                Column("PubSub / client-server", "ratio", 2)]
     intro = ("Highest sustained signals/s: PubSub (publisher; the repetitions of the point that kept the interval "
@@ -119,11 +119,11 @@ def _comparison(rows: list[PubSubRow], client_server: list[Point]) -> Section:
 
 
 COUNT_COLUMNS = [
-    Column("publisher", format="text"), Column("subscriber", format="text"), Column("subscribers"),
+    Column("publisher", kind="text"), Column("subscriber", kind="text"), Column("subscribers"),
     Column("signals"), Column("datagram B (max)", "B"), Column("signals/s (all)", "signals/s"),
     Column("signals/s per subscriber", "signals/s"), Column("cycle mean ms", "ms", 1), Column("delay p99 ms", "ms", 2),
     Column("lost"), Column("publisher CPU % (user/sys)", "%", 1), Column("publisher ctx switches/s", "switches/s"),
-    Column("IP fragments → datagrams reassembled (whole cell)", "packets"), Column("marks", format="text"),
+    Column("IP fragments → datagrams reassembled (whole cell)", "packets"), Column("marks", kind="text"),
 ]
 
 
@@ -158,7 +158,7 @@ def _interop(cells: list[dict]) -> Section:
                 Status.NOT_SUPPORTED if c["status"] == "not_supported" else Status.FAIL)
             reasons.append(f"{c['server']} → {c['client']}: {first_line(c['reason'])}")
     table = [[Cell(p), *(verdicts.get((p, s), Cell(None)) for s in subscribers)] for p in publishers]
-    columns = [Column("publisher \\ subscriber", format="text"), *(Column(s, format="text") for s in subscribers)]
+    columns = [Column("publisher \\ subscriber", kind="text"), *(Column(s, kind="text") for s in subscribers)]
     return Section("PubSub: interop (publisher → subscriber)",
                    paragraphs=["Every NetworkMessage must decode and every value verify; a row is a publisher, "
                                "a column a subscriber."], tables=[Table(columns, table)], notes=reasons)

@@ -71,13 +71,13 @@ def unmeasured(cells: list[dict], kinds: tuple[str, ...], variant: str | None = 
 # --- rankings -------------------------------------------------------------------------------
 
 RANKING_COLUMNS = [
-    Column("rank"), Column("server", format="text"), Column("values/s (mean ± 95% CI)", "values/s"),
+    Column("rank"), Column("server", kind="text"), Column("values/s (mean ± 95% CI)", "values/s"),
     Column("requests/s", "requests/s"), Column("CV", "%", 1, "percent"), Column("p50 µs", "µs", 1),
     Column("p90 µs", "µs", 1), Column("p99 µs", "µs", 1), Column("p99.9 µs", "µs", 1), Column("max µs", "µs", 1),
     Column("server CPU % (user/sys)", "%"), Column("server CPU-s / M values", "CPU-s", 2),
     Column("ctx switches / request", "switches", 3), Column("cycles / request", "cycles", counter=True),
     Column("instructions / request", "instructions", counter=True), Column("load generator CPU %", "%"),
-    Column("marks", format="text"),
+    Column("marks", kind="text"),
 ]
 
 
@@ -146,7 +146,7 @@ def headroom_section(run: dict, cells: list[dict]) -> Section | None:
     first = next(iter(groups.values()))[0]
     intro = (f"Reference load generator: {first['client']}; fastest server: {first['server']} "
              f"({plan_of(run).get('ranking')}). All processes run on the load generator's CPUs.")
-    columns = [Column("load generator", format="text"), Column("values/s (mean ± 95% CI)", "values/s"),
+    columns = [Column("load generator", kind="text"), Column("values/s (mean ± 95% CI)", "values/s"),
                Column("load generator CPU %", "%"), Column("repetitions")]
     return Section(f"{suite_title(run['suite'])}: load generator headroom", paragraphs=[intro],
                    tables=[Table(columns, rows)], notes=notes)
@@ -197,7 +197,7 @@ def interop_section(suite: str, cells: list[dict]) -> Section | None:
             line.append(verdict_cell(entry["status"], None if entry["status"] == Status.NOT_SUPPORTED else tally))
             reasons += [f"{client} → {server}: {r}" for r in entry["reasons"][:3]]
         rows.append(line)
-    columns = [Column("client \\ server", format="text"), *(Column(s, format="text") for s in servers)]
+    columns = [Column("client \\ server", kind="text"), *(Column(s, kind="text") for s in servers)]
     return Section(f"{suite_title(suite)}: interop matrix (client × server)", tables=[Table(columns, rows)],
                    notes=reasons)
 
@@ -208,7 +208,7 @@ def negative_section(run: dict, cells: list[dict]) -> Section | None:
             for c in cells if c["kind"] == "negative"]
     if not rows:
         return None
-    columns = [Column(t, format="text") for t in ("server", "client", "refused", "verdict", "detail")]
+    columns = [Column(t, kind="text") for t in ("server", "client", "refused", "verdict", "detail")]
     return Section(f"{suite_title(run['suite'])}: negative security tests", tables=[Table(columns, rows)])
 
 
@@ -218,15 +218,15 @@ SUBSCRIBE_COLUMNS = [
     Column("signals/s", "signals/s"), Column("cycle mean ms", "ms", 1), Column("cycle p99 ms", "ms", 1),
     Column("delay p50 ms", "ms", 2), Column("delay p99 ms", "ms", 2), Column("tick gaps"),
     Column("updates/subscription", "updates"), Column("server CPU % (user/sys)", "%"),
-    Column("server CPU-s / M values", "CPU-s", 2), Column("client CPU %", "%"), Column("sustained", format="text"),
-    Column("marks", format="text"),
+    Column("server CPU-s / M values", "CPU-s", 2), Column("client CPU %", "%"), Column("sustained", kind="text"),
+    Column("marks", kind="text"),
 ]
 READ_COLUMNS = [
     Column("values/s (mean ± 95% CI)", "values/s"), Column("requests/s", "requests/s"),
     Column("µs / request (mean)", "µs", 1), Column("µs / value", "µs", 3), Column("p50 µs", "µs", 1),
     Column("p99 µs", "µs", 1), Column("CV of response time", "", 3), Column("server CPU % (user/sys)", "%"),
     Column("server CPU-s / M values", "CPU-s", 2), Column("ctx switches / request", "switches", 3),
-    Column("marks", format="text"),
+    Column("marks", kind="text"),
 ]
 SECURITY_COLUMNS = [Column("round trip vs None", "ratio", 2), Column("throughput vs None", "ratio", 2),
                     Column("session set-up ms (median)", "ms", 1), Column("set-up vs None", "ratio", 2)]
@@ -243,7 +243,7 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
     kind: str = about.get("kind") or ""
     subscribe = about.get("workload") == "subscribe"
     baseline = {(p.server, p.client): p for p in points if p.parameter == NO_SECURITY}
-    key = [Column("server", format="text"), Column("client", format="text"), Column(kind, format="text")]
+    key = [Column("server", kind="text"), Column("client", kind="text"), Column(kind, kind="text")]
     rows = []
     for p in points:
         if subscribe:
@@ -354,11 +354,11 @@ def capacity_section(run: dict, cells: list[dict]) -> Section | None:
         rows.append(row(c["server"], c["client"], r["capacity_offered"], r["capacity_throughput"],
                         r["capacity_p99_ms"], r["overload_offered"], over.get("throughput"),
                         None if p99 == float("inf") else p99, r["behaviour"]))
-    columns = [Column("server", format="text"), Column("load generator", format="text"),
+    columns = [Column("server", kind="text"), Column("load generator", kind="text"),
                Column("capacity offered /s", "requests/s"), Column("capacity achieved /s", "requests/s"),
                Column("p99 ms", "ms", 2), Column("overload offered /s", "requests/s"),
                Column("overload achieved /s", "requests/s"), Column("overload p99 ms", "ms", 2),
-               Column("overload behaviour", format="text")]
+               Column("overload behaviour", kind="text")]
     bound = verdicts[0]["result"]["p99_bound_ms"]
     intro = (f"Open-loop reads (1 node/request), p99 ≤ {bound:g} ms and ≥ 99% of offered requests completed; "
              "latency measured from each request's scheduled time (coordinated omission corrected).")
@@ -381,10 +381,10 @@ def model_section(cells: list[dict]) -> Section | None:
         return None
     rows = [row(m.sdk, m.communication, m.points, m.intercept, m.slope, m.r2, m.heldout_mae, m.band,
                 ", ".join(f"{k} {lo:g}–{hi:g}" for k, (lo, hi) in m.ranges.items())) for m in found]
-    columns = [Column("server", format="text"), Column("communication", format="text"), Column("points"),
+    columns = [Column("server", kind="text"), Column("communication", kind="text"), Column("points"),
                Column("intercept (CPU %)", "%", 2), Column("CPU % per unit x", "%", 3, "scientific"),
                Column("R²", "", 3), Column("held-out MAE (pp)", "pp", 2), Column("95% band (pp)", "pp", 1, "band"),
-               Column("measured range", format="text")]
+               Column("measured range", kind="text")]
     intro = ("Server CPU (% of one core) = intercept + slope × x, with x = signals × publishing rate (1/s) × "
              "clients^0.3 (PubSub: signals × rate), fitted by least squares; the held-out error comes from "
              "leave-one-out predictions. `uabench predict` uses these models and refuses to extrapolate.")
@@ -420,7 +420,7 @@ def capability_section(runs: list[dict]) -> Section | None:
             if reason:
                 reasons.append(f"{sdk}, {column}: {reason}")
         rows.append(line)
-    table = Table([Column("SDK", format="text"), *(Column(c, format="text") for c in columns)], rows)
+    table = Table([Column("SDK", kind="text"), *(Column(c, kind="text") for c in columns)], rows)
     return Section("Capabilities declared by each SDK (sdk.toml)", tables=[table], notes=reasons)
 
 

@@ -27,7 +27,7 @@ class Figures:
         columns = list(self.columns.values())
         rows = [[Cell(server), *(cells.get(c.title, Cell(None)) for c in columns)]
                 for server, cells in self.by_server.items()]
-        return Table([Column("server", format="text"), *columns], rows)
+        return Table([Column("server", kind="text"), *columns], rows)
 
 
 def _rankings(run: dict, cells: list[dict], found: Figures) -> None:

@@ -30,13 +30,13 @@ def value_text(value: Value, column: Column) -> str:
         return f"{number(value.first, digits)}{value.separator}{number(value.second, digits)}"
     if isinstance(value, Tally):
         return f"{value.passed}/{value.total}"
-    if column.format == "percent":
+    if column.kind == "percent":
         return f"{value * 100:.{digits}f} %"
-    if column.format == "scientific":
+    if column.kind == "scientific":
         return f"{value:.{digits}e}"
-    if column.format == "band":
+    if column.kind == "band":
         return f"± {number(value, digits)}"
-    if column.format == "text":
+    if column.kind == "text":
         return str(value)
     return number(value, digits)
 
