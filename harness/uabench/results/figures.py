@@ -131,10 +131,10 @@ def points(cells: list[dict], kind: str = "sweep") -> list[Point]:
     return sorted(found, key=lambda p: (p.sweep, p.server, p.client, _order(p.parameter)))
 
 
-def _order(parameter: str | None):
+def _order(parameter: str | None) -> tuple[int, float, str]:
     try:
-        return (0, float(parameter), "")
-    except (TypeError, ValueError):
+        return (0, float(parameter or ""), "")
+    except ValueError:
         return (1, 0.0, str(parameter))
 
 
@@ -271,6 +271,7 @@ def pubsub_highest_sustained(found: list[PubSubRow]) -> dict[str, PubSubRow]:
     best: dict[str, PubSubRow] = {}
     for row in found:
         if row.sustained and not row.subscriber_bound and (
-                row.publisher not in best or row.held_signals_per_s > best[row.publisher].held_signals_per_s):
+                row.publisher not in best
+                or (row.held_signals_per_s or 0.0) > (best[row.publisher].held_signals_per_s or 0.0)):
             best[row.publisher] = row
     return best
