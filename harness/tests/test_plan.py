@@ -55,3 +55,23 @@ def test_invalid_plans_name_the_key_or_line(tmp_path, text, message):
 def test_unknown_profile_is_named(tmp_path):
     with pytest.raises(PlanError, match="no profile 'full'"):
         plan.load(_write(tmp_path, BASE)).phase("full", "interop")
+
+
+def test_both_variants_are_one_plan_type_and_give_their_test_cases():
+    client_server, pubsub = plan.load("read"), plan.load("pubsub")
+    assert client_server.pubsub is None and pubsub.pubsub is not None
+    assert not pubsub.throughput and not pubsub.sweeps and pubsub.capacity is None
+    assert pubsub.server_warmup_s("quick") == 0  # no server to warm up
+    assert set(pubsub.phases_run("quick")) == {"sweep", "subscribers", "interop"}
+    assert set(client_server.phases_run("quick")) == {"interop", "throughput"}  # no sweep or capacity in read
+    for loaded in (client_server, pubsub):
+        cases = plan.test_cases(loaded, only=["open62541"], profile="smoke")
+        assert cases and all(tag.split(":")[1] == "open62541" for case in cases for tag in case.tags if ":" in tag)
+        assert len(plan.test_cases(loaded)) >= len(cases)
+
+
+def test_a_profile_leaves_out_what_it_does_not_run():
+    subscription = plan.load("subscription")
+    names = {case.name for case in plan.test_cases(subscription, profile="quick")}
+    assert not any("publishing interval" in name for name in names)  # a sweep with no quick points
+    assert any("publishing interval" in case.name for case in plan.test_cases(subscription, profile="smoke"))
