@@ -1,14 +1,14 @@
-/* JSON comes from cj5, the JSON5 tokenizer that open62541 compiles into its own library
- * (deps/cj5.c): no second parser to vendor or install, and it cross-compiles wherever
- * open62541 does. It is more permissive than JSON (comments, trailing commas), which
- * only ever accepts more files, never misreads a valid one. */
+/* JSON comes from Jansson (Debian's libjansson-dev for the host build, the Debian source
+ * package for the Bazel cross builds). It keeps integers apart from reals ("port": 4840.0
+ * is not an integer, as in the Python contract), refuses text that is not UTF-8, and
+ * keeps the last of duplicate keys, like Python's json. */
 #include "config.h"
 
 #include "json_out.h"
 
 #include <arpa/inet.h>
-#include <cj5.h>
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,177 +23,120 @@ const char *const WORKLOAD_NAMES[WORKLOAD_COUNT] = {"read", "write", "subscribe"
 
 /* --- the parsed document ----------------------------------------------------------- */
 
-typedef struct {
-    cj5_result result;
-    cj5_token *tokens;
-    char *text;
-} document;
-
-static void document_load(const char *path, document *doc) {
+static json_t *document_load(const char *path) {
     FILE *file = fopen(path, "rb");
     if(!file)
         config_error("config: cannot read %s: %s", path, strerror(errno));
-    size_t capacity = 4096, length = 0;
-    doc->text = malloc(capacity);
-    for(size_t got; (got = fread(doc->text + length, 1, capacity - length, file)) > 0;) {
-        length += got;
-        if(length == capacity)
-            doc->text = realloc(doc->text, capacity *= 2);
-    }
+    json_error_t error;
+    json_t *root = json_loadf(file, 0, &error);
     fclose(file);
-
-    unsigned int max_tokens = (unsigned int)length / 2 + 16;
-    doc->tokens = malloc(sizeof(cj5_token) * max_tokens);
-    doc->result = cj5_parse(doc->text, (unsigned int)length, doc->tokens, max_tokens, NULL);
-    if(doc->result.error != CJ5_ERROR_NONE)
-        config_error("config: %s is not valid JSON (near byte %u)", path, doc->result.error_pos);
-    if(doc->result.num_tokens == 0 || doc->tokens[0].type != CJ5_TOKEN_OBJECT)
+    if(!root)
+        config_error("config: %s is not valid JSON: %s (near byte %d)", path, error.text,
+                     error.position);
+    if(!json_is_object(root))
         config_error("config: %s must hold a JSON object", path);
+    return root;
 }
 
-static char *token_string(const document *doc, unsigned int index) {
-    char *out = malloc(doc->tokens[index].size + 1);
-    unsigned int length = 0;
-    cj5_get_str(&doc->result, index, out, &length);
-    return out;
-}
-
-/* --- one JSON object and its keys (contract.py `_fill`) ------------------------------- */
+/* --- one JSON object and its keys (contract `_fill`) --------------------------------- */
 
 typedef struct {
-    const document *doc;
-    unsigned int index;     /* token of the object */
+    const json_t *node;
     const char *prefix;     /* "" or "security." */
 } object;
 
-/* Index of the value of `name` in `obj`, or 0 if absent (0 is the root, never a value). */
-static unsigned int find(const object *obj, const char *name) {
-    const cj5_token *tokens = obj->doc->tokens;
-    unsigned int found = 0, index = obj->index + 1;
-    for(unsigned int i = 0; i < tokens[obj->index].size; i += 2) {
-        char *key = token_string(obj->doc, index);
-        if(strcmp(key, name) == 0)
-            found = index + 1;  /* like Python's json: the last duplicate wins */
-        free(key);
-        index++;
-        cj5_skip(&obj->doc->result, &index);
-    }
-    return found;
+/* The value of `name` in `obj`, or NULL if absent. */
+static const json_t *find(const object *obj, const char *name) {
+    return json_object_get(obj->node, name);
 }
 
 static void reject_unknown_keys(const object *obj, const char *const *known) {
-    const cj5_token *tokens = obj->doc->tokens;
-    unsigned int index = obj->index + 1;
-    for(unsigned int i = 0; i < tokens[obj->index].size; i += 2) {
-        char *key = token_string(obj->doc, index);
+    const char *key;
+    const json_t *value;
+    json_object_foreach((json_t *)obj->node, key, value) {
         bool ok = false;
         for(const char *const *k = known; *k && !ok; k++)
             ok = strcmp(*k, key) == 0;
         if(!ok)
             config_error("config: unknown key '%s%s'", obj->prefix, key);
-        free(key);
-        index++;
-        cj5_skip(&obj->doc->result, &index);
     }
 }
 
-static const cj5_token *value_token(const object *obj, unsigned int index) {
-    return &obj->doc->tokens[index];
-}
-
-static bool is_null(const object *obj, unsigned int index) {
-    return value_token(obj, index)->type == CJ5_TOKEN_NULL;
-}
-
-static void not_null(const object *obj, unsigned int index, const char *name) {
-    if(is_null(obj, index))
+static void not_null(const object *obj, const json_t *value, const char *name) {
+    if(json_is_null(value))
         config_error("config: key '%s%s' must not be null", obj->prefix, name);
 }
 
-static const char *token_text(const object *obj, unsigned int index, int *length) {
-    const cj5_token *token = value_token(obj, index);
-    *length = (int)(token->end - token->start + 1);
-    return obj->doc->text + token->start;
+/* The value as JSON text, for messages (the process exits right after: never freed). */
+static const char *text_of(const json_t *value) {
+    char *text = json_dumps(value, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
+    return text ? text : "?";
 }
 
 static int get_int(const object *obj, const char *name, int fallback, int low, int high,
                    bool required) {
-    unsigned int index = find(obj, name);
-    if(!index) {
+    const json_t *value = find(obj, name);
+    if(!value) {
         if(required)
             config_error("config: missing required key '%s%s'", obj->prefix, name);
         return fallback;
     }
-    not_null(obj, index, name);
-    int length;
-    const char *text = token_text(obj, index, &length);
-    int64_t value = 0;
-    bool integral = value_token(obj, index)->type == CJ5_TOKEN_NUMBER &&
-                    !memchr(text, '.', (size_t)length) && !memchr(text, 'e', (size_t)length) &&
-                    !memchr(text, 'E', (size_t)length) && !memchr(text, 'n', (size_t)length) &&
-                    !memchr(text, 'N', (size_t)length);
-    if(!integral)
-        config_error("config: key '%s%s' must be an integer, got %.*s", obj->prefix, name,
-                     length, text);
-    if(cj5_get_int(&obj->doc->result, index, &value) != CJ5_ERROR_NONE || value < low ||
-       value > high)
-        config_error("config: key '%s%s' = %.*s is out of range [%d, %d]", obj->prefix, name,
-                     length, text, low, high);
-    return (int)value;
+    not_null(obj, value, name);
+    if(!json_is_integer(value))
+        config_error("config: key '%s%s' must be an integer, got %s", obj->prefix, name,
+                     text_of(value));
+    json_int_t number = json_integer_value(value);
+    if(number < low || number > high)
+        config_error("config: key '%s%s' = %s is out of range [%d, %d]", obj->prefix, name,
+                     text_of(value), low, high);
+    return (int)number;
 }
 
 /* Returns false if the key is null and nullable (then *out is untouched). */
 static bool get_number(const object *obj, const char *name, double *out, double low,
                        double high, bool nullable) {
-    unsigned int index = find(obj, name);
-    if(!index)
+    const json_t *value = find(obj, name);
+    if(!value)
         return true;
-    if(nullable && is_null(obj, index))
+    if(nullable && json_is_null(value))
         return false;
-    not_null(obj, index, name);
-    int length;
-    const char *text = token_text(obj, index, &length);
-    double value;
-    if(value_token(obj, index)->type != CJ5_TOKEN_NUMBER ||
-       cj5_get_float(&obj->doc->result, index, &value) != CJ5_ERROR_NONE || !isfinite(value))
-        config_error("config: key '%s%s' must be a number, got %.*s", obj->prefix, name,
-                     length, text);
-    if(value < low || value > high)
-        config_error("config: key '%s%s' = %.*s is out of range [%g, %g]", obj->prefix, name,
-                     length, text, low, high);
-    *out = value;
+    not_null(obj, value, name);
+    double number = json_number_value(value);
+    if(!json_is_number(value) || !isfinite(number))
+        config_error("config: key '%s%s' must be a number, got %s", obj->prefix, name,
+                     text_of(value));
+    if(number < low || number > high)
+        config_error("config: key '%s%s' = %s is out of range [%g, %g]", obj->prefix, name,
+                     text_of(value), low, high);
+    *out = number;
     return true;
 }
 
 static bool get_bool(const object *obj, const char *name, bool fallback) {
-    unsigned int index = find(obj, name);
-    if(!index)
+    const json_t *value = find(obj, name);
+    if(!value)
         return fallback;
-    not_null(obj, index, name);
-    bool value;
-    if(value_token(obj, index)->type != CJ5_TOKEN_BOOL ||
-       cj5_get_bool(&obj->doc->result, index, &value) != CJ5_ERROR_NONE)
+    not_null(obj, value, name);
+    if(!json_is_boolean(value))
         config_error("config: key '%s%s' must be true or false", obj->prefix, name);
-    return value;
+    return json_is_true(value);
 }
 
 /* A non-empty string; NULL if absent or (when nullable) null. */
 static char *get_string(const object *obj, const char *name, const char *fallback,
                         bool required, bool nullable) {
-    unsigned int index = find(obj, name);
-    if(!index) {
+    const json_t *value = find(obj, name);
+    if(!value) {
         if(required)
             config_error("config: missing required key '%s%s'", obj->prefix, name);
         return fallback ? strdup(fallback) : NULL;
     }
-    if(nullable && is_null(obj, index))
+    if(nullable && json_is_null(value))
         return NULL;
-    not_null(obj, index, name);
-    char *value = value_token(obj, index)->type == CJ5_TOKEN_STRING
-                      ? token_string(obj->doc, index) : NULL;
-    if(!value || !*value)
+    not_null(obj, value, name);
+    if(!json_is_string(value) || !*json_string_value(value))
         config_error("config: key '%s%s' must be a non-empty string", obj->prefix, name);
-    return value;
+    return strdup(json_string_value(value));
 }
 
 static int get_choice(const object *obj, const char *name, const char *const *choices,
@@ -215,41 +158,39 @@ static int get_choice(const object *obj, const char *name, const char *const *ch
 static char **get_strings(const object *obj, const char *name, size_t *count, bool required,
                           bool non_empty) {
     *count = 0;
-    unsigned int index = find(obj, name);
-    if(!index) {
+    const json_t *list = find(obj, name);
+    if(!list) {
         if(required)
             config_error("config: missing required key '%s%s'", obj->prefix, name);
         return NULL;
     }
-    not_null(obj, index, name);
-    const cj5_token *list = value_token(obj, index);
-    if(list->type != CJ5_TOKEN_ARRAY)
+    not_null(obj, list, name);
+    if(!json_is_array(list))
         config_error("config: key '%s%s' must be a list of strings", obj->prefix, name);
-    char **out = calloc(list->size + 1, sizeof(char *));
-    unsigned int item = index + 1;
-    for(unsigned int i = 0; i < list->size; i++) {
-        out[i] = obj->doc->tokens[item].type == CJ5_TOKEN_STRING
-                     ? token_string(obj->doc, item) : NULL;
-        if(!out[i] || !*out[i])
+    size_t size = json_array_size(list), i;
+    char **out = calloc(size + 1, sizeof(char *));
+    const json_t *item;
+    json_array_foreach(list, i, item) {
+        if(!json_is_string(item) || !*json_string_value(item))
             config_error("config: key '%s%s' must be a list of strings", obj->prefix, name);
-        cj5_skip(&obj->doc->result, &item);
+        out[i] = strdup(json_string_value(item));
     }
-    if(non_empty && list->size == 0)
+    if(non_empty && size == 0)
         config_error("config: key '%s%s' must not be empty", obj->prefix, name);
-    *count = list->size;
+    *count = size;
     return out;
 }
 
 /* The object under `name`, or false if absent or null. */
 static bool get_object(const object *obj, const char *name, const char *prefix,
                        object *out) {
-    unsigned int index = find(obj, name);
-    if(!index)
+    const json_t *value = find(obj, name);
+    if(!value)
         return false;
-    not_null(obj, index, name);
-    if(value_token(obj, index)->type != CJ5_TOKEN_OBJECT)
+    not_null(obj, value, name);
+    if(!json_is_object(value))
         config_error("config: key '%s%s' must be an object", obj->prefix, name);
-    *out = (object){obj->doc, index, prefix};
+    *out = (object){value, prefix};
     return true;
 }
 
@@ -273,30 +214,29 @@ static endpoint_security get_pair(const object *obj, const char *where) {
 static endpoint_security *get_endpoints(const object *obj, size_t *count) {
     static const endpoint_security none = {POLICY_NONE, MODE_NONE};
     *count = 1;
-    unsigned int index = find(obj, "endpoints");
-    if(!index) {
+    const json_t *list = find(obj, "endpoints");
+    if(!list) {
         endpoint_security *out = malloc(sizeof(*out));
         *out = none;
         return out;
     }
-    not_null(obj, index, "endpoints");
-    const cj5_token *list = value_token(obj, index);
-    if(list->type != CJ5_TOKEN_ARRAY || list->size == 0)
+    not_null(obj, list, "endpoints");
+    if(!json_is_array(list) || json_array_size(list) == 0)
         config_error("config: key 'security.endpoints' must be a non-empty list of "
                      "{policy, mode}");
-    endpoint_security *out = calloc(list->size, sizeof(*out));
-    unsigned int item = index + 1;
-    for(unsigned int i = 0; i < list->size; i++) {
+    *count = json_array_size(list);
+    endpoint_security *out = calloc(*count, sizeof(*out));
+    const json_t *item;
+    size_t i;
+    json_array_foreach(list, i, item) {
         char where[64], prefix[80];
-        snprintf(where, sizeof(where), "security.endpoints[%u]", i);
+        snprintf(where, sizeof(where), "security.endpoints[%zu]", i);
         snprintf(prefix, sizeof(prefix), "%s.", where);
-        if(obj->doc->tokens[item].type != CJ5_TOKEN_OBJECT)
+        if(!json_is_object(item))
             config_error("config: key '%s' must be an object with policy and mode", where);
-        object entry = {obj->doc, item, prefix};
+        object entry = {item, prefix};
         out[i] = get_pair(&entry, where);
-        cj5_skip(&obj->doc->result, &item);
     }
-    *count = list->size;
     return out;
 }
 
@@ -309,9 +249,8 @@ static const char *const SERVER_SECURITY_KEYS[] = {
     NULL};
 
 void server_config_load(const char *path, server_config *config) {
-    document doc;
-    document_load(path, &doc);
-    object root = {&doc, 0, ""};
+    json_t *doc = document_load(path);
+    object root = {doc, ""};
     reject_unknown_keys(&root, SERVER_KEYS);
     config->host = get_string(&root, "host", "127.0.0.1", false, false);
     config->port = get_int(&root, "port", 0, 1, 65535, true);
@@ -345,6 +284,7 @@ void server_config_load(const char *path, server_config *config) {
     if(secure && !(config->certificate && config->private_key))
         config_error("config: key 'security.certificate' and 'security.private_key' are "
                      "required for a secure endpoint");
+    json_decref(doc);
 }
 
 /* --- client -------------------------------------------------------------------------- */
@@ -357,24 +297,20 @@ static const char *const SUBSCRIBE_KEYS[] = {"subscriptions", "publishing_interv
 static const char *const CLIENT_SECURITY_KEYS[] = {"policy", "mode", "certificate",
                                                    "private_key", "application_uri", NULL};
 
-/* The workload named in the raw file decides which keys are known (as in contract.py). */
+/* The workload named in the raw file decides which keys are known (as in uabench_contract). */
 static int raw_workload(const object *root) {
-    unsigned int index = find(root, "workload");
-    if(!index || value_token(root, index)->type != CJ5_TOKEN_STRING)
+    const json_t *value = find(root, "workload");
+    if(!json_is_string(value))
         return -1;
-    char *name = token_string(root->doc, index);
-    int found = -1;
     for(int i = 0; i < WORKLOAD_COUNT; i++)
-        if(strcmp(name, WORKLOAD_NAMES[i]) == 0)
-            found = i;
-    free(name);
-    return found;
+        if(strcmp(json_string_value(value), WORKLOAD_NAMES[i]) == 0)
+            return i;
+    return -1;
 }
 
 void client_config_load(const char *path, client_config *config) {
-    document doc;
-    document_load(path, &doc);
-    object root = {&doc, 0, ""};
+    json_t *doc = document_load(path);
+    object root = {doc, ""};
 
     const char *known[32];
     size_t count = 0;
@@ -401,7 +337,7 @@ void client_config_load(const char *path, client_config *config) {
     config->nodes_per_request = get_int(&root, "nodes_per_request", 1, 1, 10000, false);
     config->in_flight = get_int(&root, "in_flight", 1, 1, 10000, false);
     config->rate = 0;
-    config->open_loop = find(&root, "rate") &&
+    config->open_loop = find(&root, "rate") != NULL &&
                         get_number(&root, "rate", &config->rate, 1e-9, 1e9, true);
     config->subscriptions = get_int(&root, "subscriptions", 1, 1, 1000, false);
     config->publishing_interval_ms = 100;
@@ -436,18 +372,19 @@ void client_config_load(const char *path, client_config *config) {
     if(config->security.policy != POLICY_NONE && !(config->certificate && config->private_key))
         config_error("config: key 'security.certificate' and 'security.private_key' are "
                      "required for policy %s", POLICY_NAMES[config->security.policy]);
+    json_decref(doc);
 }
 
 static void json_nullable_string(FILE *out, const char *text) {
     if(text)
-        json_string(out, text);
+        json_write_string(out, text);
     else
         fputs("null", out);
 }
 
 void client_config_json(FILE *out, const client_config *c) {
     fputs("{\"endpoint\":", out);
-    json_string(out, c->endpoint);
+    json_write_string(out, c->endpoint);
     fprintf(out, ",\"workload\":\"%s\",\"security\":{\"policy\":\"%s\",\"mode\":\"%s\","
                  "\"certificate\":",
             WORKLOAD_NAMES[c->workload], POLICY_NAMES[c->security.policy],
@@ -456,7 +393,7 @@ void client_config_json(FILE *out, const client_config *c) {
     fputs(",\"private_key\":", out);
     json_nullable_string(out, c->private_key);
     fputs(",\"application_uri\":", out);
-    json_string(out, c->application_uri);
+    json_write_string(out, c->application_uri);
     fprintf(out, "},\"sessions\":%d,\"warmup_s\":", c->sessions);
     json_number(out, c->warmup_s);
     fputs(",\"duration_s\":", out);
@@ -465,7 +402,7 @@ void client_config_json(FILE *out, const client_config *c) {
     for(size_t i = 0; i < c->nodes_count; i++) {
         if(i)
             fputc(',', out);
-        json_string(out, c->nodes[i]);
+        json_write_string(out, c->nodes[i]);
     }
     fputc(']', out);
     if(c->workload == WORKLOAD_SUBSCRIBE) {
@@ -527,9 +464,8 @@ static bool parse_udp_address(const char *address, char **host, int *port) {
 }
 
 void pubsub_config_load(const char *path, pubsub_config *config, bool subscriber) {
-    document doc;
-    document_load(path, &doc);
-    object root = {&doc, 0, ""};
+    json_t *doc = document_load(path);
+    object root = {doc, ""};
     const char *known[16];
     size_t count = 0;
     for(const char *const *k = PUBSUB_KEYS; *k; k++)
@@ -570,13 +506,14 @@ void pubsub_config_load(const char *path, pubsub_config *config, bool subscriber
     if(config->dataset_writer_id + config->writers - 1 > 65535)
         config_error("config: key 'dataset_writer_id' = %d leaves no room for %d DataSetWriter "
                      "ids below 65536", config->dataset_writer_id, config->writers);
+    json_decref(doc);
 }
 
 void pubsub_config_json(FILE *out, const pubsub_config *c, bool subscriber) {
     fputs("{\"address\":", out);
-    json_string(out, c->address);
+    json_write_string(out, c->address);
     fputs(",\"interface\":", out);
-    json_string(out, c->interface);
+    json_write_string(out, c->interface);
     fprintf(out, ",\"publisher_id\":%d,\"writer_group_id\":%d,\"dataset_writer_id\":%d,"
                  "\"signals\":%d,\"fields_per_message\":%d,\"publishing_interval_ms\":",
             c->publisher_id, c->writer_group_id, c->dataset_writer_id, c->signals,

@@ -1,5 +1,6 @@
-/* Config files of SPEC §3, validated exactly like harness/uabench/contract.py: any unknown
- * key, wrong type or out-of-range value ends the process with exit 2 naming the key. */
+/* Config files of SPEC §3, validated like the Python contract package (uabench_contract):
+ * any unknown key, wrong type or out-of-range value ends the process with exit 2 naming
+ * the key. */
 #ifndef UABENCH_CONFIG_H
 #define UABENCH_CONFIG_H
 
@@ -85,10 +86,10 @@ void server_config_load(const char *path, server_config *config);
 void client_config_load(const char *path, client_config *config);
 void pubsub_config_load(const char *path, pubsub_config *config, bool subscriber);
 
-/* The config as run, defaults filled in, as one JSON object (key order of contract.py). */
+/* The config as run, defaults filled in, as one JSON object (key order of uabench_contract). */
 void client_config_json(FILE *out, const client_config *config);
 
-/* The PubSub config as run, defaults filled in (key order of contract.py). */
+/* The PubSub config as run, defaults filled in (key order of uabench_contract). */
 void pubsub_config_json(FILE *out, const pubsub_config *config, bool subscriber);
 
 #endif

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void json_string(FILE *out, const char *text) {
+void json_write_string(FILE *out, const char *text) {
     fputc('"', out);
     for(const unsigned char *c = (const unsigned char *)text; *c; c++) {
         switch(*c) {
@@ -50,9 +50,9 @@ void fail(const char *kind, int code, const char *format, ...) {
     size_t length = 0;
     FILE *out = open_memstream(&line, &length);
     fputs("{\"event\":\"error\",\"kind\":", out);
-    json_string(out, kind);
+    json_write_string(out, kind);
     fputs(",\"message\":", out);
-    json_string(out, message);
+    json_write_string(out, message);
     fputc('}', out);
     fclose(out);
     emit_line(line, length);

@@ -7,7 +7,7 @@
 enum { EXIT_RUNTIME = 1, EXIT_CONFIG = 2, EXIT_NOT_SUPPORTED = 3 };
 
 /* Writes `text` as a JSON string literal (with quotes). */
-void json_string(FILE *out, const char *text);
+void json_write_string(FILE *out, const char *text);
 
 /* Writes a finite double in its shortest round-trip form ("1", "0.5", "1e-09"). */
 void json_number(FILE *out, double value);

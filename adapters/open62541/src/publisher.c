@@ -138,7 +138,7 @@ int publisher_main(const char *config_path) {
     size_t length = 0;
     FILE *out = open_memstream(&line, &length);
     fputs("{\"event\":\"ready\",\"address\":", out);
-    json_string(out, config.address);
+    json_write_string(out, config.address);
     fprintf(out, ",\"writers\":%d,\"pid\":%d}", config.writers, (int)getpid());
     fclose(out);
     emit_line(line, length);

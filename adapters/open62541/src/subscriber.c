@@ -484,7 +484,7 @@ static void examples_json(FILE *out, const examples *list) {
     for(int i = 0; i < list->count; i++) {
         if(i)
             fputc(',', out);
-        json_string(out, list->items[i]);
+        json_write_string(out, list->items[i]);
     }
     fputc(']', out);
 }
