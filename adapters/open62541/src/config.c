@@ -382,6 +382,30 @@ static void json_nullable_string(FILE *out, const char *text) {
         fputs("null", out);
 }
 
+void server_config_json(FILE *out, const server_config *c) {
+    fputs("{\"host\":", out);
+    json_write_string(out, c->host);
+    fprintf(out, ",\"port\":%d,\"signals\":%d,\"update_interval_ms\":%d,\"writes\":%d,"
+                 "\"security\":{\"endpoints\":[",
+            c->port, c->signals, c->update_interval_ms, c->writes);
+    for(size_t i = 0; i < c->endpoints_count; i++)
+        fprintf(out, "%s{\"policy\":\"%s\",\"mode\":\"%s\"}", i ? "," : "",
+                POLICY_NAMES[c->endpoints[i].policy], MODE_NAMES[c->endpoints[i].mode]);
+    fputs("],\"certificate\":", out);
+    json_nullable_string(out, c->certificate);
+    fputs(",\"private_key\":", out);
+    json_nullable_string(out, c->private_key);
+    fputs(",\"application_uri\":", out);
+    json_write_string(out, c->application_uri);
+    fputs(",\"trusted_certificates\":[", out);
+    for(size_t i = 0; i < c->trusted_count; i++) {
+        if(i)
+            fputc(',', out);
+        json_write_string(out, c->trusted_certificates[i]);
+    }
+    fputs("]}}", out);
+}
+
 void client_config_json(FILE *out, const client_config *c) {
     fputs("{\"endpoint\":", out);
     json_write_string(out, c->endpoint);

@@ -86,6 +86,9 @@ void server_config_load(const char *path, server_config *config);
 void client_config_load(const char *path, client_config *config);
 void pubsub_config_load(const char *path, pubsub_config *config, bool subscriber);
 
+/* The server config as run, defaults filled in (the contract's golden vectors compare it). */
+void server_config_json(FILE *out, const server_config *config);
+
 /* The config as run, defaults filled in, as one JSON object (key order of uabench_contract). */
 void client_config_json(FILE *out, const client_config *config);
 

@@ -10,7 +10,7 @@
 /* Requests stay well below any server's per-request operation limit. */
 #define CHUNK 1000
 
-static double pattern_value(int pattern, size_t position) {
+double pattern_value(int pattern, size_t position) {
     return -(100000.0 * pattern + (double)position) - 0.25;
 }
 

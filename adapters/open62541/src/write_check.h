@@ -7,6 +7,9 @@
 #include "recorder.h"
 #include "session.h"
 
+/* The value written to the node at `position` for pattern p (1-1000, picked per run). */
+double pattern_value(int pattern, size_t position);
+
 void write_check_run(const client_config *config, const session_set *sessions,
                      recorder *rec);
 
