@@ -30,7 +30,6 @@ from uabench.proc.process import READY_TIMEOUT_S, AdapterProcess
 from uabench.results import figures
 from uabench.sdks import Sdk
 
-KINDS = ("pubsub-sweep", "pubsub-subscribers", "pubsub-interop")
 SWEEP_VARIANT = "signal rate"
 SUBSCRIBERS_VARIANT = "subscribers"
 

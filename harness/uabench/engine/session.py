@@ -174,6 +174,28 @@ class Session:
             self.versions[client.id] = outcome.result.get("version", "?")
         return outcome
 
+    def cell(self, kind: str, client: Sdk, server: Sdk, variant: str, repetition: int, workload: dict,
+             processes: int = 1, parameter: object = None, server_overrides: dict | None = None) -> Outcome:
+        """One measured and recorded client/server cell: `processes` clients with `workload`
+        against the server of `server` (with these config overrides). What the client or
+        server does not support is recorded as such without starting anything."""
+        security = workload.get("security") or {}
+        policy, mode = security.get("policy", "None"), security.get("mode", "None")
+        missing = ([client.reason_unsupported(workload["workload"])] if workload["workload"] not in client.workloads
+                   else [f"{sdk.id} does not offer {policy}/{mode}" for sdk in (client, server)
+                         if not sdk.offers(policy, mode)])
+        if missing:
+            return self.record(kind, client, server, variant, repetition, workload,
+                               Outcome("not_supported", missing[0]), parameter=parameter)
+        try:
+            running = self.server(server, **(server_overrides or {}))
+        except AdapterError as error:
+            return self.record(kind, client, server, variant, repetition, workload,
+                               Outcome("fail", f"server did not start: {error}"), parameter=parameter)
+        config = self.client_config(running, {k: v for k, v in workload.items() if k != "security"}, security)
+        outcome = self.run_client(client, running, config, processes)
+        return self.record(kind, client, server, variant, repetition, config, outcome, running.config, parameter)
+
     def record(self, kind: str, client: Sdk, server: Sdk, variant: str, repetition: int,
                config: dict, outcome: Outcome, server_config: dict | None = None,
                parameter: object = None) -> Outcome:

@@ -243,26 +243,8 @@ class UabenchLibrary:
     def _measure(self, kind: str, client_id: str, server_id: str, variant: str, repetition: int,
                  workload: dict, processes: int = 1, parameter: object = None,
                  server_overrides: dict | None = None) -> Outcome:
-        """One recorded client/server cell; what the client or server does not support is
-        recorded as such without starting anything."""
-        session = self._session()
-        client, server = sdks.get(client_id), sdks.get(server_id)
-        security = workload.get("security") or {}
-        policy, mode = security.get("policy", "None"), security.get("mode", "None")
-        missing = ([client.reason_unsupported(workload["workload"])] if workload["workload"] not in client.workloads
-                   else [f"{sdk.id} does not offer {policy}/{mode}" for sdk in (client, server)
-                         if not sdk.offers(policy, mode)])
-        if missing:
-            return session.record(kind, client, server, variant, repetition, workload,
-                                  Outcome("not_supported", missing[0]), parameter=parameter)
-        try:
-            running = session.server(server, **(server_overrides or {}))
-        except AdapterError as error:
-            return session.record(kind, client, server, variant, repetition, workload,
-                                  Outcome("fail", f"server did not start: {error}"), parameter=parameter)
-        config = session.client_config(running, {k: v for k, v in workload.items() if k != "security"}, security)
-        outcome = session.run_client(client, running, config, processes)
-        return session.record(kind, client, server, variant, repetition, config, outcome, running.config, parameter)
+        return self._session().cell(kind, sdks.get(client_id), sdks.get(server_id), variant, repetition, workload,
+                                    processes, parameter, server_overrides)
 
     def _cell(self, kind: str, client_id: str, server_id: str, variant: str, repetition: int,
               workload: dict, processes: int = 1) -> Outcome:
