@@ -175,6 +175,9 @@ final class Config {
               + "secure endpoint");
     }
     config.set("security", security);
+    // The checks above word their messages as SPEC §3 does (a pairing names 'security', a bad
+    // node names 'nodes'); the schema then vouches for the whole file.
+    Schema.validate("server", raw);
     return new Server(
         config.get("host").asText(),
         config.get("port").asInt(),
@@ -218,6 +221,7 @@ final class Config {
               + policy);
     }
     config.set("security", security);
+    Schema.validate("client", raw);
     return new Client(
         endpoint,
         workload,
