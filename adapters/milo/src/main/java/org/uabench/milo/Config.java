@@ -151,6 +151,7 @@ final class Config {
   }
 
   static Server server(ObjectNode raw) throws ConfigException {
+    Schema.validate("server", raw);
     ObjectNode config = fill(raw, SERVER_KEYS, "");
     JsonNode securityRaw = config.get("security");
     ObjectNode security =
@@ -175,9 +176,6 @@ final class Config {
               + "secure endpoint");
     }
     config.set("security", security);
-    // The checks above word their messages as SPEC §3 does (a pairing names 'security', a bad
-    // node names 'nodes'); the schema then vouches for the whole file.
-    Schema.validate("server", raw);
     return new Server(
         config.get("host").asText(),
         config.get("port").asInt(),
@@ -194,6 +192,7 @@ final class Config {
   }
 
   static Client client(ObjectNode raw) throws ConfigException {
+    Schema.validate("client", raw);
     Map<String, Key> keys = new LinkedHashMap<>(CLIENT_KEYS);
     String workload = raw.path("workload").asText("");
     if (workload.equals("read") || workload.equals("write")) {
@@ -221,7 +220,6 @@ final class Config {
               + policy);
     }
     config.set("security", security);
-    Schema.validate("client", raw);
     return new Client(
         endpoint,
         workload,

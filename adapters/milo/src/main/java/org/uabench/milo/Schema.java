@@ -10,9 +10,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.uabench.milo.Protocol.ConfigException;
 
@@ -34,12 +36,31 @@ final class Schema {
 
   private Schema() {}
 
-  /** Throws the config error of the first violation of the schema `name` by `config`. */
+  private static final Set<String> UNKNOWN_KEY = Set.of("additionalProperties", "unevaluatedProperties");
+
+  /**
+   * The order uabench_contract.validation reports problems in: a value error names its own key,
+   * while an unknown-key error on the same object may only follow from it (a failed subschema
+   * evaluates no keys), so those go last; deeper keys first.
+   */
+  private static final Comparator<ValidationMessage> FIRST_REPORTED =
+      Comparator.<ValidationMessage, Boolean>comparing(m -> UNKNOWN_KEY.contains(m.getType()))
+          .thenComparing(m -> -depth(m.getInstanceLocation().toString()))
+          .thenComparing(m -> m.getInstanceLocation().toString());
+
+  /**
+   * Throws the config error of the first violation of the schema `name` by `config`. Keys the
+   * schema cannot judge (an integer written as 4840.0, rules across keys) are left to Config.
+   */
   static void validate(String name, JsonNode config) throws ConfigException {
-    Set<ValidationMessage> problems = schema(name).validate(config);
-    if (!problems.isEmpty()) {
-      throw new ConfigException(message(problems.iterator().next()));
+    Optional<ValidationMessage> first = schema(name).validate(config).stream().min(FIRST_REPORTED);
+    if (first.isPresent()) {
+      throw new ConfigException(message(first.get()));
     }
+  }
+
+  private static int depth(String location) {
+    return (int) location.chars().filter(c -> c == '.' || c == '[').count();
   }
 
   private static synchronized JsonSchema schema(String name) {
@@ -56,15 +77,12 @@ final class Schema {
     // Instance location "$.security.endpoints[0]" is the key "security.endpoints[0]".
     String at = problem.getInstanceLocation().toString().replaceFirst("^\\$\\.?", "");
     String property = problem.getProperty();
-    if (property == null && problem.getType().equals("unevaluatedProperties")
-        && problem.getArguments() != null && problem.getArguments().length > 0) {
-      property = String.valueOf(problem.getArguments()[0]);
-    }
     String key = property == null ? at : at.isEmpty() ? property : at + "." + property;
     return switch (problem.getType()) {
       case "additionalProperties", "unevaluatedProperties" -> "config: unknown key '" + key + "'";
       case "required" -> "config: missing required key '" + key + "'";
-      default -> "config: key '" + at + "' " + problem.getMessage().replaceFirst("^\\S*: ", "");
+      default -> "config: key '" + at + "' " + problem.getMessage().replaceFirst("^\\S*: ", "")
+          + (problem.getInstanceNode() == null ? "" : ", got " + problem.getInstanceNode());
     };
   }
 

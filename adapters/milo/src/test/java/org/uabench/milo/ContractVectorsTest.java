@@ -54,7 +54,7 @@ class ContractVectorsTest {
       }
       assertEquals("config", vector.get("kind").asText());
       assertEquals(Protocol.EXIT_CONFIG, vector.get("exit").asInt());
-      String key = "'" + vector.get("key").asText() + "'";
+      String key = vector.get("key").asText();  // contained in the message (contract/README.md)
       tests.add(DynamicTest.dynamicTest(role + " " + vector.get("config") + " names " + key, () -> {
         ConfigException error =
             assertThrows(ConfigException.class, () -> asRun(role, vector.get("config")));
