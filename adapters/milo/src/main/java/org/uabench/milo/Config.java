@@ -15,8 +15,9 @@ import java.util.Map;
 import org.uabench.milo.Protocol.ConfigException;
 
 /**
- * Config validation of SPEC §3, mirroring harness/uabench/contract.py: every unknown key, wrong
- * type or out-of-range value is a {@link ConfigException} naming the key, raised before any
+ * Config validation of SPEC §3: first against contract/schema ({@link Schema}), then what the
+ * schema cannot say, mirroring the Python contract package uabench_contract. Every unknown key,
+ * wrong type or out-of-range value is a {@link ConfigException} naming the key, raised before any
  * connection is made. The validated config keeps the key order and fills in defaults, so it can
  * be echoed back as "the config as run".
  */
