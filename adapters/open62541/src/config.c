@@ -533,6 +533,12 @@ void pubsub_config_load(const char *path, pubsub_config *config, bool subscriber
     json_decref(doc);
 }
 
+void pubsub_writer_fields(const pubsub_config *config, int k, int *first, int *count) {
+    *first = k * config->fields_per_message;
+    int rest = config->signals - *first;
+    *count = rest < config->fields_per_message ? rest : config->fields_per_message;
+}
+
 void pubsub_config_json(FILE *out, const pubsub_config *c, bool subscriber) {
     fputs("{\"address\":", out);
     json_write_string(out, c->address);

@@ -82,6 +82,9 @@ typedef struct {
     int writers;            /* ceil(signals / fields_per_message) */
 } pubsub_config;
 
+/* SPEC §8 splitting: DataSetWriter k carries Signal_first ... Signal_(first + count - 1). */
+void pubsub_writer_fields(const pubsub_config *config, int k, int *first, int *count);
+
 void server_config_load(const char *path, server_config *config);
 void client_config_load(const char *path, client_config *config);
 void pubsub_config_load(const char *path, pubsub_config *config, bool subscriber);

@@ -32,11 +32,9 @@ static UA_NodeId add_dataset(UA_Server *server, const pubsub_config *config, UA_
     check(UA_Server_addPublishedDataSet(server, &pds, &pds_id).addResult,
           "adding a PublishedDataSet");
 
-    int first = k * config->fields_per_message;
-    int last = first + config->fields_per_message;
-    if(last > config->signals)
-        last = config->signals;
-    for(int i = first; i < last; i++) {
+    int first, count;
+    pubsub_writer_fields(config, k, &first, &count);
+    for(int i = first; i < first + count; i++) {
         char signal[32];
         snprintf(signal, sizeof(signal), "Signal_%d", i);
         UA_DataSetFieldConfig field;

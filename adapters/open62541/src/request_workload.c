@@ -67,7 +67,7 @@ static int is_measured(int64_t origin) {
 }
 
 static size_t ring_offset(uint64_t k) {
-    return (size_t)((k * run.npr) % run.node_count);
+    return request_first_node(k, run.npr, run.node_count);
 }
 
 /* --- completion ---------------------------------------------------------------------- */
@@ -155,10 +155,9 @@ static UA_StatusCode send_read(session_load *s, slot *sl) {
 
 static UA_StatusCode send_write(session_load *s, slot *sl) {
     size_t offset = ring_offset(sl->k);
-    double base = s->index * 1e9 + (double)sl->k * (double)run.npr;
     for(size_t j = 0; j < run.npr; j++) {
         s->write_values[j].nodeId = s->ring[offset + j].nodeId;
-        s->write_doubles[j] = base + (double)j;
+        s->write_doubles[j] = write_value(s->index, sl->k, run.npr, j);
     }
     return UA_Client_sendAsyncWriteRequest(s->client, &s->write, on_write, sl, NULL);
 }

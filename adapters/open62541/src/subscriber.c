@@ -76,9 +76,9 @@ static int writer_of(uint32_t index) {
 }
 
 static int writer_field_count(int k) {
-    int first = k * sub.config.fields_per_message;
-    int count = sub.config.signals - first;
-    return count < sub.config.fields_per_message ? count : sub.config.fields_per_message;
+    int first, count;
+    pubsub_writer_fields(&sub.config, k, &first, &count);
+    return count;
 }
 
 /* --- target variables ------------------------------------------------------------------ */
@@ -177,7 +177,8 @@ static UA_StatusCode own_transport(UA_Server *server, const UA_NodeId component,
 }
 
 static void add_reader(UA_NodeId group, UA_UInt16 ns, int k) {
-    int first = k * sub.config.fields_per_message, count = writer_field_count(k);
+    int first, count;
+    pubsub_writer_fields(&sub.config, k, &first, &count);
     char name[48];
     snprintf(name, sizeof(name), "Reader %d", k);
     UA_DataSetReaderConfig reader;

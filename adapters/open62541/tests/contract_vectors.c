@@ -5,6 +5,7 @@
 #include "config.h"
 #include "histogram.h"
 #include "model.h"
+#include "request_workload.h"
 #include "verify.h"
 #include "write_check.h"
 
@@ -54,8 +55,23 @@ typedef struct {
     char output[8192];   /* the child's stdout: the error event, or the config as run */
 } outcome;
 
+/* The DataSetWriters of a subscriber config, as {"writers": W, "fields": [[first, stop), ...]}. */
+static void print_writers(const char *path) {
+    pubsub_config config;
+    pubsub_config_load(path, &config, true);
+    printf("{\"writers\":%d,\"fields\":[", config.writers);
+    for(int k = 0; k < config.writers; k++) {
+        int first, count;
+        pubsub_writer_fields(&config, k, &first, &count);
+        printf("%s[%d,%d]", k ? "," : "", first, first + count);
+    }
+    printf("]}");
+}
+
 static void load_and_print(const char *role, const char *path) {
-    if(strcmp(role, "client") == 0) {
+    if(strcmp(role, "writers") == 0) {
+        print_writers(path);
+    } else if(strcmp(role, "client") == 0) {
         client_config config;
         client_config_load(path, &config);
         client_config_json(stdout, &config);
@@ -283,6 +299,41 @@ static void values(const json_t *vectors) {
         node_class node = model_classify(name);
         check(node.kind == NODE_ARRAY, "%s is not an array node", name);
         contents("array", array, node.index);
+    }
+    json_array_foreach(json_object_get(vectors, "write_value"), i, vector) {
+        int session = (int)json_integer_value(json_object_get(vector, "session"));
+        uint64_t k = (uint64_t)json_integer_value(json_object_get(vector, "request"));
+        size_t npr = (size_t)json_integer_value(json_object_get(vector, "nodes_per_request"));
+        size_t j = (size_t)json_integer_value(json_object_get(vector, "position"));
+        double want = json_number_value(json_object_get(vector, "value"));
+        check(write_value(session, k, npr, j) == want, "write value (%d, %llu, %zu, %zu): want "
+              "%.17g, got %.17g", session, (unsigned long long)k, npr, j, want,
+              write_value(session, k, npr, j));
+    }
+    json_array_foreach(json_object_get(vectors, "request_nodes"), i, vector) {
+        const json_t *nodes = json_object_get(vector, "nodes");
+        uint64_t k = (uint64_t)json_integer_value(json_object_get(vector, "request"));
+        size_t npr = (size_t)json_integer_value(json_object_get(vector, "nodes_per_request"));
+        size_t n = json_array_size(nodes), first = request_first_node(k, npr, n);
+        json_t *got = json_array();
+        for(size_t j = 0; j < npr; j++)  /* the workload's ring: position first + j, wrapped */
+            json_array_append(got, json_array_get(nodes, (first + j) % n));
+        const json_t *want = json_object_get(vector, "result");
+        check(json_equal(got, want), "request %llu of %s: want %s, got %s",
+              (unsigned long long)k, text(nodes), text(want), text(got));
+        json_decref(got);
+    }
+    json_array_foreach(json_object_get(vectors, "writers"), i, vector) {
+        json_t *config = json_pack("{s:O,s:O}", "signals", json_object_get(vector, "signals"),
+                                   "fields_per_message",
+                                   json_object_get(vector, "fields_per_message"));
+        outcome out = run_loader("writers", config);
+        json_t *got = json_loads(out.output, 0, NULL);
+        json_t *want = json_pack("{s:O,s:O}", "writers", json_object_get(vector, "writers"),
+                                 "fields", json_object_get(vector, "fields"));
+        check(out.exit_code == 0 && got && json_equal(got, want), "writers of %s: want %s, got "
+              "%s", text(config), text(want), out.output);
+        json_decref(config), json_decref(got), json_decref(want);
     }
     json_array_foreach(json_object_get(vectors, "write_verification_value"), i, vector) {
         int pattern = (int)json_integer_value(json_object_get(vector, "pattern"));
