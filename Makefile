@@ -19,6 +19,8 @@ test: setup
 
 lint: setup
 	$(VENV)/bin/ruff check harness adapters contract
+	$(VENV)/bin/ruff format --check harness adapters contract
+	cd harness && ../$(VENV)/bin/mypy
 
 clean:
 	rm -rf results .venv implementations/*/.build implementations/*/.prefix implementations/*/.src \

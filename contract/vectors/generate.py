@@ -47,17 +47,63 @@ BAD = [
     ("server", {**SERVER, "security": "None"}, "security", True),
     ("server", {**SERVER, "security": {"endpoint": []}}, "security.endpoint", True),
     ("server", {**SERVER, "security": {"endpoints": []}}, "security.endpoints", True),
-    ("server", {**SERVER, "security": {"endpoints": ["None"]}}, "security.endpoints[0]", True),
-    ("server", {**SERVER, "security": {"endpoints": [{"policy": "Basic128Rsa15", "mode": "Sign"}]}},
-     "security.endpoints[0].policy", True),
-    ("server", {**SERVER, "security": {"endpoints": [{"policy": "None", "mode": "Sign"}]}},
-     "security.endpoints[0]", True),
-    ("server", {**SERVER, "security": {"endpoints": [{"policy": "Basic256Sha256"}]}}, "security.endpoints[0]", True),
-    ("server", {**SERVER, "security": {"endpoints": [{"policy": "None", "port": 1}]}}, "security.endpoints[0].port", True),
-    ("server", {**SERVER, "security": {"endpoints": [SECURE]}}, "security.certificate", True),
-    ("server", {**SERVER, "security": {"certificate": 5}}, "security.certificate", True),
-    ("server", {**SERVER, "security": {"application_uri": ""}}, "security.application_uri", True),
-    ("server", {**SERVER, "security": {"trusted_certificates": "client.der"}}, "security.trusted_certificates", True),
+    (
+        "server",
+        {**SERVER, "security": {"endpoints": ["None"]}},
+        "security.endpoints[0]",
+        True,
+    ),
+    (
+        "server",
+        {
+            **SERVER,
+            "security": {"endpoints": [{"policy": "Basic128Rsa15", "mode": "Sign"}]},
+        },
+        "security.endpoints[0].policy",
+        True,
+    ),
+    (
+        "server",
+        {**SERVER, "security": {"endpoints": [{"policy": "None", "mode": "Sign"}]}},
+        "security.endpoints[0]",
+        True,
+    ),
+    (
+        "server",
+        {**SERVER, "security": {"endpoints": [{"policy": "Basic256Sha256"}]}},
+        "security.endpoints[0]",
+        True,
+    ),
+    (
+        "server",
+        {**SERVER, "security": {"endpoints": [{"policy": "None", "port": 1}]}},
+        "security.endpoints[0].port",
+        True,
+    ),
+    (
+        "server",
+        {**SERVER, "security": {"endpoints": [SECURE]}},
+        "security.certificate",
+        True,
+    ),
+    (
+        "server",
+        {**SERVER, "security": {"certificate": 5}},
+        "security.certificate",
+        True,
+    ),
+    (
+        "server",
+        {**SERVER, "security": {"application_uri": ""}},
+        "security.application_uri",
+        True,
+    ),
+    (
+        "server",
+        {**SERVER, "security": {"trusted_certificates": "client.der"}},
+        "security.trusted_certificates",
+        True,
+    ),
     ("client", {**READ, "nodes_per_reqest": 2}, "nodes_per_reqest", True),
     ("client", {k: v for k, v in READ.items() if k != "endpoint"}, "endpoint", True),
     ("client", {k: v for k, v in READ.items() if k != "workload"}, "workload", True),
@@ -90,18 +136,43 @@ BAD = [
     ("client", {**SUBSCRIBE, "nodes_per_request": 1}, "nodes_per_request", True),
     ("client", {**SUBSCRIBE, "subscriptions": 0}, "subscriptions", True),
     ("client", {**SUBSCRIBE, "subscriptions": 1001}, "subscriptions", True),
-    ("client", {**SUBSCRIBE, "publishing_interval_ms": 0.5}, "publishing_interval_ms", True),
+    (
+        "client",
+        {**SUBSCRIBE, "publishing_interval_ms": 0.5},
+        "publishing_interval_ms",
+        True,
+    ),
     ("client", {**SUBSCRIBE, "sampling_interval_ms": -1}, "sampling_interval_ms", True),
     ("client", {**SUBSCRIBE, "queue_size": 0}, "queue_size", True),
     ("client", {**SUBSCRIBE, "queue_size": 10001}, "queue_size", True),
     ("client", {**READ, "security": "None"}, "security", True),
     ("client", {**READ, "security": {"pin": 1234}}, "security.pin", True),
-    ("client", {**READ, "security": {"policy": "Basic128Rsa15", "mode": "Sign"}}, "security.policy", True),
-    ("client", {**READ, "security": {"policy": "None", "mode": "Fast"}}, "security.mode", True),
-    ("client", {**READ, "security": {"policy": "None", "mode": "Sign"}}, "security", True),
+    (
+        "client",
+        {**READ, "security": {"policy": "Basic128Rsa15", "mode": "Sign"}},
+        "security.policy",
+        True,
+    ),
+    (
+        "client",
+        {**READ, "security": {"policy": "None", "mode": "Fast"}},
+        "security.mode",
+        True,
+    ),
+    (
+        "client",
+        {**READ, "security": {"policy": "None", "mode": "Sign"}},
+        "security",
+        True,
+    ),
     ("client", {**READ, "security": {"policy": "Basic256Sha256"}}, "security", True),
     ("client", {**READ, "security": SECURE}, "security.certificate", True),
-    ("client", {**READ, "security": {"application_uri": ""}}, "security.application_uri", True),
+    (
+        "client",
+        {**READ, "security": {"application_uri": ""}},
+        "security.application_uri",
+        True,
+    ),
     ("publisher", {"warmup_s": 1}, "warmup_s", True),
     ("publisher", {"address": "udp://239.255.0.1:4840/"}, "address", True),
     ("publisher", {"address": "opc.udp://239.255.0.1/"}, "address", True),
@@ -120,7 +191,12 @@ BAD = [
     ("publisher", {"fields_per_message": 12001}, "fields_per_message", True),
     ("publisher", {"publishing_interval_ms": 0.5}, "publishing_interval_ms", True),
     ("publisher", {"signals": 1000000, "fields_per_message": 100}, "signals", False),
-    ("publisher", {"signals": 20000, "dataset_writer_id": 65535}, "dataset_writer_id", False),
+    (
+        "publisher",
+        {"signals": 20000, "dataset_writer_id": 65535},
+        "dataset_writer_id",
+        False,
+    ),
     ("subscriber", {"nodes": ["Real"]}, "nodes", True),
     ("subscriber", {"duration_s": 0}, "duration_s", True),
     ("subscriber", {"warmup_s": -0.5}, "warmup_s", True),
@@ -130,30 +206,94 @@ BAD = [
 
 GOOD = [
     ("server", SERVER),
-    ("server", {"host": "0.0.0.0", "port": 1, "signals": 0, "update_interval_ms": 0, "writes": 0}),
-    ("server", {"port": 65535, "signals": 100000, "update_interval_ms": 60000, "writes": 100000,
-                "security": {"endpoints": [{"policy": "None", "mode": "None"}], "certificate": None,
-                             "trusted_certificates": []}}),
+    (
+        "server",
+        {
+            "host": "0.0.0.0",
+            "port": 1,
+            "signals": 0,
+            "update_interval_ms": 0,
+            "writes": 0,
+        },
+    ),
+    (
+        "server",
+        {
+            "port": 65535,
+            "signals": 100000,
+            "update_interval_ms": 60000,
+            "writes": 100000,
+            "security": {
+                "endpoints": [{"policy": "None", "mode": "None"}],
+                "certificate": None,
+                "trusted_certificates": [],
+            },
+        },
+    ),
     ("client", READ),
-    ("client", {**READ, "workload": "write", "sessions": 1000, "warmup_s": 0, "duration_s": 0.1, "verify": False,
-                "nodes": ["Write_0", "Write_0", "Write_1"], "nodes_per_request": 10000, "in_flight": 10000,
-                "rate": 1e9}),
-    ("client", {**READ, "rate": 2.5, "security": {"policy": "None", "mode": "None", "private_key": None}}),
+    (
+        "client",
+        {
+            **READ,
+            "workload": "write",
+            "sessions": 1000,
+            "warmup_s": 0,
+            "duration_s": 0.1,
+            "verify": False,
+            "nodes": ["Write_0", "Write_0", "Write_1"],
+            "nodes_per_request": 10000,
+            "in_flight": 10000,
+            "rate": 1e9,
+        },
+    ),
+    (
+        "client",
+        {
+            **READ,
+            "rate": 2.5,
+            "security": {"policy": "None", "mode": "None", "private_key": None},
+        },
+    ),
     ("client", {**READ, "rate": None, "warmup_s": 3600, "duration_s": 86400}),
     ("client", SUBSCRIBE),
-    ("client", {**SUBSCRIBE, "subscriptions": 1000, "publishing_interval_ms": 1, "sampling_interval_ms": 0,
-                "queue_size": 10000}),
+    (
+        "client",
+        {
+            **SUBSCRIBE,
+            "subscriptions": 1000,
+            "publishing_interval_ms": 1,
+            "sampling_interval_ms": 0,
+            "queue_size": 10000,
+        },
+    ),
     ("publisher", {}),
-    ("publisher", {"address": "opc.udp://224.0.0.22:65535", "interface": "10.0.0.1", "publisher_id": 0,
-                   "writer_group_id": 65535, "dataset_writer_id": 65535, "signals": 12000,
-                   "fields_per_message": 12000, "publishing_interval_ms": 0.5 + 0.5}),
-    ("publisher", {"signals": 1000000, "fields_per_message": 1000, "dataset_writer_id": 64536}),
+    (
+        "publisher",
+        {
+            "address": "opc.udp://224.0.0.22:65535",
+            "interface": "10.0.0.1",
+            "publisher_id": 0,
+            "writer_group_id": 65535,
+            "dataset_writer_id": 65535,
+            "signals": 12000,
+            "fields_per_message": 12000,
+            "publishing_interval_ms": 0.5 + 0.5,
+        },
+    ),
+    (
+        "publisher",
+        {"signals": 1000000, "fields_per_message": 1000, "dataset_writer_id": 64536},
+    ),
     ("subscriber", {}),
     ("subscriber", {"signals": 1, "warmup_s": 0, "duration_s": 0.1, "verify": False}),
 ]
 
-FILL = {"server": contract.server_config, "client": contract.client_config,
-        "publisher": contract.publisher_config, "subscriber": contract.subscriber_config}
+FILL = {
+    "server": contract.server_config,
+    "client": contract.client_config,
+    "publisher": contract.publisher_config,
+    "subscriber": contract.subscriber_config,
+}
 
 
 def bad_configs() -> list[dict]:
@@ -163,24 +303,77 @@ def bad_configs() -> list[dict]:
             FILL[role](json.loads(json.dumps(config)))
         except contract.ConfigError as error:
             if key not in str(error):
-                raise SystemExit(f"reference message {error} does not name {key!r}") from None
+                raise SystemExit(
+                    f"reference message {error} does not name {key!r}"
+                ) from None
         else:
             raise SystemExit(f"the reference accepts the bad {role} config {config}")
-        vectors.append({"role": role, "config": config, "key": key, "exit": contract.EXIT_CONFIG, "kind": "config",
-                        "schema": by_schema})
+        vectors.append(
+            {
+                "role": role,
+                "config": config,
+                "key": key,
+                "exit": contract.EXIT_CONFIG,
+                "kind": "config",
+                "schema": by_schema,
+            }
+        )
     return vectors
 
 
 def good_configs() -> list[dict]:
-    return [{"role": role, "config": config, "filled": FILL[role](json.loads(json.dumps(config)))}
-            for role, config in GOOD]
+    return [
+        {
+            "role": role,
+            "config": config,
+            "filled": FILL[role](json.loads(json.dumps(config))),
+        }
+        for role, config in GOOD
+    ]
 
 
-HISTOGRAM_VALUES = [1, 2, 127, 128, 255, 256, 257, 258, 511, 512, 513, 514, 1000, 1023, 1024, 1031, 1032,
-                    10239, 10240, 10300, 65535, 65536, 999_999, 1_000_000, 123_456_789, 2**31 - 1, 2**31,
-                    2**32 - 1, 2**32, 2**32 + 5, 5_000_000_000, 2**40 + 12345, 2**52 + 1, 2**53 - 1]
-SAMPLES = [[5, 5, 5], [1000, 1001, 1003, 1004, 1007, 1008, 1000], [300, 260, 258, 256, 1, 1],
-           [10_000_000_000, 3, 10_000_000_001, 2**31]]
+HISTOGRAM_VALUES = [
+    1,
+    2,
+    127,
+    128,
+    255,
+    256,
+    257,
+    258,
+    511,
+    512,
+    513,
+    514,
+    1000,
+    1023,
+    1024,
+    1031,
+    1032,
+    10239,
+    10240,
+    10300,
+    65535,
+    65536,
+    999_999,
+    1_000_000,
+    123_456_789,
+    2**31 - 1,
+    2**31,
+    2**32 - 1,
+    2**32,
+    2**32 + 5,
+    5_000_000_000,
+    2**40 + 12345,
+    2**52 + 1,
+    2**53 - 1,
+]
+SAMPLES = [
+    [5, 5, 5],
+    [1000, 1001, 1003, 1004, 1007, 1008, 1000],
+    [300, 260, 258, 256, 1, 1],
+    [10_000_000_000, 3, 10_000_000_001, 2**31],
+]
 
 
 def bounds(value: int) -> tuple[int, int]:
@@ -192,7 +385,14 @@ def histogram() -> dict:
     buckets = []
     for value in HISTOGRAM_VALUES:
         low, high = bounds(value)
-        buckets.append({"value_ns": value, "bucket": contract.bucket(value), "low": low, "high": high})
+        buckets.append(
+            {
+                "value_ns": value,
+                "bucket": contract.bucket(value),
+                "low": low,
+                "high": high,
+            }
+        )
     sparse = []
     for values in SAMPLES:
         hist = contract.Histogram()
@@ -204,47 +404,153 @@ def histogram() -> dict:
 
 def pattern(values: list, kind: str) -> dict:
     """A long array as length, samples, sum and SHA-256 of its little-endian encoding."""
-    raw = bytes(values) if kind == "byte" else struct.pack(f"<{len(values)}{'h' if kind == 'int16' else 'd'}", *values)
-    picks = sorted({0, 1, 2, 255, 256, 511, 4095, 20_000 - 1, len(values) - 1} & set(range(len(values))))
-    return {"length": len(values), "element": kind, "samples": [[k, values[k]] for k in picks],
-            "sum": sum(values), "sha256_le": hashlib.sha256(raw).hexdigest()}
+    raw = (
+        bytes(values)
+        if kind == "byte"
+        else struct.pack(f"<{len(values)}{'h' if kind == 'int16' else 'd'}", *values)
+    )
+    picks = sorted(
+        {0, 1, 2, 255, 256, 511, 4095, 20_000 - 1, len(values) - 1}
+        & set(range(len(values)))
+    )
+    return {
+        "length": len(values),
+        "element": kind,
+        "samples": [[k, values[k]] for k in picks],
+        "sum": sum(values),
+        "sha256_le": hashlib.sha256(raw).hexdigest(),
+    }
 
 
-SIGNAL_CASES = [(0, 0), (0, 1), (1, 0), (3, 7), (1023, 16383), (1024, 0), (1025, 16384), (5000, 16385),
-                (99_999, 123_456_789), (999_999, 4_294_967_295)]
-VERIFY_CASES = [("Signal_3", 49159.0), ("Signal_3", 49159.5), ("Signal_3", 65536.0), ("Signal_1027", 49152.0),
-                ("Signal_0", 16383.0), ("Signal_0", 16384.0), ("Signal_0", -1.0), ("Signal_1023", 16777215.0),
-                ("Signal_1023", 16777216.0), ("Real", 1234.5), ("Real", 1234.0), ("Tick", 0), ("Tick", 4294967295),
-                ("Tick", 4294967296), ("Tick", -1), ("Write_7", 0.0), ("Write_7", -100001.25)]
+SIGNAL_CASES = [
+    (0, 0),
+    (0, 1),
+    (1, 0),
+    (3, 7),
+    (1023, 16383),
+    (1024, 0),
+    (1025, 16384),
+    (5000, 16385),
+    (99_999, 123_456_789),
+    (999_999, 4_294_967_295),
+]
+VERIFY_CASES = [
+    ("Signal_3", 49159.0),
+    ("Signal_3", 49159.5),
+    ("Signal_3", 65536.0),
+    ("Signal_1027", 49152.0),
+    ("Signal_0", 16383.0),
+    ("Signal_0", 16384.0),
+    ("Signal_0", -1.0),
+    ("Signal_1023", 16777215.0),
+    ("Signal_1023", 16777216.0),
+    ("Real", 1234.5),
+    ("Real", 1234.0),
+    ("Tick", 0),
+    ("Tick", 4294967295),
+    ("Tick", 4294967296),
+    ("Tick", -1),
+    ("Write_7", 0.0),
+    ("Write_7", -100001.25),
+]
 
 
 def values() -> dict:
     nodes = ["Signal_0", "Signal_1", "Tick", "Real", "Page"]
     return {
-        "signal": [{"index": i, "tick": t, "value": contract.signal(i, t)} for i, t in SIGNAL_CASES],
-        "signal_tick": [{"value": contract.signal(i, t), "tick": contract.signal_tick(contract.signal(i, t))}
-                        for i, t in SIGNAL_CASES],
-        "verify": [{"node": node, "value": value, "valid": contract.verify_value(node, value) is None}
-                   for node, value in VERIFY_CASES],
+        "signal": [
+            {"index": i, "tick": t, "value": contract.signal(i, t)}
+            for i, t in SIGNAL_CASES
+        ],
+        "signal_tick": [
+            {
+                "value": contract.signal(i, t),
+                "tick": contract.signal_tick(contract.signal(i, t)),
+            }
+            for i, t in SIGNAL_CASES
+        ],
+        "verify": [
+            {
+                "node": node,
+                "value": value,
+                "valid": contract.verify_value(node, value) is None,
+            }
+            for node, value in VERIFY_CASES
+        ],
         "real": contract.REAL_VALUE,
         "page": pattern(contract.page(), "int16"),
         "sdd": pattern(list(contract.sdd()), "byte"),
         "image": pattern(list(contract.image()), "byte"),
-        "arrays": {name: pattern(contract.array(length), "double") for name, length in contract.ARRAYS.items()},
-        "write_value": [{"session": s, "request": k, "nodes_per_request": n, "position": j,
-                         "value": contract.write_value(s, k, n, j)}
-                        for s, k, n, j in [(0, 0, 1, 0), (0, 5, 10, 3), (2, 0, 1, 0), (7, 123456, 100, 99),
-                                           (999, 1_000_000, 10000, 9999)]],
-        "write_verification_value": [{"pattern": p, "position": i, "value": contract.write_verification_value(p, i)}
-                                     for p, i in [(1, 0), (1, 1), (17, 5), (1000, 99_999)]],
-        "request_nodes": [{"nodes": nodes, "request": k, "nodes_per_request": n,
-                           "result": contract.request_nodes(nodes, k, n)}
-                          for k, n in [(0, 1), (1, 1), (4, 1), (5, 1), (0, 3), (1, 3), (2, 3), (0, 7), (3, 2)]],
-        "writers": [{"signals": s, "fields_per_message": f, "writers": contract.writers(cfg),
-                     "fields": [[r.start, r.stop] for r in (contract.writer_fields(cfg, w)
-                                                              for w in range(contract.writers(cfg)))]}
-                    for s, f in [(100, 10000), (10000, 10000), (10001, 10000), (25, 10), (12000, 12000), (7, 1)]
-                    for cfg in [{"signals": s, "fields_per_message": f}]],
+        "arrays": {
+            name: pattern(contract.array(length), "double")
+            for name, length in contract.ARRAYS.items()
+        },
+        "write_value": [
+            {
+                "session": s,
+                "request": k,
+                "nodes_per_request": n,
+                "position": j,
+                "value": contract.write_value(s, k, n, j),
+            }
+            for s, k, n, j in [
+                (0, 0, 1, 0),
+                (0, 5, 10, 3),
+                (2, 0, 1, 0),
+                (7, 123456, 100, 99),
+                (999, 1_000_000, 10000, 9999),
+            ]
+        ],
+        "write_verification_value": [
+            {
+                "pattern": p,
+                "position": i,
+                "value": contract.write_verification_value(p, i),
+            }
+            for p, i in [(1, 0), (1, 1), (17, 5), (1000, 99_999)]
+        ],
+        "request_nodes": [
+            {
+                "nodes": nodes,
+                "request": k,
+                "nodes_per_request": n,
+                "result": contract.request_nodes(nodes, k, n),
+            }
+            for k, n in [
+                (0, 1),
+                (1, 1),
+                (4, 1),
+                (5, 1),
+                (0, 3),
+                (1, 3),
+                (2, 3),
+                (0, 7),
+                (3, 2),
+            ]
+        ],
+        "writers": [
+            {
+                "signals": s,
+                "fields_per_message": f,
+                "writers": contract.writers(cfg),
+                "fields": [
+                    [r.start, r.stop]
+                    for r in (
+                        contract.writer_fields(cfg, w)
+                        for w in range(contract.writers(cfg))
+                    )
+                ],
+            }
+            for s, f in [
+                (100, 10000),
+                (10000, 10000),
+                (10001, 10000),
+                (25, 10),
+                (12000, 12000),
+                (7, 1),
+            ]
+            for cfg in [{"signals": s, "fields_per_message": f}]
+        ],
     }
 
 
@@ -263,19 +569,25 @@ def write(name: str, description: str, body: dict) -> None:
 
 
 def main() -> None:
-    write("configs.json",
-          "SPEC §3 and §8. bad: the adapter must print an error event of `kind` naming `key` in its message and "
-          "exit with `exit`, before connecting; `schema` says whether contract/schema alone rejects it (else the "
-          "adapter's own code must). good: accepted; `filled` is the config with every default filled in.",
-          {"bad": bad_configs(), "good": good_configs()})
-    write("histogram.json",
-          "SPEC §5. buckets: bucket(value_ns), and the values [low, high] that share it. histograms: the sparse "
-          "[[bucket_ns, count], ...] of recording values_ns one by one.",
-          histogram())
-    write("values.json",
-          "SPEC §4 value functions. Long arrays: length, [index, value] samples, sum, and SHA-256 of the "
-          "little-endian encoding (int16, byte or IEEE double). writers: SPEC §8 splitting, fields as [first, stop).",
-          values())
+    write(
+        "configs.json",
+        "SPEC §3 and §8. bad: the adapter must print an error event of `kind` naming `key` in its message and "
+        "exit with `exit`, before connecting; `schema` says whether contract/schema alone rejects it (else the "
+        "adapter's own code must). good: accepted; `filled` is the config with every default filled in.",
+        {"bad": bad_configs(), "good": good_configs()},
+    )
+    write(
+        "histogram.json",
+        "SPEC §5. buckets: bucket(value_ns), and the values [low, high] that share it. histograms: the sparse "
+        "[[bucket_ns, count], ...] of recording values_ns one by one.",
+        histogram(),
+    )
+    write(
+        "values.json",
+        "SPEC §4 value functions. Long arrays: length, [index, value] samples, sum, and SHA-256 of the "
+        "little-endian encoding (int16, byte or IEEE double). writers: SPEC §8 splitting, fields as [first, stop).",
+        values(),
+    )
 
 
 if __name__ == "__main__":

@@ -42,8 +42,15 @@ def script_adapter(tmp_path, monkeypatch):
         run.parent.mkdir(parents=True, exist_ok=True)
         run.write_text("#!/usr/bin/env bash\n" + body + "\n")
         run.chmod(run.stat().st_mode | stat.S_IXUSR)
-        return Sdk(id=sdk_id, language="bash", version="0", roles=("server", "client"), workloads=("read",),
-                   policies=("None",), modes=("None",))
+        return Sdk(
+            id=sdk_id,
+            language="bash",
+            version="0",
+            roles=("server", "client"),
+            workloads=("read",),
+            policies=("None",),
+            modes=("None",),
+        )
 
     return make
 

@@ -61,6 +61,6 @@ def test_smoke_fails_a_server_that_does_not_start(tmp_path):
 
 
 def test_smoke_fails_a_server_that_exits_badly_on_sigterm(tmp_path):
-    steps = _smoke(tmp_path, "trap 'exit 3' TERM\n\"$real\" \"$@\"")
+    steps = _smoke(tmp_path, 'trap \'exit 3\' TERM\n"$real" "$@"')
     assert steps["read 1 node/request"].status == "pass"
     assert steps["server stops on SIGTERM"].status == "fail" and "status 3" in steps["server stops on SIGTERM"].detail

@@ -21,8 +21,14 @@ def _session(tmp_path) -> Session:
 
 
 def _read(duration: float = 0.5) -> dict:
-    return {"workload": "read", "nodes": plan.signals(10), "nodes_per_request": 1, "in_flight": 2,
-            "warmup_s": 0.1, "duration_s": duration}
+    return {
+        "workload": "read",
+        "nodes": plan.signals(10),
+        "nodes_per_request": 1,
+        "in_flight": 2,
+        "warmup_s": 0.1,
+        "duration_s": duration,
+    }
 
 
 def test_a_server_killed_mid_run_fails_that_cell_and_the_next_cell_runs(tmp_path):
@@ -84,8 +90,12 @@ def _adapters_running(results) -> list[str]:
 
 def test_interrupting_a_run_stops_every_adapter_and_keeps_the_store(tmp_path):
     env = dict(os.environ, UABENCH_RESULTS=str(tmp_path))
-    run = subprocess.Popen([sys.executable, "-m", "uabench.cli", "run", "read", "--sdk", SDK, "--profile", "smoke"],
-                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "uabench.cli", "run", "read", "--sdk", SDK, "--profile", "smoke"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not _adapters_running(tmp_path):
         time.sleep(0.2)

@@ -35,7 +35,8 @@ def _add(repo: Path, sdk_id: str, script: str, version: str) -> None:
     (repo / "implementations" / sdk_id).mkdir()
     (repo / "implementations" / sdk_id / "sdk.toml").write_text(
         f'id = "{sdk_id}"\nlanguage = "bash"\nversion = "{version}"\nroles = ["server", "client", "publisher", '
-        f'"subscriber"]\nworkloads = ["read", "write", "subscribe"]\n')
+        f'"subscriber"]\nworkloads = ["read", "write", "subscribe"]\n'
+    )
     run = repo / "adapters" / sdk_id / "run"
     run.parent.mkdir()
     run.write_text(script)
@@ -56,13 +57,21 @@ def test_faulty_adapters_fail_the_checks_they_break(check_repo, tmp_path):
     _add(check_repo, "mute", MUTE, "1.0")
     junit = tmp_path / "junit.xml"
     env = {**os.environ, "UABENCH_REPO": str(check_repo), "UABENCH_RESULTS": str(tmp_path / "results")}
-    done = subprocess.run([sys.executable, "-m", "uabench.cli", "check", "faulty", "mute", "--junit", str(junit)],
-                          env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "uabench.cli", "check", "faulty", "mute", "--junit", str(junit)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
     outcomes = _outcomes(junit)
     assert not any(reference.id in name for name in outcomes), "the reference SDK is not selected"
-    faulty = {name.split("[")[0] + "[" + name.split("[", 1)[1].removeprefix("faulty").lstrip("-"): kind
-              for name, kind in outcomes.items() if "[faulty" in name}
+    faulty = {
+        name.split("[")[0] + "[" + name.split("[", 1)[1].removeprefix("faulty").lstrip("-"): kind
+        for name, kind in outcomes.items()
+        if "[faulty" in name
+    }
     assert faulty == {
         "test_capabilities_agree_with_sdk_toml[]": "failure",  # version 9.9 in sdk.toml
         "test_bad_config_exits_2_naming_the_key[server-unknown-key]": "failure",

@@ -31,14 +31,17 @@ def test_signal_of_another_index_is_a_verification_failure():
     assert contract.verify_value("Signal_3", None) is not None
 
 
-@pytest.mark.parametrize("node,good,bad", [
-    ("Real", 1234.5, 1234.25),
-    ("Tick", 17, -1),
-    ("Page", contract.page(), contract.page()[:-1]),
-    ("SDD", contract.sdd(), contract.sdd()[:-1] + b"x"),
-    ("Image", contract.image(), b""),
-    ("Write_7", 3.5, "3.5"),
-])
+@pytest.mark.parametrize(
+    "node,good,bad",
+    [
+        ("Real", 1234.5, 1234.25),
+        ("Tick", 17, -1),
+        ("Page", contract.page(), contract.page()[:-1]),
+        ("SDD", contract.sdd(), contract.sdd()[:-1] + b"x"),
+        ("Image", contract.image(), b""),
+        ("Write_7", 3.5, "3.5"),
+    ],
+)
 def test_data_volume_variables_verify(node, good, bad):
     assert contract.verify_value(node, good) is None
     assert contract.verify_value(node, bad) is not None
@@ -77,33 +80,43 @@ def test_request_nodes_cycle_through_the_list():
     assert contract.request_nodes(nodes, 1, 2) == ["c", "a"]
 
 
-@pytest.mark.parametrize("raw,key", [
-    ({"port": 4840, "signalz": 1}, "signalz"),
-    ({"port": 0}, "port"),
-    ({"port": 4840, "signals": -1}, "signals"),
-    ({"port": 4840, "update_interval_ms": 1.5}, "update_interval_ms"),
-    ({}, "port"),
-    ({"port": 4840, "security": {"endpoints": [{"policy": "Basic256Sha256", "mode": "None"}]}},
-     "security.endpoints[0]"),
-    ({"port": 4840, "security": {"endpoints": [{"policy": "Basic256Sha256", "mode": "Sign"}]}},
-     "security.certificate"),
-])
+@pytest.mark.parametrize(
+    "raw,key",
+    [
+        ({"port": 4840, "signalz": 1}, "signalz"),
+        ({"port": 0}, "port"),
+        ({"port": 4840, "signals": -1}, "signals"),
+        ({"port": 4840, "update_interval_ms": 1.5}, "update_interval_ms"),
+        ({}, "port"),
+        (
+            {"port": 4840, "security": {"endpoints": [{"policy": "Basic256Sha256", "mode": "None"}]}},
+            "security.endpoints[0]",
+        ),
+        (
+            {"port": 4840, "security": {"endpoints": [{"policy": "Basic256Sha256", "mode": "Sign"}]}},
+            "security.certificate",
+        ),
+    ],
+)
 def test_bad_server_config_names_the_key(raw, key):
     with pytest.raises(ConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):
         contract.server_config(raw)
 
 
-@pytest.mark.parametrize("extra,key", [
-    ({"nodes_per_reqest": 2}, "nodes_per_reqest"),
-    ({"in_flight": 0}, "in_flight"),
-    ({"sessions": True}, "sessions"),
-    ({"rate": -1}, "rate"),
-    ({"duration_s": 0}, "duration_s"),
-    ({"nodes": []}, "nodes"),
-    ({"endpoint": "http://x"}, "endpoint"),
-    ({"security": {"policy": "Basic256Sha256", "mode": "Sign"}}, "security.certificate"),
-    ({"queue_size": 3}, "queue_size"),
-])
+@pytest.mark.parametrize(
+    "extra,key",
+    [
+        ({"nodes_per_reqest": 2}, "nodes_per_reqest"),
+        ({"in_flight": 0}, "in_flight"),
+        ({"sessions": True}, "sessions"),
+        ({"rate": -1}, "rate"),
+        ({"duration_s": 0}, "duration_s"),
+        ({"nodes": []}, "nodes"),
+        ({"endpoint": "http://x"}, "endpoint"),
+        ({"security": {"policy": "Basic256Sha256", "mode": "Sign"}}, "security.certificate"),
+        ({"queue_size": 3}, "queue_size"),
+    ],
+)
 def test_bad_client_config_names_the_key(extra, key):
     raw = {"endpoint": "opc.tcp://127.0.0.1:4840", "workload": "read", "nodes": ["Real"], **extra}
     with pytest.raises(ConfigError, match=key):
@@ -132,32 +145,39 @@ def test_recorder_result_counts_and_throughput():
 
 # --- PubSub roles (SPEC §8) ----------------------------------------------------------------
 
-@pytest.mark.parametrize("raw,key", [
-    ({"adress": "opc.udp://239.0.0.1:4840/"}, "adress"),
-    ({"address": "opc.tcp://239.0.0.1:4840/"}, "address"),
-    ({"address": "opc.udp://239.0.0.1/"}, "address"),
-    ({"address": "opc.udp://239.0.0.1:70000/"}, "address"),
-    ({"interface": "lo"}, "interface"),
-    ({"publisher_id": 65536}, "publisher_id"),
-    ({"writer_group_id": 0}, "writer_group_id"),
-    ({"signals": 0}, "signals"),
-    ({"fields_per_message": 12001}, "fields_per_message"),
-    ({"publishing_interval_ms": 0.5}, "publishing_interval_ms"),
-    ({"signals": 1_000_000, "fields_per_message": 100}, "signals"),
-    ({"dataset_writer_id": 65535, "signals": 20000}, "dataset_writer_id"),
-    ({"duration_s": 1}, "duration_s"),  # a subscriber key: unknown to a publisher
-])
+
+@pytest.mark.parametrize(
+    "raw,key",
+    [
+        ({"adress": "opc.udp://239.0.0.1:4840/"}, "adress"),
+        ({"address": "opc.tcp://239.0.0.1:4840/"}, "address"),
+        ({"address": "opc.udp://239.0.0.1/"}, "address"),
+        ({"address": "opc.udp://239.0.0.1:70000/"}, "address"),
+        ({"interface": "lo"}, "interface"),
+        ({"publisher_id": 65536}, "publisher_id"),
+        ({"writer_group_id": 0}, "writer_group_id"),
+        ({"signals": 0}, "signals"),
+        ({"fields_per_message": 12001}, "fields_per_message"),
+        ({"publishing_interval_ms": 0.5}, "publishing_interval_ms"),
+        ({"signals": 1_000_000, "fields_per_message": 100}, "signals"),
+        ({"dataset_writer_id": 65535, "signals": 20000}, "dataset_writer_id"),
+        ({"duration_s": 1}, "duration_s"),  # a subscriber key: unknown to a publisher
+    ],
+)
 def test_bad_publisher_config_names_the_key(raw, key):
     with pytest.raises(ConfigError, match=key):
         contract.publisher_config(raw)
 
 
-@pytest.mark.parametrize("raw,key", [
-    ({"duration_s": 0}, "duration_s"),
-    ({"warmup_s": -1}, "warmup_s"),
-    ({"verify": 1}, "verify"),
-    ({"nodes": ["Signal_0"]}, "nodes"),
-])
+@pytest.mark.parametrize(
+    "raw,key",
+    [
+        ({"duration_s": 0}, "duration_s"),
+        ({"warmup_s": -1}, "warmup_s"),
+        ({"verify": 1}, "verify"),
+        ({"nodes": ["Signal_0"]}, "nodes"),
+    ],
+)
 def test_bad_subscriber_config_names_the_key(raw, key):
     with pytest.raises(ConfigError, match=key):
         contract.subscriber_config(raw)
@@ -191,11 +211,27 @@ def test_pubsub_result_record():
     cycle, delay = Histogram(), Histogram()
     cycle.record(100_000_000)
     delay.record(250_000)
-    figures = {"start_ns": 0, "end_ns": 2_000_000_000, "messages": 20, "lost": 1, "duplicates": 0,
-               "decode_failed": 2, "foreign": 3, "datagrams": 23, "bytes": 1000, "max_datagram_bytes": 76,
-               "fields": 180, "checked": 180, "verification_failed": 0, "verification_examples": [],
-               "error_examples": ["x"], "negative_delays": 0, "cycle_time": cycle, "delay": delay,
-               "timestamps": "kernel"}
+    figures = {
+        "start_ns": 0,
+        "end_ns": 2_000_000_000,
+        "messages": 20,
+        "lost": 1,
+        "duplicates": 0,
+        "decode_failed": 2,
+        "foreign": 3,
+        "datagrams": 23,
+        "bytes": 1000,
+        "max_datagram_bytes": 76,
+        "fields": 180,
+        "checked": 180,
+        "verification_failed": 0,
+        "verification_examples": [],
+        "error_examples": ["x"],
+        "negative_delays": 0,
+        "cycle_time": cycle,
+        "delay": delay,
+        "timestamps": "kernel",
+    }
     result = contract.pubsub_result("sdk", "1", config, figures)
     assert result["role"] == "subscriber" and result["workload"] == "pubsub"
     assert result["operations"] == {"attempted": 20, "succeeded": 18, "failed": 2}
@@ -207,8 +243,12 @@ def test_pubsub_result_record():
 # --- the golden vectors of contract/vectors, against the reference and the schema ----------
 
 VECTORS = Path(__file__).resolve().parents[2] / "contract" / "vectors"
-FILL = {"server": contract.server_config, "client": contract.client_config,
-        "publisher": contract.publisher_config, "subscriber": contract.subscriber_config}
+FILL = {
+    "server": contract.server_config,
+    "client": contract.client_config,
+    "publisher": contract.publisher_config,
+    "subscriber": contract.subscriber_config,
+}
 
 
 def _vectors(name: str) -> dict:
@@ -266,8 +306,11 @@ def test_config_vectors_cover_every_key_of_the_schema():
                 collect(child)
 
     for role in ("server", "client", "publisher", "subscriber", "common"):
-        collect({k: v for k, v in contract.schema(role).items() if k != "$defs"} if role != "common"
-                else {k: v for k, v in contract.schema(role)["$defs"].items() if k in ("pubsub", "measured_phase")})
+        collect(
+            {k: v for k, v in contract.schema(role).items() if k != "$defs"}
+            if role != "common"
+            else {k: v for k, v in contract.schema(role)["$defs"].items() if k in ("pubsub", "measured_phase")}
+        )
     assert keys - named - {"endpoints", "private_key"} == set()
 
 
@@ -288,16 +331,27 @@ def test_sparse_histogram_vector(vector):
     assert contract.histogram_problems(vector["sparse"]) == []
 
 
-@pytest.mark.parametrize("name,values", [
-    ("page", contract.page()), ("sdd", list(contract.sdd())), ("image", list(contract.image())),
-    *[(name, contract.array(length)) for name, length in contract.ARRAYS.items()],
-])
+@pytest.mark.parametrize(
+    "name,values",
+    [
+        ("page", contract.page()),
+        ("sdd", list(contract.sdd())),
+        ("image", list(contract.image())),
+        *[(name, contract.array(length)) for name, length in contract.ARRAYS.items()],
+    ],
+)
 def test_long_value_vectors(name, values):
     vector = VALUES["arrays"][name] if name in contract.ARRAYS else VALUES[name]
-    raw = bytes(values) if vector["element"] == "byte" else struct.pack(
-        f"<{len(values)}{'h' if vector['element'] == 'int16' else 'd'}", *values)
+    raw = (
+        bytes(values)
+        if vector["element"] == "byte"
+        else struct.pack(f"<{len(values)}{'h' if vector['element'] == 'int16' else 'd'}", *values)
+    )
     assert (len(values), sum(values), hashlib.sha256(raw).hexdigest()) == (
-        vector["length"], vector["sum"], vector["sha256_le"])
+        vector["length"],
+        vector["sum"],
+        vector["sha256_le"],
+    )
     assert all(values[k] == v for k, v in vector["samples"])
 
 
@@ -320,7 +374,8 @@ def test_value_function_vectors():
         config = {"signals": v["signals"], "fields_per_message": v["fields_per_message"]}
         assert contract.writers(config) == v["writers"]
         assert [[r.start, r.stop] for r in map(partial(contract.writer_fields, config), range(v["writers"]))] == v[
-            "fields"]
+            "fields"
+        ]
 
 
 def test_vectors_agree_with_values_worked_out_by_hand():
@@ -330,8 +385,8 @@ def test_vectors_agree_with_values_worked_out_by_hand():
     assert signal[5000, 16385] == (5000 - 4 * 1024) * 16384 + 1 == 14811137
     assert signal[1023, 16383] == 2**24 - 1
     buckets = {v["value_ns"]: v for v in HISTOGRAM["buckets"]}
-    assert buckets[511]["bucket"] == 510                          # 0b111111111: the last bit dropped
-    assert (buckets[1031]["bucket"], buckets[1031]["high"]) == (1024, 1031)   # 11 bits: steps of 8
+    assert buckets[511]["bucket"] == 510  # 0b111111111: the last bit dropped
+    assert (buckets[1031]["bucket"], buckets[1031]["high"]) == (1024, 1031)  # 11 bits: steps of 8
     assert buckets[2**32 + 5]["bucket"] == 2**32 and buckets[2**32 + 5]["high"] == 2**32 + 2**25 - 1
     assert VALUES["arrays"]["Array_10000"]["sum"] == 9999 * 10000 / 2 + 5000
     assert VALUES["sdd"]["samples"][1] == [1, 38] and VALUES["image"]["samples"][-1] == [65534, (65534 * 13 + 1) % 256]
@@ -343,6 +398,7 @@ def test_vectors_agree_with_values_worked_out_by_hand():
 
 
 # --- result records and stdout events ------------------------------------------------------
+
 
 def _client_record() -> dict:
     recorder = contract.Recorder()
@@ -357,28 +413,48 @@ def _client_record() -> dict:
 def test_reference_records_keep_the_schema():
     assert validate_result(_client_record()) == []
     config = contract.subscriber_config({})
-    figures = {"start_ns": 0, "end_ns": 10, "messages": 1, "lost": 0, "duplicates": 0, "decode_failed": 0,
-               "foreign": 0, "datagrams": 1, "bytes": 9, "max_datagram_bytes": 9, "fields": 100, "checked": 100,
-               "verification_failed": 0, "verification_examples": [], "error_examples": [], "negative_delays": 0,
-               "cycle_time": Histogram([[1000, 1]]), "delay": Histogram(), "timestamps": "application"}
+    figures = {
+        "start_ns": 0,
+        "end_ns": 10,
+        "messages": 1,
+        "lost": 0,
+        "duplicates": 0,
+        "decode_failed": 0,
+        "foreign": 0,
+        "datagrams": 1,
+        "bytes": 9,
+        "max_datagram_bytes": 9,
+        "fields": 100,
+        "checked": 100,
+        "verification_failed": 0,
+        "verification_examples": [],
+        "error_examples": [],
+        "negative_delays": 0,
+        "cycle_time": Histogram([[1000, 1]]),
+        "delay": Histogram(),
+        "timestamps": "application",
+    }
     assert validate_result(contract.pubsub_result("x", "1", config, figures)) == []
 
 
-@pytest.mark.parametrize("break_it,path", [
-    (lambda r: r.pop("latency_ns"), "$: 'latency_ns' is a required property"),
-    (lambda r: r.update(extra=1), "$: Additional properties are not allowed"),
-    (lambda r: r["operations"].update(failed=-1), "$.operations.failed"),
-    (lambda r: r["verification"].update(examples=["a"] * 6), "$.verification.examples"),
-    (lambda r: r.update(latency_ns=[[1000, 0]]), "$.latency_ns[0][1]"),
-    (lambda r: r.update(latency_ns=[[1001, 1]]), "$.latency_ns[0]: 1001 is not a bucket value"),
-    (lambda r: r.update(latency_ns=[[2000, 1], [1000, 1]]), "$.latency_ns[1]: 1000 follows 2000"),
-    (lambda r: r["operations"].update(attempted=5), "$.operations: attempted 5"),
-    (lambda r: r.update(end_ns=r["start_ns"] - 1), "$.end_ns"),
-    (lambda r: r["config"].update(sessions=0), "$.config.sessions"),
-    (lambda r: r.update(workload="subscribe"), "$: 'subscription' is a required property"),
-    (lambda r: r.update(role="subscriber"), "$: 'pubsub' is a required property"),
-    (lambda r: r.update(throughput={"ops_per_s": "fast", "values_per_s": 1}), "$.throughput.ops_per_s"),
-])
+@pytest.mark.parametrize(
+    "break_it,path",
+    [
+        (lambda r: r.pop("latency_ns"), "$: 'latency_ns' is a required property"),
+        (lambda r: r.update(extra=1), "$: Additional properties are not allowed"),
+        (lambda r: r["operations"].update(failed=-1), "$.operations.failed"),
+        (lambda r: r["verification"].update(examples=["a"] * 6), "$.verification.examples"),
+        (lambda r: r.update(latency_ns=[[1000, 0]]), "$.latency_ns[0][1]"),
+        (lambda r: r.update(latency_ns=[[1001, 1]]), "$.latency_ns[0]: 1001 is not a bucket value"),
+        (lambda r: r.update(latency_ns=[[2000, 1], [1000, 1]]), "$.latency_ns[1]: 1000 follows 2000"),
+        (lambda r: r["operations"].update(attempted=5), "$.operations: attempted 5"),
+        (lambda r: r.update(end_ns=r["start_ns"] - 1), "$.end_ns"),
+        (lambda r: r["config"].update(sessions=0), "$.config.sessions"),
+        (lambda r: r.update(workload="subscribe"), "$: 'subscription' is a required property"),
+        (lambda r: r.update(role="subscriber"), "$: 'pubsub' is a required property"),
+        (lambda r: r.update(throughput={"ops_per_s": "fast", "values_per_s": 1}), "$.throughput.ops_per_s"),
+    ],
+)
 def test_faulty_record_is_refused_naming_the_path(break_it, path):
     record = _client_record()
     break_it(record)
@@ -386,14 +462,17 @@ def test_faulty_record_is_refused_naming_the_path(break_it, path):
     assert any(problem.startswith(path) for problem in problems), problems
 
 
-@pytest.mark.parametrize("event,ok", [
-    ({"event": "ready", "endpoint": "opc.tcp://127.0.0.1:4840", "pid": 12}, True),
-    ({"event": "ready", "address": "opc.udp://239.255.0.1:4840/", "writers": 1, "pid": 12}, True),
-    ({"event": "error", "kind": "config", "message": "config: unknown key 'x'"}, True),
-    ({"event": "ready", "endpoint": "tcp://127.0.0.1:4840", "pid": 12}, False),
-    ({"event": "error", "kind": "oops", "message": "x"}, False),
-    ({"event": "done"}, False),
-])
+@pytest.mark.parametrize(
+    "event,ok",
+    [
+        ({"event": "ready", "endpoint": "opc.tcp://127.0.0.1:4840", "pid": 12}, True),
+        ({"event": "ready", "address": "opc.udp://239.255.0.1:4840/", "writers": 1, "pid": 12}, True),
+        ({"event": "error", "kind": "config", "message": "config: unknown key 'x'"}, True),
+        ({"event": "ready", "endpoint": "tcp://127.0.0.1:4840", "pid": 12}, False),
+        ({"event": "error", "kind": "oops", "message": "x"}, False),
+        ({"event": "done"}, False),
+    ],
+)
 def test_event_lines(event, ok):
     assert (validation.problems("event", event) == []) is ok
 
@@ -405,8 +484,12 @@ def test_event_schema_checks_result_lines():
 
 # --- the Python and JavaScript adapters, through their real launchers ----------------------
 
-LAUNCHED = [v for v in CONFIGS["bad"] if v["role"] in ("server", "client")
-            and v["key"] in ("signalz", "security.endpoints[0].policy", "sessions", "nodes_per_reqest")]
+LAUNCHED = [
+    v
+    for v in CONFIGS["bad"]
+    if v["role"] in ("server", "client")
+    and v["key"] in ("signalz", "security.endpoints[0].policy", "sessions", "nodes_per_reqest")
+]
 
 
 @pytest.mark.parametrize("sdk", ["asyncua", "python-opcua", "node-opcua"])
@@ -414,8 +497,12 @@ LAUNCHED = [v for v in CONFIGS["bad"] if v["role"] in ("server", "client")
 def test_adapter_launcher_refuses_bad_config(sdk, vector, tmp_path):
     path = tmp_path / "config.json"
     path.write_text(json.dumps(vector["config"]))
-    done = subprocess.run([str(paths.ADAPTERS / sdk / "run"), vector["role"], "--config", str(path)],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [str(paths.ADAPTERS / sdk / "run"), vector["role"], "--config", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == vector["exit"], done.stderr[-500:]
     event = json.loads(done.stdout.strip().splitlines()[-1])
     assert validation.problems("event", event) == []
@@ -424,7 +511,8 @@ def test_adapter_launcher_refuses_bad_config(sdk, vector, tmp_path):
 
 @pytest.mark.parametrize("sdk", ["asyncua", "python-opcua", "node-opcua"])
 def test_adapter_capabilities_keep_the_schema(sdk):
-    done = subprocess.run([str(paths.ADAPTERS / sdk / "run"), "capabilities"], capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [str(paths.ADAPTERS / sdk / "run"), "capabilities"], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr[-500:]
     assert validation.problems("capabilities", json.loads(done.stdout)) == []

@@ -9,8 +9,12 @@ from uabench.engine.cells import Outcome
 
 def point(figure: float, status: str = "pass", wrong: bool = False) -> Outcome:
     """A measured cell whose only figure is `figure` (what the stop rules below read)."""
-    result = {"figure": figure, "verification": {"failed": int(wrong)}, "operations": {"failed": 0},
-              "throughput": {"values_per_s": figure, "ops_per_s": figure}}
+    result = {
+        "figure": figure,
+        "verification": {"failed": int(wrong)},
+        "operations": {"failed": 0},
+        "throughput": {"values_per_s": figure, "ops_per_s": figure},
+    }
     return Outcome(status, None if status == "pass" else f"{status} at {figure}", result)
 
 
@@ -30,6 +34,7 @@ BELOW_2 = search.StopRule(lambda _, outcomes: all(o.result["figure"] < 2 for o i
 
 
 # --- the sweep --------------------------------------------------------------------------------------
+
 
 def test_without_a_stop_rule_every_point_is_measured_and_a_failed_point_fails_the_sweep():
     cells = Cells({1: point(1), 2: point(2, "fail"), 3: point(3), 4: point(4, "not_supported")})
@@ -73,6 +78,7 @@ def test_a_sweep_with_nothing_supported_is_unsupported():
 
 # --- the capacity search ---------------------------------------------------------------------------
 
+
 class Server:
     """Sustains every rate up to `capacity`; remembers the probes."""
 
@@ -107,18 +113,34 @@ def test_capacity_is_bounded_by_the_max_rate_and_not_found_below_the_min_rate():
         search.capacity(Server(1), 100, 1e6, refine_steps=2, overload_factor=2, min_rate=10)
 
 
-@pytest.mark.parametrize("figures,alive,behaviour", [
-    ({"throughput": 900}, True, "graceful"), ({"throughput": 500}, True, "collapse"),
-    ({"throughput": 900}, False, "crash"), (None, True, "crash"), ({"throughput": 0}, True, "crash")])
+@pytest.mark.parametrize(
+    "figures,alive,behaviour",
+    [
+        ({"throughput": 900}, True, "graceful"),
+        ({"throughput": 500}, True, "collapse"),
+        ({"throughput": 900}, False, "crash"),
+        (None, True, "crash"),
+        ({"throughput": 0}, True, "crash"),
+    ],
+)
 def test_overload_is_classified(figures, alive, behaviour):
     assert search.classify_overload(1000, figures, alive) == behaviour
 
 
 # --- headroom ---------------------------------------------------------------------------------------
 
+
 def test_headroom_compares_one_and_two_processes_on_the_fastest_server():
-    cells = [{"kind": "throughput", "variant": "v", "status": "pass", "server": s,
-              "result": {"throughput": {"values_per_s": v}}} for s, v in (("a", 10), ("b", 30), ("c", 99))]
+    cells = [
+        {
+            "kind": "throughput",
+            "variant": "v",
+            "status": "pass",
+            "server": s,
+            "result": {"throughput": {"values_per_s": v}},
+        }
+        for s, v in (("a", 10), ("b", 30), ("c", 99))
+    ]
     cells[2]["status"] = "fail"
     assert search.fastest_server(cells, "v") == "b" and search.fastest_server(cells, "w") is None
     measured = []

@@ -29,10 +29,11 @@ def import_graph(root: Path) -> dict[str, set[str]]:
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:
-                    anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                     base = ".".join(anchor + ([base] if base else []))
-                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
-                           for alias in node.names]
+                targets = [
+                    f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names
+                ]
             else:
                 continue
             graph[name] |= {t for t in targets if t.split(".")[0] == top and t in modules and t != name}

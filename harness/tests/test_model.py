@@ -8,8 +8,9 @@ from uabench.results.model import ModelError, Observation
 
 def _observations(noise):
     data = []
-    for i, (signals, interval, clients) in enumerate([(100, 100, 1), (1000, 100, 1), (3000, 100, 1), (1000, 100, 10),
-                                                       (1000, 50, 1), (1000, 250, 1)]):
+    for i, (signals, interval, clients) in enumerate(
+        [(100, 100, 1), (1000, 100, 1), (3000, 100, 1), (1000, 100, 10), (1000, 50, 1), (1000, 250, 1)]
+    ):
         x = model.feature(signals, interval, clients, "client-server")
         data.append(Observation("s", signals, interval, clients, 2.0 + 0.001 * x + noise[i], "client-server"))
     return data
@@ -39,5 +40,5 @@ def test_too_few_points_is_an_error():
 
 
 def test_clients_enter_with_exponent_0_3():
-    assert math.isclose(model.feature(10, 100, 10, "client-server"), 10 * 10 * 10 ** 0.3)
+    assert math.isclose(model.feature(10, 100, 10, "client-server"), 10 * 10 * 10**0.3)
     assert model.feature(10, 100, 10, "pubsub") == 100

@@ -39,14 +39,17 @@ def test_a_user_plan_loads(tmp_path):
     assert loaded.interop[0].workload["nodes"][-1] == "Signal_9"
 
 
-@pytest.mark.parametrize("text,message", [
-    ("colour = 1\n" + BASE, "unknown key 'colour'"),
-    (BASE.replace('"read"', '"reed"'), "key 'suite'"),
-    (BASE.replace("nodes = ", "in_flite = 2, nodes = "), r"interop\[0\].workload: config: unknown key 'in_flite'"),
-    (BASE.replace("duration_s = 0.3", "duration_s = -1"), "profiles.quick.interop.duration_s"),
-    ("ranking = \"nope\"\n" + BASE, "key 'ranking'"),
-    (BASE.replace("[[interop]]", "[[interop]\n"), "line"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("colour = 1\n" + BASE, "unknown key 'colour'"),
+        (BASE.replace('"read"', '"reed"'), "key 'suite'"),
+        (BASE.replace("nodes = ", "in_flite = 2, nodes = "), r"interop\[0\].workload: config: unknown key 'in_flite'"),
+        (BASE.replace("duration_s = 0.3", "duration_s = -1"), "profiles.quick.interop.duration_s"),
+        ('ranking = "nope"\n' + BASE, "key 'ranking'"),
+        (BASE.replace("[[interop]]", "[[interop]\n"), "line"),
+    ],
+)
 def test_invalid_plans_name_the_key_or_line(tmp_path, text, message):
     with pytest.raises(PlanError, match=message):
         plan.load(_write(tmp_path, text))

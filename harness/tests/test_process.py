@@ -27,8 +27,9 @@ def test_adapter_that_exits_early_reports_status_and_stderr(script_adapter, work
 
 
 def test_adapter_ignoring_sigterm_is_killed(script_adapter, workdir):
-    sdk = script_adapter("trap '' TERM; echo '{\"event\":\"ready\",\"endpoint\":\"x\",\"pid\":1}'; "
-                         "while true; do sleep 0.1; done")
+    sdk = script_adapter(
+        'trap \'\' TERM; echo \'{"event":"ready","endpoint":"x","pid":1}\'; while true; do sleep 0.1; done'
+    )
     process = AdapterProcess(sdk, "server", {"port": 1}, workdir).start()
     assert process.wait_event(("ready",), timeout=10)["endpoint"] == "x"
     status, seconds, killed = process.stop(timeout=0.5)
@@ -37,7 +38,7 @@ def test_adapter_ignoring_sigterm_is_killed(script_adapter, workdir):
 
 
 def test_lines_that_are_not_json_events_are_protocol_errors(script_adapter, workdir):
-    sdk = script_adapter("echo 'Server started!'; echo '{\"event\":\"ready\",\"endpoint\":\"e\",\"pid\":1}'; sleep 5")
+    sdk = script_adapter('echo \'Server started!\'; echo \'{"event":"ready","endpoint":"e","pid":1}\'; sleep 5')
     process = AdapterProcess(sdk, "server", {"port": 1}, workdir).start()
     process.wait_event(("ready",), timeout=10)
     assert process.protocol_errors == ["Server started!"]
@@ -45,7 +46,7 @@ def test_lines_that_are_not_json_events_are_protocol_errors(script_adapter, work
 
 
 def test_cpu_pinning_is_applied(script_adapter, workdir):
-    sdk = script_adapter("taskset -pc $$ >&2; echo '{\"event\":\"ready\",\"endpoint\":\"e\",\"pid\":1}'; sleep 5")
+    sdk = script_adapter('taskset -pc $$ >&2; echo \'{"event":"ready","endpoint":"e","pid":1}\'; sleep 5')
     process = AdapterProcess(sdk, "server", {"port": 1}, workdir, cpus={0}).start()
     process.wait_event(("ready",), timeout=10)
     assert "current affinity list: 0" in "\n".join(process.stderr_tail())

@@ -26,11 +26,13 @@ needs_root = pytest.mark.skipif(not ROOT, reason="network namespaces need root a
 
 def ours() -> set[str]:
     mine = f"{netns.HOST_PREFIX}{os.getpid()}-"
-    return {n for n in netns.namespaces() if n.startswith(mine)} | \
-        {b for b in netns.bridges() if b.startswith(f"ubr{os.getpid()}x")}
+    return {n for n in netns.namespaces() if n.startswith(mine)} | {
+        b for b in netns.bridges() if b.startswith(f"ubr{os.getpid()}x")
+    }
 
 
 # --- the plan ------------------------------------------------------------------------------
+
 
 def write_plan(tmp_path, text: str):
     path = tmp_path / "pubsub.toml"
@@ -58,15 +60,21 @@ def test_the_shipped_plan_loads_through_plan_load():
     assert loaded.phase("smoke", "interop").duration_s > 0
 
 
-@pytest.mark.parametrize("change,message", [
-    (("publishing_interval_ms = 100", "publishing_interval_ms = 0"), "pubsub: config: key 'publishing_interval_ms'"),
-    (("[pubsub]", "[pubsub]\nsignals = 5"), "pubsub.signals is set per cell"),
-    (("[pubsub]", "[pubsub]\ngroups = \"10.0.0.0/8\""), "multicast range"),
-    (("counts = [1, 2]", "counts = [1, 0]"), "profiles.smoke.subscribers.counts[1]"),
-    (("signals = [100, 1000]", "signals = [100, 2000000]"), "profiles.smoke.sweep.signals[1]"),
-    (("interop = {", "interop_ = {"), "profiles.smoke must hold exactly"),
-    (("suite = \"pubsub\"", "suite = \"pubsub\"\nclients = \"all\""), "unknown key 'clients'"),
-])
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (
+            ("publishing_interval_ms = 100", "publishing_interval_ms = 0"),
+            "pubsub: config: key 'publishing_interval_ms'",
+        ),
+        (("[pubsub]", "[pubsub]\nsignals = 5"), "pubsub.signals is set per cell"),
+        (("[pubsub]", '[pubsub]\ngroups = "10.0.0.0/8"'), "multicast range"),
+        (("counts = [1, 2]", "counts = [1, 0]"), "profiles.smoke.subscribers.counts[1]"),
+        (("signals = [100, 1000]", "signals = [100, 2000000]"), "profiles.smoke.sweep.signals[1]"),
+        (("interop = {", "interop_ = {"), "profiles.smoke must hold exactly"),
+        (('suite = "pubsub"', 'suite = "pubsub"\nclients = "all"'), "unknown key 'clients'"),
+    ],
+)
 def test_a_bad_plan_names_its_key(tmp_path, change, message):
     from uabench import plan
 
@@ -86,16 +94,28 @@ def test_tests_cover_sweeps_subscriber_counts_and_every_pair():
 
 # --- hosts: network namespaces on a bridge ---------------------------------------------------------
 
+
 @needs_root
 def test_hosts_are_created_reachable_by_multicast_and_removed():
     with netns.Hosts(2) as hosts:
         assert set(hosts.names) <= set(netns.namespaces()) and hosts.bridge in netns.bridges()
-        shown = subprocess.run([*hosts.prefix(1), "ip", "-4", "-o", "addr", "show", "eth0"],
-                               capture_output=True, text=True, check=True).stdout
-        assert f"inet {hosts.address(1)}/24" in shown and "mtu 1500" in subprocess.run(
-            [*hosts.prefix(1), "ip", "-o", "link", "show", "eth0"], capture_output=True, text=True).stdout
+        shown = subprocess.run(
+            [*hosts.prefix(1), "ip", "-4", "-o", "addr", "show", "eth0"], capture_output=True, text=True, check=True
+        ).stdout
+        assert (
+            f"inet {hosts.address(1)}/24" in shown
+            and "mtu 1500"
+            in subprocess.run(
+                [*hosts.prefix(1), "ip", "-o", "link", "show", "eth0"], capture_output=True, text=True
+            ).stdout
+        )
         # a 4000-byte multicast datagram from the bridge address reaches host 1 in one piece
-        receiver = subprocess.Popen([*hosts.prefix(1), sys.executable, "-c", textwrap.dedent(f"""
+        receiver = subprocess.Popen(
+            [
+                *hosts.prefix(1),
+                sys.executable,
+                "-c",
+                textwrap.dedent(f"""
             import socket
             s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -104,7 +124,11 @@ def test_hosts_are_created_reachable_by_multicast_and_removed():
                          socket.inet_aton("239.255.250.1") + socket.inet_aton("{hosts.address(1)}"))
             s.settimeout(10)
             print(len(s.recv(65536)), flush=True)
-            """)], stdout=subprocess.PIPE, text=True)
+            """),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         before = hosts.ip_counters(1)
         sender = __import__("socket").socket(2, 2)
         sender.setsockopt(0, 32, __import__("socket").inet_aton(hosts.bridge_address))  # IP_MULTICAST_IF
@@ -139,12 +163,12 @@ def test_a_terminated_harness_removes_its_hosts_and_a_killed_one_is_cleaned_up_l
     # the session's start installs the cleanup on SIGTERM (not the import of the harness)
     script = textwrap.dedent(f"""
         import sys, time
-        sys.path.insert(0, {str(paths.REPO / 'harness')!r})
+        sys.path.insert(0, {str(paths.REPO / "harness")!r})
         from uabench.engine.session import Session
         from uabench.proc import netns
         from uabench.results.store import open_store
-        Session(open_store({str(tmp_path / 'store.sqlite')!r}), "pubsub", "smoke", workdir=__import__("pathlib").Path(
-            {str(tmp_path / 'run')!r}))
+        Session(open_store({str(tmp_path / "store.sqlite")!r}), "pubsub", "smoke", workdir=__import__("pathlib").Path(
+            {str(tmp_path / "run")!r}))
         hosts = netns.Hosts(2).up()
         print(" ".join(hosts.names + [hosts.bridge]), flush=True)
         time.sleep(60)
@@ -168,18 +192,22 @@ ROLE_SDKS = [s.id for s in sdks.with_role("publisher") if s.id in [t.id for t in
 
 
 @pytest.mark.parametrize("sdk_id", ROLE_SDKS)
-@pytest.mark.parametrize("role,raw,key", [
-    ("publisher", {"signals": 10, "duration_s": 1}, "duration_s"),
-    ("subscriber", {"adress": "opc.udp://239.255.0.1:4840/"}, "adress"),
-    ("subscriber", {"address": "opc.udp://239.255.0.1/"}, "address"),
-    ("publisher", {"interface": "eth0"}, "interface"),
-    ("publisher", {"fields_per_message": 0}, "fields_per_message"),
-])
+@pytest.mark.parametrize(
+    "role,raw,key",
+    [
+        ("publisher", {"signals": 10, "duration_s": 1}, "duration_s"),
+        ("subscriber", {"adress": "opc.udp://239.255.0.1:4840/"}, "adress"),
+        ("subscriber", {"address": "opc.udp://239.255.0.1/"}, "address"),
+        ("publisher", {"interface": "eth0"}, "interface"),
+        ("publisher", {"fields_per_message": 0}, "fields_per_message"),
+    ],
+)
 def test_bad_pubsub_config_exits_2_naming_the_key(tmp_path, sdk_id, role, raw, key):
     config = tmp_path / "config.json"
     config.write_text(json.dumps(raw))
-    done = subprocess.run([str(sdks.get(sdk_id).run), role, "--config", str(config)], capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [str(sdks.get(sdk_id).run), role, "--config", str(config)], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 2, done.stderr
     event = json.loads(done.stdout.strip().splitlines()[-1])
     assert event["event"] == "error" and event["kind"] == "config" and key in event["message"]

@@ -58,7 +58,7 @@ def test_report_ranks_the_server_and_shows_the_matrix(small_store):
     outputs = report.build(store, directory / "out")
     text = outputs["markdown"].read_text()
     assert "Read: server ranking" in text
-    section = text[text.index("## Read: server ranking"):]
+    section = text[text.index("## Read: server ranking") :]
     [line] = [line for line in section.splitlines() if line.split("|")[2:3] == [f" {SDK} "]][:1]
     cells = [cell.strip() for cell in line.split("|")]
     # a client-bound result is shown but never ranks a server
@@ -81,11 +81,27 @@ def test_report_renders_in_headless_chromium_without_console_errors(small_store,
     assert chromium, "Debian's chromium is part of the setup (ci/apt-packages)"
     screenshot = directory / "browser" / "report.png"
     done = subprocess.run(
-        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
-         "--window-size=1300,2000", f"--screenshot={screenshot}", outputs["html"].as_uri()],
-        capture_output=True, text=True, timeout=120)
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1300,2000",
+            f"--screenshot={screenshot}",
+            outputs["html"].as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     console = [line for line in done.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
     assert console == []
@@ -93,6 +109,7 @@ def test_report_renders_in_headless_chromium_without_console_errors(small_store,
 
 
 # --- Markdown and HTML from one model ------------------------------------------------------------
+
 
 class _Page(HTMLParser):
     """Headings, tables (cell texts) and element ids of an HTML page, outside the SVG plots."""
@@ -198,10 +215,17 @@ def test_cell_status_sets_the_class_and_not_the_text():
 
 # --- numbers -------------------------------------------------------------------------------------
 
+
 def test_tables_sort_on_numbers_not_on_their_text():
-    table = Table([Column("server", kind="text"), Column("values/s")],
-                  [row("a", Estimate(9_500.0, 10.0)), row("b", None), row("c", Estimate(10_200.0, 5.0)),
-                   row("d", Estimate(950.0))])
+    table = Table(
+        [Column("server", kind="text"), Column("values/s")],
+        [
+            row("a", Estimate(9_500.0, 10.0)),
+            row("b", None),
+            row("c", Estimate(10_200.0, 5.0)),
+            row("d", Estimate(950.0)),
+        ],
+    )
     ordered = table.sorted_by("values/s", descending=True)
     assert [r[0].value for r in ordered.rows] == ["c", "a", "d", "b"]  # as text "9,500" > "950" > "10,200"
     assert [r[0].value for r in table.sorted_by("values/s").rows] == ["d", "a", "c", "b"]
@@ -218,8 +242,11 @@ def test_the_summary_orders_servers_by_read_throughput(reference):
 
 
 def test_counter_columns_the_machine_lacks_are_dropped_with_a_note():
-    columns = [Column("server", kind="text"), Column("cycles / request", counter=True),
-               Column("instructions / request", counter=True)]
+    columns = [
+        Column("server", kind="text"),
+        Column("cycles / request", counter=True),
+        Column("instructions / request", counter=True),
+    ]
     table = Table(columns, [row("a", None, 12.0), row("b", None, None)]).without_missing_counters()
     assert [c.title for c in table.columns] == ["server", "instructions / request"]
     assert len(table.notes) == 1 and "cycles / request" in table.notes[0]
@@ -229,22 +256,40 @@ def test_counter_columns_the_machine_lacks_are_dropped_with_a_note():
 
 # --- plots ---------------------------------------------------------------------------------------
 
+
 def _series_colours(svg: str) -> dict[str, str]:
     """SDK -> the colour its series are drawn in, from the ids plots.svg gives each series."""
     found: dict[str, set] = {}
-    for sdk, colour in re.findall(r'<g id="[^"]*?-\d+-([a-z0-9-]+?)-(?:line|points|fit|bar\d+)">\s*<(?:path|g)[^>]*?'
-                                  r'(?:stroke|fill): (#[0-9a-f]{6})', svg):
+    for sdk, colour in re.findall(
+        r'<g id="[^"]*?-\d+-([a-z0-9-]+?)-(?:line|points|fit|bar\d+)">\s*<(?:path|g)[^>]*?'
+        r"(?:stroke|fill): (#[0-9a-f]{6})",
+        svg,
+    ):
         found.setdefault(sdk, set()).add(colour)
     assert all(len(c) == 1 for c in found.values()), found
     return {sdk: colours.pop() for sdk, colours in found.items()}
 
 
 def test_every_sdk_has_one_colour_in_every_plot():
-    first = Figure("one", "line", "x", "y", [Series("milo", "milo", [(1, 2), (2, 3)]),
-                                             Series("asyncua", "asyncua", [(1, 1), (2, 2)])])
-    second = Figure("two", "bar", "", "y", [Series("asyncua", "asyncua", [(0, 1.0)]),
-                                            Series("zz-new", "zz-new", [(0, 2.0)]),
-                                            Series("milo", "milo", [(0, 3.0)])], categories=["a"])
+    first = Figure(
+        "one",
+        "line",
+        "x",
+        "y",
+        [Series("milo", "milo", [(1, 2), (2, 3)]), Series("asyncua", "asyncua", [(1, 1), (2, 2)])],
+    )
+    second = Figure(
+        "two",
+        "bar",
+        "",
+        "y",
+        [
+            Series("asyncua", "asyncua", [(0, 1.0)]),
+            Series("zz-new", "zz-new", [(0, 2.0)]),
+            Series("milo", "milo", [(0, 3.0)]),
+        ],
+        categories=["a"],
+    )
     page = html.render(Report("t", [Section("a", figures=[first]), Section("b", figures=[second])]))
     svgs = re.findall(r"<svg.*?</svg>", page, re.S)
     one, two = _series_colours(svgs[0]), _series_colours(svgs[1])
@@ -288,6 +333,7 @@ def test_plots_are_inline_svg_with_one_per_figure(reference):
 
 # --- the reference report -------------------------------------------------------------------------
 
+
 def _figures(text: str) -> dict[tuple, list[float]]:
     """Every number of every table row, by (section, row key, column)."""
     found, heading, header = {}, None, None
@@ -301,7 +347,7 @@ def _figures(text: str) -> dict[tuple, list[float]]:
             if header is None:
                 header = cells
                 continue
-            key = tuple(c.replace(",", "") for c in cells[:3 if len(cells) > 4 else 1])
+            key = tuple(c.replace(",", "") for c in cells[: 3 if len(cells) > 4 else 1])
             for column, cell in zip(header, cells, strict=True):
                 numbers = [float(n.replace(",", "")) for n in re.findall(r"-?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?", cell)]
                 if numbers:
@@ -320,15 +366,18 @@ def test_the_reference_report_regenerates_from_its_store(reference, tmp_path):
 
 
 def test_the_report_imports_no_engine_and_installs_no_signal_handler():
-    probe = ("import signal, sys\n"
-             "before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}\n"
-             "import uabench.report, uabench.report.document, uabench.report.files\n"
-             "after = {s: signal.getsignal(s) for s in before}\n"
-             # the engine's constants (a module of numbers) are the results figures' rules too
-             "engine = sorted(m for m in sys.modules\n"
-             "                if m.startswith('uabench.engine.') and m != 'uabench.engine.constants')\n"
-             "print(engine, before == after)\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).parent)
+    probe = (
+        "import signal, sys\n"
+        "before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}\n"
+        "import uabench.report, uabench.report.document, uabench.report.files\n"
+        "after = {s: signal.getsignal(s) for s in before}\n"
+        # the engine's constants (a module of numbers) are the results figures' rules too
+        "engine = sorted(m for m in sys.modules\n"
+        "                if m.startswith('uabench.engine.') and m != 'uabench.engine.constants')\n"
+        "print(engine, before == after)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=Path(__file__).parent
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[] True"

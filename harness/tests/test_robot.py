@@ -30,8 +30,18 @@ def built(*sources: Path, **matrix) -> robot.running.TestSuite:
 def dryrun(tmp_path: Path, *sources: Path, modifiers=(), listeners=(), **options) -> robot.result.TestSuite:
     """Runs Robot in dry-run mode (no adapter starts) and returns its result."""
     output = tmp_path / "output.xml"
-    robot.run(*map(str, sources), dryrun=True, output=str(output), log=None, report=None, stdout=io.StringIO(),
-              stderr=io.StringIO(), prerunmodifier=list(modifiers), listener=list(listeners), **options)
+    robot.run(
+        *map(str, sources),
+        dryrun=True,
+        output=str(output),
+        log=None,
+        report=None,
+        stdout=io.StringIO(),
+        stderr=io.StringIO(),
+        prerunmodifier=list(modifiers),
+        listener=list(listeners),
+        **options,
+    )
     return ExecutionResult(str(output)).suite
 
 
@@ -119,16 +129,27 @@ def test_progress_counts_the_selected_tests(tmp_path):
 
 def test_a_variable_that_contradicts_the_matrix_fails_the_suite(tmp_path):
     output = tmp_path / "output.xml"
-    robot.run(str(WRITE), prerunmodifier=[Matrix(profile="smoke", sdks="open62541")], variable=["PROFILE:full"],
-              test=[CHECK], output=str(output), log=None, report=None, stdout=io.StringIO(), stderr=io.StringIO())
+    robot.run(
+        str(WRITE),
+        prerunmodifier=[Matrix(profile="smoke", sdks="open62541")],
+        variable=["PROFILE:full"],
+        test=[CHECK],
+        output=str(output),
+        log=None,
+        report=None,
+        stdout=io.StringIO(),
+        stderr=io.StringIO(),
+    )
     (test,) = ExecutionResult(str(output)).suite.all_tests
     assert test.status == "FAIL" and "generated for PROFILE 'smoke', but PROFILE is 'full'" in test.message
+
 
 def test_other_suites_are_left_alone(tmp_path):
     # ROBOT_OPTIONS applies the modifier to every robot run in the venv
     other = tmp_path / "read.robot"
     other.write_text("*** Test Cases ***\nWritten\n    No Operation\n")
     assert names(built(other, profile="smoke")) == ["Written"]
+
 
 # --- the estimate -------------------------------------------------------------------------
 
@@ -179,19 +200,23 @@ def test_estimate_adds_phases_startups_and_server_starts(tmp_path):
     path.write_text(textwrap.dedent(PLAN))
     plan = plans.load(path)
     overhead = estimate.CELL_OVERHEAD_S
-    cases = [case("Interop Cell Should Pass", "c", "s", "a"),     # starts server s
-             case("Interop Cell Should Pass", "c2", "s", "a"),    # s is running
-             case("Throughput Should Be Measured", "c", "s", "load"),
-             case("Sweep Should Complete", "signals", "c", "s"),  # every point restarts s
-             case("Capacity Should Be Found", "c", "s2"),         # starts s2
-             case("Interop Cell Should Pass", "c", "s", "a")]     # s again
+    cases = [
+        case("Interop Cell Should Pass", "c", "s", "a"),  # starts server s
+        case("Interop Cell Should Pass", "c2", "s", "a"),  # s is running
+        case("Throughput Should Be Measured", "c", "s", "load"),
+        case("Sweep Should Complete", "signals", "c", "s"),  # every point restarts s
+        case("Capacity Should Be Found", "c", "s2"),  # starts s2
+        case("Interop Cell Should Pass", "c", "s", "a"),
+    ]  # s again
     server_s, server_s2 = 5.0 + 4.0, 3.0 + 4.0
-    expected = [2 + 1 + 2 + overhead + server_s,
-                1 + 1 + 2 + overhead,
-                3 * (2 + 0.5 + 1.5 + overhead),
-                3 * 2 * (2 + 0.25 + 0.75 + overhead) + 3 * server_s,
-                (4 + 2 + 1) * (2 + 1 + 1 + overhead) + server_s2,  # 100..800: 4 doublings, 2 refinements, overload
-                2 + 1 + 2 + overhead + server_s]
+    expected = [
+        2 + 1 + 2 + overhead + server_s,
+        1 + 1 + 2 + overhead,
+        3 * (2 + 0.5 + 1.5 + overhead),
+        3 * 2 * (2 + 0.25 + 0.75 + overhead) + 3 * server_s,
+        (4 + 2 + 1) * (2 + 1 + 1 + overhead) + server_s2,  # 100..800: 4 doublings, 2 refinements, overload
+        2 + 1 + 2 + overhead + server_s,
+    ]
     found = estimate.estimate(plan, "p", cases, STARTUP)
     assert found.tests == pytest.approx(expected)
     assert found.seconds == pytest.approx(sum(expected))
@@ -207,8 +232,14 @@ def test_estimate_of_a_real_plan_covers_every_test():
 
 
 def test_clock():
-    assert [estimate.clock(s) for s in (0, 59.6, 61, 3599, 3600, 7322)] == \
-        ["00:00", "01:00", "01:01", "59:59", "1:00:00", "2:02:02"]
+    assert [estimate.clock(s) for s in (0, 59.6, 61, 3599, 3600, 7322)] == [
+        "00:00",
+        "01:00",
+        "01:01",
+        "59:59",
+        "1:00:00",
+        "2:02:02",
+    ]
 
 
 def test_estimate_flag_prints_and_exits(capsys):
@@ -219,11 +250,25 @@ def test_estimate_flag_prints_and_exits(capsys):
 
 # --- a real run ---------------------------------------------------------------------------
 
+
 @pytest.mark.skipif("open62541" not in {s.id for s in sdks.all_sdks()}, reason="needs the open62541 adapter")
 def test_one_run_writes_one_merged_output(tmp_path, monkeypatch, capfd):
     monkeypatch.setattr(paths, "RESULTS", tmp_path)
-    status = cli.main(["--store", str(tmp_path / "store.sqlite"), "run", "read", "write", "--profile", "smoke",
-                       "--sdk", "open62541", "--include", "interop"])
+    status = cli.main(
+        [
+            "--store",
+            str(tmp_path / "store.sqlite"),
+            "run",
+            "read",
+            "write",
+            "--profile",
+            "smoke",
+            "--sdk",
+            "open62541",
+            "--include",
+            "interop",
+        ]
+    )
     out = capfd.readouterr().out  # the progress lines go to the process's stdout, as Robot's console does
     assert status == 0, out
     (run_dir,) = (tmp_path / "runs").iterdir()
@@ -233,4 +278,3 @@ def test_one_run_writes_one_merged_output(tmp_path, monkeypatch, capfd):
     assert all(test.status == "PASS" for test in result.all_tests)
     assert sorted(p.name for p in run_dir.iterdir() if p.is_dir()) == ["read", "write"]  # each plan's run files
     assert f"[1/{result.test_count}]" in out and f"[{result.test_count}/{result.test_count}]" in out
-

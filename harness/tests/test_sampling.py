@@ -42,10 +42,12 @@ def test_perf_counters_are_summed_and_unsupported_ones_are_none(tmp_path):
 
 
 def test_context_switches_of_every_thread_are_counted():
-    code = ("import threading, time\n"
-            "def nap():\n    while True: time.sleep(0.002)\n"
-            "[threading.Thread(target=nap, daemon=True).start() for _ in range(4)]\n"
-            "time.sleep(2)")
+    code = (
+        "import threading, time\n"
+        "def nap():\n    while True: time.sleep(0.002)\n"
+        "[threading.Thread(target=nap, daemon=True).start() for _ in range(4)]\n"
+        "time.sleep(2)"
+    )
     sleeper = subprocess.Popen([sys.executable, "-c", code])
     sampler = ProcessSampler(sleeper.pid).start()
     time.sleep(0.4)

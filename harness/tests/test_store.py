@@ -12,8 +12,18 @@ from uabench.results.store import SCHEMA_VERSION, StoreError, open_store
 def test_cells_are_stored_and_read_back(tmp_path):
     store = open_store(f"sqlite://{tmp_path}/s.sqlite")
     run = store.begin_run("read", "quick", {"machine": {"fingerprint": "x"}})
-    store.add_cell(run, suite="read", kind="interop", client="a", server="b", variant="v", repetition=0,
-                   status="pass", result={"values": 3}, client_bound=True)
+    store.add_cell(
+        run,
+        suite="read",
+        kind="interop",
+        client="a",
+        server="b",
+        variant="v",
+        repetition=0,
+        status="pass",
+        result={"values": 3},
+        client_bound=True,
+    )
     store.finish_run(run)
     store.close()
     again = open_store(tmp_path / "s.sqlite")
@@ -96,8 +106,18 @@ def test_a_version_0_store_without_the_late_columns_is_read_and_migrated(tmp_pat
     [cell] = open_store(path, readonly=True).cells()
     assert cell["emulated"] is False and cell["client_perf"] is None
     store = open_store(path)
-    store.add_cell(1, suite="read", kind="interop", client="a", server="b", variant="v", repetition=1,
-                   status="pass", emulated=True, client_perf={"cycles": 1})
+    store.add_cell(
+        1,
+        suite="read",
+        kind="interop",
+        client="a",
+        server="b",
+        variant="v",
+        repetition=1,
+        status="pass",
+        emulated=True,
+        client_perf={"cycles": 1},
+    )
     old, new = store.cells()
     assert old["emulated"] is False and new["emulated"] is True and new["client_perf"] == {"cycles": 1}
     assert _version(path) == SCHEMA_VERSION

@@ -18,8 +18,9 @@ DEFAULT_SUITES = ("read", "write")
 def cmd_list(_args: argparse.Namespace) -> int:
     rows = [("sdk", "language", "version", "roles", "workloads", "security policies")]
     for sdk in sdks.all_sdks():
-        rows.append((sdk.id, sdk.language, sdk.version, ",".join(sdk.roles), ",".join(sdk.workloads),
-                     ",".join(sdk.policies)))
+        rows.append(
+            (sdk.id, sdk.language, sdk.version, ",".join(sdk.roles), ",".join(sdk.workloads), ",".join(sdk.policies))
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
@@ -43,7 +44,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     """One Robot execution of every plan's suite: one output.xml, log.html and report.html in
     the run's directory, tests from the Matrix modifier, `[k/N]` progress from the listener."""
-    import robot
+    from robot.run import run as run_robot  # robot.run the function, not the module
 
     from uabench.engine import estimate
     from uabench.robot.modifier import Matrix
@@ -56,20 +57,31 @@ def cmd_run(args: argparse.Namespace) -> int:
         one.phase(args.profile, "interop")
         estimates.append(estimate.for_plan(one, args.profile, only))
         print(f"{one.path.stem}: {estimate.clock(estimates[-1].seconds)} ({len(estimates[-1].tests)} tests)")
-    total = estimate.Estimate(sum(e.seconds for e in estimates), tuple(t for e in estimates for t in e.tests),
-                              sum(e.cells for e in estimates))
+    total = estimate.Estimate(
+        sum(e.seconds for e in estimates), tuple(t for e in estimates for t in e.tests), sum(e.cells for e in estimates)
+    )
     print(f"{args.profile} profile: {total.text()}", flush=True)
     if args.estimate:
         return 0
     run_dir = paths.RESULTS / "runs" / time.strftime("%Y%m%d-%H%M%S")
-    selection = {key: value for key, value in (("include", args.include), ("exclude", args.exclude),
-                                               ("test", args.test)) if value}
-    status = robot.run(
-        *[str(paths.SUITES / f"{one.suite}.robot") for one in chosen], outputdir=str(run_dir),
+    selection = {
+        key: value
+        for key, value in (("include", args.include), ("exclude", args.exclude), ("test", args.test))
+        if value
+    }
+    status = run_robot(
+        *[str(paths.SUITES / f"{one.suite}.robot") for one in chosen],
+        outputdir=str(run_dir),
         prerunmodifier=[Matrix([str(one.path) for one in chosen], args.profile, args.sdk or "", run_dir)],
-        listener=[Progress()], variable=[f"STORE:{args.store}"], dryrun=args.dryrun,
+        listener=[Progress()],
+        variable=[f"STORE:{args.store}"],
+        dryrun=args.dryrun,
         name="uabench" if len(chosen) > 1 else None,
-        pythonpath=[str(paths.REPO / "harness")], console="quiet", loglevel="INFO", **selection)
+        pythonpath=[str(paths.REPO / "harness")],
+        console="quiet",
+        loglevel="INFO",
+        **selection,
+    )
     print(f"Robot output, log and report: {run_dir}")
     if args.report and not args.dryrun:
         status |= cmd_report(argparse.Namespace(store=args.store, out=args.out, run=None))
@@ -89,22 +101,37 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_capacity(args: argparse.Namespace) -> int:
     """`uabench capacity SDK`: the capacity plan for one server."""
     sdks.get(args.sdk)
-    return cmd_run(argparse.Namespace(plans=[args.plan], profile=args.profile, sdk=args.sdk, store=args.store,
-                                      report=args.report, out=args.out, estimate=False, dryrun=False, include=None,
-                                      exclude=None, test=None))
+    return cmd_run(
+        argparse.Namespace(
+            plans=[args.plan],
+            profile=args.profile,
+            sdk=args.sdk,
+            store=args.store,
+            report=args.report,
+            out=args.out,
+            estimate=False,
+            dryrun=False,
+            include=None,
+            exclude=None,
+            test=None,
+        )
+    )
 
 
 def cmd_model(args: argparse.Namespace) -> int:
     from uabench.results.model import fit_all
 
     models, problems = fit_all(open_store(args.store, readonly=True).cells())
-    print(f"{'sdk':13} {'communication':14} {'points':>6} {'intercept %':>11} {'% per 1e4 x':>11} {'R²':>6} "
-          f"{'held-out MAE':>12}")
+    print(
+        f"{'sdk':13} {'communication':14} {'points':>6} {'intercept %':>11} {'% per 1e4 x':>11} {'R²':>6} "
+        f"{'held-out MAE':>12}"
+    )
     for m in models:
         r2 = f"{m.r2:.3f}" if m.r2 is not None else "–"
         mae = f"{m.heldout_mae:.2f} pp" if m.heldout_mae is not None else "–"
-        print(f"{m.sdk:13} {m.communication:14} {m.points:6} {m.intercept:11.2f} {m.slope * 1e4:11.4f} "
-              f"{r2:>6} {mae:>12}")
+        print(
+            f"{m.sdk:13} {m.communication:14} {m.points:6} {m.intercept:11.2f} {m.slope * 1e4:11.4f} {r2:>6} {mae:>12}"
+        )
     for problem in problems:
         print(f"not fitted: {problem}", file=sys.stderr)
     print("x = signals × publishing rate (1/s) × clients^0.3 (PubSub: signals × rate)")
@@ -120,13 +147,19 @@ def cmd_predict(args: argparse.Namespace) -> int:
     model = fit(args.sdk, args.communication, observations(open_store(args.store, readonly=True).cells()))
     outside = model.outside(args.signals, args.interval_ms, args.clients)
     if outside and not args.extrapolate:
-        print(f"uabench predict: refusing to extrapolate for {args.sdk}: " + "; ".join(outside)
-              + " (pass --extrapolate to predict anyway)", file=sys.stderr)
+        print(
+            f"uabench predict: refusing to extrapolate for {args.sdk}: "
+            + "; ".join(outside)
+            + " (pass --extrapolate to predict anyway)",
+            file=sys.stderr,
+        )
         return 2
     cpu = model.predict(args.signals, args.interval_ms, args.clients)
     band = f" ± {model.band:.1f}" if model.band is not None else " (no error band: too few points)"
-    print(f"{args.sdk} ({args.communication}): predicted server CPU {cpu:.1f}{band} % of one core "
-          f"for {args.signals} signals every {args.interval_ms:g} ms, {args.clients} client(s)")
+    print(
+        f"{args.sdk} ({args.communication}): predicted server CPU {cpu:.1f}{band} % of one core "
+        f"for {args.signals} signals every {args.interval_ms:g} ms, {args.clients} client(s)"
+    )
     r2 = f", R² {model.r2:.3f}" if model.r2 is not None else ""
     print(f"model: CPU = {model.intercept:.2f} + {model.slope:.3e} × x over {model.points} points{r2}")
     if outside:
@@ -144,9 +177,11 @@ def cmd_images(args: argparse.Namespace) -> int:
         entries = json.loads(summary.read_text()) if summary.exists() else []
         for entry in entries:
             seconds = "-" if entry.get("seconds") is None else f"{entry['seconds']:.0f} s"
-            print(f"{entry['status']:9} {entry['image']:36} {entry['platform']:13} "
-                  f"{images.human_size(entry.get('size_bytes')):>7} {seconds:>7}"
-                  + (f"  {entry['reason'][:120]}" if entry.get("reason") else ""))
+            print(
+                f"{entry['status']:9} {entry['image']:36} {entry['platform']:13} "
+                f"{images.human_size(entry.get('size_bytes')):>7} {seconds:>7}"
+                + (f"  {entry['reason'][:120]}" if entry.get("reason") else "")
+            )
         return 0
     targets = [images.arch(name) for name in _split(args.arch)]
     chosen = _split(args.sdk) or list(images.SDKS)
@@ -157,14 +192,20 @@ def cmd_images(args: argparse.Namespace) -> int:
     for target in targets:
         started = time.monotonic()
         images.ensure_base(target)
-        print(f"base {images.base_image(target)} ({images.human_size(images.image_size(images.base_image(target)))}, "
-              f"{time.monotonic() - started:.0f} s)", flush=True)
+        print(
+            f"base {images.base_image(target)} ({images.human_size(images.image_size(images.base_image(target)))}, "
+            f"{time.monotonic() - started:.0f} s)",
+            flush=True,
+        )
         for sdk in chosen:
             built = images.build(sdk, target, paths.RESULTS / "images" / "logs", no_cache=args.no_cache)
             results.append(built)
             seconds = "-" if built.seconds is None else f"{built.seconds:.0f} s"
-            print(f"{built.status:9} {built.image:36} {target.platform:13} {images.human_size(built.size_bytes):>7} "
-                  f"{seconds:>7}" + (f"  {built.reason}" if built.reason else ""), flush=True)
+            print(
+                f"{built.status:9} {built.image:36} {target.platform:13} {images.human_size(built.size_bytes):>7} "
+                f"{seconds:>7}" + (f"  {built.reason}" if built.reason else ""),
+                flush=True,
+            )
     images.record(results, summary)
     print(f"(build times are emulated for foreign architectures; summary: {summary})")
     return 1 if any(r.status == "failed" for r in results) else 0
@@ -175,8 +216,17 @@ def cmd_arm_smoke(args: argparse.Namespace) -> int:
     from uabench.arm import images
 
     arches = [images.arch(name).name for name in _split(args.arch)]  # refuses unknown names here
-    options = ["--store", str(args.store), "--require-builds", "--arm-arch", ",".join(arches),
-               "--arm-sdk", args.sdk or "all", "--arm-how", "binary" if args.binary else "image"]
+    options = [
+        "--store",
+        str(args.store),
+        "--require-builds",
+        "--arm-arch",
+        ",".join(arches),
+        "--arm-sdk",
+        args.sdk or "all",
+        "--arm-how",
+        "binary" if args.binary else "image",
+    ]
     return checks.run(["test_arm_smoke"], options, Path(args.junit or paths.RESULTS / "arm-smoke" / "junit.xml"))
 
 
@@ -187,14 +237,26 @@ def cmd_remote(args: argparse.Namespace) -> int:
         raise ValueError("give exactly one of --binary PATH or --image NAME")
     if bool(args.namespace_pi) == bool(args.target):
         raise ValueError("give --target user@host or --namespace-pi (the local stand-in), not both")
-    options = ["--store", str(args.store), "--require-builds", "--remote-sdk", args.sdk,
-               *(["--remote-binary", str(Path(args.binary).resolve())] if args.binary else []),
-               *(["--remote-image", args.image] if args.image else [])]
+    options = [
+        "--store",
+        str(args.store),
+        "--require-builds",
+        "--remote-sdk",
+        args.sdk,
+        *(["--remote-binary", str(Path(args.binary).resolve())] if args.binary else []),
+        *(["--remote-image", args.image] if args.image else []),
+    ]
     if args.target:
-        options += ["--remote-target", args.target, "--remote-port", str(args.port),
-                    "--remote-workdir", args.workdir,
-                    *(["--remote-identity", args.identity] if args.identity else []),
-                    *(["--remote-known-hosts", args.known_hosts] if args.known_hosts else [])]
+        options += [
+            "--remote-target",
+            args.target,
+            "--remote-port",
+            str(args.port),
+            "--remote-workdir",
+            args.workdir,
+            *(["--remote-identity", args.identity] if args.identity else []),
+            *(["--remote-known-hosts", args.known_hosts] if args.known_hosts else []),
+        ]
     return checks.run(["test_remote"], options, Path(args.junit or paths.RESULTS / "remote" / "junit.xml"))
 
 
@@ -204,33 +266,48 @@ def _split(text: str | None) -> list[str]:
 
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(prog="uabench", description="Cross-implementation OPC UA benchmark")
-    main.add_argument("--store", default=str(paths.default_store()),
-                      help="results store: a path or sqlite:///path (default: %(default)s)")
+    main.add_argument(
+        "--store",
+        default=str(paths.default_store()),
+        help="results store: a path or sqlite:///path (default: %(default)s)",
+    )
     commands = main.add_subparsers(dest="command", required=True)
 
     commands.add_parser("list", help="list the SDKs with an adapter").set_defaults(func=cmd_list)
 
     check = commands.add_parser("check", help="run the adapter contract checks (pytest, uabench.checks)")
     check.add_argument("sdk", nargs="*", help="SDKs whose contract checks run (selected by test id)")
-    check.add_argument("--all", action="store_true",
-                       help="every SDK's contract checks, and the ARM smoke and remote checks of the builds here")
+    check.add_argument(
+        "--all",
+        action="store_true",
+        help="every SDK's contract checks, and the ARM smoke and remote checks of the builds here",
+    )
     check.add_argument("--junit", help="JUnit XML file (default: results/check/junit.xml)")
     check.set_defaults(func=cmd_check)
 
     run = commands.add_parser("run", help="run Robot Framework suites")
-    run.add_argument("plans", nargs="*", metavar="PLAN",
-                     help=f"plan names (suites/plans/NAME.toml) or files (default: {' '.join(DEFAULT_SUITES)})")
+    run.add_argument(
+        "plans",
+        nargs="*",
+        metavar="PLAN",
+        help=f"plan names (suites/plans/NAME.toml) or files (default: {' '.join(DEFAULT_SUITES)})",
+    )
     run.add_argument("--profile", default="quick", help="smoke, quick or full (default: %(default)s)")
     run.add_argument("--sdk", default="", help="comma-separated SDKs to include (default: all)")
     run.add_argument("--report", action="store_true", help="write the report afterwards")
     run.add_argument("--out", default=str(paths.RESULTS / "report"), help="report directory")
     run.add_argument("--estimate", action="store_true", help="print the estimated duration and exit")
     run.add_argument("--dryrun", action="store_true", help="Robot's dry run: list and check the tests, measure nothing")
-    run.add_argument("--include", action="append", metavar="TAG",
-                     help="run only tests with this tag (Robot's --include, e.g. server:milo; repeatable)")
+    run.add_argument(
+        "--include",
+        action="append",
+        metavar="TAG",
+        help="run only tests with this tag (Robot's --include, e.g. server:milo; repeatable)",
+    )
     run.add_argument("--exclude", action="append", metavar="TAG", help="skip tests with this tag (repeatable)")
-    run.add_argument("--test", action="append", metavar="NAME", help="run only tests of this name or pattern "
-                     "(repeatable)")
+    run.add_argument(
+        "--test", action="append", metavar="NAME", help="run only tests of this name or pattern (repeatable)"
+    )
     run.set_defaults(func=cmd_run)
 
     capacity = commands.add_parser("capacity", help="find a server's read capacity and overload behaviour")
@@ -254,8 +331,9 @@ def parser() -> argparse.ArgumentParser:
     predict.set_defaults(func=cmd_predict)
 
     images = commands.add_parser("images", help="build the ARM container images of the adapters (podman)")
-    images.add_argument("--arch", default="arm64", help="comma-separated: arm64, armhf (arm/v7), armel (arm/v6) "
-                        "(default: %(default)s)")
+    images.add_argument(
+        "--arch", default="arm64", help="comma-separated: arm64, armhf (arm/v7), armel (arm/v6) (default: %(default)s)"
+    )
     images.add_argument("--sdk", default="", help="comma-separated SDKs (default: all)")
     images.add_argument("--no-cache", action="store_true", help="rebuild every layer")
     images.add_argument("--list", action="store_true", help="print the recorded sizes and build times, build nothing")
@@ -264,8 +342,11 @@ def parser() -> argparse.ArgumentParser:
     smoke = commands.add_parser("arm-smoke", help="emulated ARM smoke suite: ARM servers under qemu, native client")
     smoke.add_argument("--arch", default="arm64,armhf", help="comma-separated architectures (default: %(default)s)")
     smoke.add_argument("--sdk", default="", help="comma-separated SDKs (default: all)")
-    smoke.add_argument("--binary", action="store_true",
-                       help="run the Bazel cross-built C adapter through qemu-user instead of the images")
+    smoke.add_argument(
+        "--binary",
+        action="store_true",
+        help="run the Bazel cross-built C adapter through qemu-user instead of the images",
+    )
     smoke.add_argument("--junit", help="JUnit XML file (default: results/arm-smoke/junit.xml)")
     smoke.set_defaults(func=cmd_arm_smoke)
 
@@ -278,9 +359,12 @@ def parser() -> argparse.ArgumentParser:
     remote.add_argument("--binary", help="adapter binary to copy and run (e.g. .cache/dist/aarch64/uabench-open62541)")
     remote.add_argument("--image", help="container image to podman save/load and run (localhost/uabench/milo:arm64)")
     remote.add_argument("--sdk", default="open62541", help="the SDK the binary or image is (default: %(default)s)")
-    remote.add_argument("--namespace-pi", action="store_true",
-                        help="use a network namespace with its own sshd on this machine as the remote host "
-                        "(the test fixture of the remote check)")
+    remote.add_argument(
+        "--namespace-pi",
+        action="store_true",
+        help="use a network namespace with its own sshd on this machine as the remote host "
+        "(the test fixture of the remote check)",
+    )
     remote.add_argument("--junit", help="JUnit XML file (default: results/remote/junit.xml)")
     remote.set_defaults(func=cmd_remote)
 

@@ -18,14 +18,42 @@ import uabench_contract as contract
 from uabench import paths, sdks
 
 PLANS = paths.SUITES / "plans"
-PLAN_KEYS = {"suite", "description", "servers", "clients", "ranking", "headroom", "profiles", "interop",
-             "throughput", "sweep", "negative_security", "capacity", "interop_pairs", "server_warmup_s"}
-PUBSUB_PLAN_KEYS = {"suite", "description", "publishers", "subscribers", "reference_subscriber", "subscriber_sweep",
-                    "pubsub", "profiles"}
+PLAN_KEYS = {
+    "suite",
+    "description",
+    "servers",
+    "clients",
+    "ranking",
+    "headroom",
+    "profiles",
+    "interop",
+    "throughput",
+    "sweep",
+    "negative_security",
+    "capacity",
+    "interop_pairs",
+    "server_warmup_s",
+}
+PUBSUB_PLAN_KEYS = {
+    "suite",
+    "description",
+    "publishers",
+    "subscribers",
+    "reference_subscriber",
+    "subscriber_sweep",
+    "pubsub",
+    "profiles",
+}
 # Seconds of load on every freshly started server before it is measured (JIT warm-up).
 SERVER_WARMUP_S = {"smoke": 0.0, "quick": 2.0, "full": 10.0}
-CAPACITY_KEYS = {"p99_ms": (0.01, 60000), "min_completed": (0.5, 1.0), "start_rate": (1, 1e7), "max_rate": (1, 1e8),
-                 "refine_steps": (0, 20), "overload_factor": (1.05, 10)}
+CAPACITY_KEYS = {
+    "p99_ms": (0.01, 60000),
+    "min_completed": (0.5, 1.0),
+    "start_rate": (1, 1e7),
+    "max_rate": (1, 1e8),
+    "refine_steps": (0, 20),
+    "overload_factor": (1.05, 10),
+}
 PHASES = ("interop", "throughput", "sweep", "capacity")
 SWEEP_KEYS = {"name", "kind", "values", "workload", "server", "stop", "clients", "total_signals"}
 SWEEP_KINDS = ("signals", "sessions", "interval", "nodes_per_request", "in_flight", "nodes", "security")
@@ -52,7 +80,7 @@ class Phase:
     duration_s: float
     repetitions: int = 1
     signals: tuple[int, ...] = ()  # PubSub: signals per cell, one cell (sweep point) each
-    counts: tuple[int, ...] = ()   # PubSub: subscriber counts
+    counts: tuple[int, ...] = ()  # PubSub: subscriber counts
 
     def summary(self) -> dict:
         """What the report shows of a phase (kept with the run)."""
@@ -73,6 +101,7 @@ class Variant:
 class Sweep:
     """One quantity swept over a list of values; each value is a point measured on every
     server (by the reference client, or by every client)."""
+
     name: str
     kind: str
     values: dict[str, tuple]  # per profile
@@ -114,6 +143,7 @@ class Sweep:
 class Capacity:
     """The open-loop search for the highest rate a server sustains (p99 under a bound, at
     least min_completed of the offered requests completed), then one run beyond it."""
+
     p99_ms: float
     min_completed: float
     start_rate: float
@@ -146,8 +176,15 @@ def _capacity(raw: object) -> Capacity | None:
         contract.client_config({"endpoint": "opc.tcp://plan-check:4840", **workload, "rate": 1.0})
     except contract.ConfigError as error:
         raise PlanError(f"capacity.workload: {error}") from None
-    return Capacity(float(values["p99_ms"]), float(values["min_completed"]), float(values["start_rate"]),
-                    float(values["max_rate"]), int(values["refine_steps"]), float(values["overload_factor"]), workload)
+    return Capacity(
+        float(values["p99_ms"]),
+        float(values["min_completed"]),
+        float(values["start_rate"]),
+        float(values["max_rate"]),
+        int(values["refine_steps"]),
+        float(values["overload_factor"]),
+        workload,
+    )
 
 
 @dataclass(frozen=True)
@@ -155,6 +192,7 @@ class PubSub:
     """What makes a plan a PubSub plan: who publishes and subscribes, and the config keys
     every publisher and subscriber gets (the harness adds address, interface, signals and
     timing per cell, each cell with its own multicast group out of `groups`)."""
+
     publishers: tuple[str, ...] | None
     subscribers: tuple[str, ...] | None
     reference_subscriber: str
@@ -167,6 +205,7 @@ class PubSub:
 class Plan:
     """A client/server plan, or with `pubsub` set a PubSub plan (which has no servers,
     clients, workload variants, sweeps or capacity of the client/server kind)."""
+
     path: Path
     suite: str
     description: str
@@ -193,8 +232,7 @@ class Plan:
         """The phases of `profile` that some test of this plan runs."""
         if self.pubsub:
             return dict(self.profiles.get(profile, {}))
-        used = {"interop": self.interop, "throughput": self.throughput, "sweep": self.sweeps,
-                "capacity": self.capacity}
+        used = {"interop": self.interop, "throughput": self.throughput, "sweep": self.sweeps, "capacity": self.capacity}
         return {kind: phase for kind, phase in self.profiles.get(profile, {}).items() if used[kind]}
 
     def pairs(self, profile: str | None) -> str:
@@ -219,7 +257,7 @@ class Plan:
 
 
 def expand_nodes(value: str | list[str], where: str) -> list[str]:
-    """"Signal_0..99" stands for Signal_0 … Signal_99; lists may mix ranges and names."""
+    """ "Signal_0..99" stands for Signal_0 … Signal_99; lists may mix ranges and names."""
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
         raise PlanError(f"{where}: must be a node name, a range like 'Signal_0..99', or a list of them")
@@ -237,8 +275,12 @@ def expand_nodes(value: str | list[str], where: str) -> list[str]:
 
 
 def _number(value: object, where: str, low: float, high: float, integer: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)) \
-            or not low <= value <= high:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or (integer and not isinstance(value, int))
+        or not low <= value <= high
+    ):
         kind = "an integer" if integer else "a number"
         raise PlanError(f"{where}: must be {kind} in [{low:g}, {high:g}], got {value!r}")
     return value
@@ -261,12 +303,18 @@ def _phase(raw: object, where: str, keys: frozenset[str] | set[str] = frozenset(
     for key in ("warmup_s", "duration_s"):
         if key not in raw:
             raise PlanError(f"{where}.{key}: missing")
-    timing = {key: _number(raw[key], f"{where}.{key}", *PHASE_KEYS[key], integer=key == "repetitions")
-              for key in PHASE_KEYS if key in raw}
-    return Phase(float(timing["warmup_s"]), float(timing["duration_s"]), int(timing.get("repetitions", 1)),
-                 signals=_int_list(raw.get("signals", 100), f"{where}.signals", 1, 1_000_000)
-                 if "signals" in keys else (),
-                 counts=_int_list(raw.get("counts", 1), f"{where}.counts", 1, 64) if "counts" in keys else ())
+    timing = {
+        key: _number(raw[key], f"{where}.{key}", *PHASE_KEYS[key], integer=key == "repetitions")
+        for key in PHASE_KEYS
+        if key in raw
+    }
+    return Phase(
+        float(timing["warmup_s"]),
+        float(timing["duration_s"]),
+        int(timing.get("repetitions", 1)),
+        signals=_int_list(raw.get("signals", 100), f"{where}.signals", 1, 1_000_000) if "signals" in keys else (),
+        counts=_int_list(raw.get("counts", 1), f"{where}.counts", 1, 64) if "counts" in keys else (),
+    )
 
 
 def _variants(raw: object, where: str, profiles: list[str]) -> tuple[Variant, ...]:
@@ -280,8 +328,9 @@ def _variants(raw: object, where: str, profiles: list[str]) -> tuple[Variant, ..
         allowed = {"name", "workload", "profiles"}
         if not isinstance(entry, dict) or set(entry) - allowed:
             extra = sorted(set(entry) - allowed) if isinstance(entry, dict) else []
-            raise PlanError(f"{here}: only {', '.join(sorted(allowed))} are allowed"
-                            + (f" (got {extra})" if extra else ""))
+            raise PlanError(
+                f"{here}: only {', '.join(sorted(allowed))} are allowed" + (f" (got {extra})" if extra else "")
+            )
         only = entry.get("profiles")
         if only is not None and (not isinstance(only, list) or not set(only) <= set(profiles)):
             raise PlanError(f"{here}.profiles: a list of this plan's profiles ({', '.join(profiles)}), got {only!r}")
@@ -331,13 +380,16 @@ def _sweeps(raw: object, profiles: list[str]) -> tuple[Sweep, ...]:
             if profile != "*" and profile not in profiles:
                 raise PlanError(f"{here}.values.{profile}: no such profile (have: {', '.join(profiles)})")
         stop = entry.get("stop")
-        if stop is not None and (not isinstance(stop, dict) or set(stop) != {"metric", "above"}
-                                 or stop["metric"] not in STOP_METRICS
-                                 or not isinstance(stop["above"], (int, float))):
+        if stop is not None and (
+            not isinstance(stop, dict)
+            or set(stop) != {"metric", "above"}
+            or stop["metric"] not in STOP_METRICS
+            or not isinstance(stop["above"], (int, float))
+        ):
             raise PlanError(f"{here}.stop: must be {{ metric = one of {', '.join(STOP_METRICS)}, above = number }}")
         clients = entry.get("clients", "reference")
         if clients not in ("reference", "all"):
-            raise PlanError(f"{here}.clients: must be \"reference\" or \"all\", got {clients!r}")
+            raise PlanError(f'{here}.clients: must be "reference" or "all", got {clients!r}')
         total = entry.get("total_signals", 1000)
         if isinstance(total, bool) or not isinstance(total, int) or not 1 <= total <= 100000:
             raise PlanError(f"{here}.total_signals: an integer in [1, 100000], got {total!r}")
@@ -371,8 +423,10 @@ def _sweeps(raw: object, profiles: list[str]) -> tuple[Sweep, ...]:
 def _server_warmup(raw: object, profiles: list[str]) -> dict[str, float] | None:
     if raw is None:
         return None
-    if not isinstance(raw, dict) or not all(k in profiles and isinstance(v, (int, float)) and not isinstance(v, bool)
-                                            and 0 <= v <= 600 for k, v in raw.items()):
+    if not isinstance(raw, dict) or not all(
+        k in profiles and isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 600
+        for k, v in raw.items()
+    ):
         raise PlanError(f"server_warmup_s: a table of profile = seconds (0-600), got {raw!r}")
     return {k: float(v) for k, v in raw.items()}
 
@@ -381,8 +435,9 @@ def _interop_pairs(raw: object, profiles: list[str]) -> dict[str, str] | None:
     if raw is None:
         return None
     if not isinstance(raw, dict) or not all(k in profiles and v in ("all", "cross") for k, v in raw.items()):
-        raise PlanError(f"interop_pairs: a table of profile = \"all\" | \"cross\" (profiles: {', '.join(profiles)}),"
-                        f" got {raw!r}")
+        raise PlanError(
+            f'interop_pairs: a table of profile = "all" | "cross" (profiles: {", ".join(profiles)}), got {raw!r}'
+        )
     return dict(raw)
 
 
@@ -390,7 +445,7 @@ def _sdk_selection(raw: object, where: str) -> tuple[str, ...] | None:
     if raw in (None, "all"):
         return None
     if not isinstance(raw, list) or not all(isinstance(s, str) for s in raw):
-        raise PlanError(f"{where}: must be \"all\" or a list of SDK ids")
+        raise PlanError(f'{where}: must be "all" or a list of SDK ids')
     return tuple(raw)
 
 
@@ -427,13 +482,17 @@ def _client_server_plan(where: str, raw: dict, common: dict) -> Plan:
     for name, phases in raw["profiles"].items():
         if not isinstance(phases, dict) or set(phases) - set(PHASES):
             raise PlanError(f"{where}: profiles.{name} may hold only {', '.join(PHASES)} tables")
-        parsed_profiles[name] = {kind: _phase(phases.get(kind, {"warmup_s": 0.2, "duration_s": 0.5}),
-                                              f"profiles.{name}.{kind}") for kind in PHASES}
+        parsed_profiles[name] = {
+            kind: _phase(phases.get(kind, {"warmup_s": 0.2, "duration_s": 0.5}), f"profiles.{name}.{kind}")
+            for kind in PHASES
+        }
     plan = Plan(
-        **common, profiles=parsed_profiles,
+        **common,
+        profiles=parsed_profiles,
         servers=_sdk_selection(raw.get("servers"), f"{where}: servers"),
         clients=_sdk_selection(raw.get("clients"), f"{where}: clients"),
-        ranking=raw.get("ranking"), headroom=bool(raw.get("headroom", False)),
+        ranking=raw.get("ranking"),
+        headroom=bool(raw.get("headroom", False)),
         interop=_variants(raw.get("interop"), "interop", list(parsed_profiles)),
         throughput=_variants(raw.get("throughput"), "throughput", list(parsed_profiles)),
         sweeps=_sweeps(raw.get("sweep"), list(parsed_profiles)),
@@ -470,8 +529,9 @@ def _pubsub_plan(where: str, raw: dict, common: dict) -> Plan:
     for name, tables in raw["profiles"].items():
         if not isinstance(tables, dict) or set(tables) != set(PUBSUB_PHASES):
             raise PlanError(f"{where}: profiles.{name} must hold exactly the tables {', '.join(PUBSUB_PHASES)}")
-        parsed[name] = {kind: _phase(tables[kind], f"profiles.{name}.{kind}", keys)
-                        for kind, keys in PUBSUB_PHASES.items()}
+        parsed[name] = {
+            kind: _phase(tables[kind], f"profiles.{name}.{kind}", keys) for kind, keys in PUBSUB_PHASES.items()
+        }
         for kind in PUBSUB_PHASES:  # every configuration the profile will run must be valid
             for signals in parsed[name][kind].signals:
                 try:
@@ -480,14 +540,22 @@ def _pubsub_plan(where: str, raw: dict, common: dict) -> Plan:
                     raise PlanError(f"{where}: profiles.{name}.{kind}.signals = {signals}: {error}") from None
     sweep = raw.get("subscriber_sweep", "reference")
     if sweep not in ("reference", "all"):
-        raise PlanError(f"{where}: key 'subscriber_sweep' must be \"reference\" or \"all\", got {sweep!r}")
+        raise PlanError(f'{where}: key \'subscriber_sweep\' must be "reference" or "all", got {sweep!r}')
     reference = raw.get("reference_subscriber", "open62541")
     if not isinstance(reference, str):
         raise PlanError(f"{where}: key 'reference_subscriber' must be an SDK id")
-    return Plan(**common, profiles=parsed, pubsub=PubSub(
-        publishers=_sdk_selection(raw.get("publishers"), f"{where}: publishers"),
-        subscribers=_sdk_selection(raw.get("subscribers"), f"{where}: subscribers"),
-        reference_subscriber=reference, subscriber_sweep=sweep, config=config, groups=groups))
+    return Plan(
+        **common,
+        profiles=parsed,
+        pubsub=PubSub(
+            publishers=_sdk_selection(raw.get("publishers"), f"{where}: publishers"),
+            subscribers=_sdk_selection(raw.get("subscribers"), f"{where}: subscribers"),
+            reference_subscriber=reference,
+            subscriber_sweep=sweep,
+            config=config,
+            groups=groups,
+        ),
+    )
 
 
 def reference_client() -> str | None:
@@ -552,8 +620,11 @@ def test_cases(plan: Plan, only: list[str] | None = None, profile: str | None = 
 
 def _chosen(role: str, allowed: tuple[str, ...] | None, only: list[str] | None) -> list[str]:
     """The SDKs with `role` that the plan allows and the selection keeps."""
-    return [sdk.id for sdk in sdks.with_role(role)
-            if (only is None or sdk.id in only) and (allowed is None or sdk.id in allowed)]
+    return [
+        sdk.id
+        for sdk in sdks.with_role(role)
+        if (only is None or sdk.id in only) and (allowed is None or sdk.id in allowed)
+    ]
 
 
 def _client_server_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
@@ -566,35 +637,71 @@ def _client_server_tests(plan: Plan, only: list[str] | None, profile: str | None
     if plan.pairs(profile) == "cross" and reference in servers and reference in clients:
         # every client against the reference server, the reference client against every server
         pairs = [(c, s) for c, s in pairs if reference in (c, s)]
-    tests = [TestCase(f"{client} {verb} {server}: {v.name}", "Interop Cell Should Pass", (client, server, v.name),
-                      ("interop", f"client:{client}", f"server:{server}"))
-             for client, server in pairs for v in plan.interop if profile is None or v.runs_in(profile)]
+    tests = [
+        TestCase(
+            f"{client} {verb} {server}: {v.name}",
+            "Interop Cell Should Pass",
+            (client, server, v.name),
+            ("interop", f"client:{client}", f"server:{server}"),
+        )
+        for client, server in pairs
+        for v in plan.interop
+        if profile is None or v.runs_in(profile)
+    ]
     if reference:  # ranks the selected servers even when the selection leaves it out
-        tests += [TestCase(f"Throughput of {server} ({reference} load): {v.name}", "Throughput Should Be Measured",
-                           (reference, server, v.name), ("throughput", f"client:{reference}", f"server:{server}"))
-                  for server in servers for v in plan.throughput if profile is None or v.runs_in(profile)]
+        tests += [
+            TestCase(
+                f"Throughput of {server} ({reference} load): {v.name}",
+                "Throughput Should Be Measured",
+                (reference, server, v.name),
+                ("throughput", f"client:{reference}", f"server:{server}"),
+            )
+            for server in servers
+            for v in plan.throughput
+            if profile is None or v.runs_in(profile)
+        ]
         for sweep in plan.sweeps:
             if profile is not None and not sweep.points(profile):
                 continue  # this profile leaves the sweep out
             sweep_clients = [reference] if sweep.clients == "reference" else clients
-            tests += [TestCase(f"Sweep {sweep.name} on {server}" + (f" ({client} client)" if sweep.clients == "all"
-                                                                    else ""),
-                               "Sweep Should Complete", (sweep.name, client, server),
-                               ("sweep", f"client:{client}", f"server:{server}"))
-                      for server in servers for client in sweep_clients]
+            tests += [
+                TestCase(
+                    f"Sweep {sweep.name} on {server}" + (f" ({client} client)" if sweep.clients == "all" else ""),
+                    "Sweep Should Complete",
+                    (sweep.name, client, server),
+                    ("sweep", f"client:{client}", f"server:{server}"),
+                )
+                for server in servers
+                for client in sweep_clients
+            ]
         if plan.capacity:
-            tests += [TestCase(f"Read capacity of {server}", "Capacity Should Be Found", (reference, server),
-                               ("capacity", f"server:{server}")) for server in servers]
+            tests += [
+                TestCase(
+                    f"Read capacity of {server}",
+                    "Capacity Should Be Found",
+                    (reference, server),
+                    ("capacity", f"server:{server}"),
+                )
+                for server in servers
+            ]
         if plan.negative_security:
-            tests += [TestCase(f"{server} rejects {what}", keyword, (reference, server),
-                               ("security", f"server:{server}"))
-                      for server in servers for what, keyword in (
-                          ("an untrusted client certificate", "Untrusted Client Should Be Rejected"),
-                          ("a policy it does not offer", "Unoffered Policy Should Be Refused"))]
+            tests += [
+                TestCase(f"{server} rejects {what}", keyword, (reference, server), ("security", f"server:{server}"))
+                for server in servers
+                for what, keyword in (
+                    ("an untrusted client certificate", "Untrusted Client Should Be Rejected"),
+                    ("a policy it does not offer", "Unoffered Policy Should Be Refused"),
+                )
+            ]
         if servers and plan.headroom and plan.ranking:
-            tests.append(TestCase(f"Headroom of the {reference} load generator",
-                                  "Load Generator Headroom Should Be Measured", (reference,),
-                                  ("headroom", f"client:{reference}")))
+            tests.append(
+                TestCase(
+                    f"Headroom of the {reference} load generator",
+                    "Load Generator Headroom Should Be Measured",
+                    (reference,),
+                    ("headroom", f"client:{reference}"),
+                )
+            )
     return tests
 
 
@@ -607,19 +714,37 @@ def _pubsub_tests(plan: Plan, only: list[str] | None) -> list[TestCase]:
     for publisher in publishers:
         subscriber = reference_subscriber(plan, publisher)
         if subscriber:
-            found.append(TestCase(f"Signal-rate sweep of the {publisher} publisher ({subscriber} subscriber)",
-                                  "PubSub Sweep Should Complete", (publisher, subscriber),
-                                  ("pubsub", "sweep", f"publisher:{publisher}", f"subscriber:{subscriber}")))
-    swept = (publishers if plan.pubsub.subscriber_sweep == "all"
-             else [p for p in publishers if p == reference_publisher()])
+            found.append(
+                TestCase(
+                    f"Signal-rate sweep of the {publisher} publisher ({subscriber} subscriber)",
+                    "PubSub Sweep Should Complete",
+                    (publisher, subscriber),
+                    ("pubsub", "sweep", f"publisher:{publisher}", f"subscriber:{subscriber}"),
+                )
+            )
+    swept = (
+        publishers if plan.pubsub.subscriber_sweep == "all" else [p for p in publishers if p == reference_publisher()]
+    )
     for publisher in swept:
         subscriber = reference_subscriber(plan, publisher)
         if subscriber:
-            found.append(TestCase(f"Subscriber-count sweep of the {publisher} publisher ({subscriber} subscribers, "
-                                  "one network namespace each)", "PubSub Subscriber Sweep Should Complete",
-                                  (publisher, subscriber),
-                                  ("pubsub", "subscribers", f"publisher:{publisher}", f"subscriber:{subscriber}")))
-    found += [TestCase(f"{publisher} publishes to {subscriber}", "PubSub Interop Should Pass", (publisher, subscriber),
-                       ("pubsub", "interop", f"publisher:{publisher}", f"subscriber:{subscriber}"))
-              for publisher in publishers for subscriber in subscribers]
+            found.append(
+                TestCase(
+                    f"Subscriber-count sweep of the {publisher} publisher ({subscriber} subscribers, "
+                    "one network namespace each)",
+                    "PubSub Subscriber Sweep Should Complete",
+                    (publisher, subscriber),
+                    ("pubsub", "subscribers", f"publisher:{publisher}", f"subscriber:{subscriber}"),
+                )
+            )
+    found += [
+        TestCase(
+            f"{publisher} publishes to {subscriber}",
+            "PubSub Interop Should Pass",
+            (publisher, subscriber),
+            ("pubsub", "interop", f"publisher:{publisher}", f"subscriber:{subscriber}"),
+        )
+        for publisher in publishers
+        for subscriber in subscribers
+    ]
     return found

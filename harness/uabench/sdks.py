@@ -53,11 +53,15 @@ def _load(path: Path) -> Sdk:
     security = data.get("security", {})
     try:
         return Sdk(
-            id=data["id"], language=data["language"], version=str(data["version"]),
-            roles=tuple(data.get("roles", ())), workloads=tuple(data.get("workloads", ())),
+            id=data["id"],
+            language=data["language"],
+            version=str(data["version"]),
+            roles=tuple(data.get("roles", ())),
+            workloads=tuple(data.get("workloads", ())),
             policies=tuple(security.get("policies", ("None",))),
             modes=tuple(security.get("modes", ("None",))),
-            not_supported=dict(data.get("not_supported", {})), install=data.get("install", ""),
+            not_supported=dict(data.get("not_supported", {})),
+            install=data.get("install", ""),
         )
     except KeyError as missing:
         raise ValueError(f"{path}: missing key {missing}") from None

@@ -18,13 +18,18 @@ SDK = "asyncua"
 LANGUAGE = "Python"
 ROLES = ["server", "client", "publisher", "subscriber"]
 WORKLOADS = ["read", "write", "subscribe"]
-USAGE = "usage: run capabilities | run {server,client,publisher,subscriber} --config FILE"
+USAGE = (
+    "usage: run capabilities | run {server,client,publisher,subscriber} --config FILE"
+)
 
 
 def capabilities() -> dict:
     return {
-        "sdk": SDK, "version": asyncua.__version__, "language": LANGUAGE,
-        "roles": ROLES, "workloads": WORKLOADS,
+        "sdk": SDK,
+        "version": asyncua.__version__,
+        "language": LANGUAGE,
+        "roles": ROLES,
+        "workloads": WORKLOADS,
         "security": [{"policy": p, "mode": m} for p, m in security.SUPPORTED],
     }
 
@@ -38,8 +43,11 @@ def config_path(args: list[str]) -> str:
 
 
 def main(argv: list[str]) -> None:
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.WARNING,
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     if not argv:
         contract.fail("config", USAGE, contract.EXIT_CONFIG)
     command, args = argv[0], argv[1:]
@@ -50,13 +58,18 @@ def main(argv: list[str]) -> None:
         pubsub_role(command, args)
         return
     if command not in ("server", "client"):
-        contract.fail("config", f"unknown command '{command}'; {USAGE}", contract.EXIT_CONFIG)
+        contract.fail(
+            "config", f"unknown command '{command}'; {USAGE}", contract.EXIT_CONFIG
+        )
     try:
         raw = contract.load_config(config_path(args))
         if command == "server":
             config = validation.check_config("server", raw)
             check_security(config["security"]["endpoints"])
-            security.check_files(config["security"], ["certificate", "private_key", "trusted_certificates"])
+            security.check_files(
+                config["security"],
+                ["certificate", "private_key", "trusted_certificates"],
+            )
         else:
             config = validation.check_config("client", raw)
             check_security([config["security"]])
@@ -69,13 +82,17 @@ def main(argv: list[str]) -> None:
     try:
         if command == "server":
             from .server import serve
+
             asyncio.run(serve(config))
         else:
             from .client import run_client
+
             asyncio.run(run_client(config, SDK, asyncua.__version__))
     except Exception as error:  # anything the roles did not report themselves
         logging.getLogger("uabench_asyncua").exception("%s failed", command)
-        contract.fail("runtime", f"{type(error).__name__}: {error}", contract.EXIT_RUNTIME)
+        contract.fail(
+            "runtime", f"{type(error).__name__}: {error}", contract.EXIT_RUNTIME
+        )
 
 
 def pubsub_role(command: str, args: list[str]) -> None:
@@ -87,16 +104,21 @@ def pubsub_role(command: str, args: list[str]) -> None:
         contract.fail("config", str(error), contract.EXIT_CONFIG)
     try:
         from .pubsub import run
+
         run(command, config)
     except Exception as error:  # anything the roles did not report themselves
         logging.getLogger("uabench_asyncua").exception("%s failed", command)
-        contract.fail("runtime", f"{type(error).__name__}: {error}", contract.EXIT_RUNTIME)
+        contract.fail(
+            "runtime", f"{type(error).__name__}: {error}", contract.EXIT_RUNTIME
+        )
 
 
 def check_security(pairs: list[dict]) -> None:
     for pair in pairs:
         if (pair["policy"], pair["mode"]) not in security.SUPPORTED:
-            raise contract.NotSupported(f"security {pair['policy']}/{pair['mode']} is not supported by asyncua")
+            raise contract.NotSupported(
+                f"security {pair['policy']}/{pair['mode']} is not supported by asyncua"
+            )
 
 
 if __name__ == "__main__":

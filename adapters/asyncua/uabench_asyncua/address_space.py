@@ -27,7 +27,9 @@ class Variable:
     writable: bool = False
 
 
-def add_variables(server: Server, parent: ua.NodeId, ns: int, variables: list[Variable]) -> None:
+def add_variables(
+    server: Server, parent: ua.NodeId, ns: int, variables: list[Variable]
+) -> None:
     """Adds variables as HasComponent children of `parent`, in time linear in their number.
 
     asyncua's AddNodes scans all of the parent's references for every node added (and
@@ -43,23 +45,47 @@ def add_variables(server: Server, parent: ua.NodeId, ns: int, variables: list[Va
         nodeid, name = ua.NodeId(v.name, ns), ua.QualifiedName(v.name, ns)
         writable = access | ua.AccessLevel.CurrentWrite.mask if v.writable else access
         attributes = ua.VariableAttributes(
-            DisplayName=ua.LocalizedText(v.name), Description=ua.LocalizedText(v.name),
-            Value=v.value, DataType=ua.NodeId(v.value.VariantType.value),
-            ValueRank=ua.ValueRank.OneDimension if v.dimensions else ua.ValueRank.Scalar,
-            ArrayDimensions=v.dimensions, AccessLevel=writable, UserAccessLevel=writable,
+            DisplayName=ua.LocalizedText(v.name),
+            Description=ua.LocalizedText(v.name),
+            Value=v.value,
+            DataType=ua.NodeId(v.value.VariantType.value),
+            ValueRank=ua.ValueRank.OneDimension
+            if v.dimensions
+            else ua.ValueRank.Scalar,
+            ArrayDimensions=v.dimensions,
+            AccessLevel=writable,
+            UserAccessLevel=writable,
         )
-        items.append(ua.AddNodesItem(
-            RequestedNewNodeId=nodeid, BrowseName=name, NodeClass=ua.NodeClass.Variable,
-            ReferenceTypeId=component, TypeDefinition=base_variable, NodeAttributes=attributes,
-        ))
-        inverse.append(ua.AddReferencesItem(
-            SourceNodeId=nodeid, ReferenceTypeId=component, IsForward=False,
-            TargetNodeId=parent, TargetNodeClass=ua.NodeClass.Object,
-        ))
-        forward.append(ua.ReferenceDescription(
-            ReferenceTypeId=component, IsForward=True, NodeId=nodeid, BrowseName=name,
-            DisplayName=attributes.DisplayName, NodeClass=ua.NodeClass.Variable, TypeDefinition=base_variable,
-        ))
+        items.append(
+            ua.AddNodesItem(
+                RequestedNewNodeId=nodeid,
+                BrowseName=name,
+                NodeClass=ua.NodeClass.Variable,
+                ReferenceTypeId=component,
+                TypeDefinition=base_variable,
+                NodeAttributes=attributes,
+            )
+        )
+        inverse.append(
+            ua.AddReferencesItem(
+                SourceNodeId=nodeid,
+                ReferenceTypeId=component,
+                IsForward=False,
+                TargetNodeId=parent,
+                TargetNodeClass=ua.NodeClass.Object,
+            )
+        )
+        forward.append(
+            ua.ReferenceDescription(
+                ReferenceTypeId=component,
+                IsForward=True,
+                NodeId=nodeid,
+                BrowseName=name,
+                DisplayName=attributes.DisplayName,
+                NodeClass=ua.NodeClass.Variable,
+                TypeDefinition=base_variable,
+            )
+        )
     nodes = server.iserver.node_mgt_service
     failed = [item.BrowseName.Name for item in nodes.try_add_nodes(items, check=False)]
     failed += [ref.SourceNodeId.Identifier for ref in nodes.try_add_references(inverse)]
@@ -71,7 +97,9 @@ def add_variables(server: Server, parent: ua.NodeId, ns: int, variables: list[Va
     now = datetime.now(timezone.utc)
     for v, item in zip(variables, items):
         value = aspace[item.RequestedNewNodeId].attributes[ua.AttributeIds.Value]
-        value.value = ua.DataValue(v.value, StatusCode=GOOD, SourceTimestamp=now, ServerTimestamp=now)
+        value.value = ua.DataValue(
+            v.value, StatusCode=GOOD, SourceTimestamp=now, ServerTimestamp=now
+        )
 
 
 class StandardAddressSpace:
@@ -88,23 +116,42 @@ class StandardAddressSpace:
     async def create(self) -> None:
         server = self._server
         ns = await server.register_namespace(contract.NAMESPACE_URI)
-        folder = await server.nodes.objects.add_object(ua.NodeId("uabench", ns), ua.QualifiedName("uabench", ns))
+        folder = await server.nodes.objects.add_object(
+            ua.NodeId("uabench", ns), ua.QualifiedName("uabench", ns)
+        )
         variables = [Variable("Tick", ua.Variant(0, ua.VariantType.UInt32))]
-        variables += [Variable(f"Signal_{i}", ua.Variant(contract.signal(i, 0), FLOAT)) for i in range(self._signals)]
+        variables += [
+            Variable(f"Signal_{i}", ua.Variant(contract.signal(i, 0), FLOAT))
+            for i in range(self._signals)
+        ]
         variables += [
             Variable("Real", ua.Variant(contract.REAL_VALUE, FLOAT)),
-            Variable("Page", ua.Variant(contract.page(), ua.VariantType.Int16), dimensions=[contract.PAGE_LENGTH]),
+            Variable(
+                "Page",
+                ua.Variant(contract.page(), ua.VariantType.Int16),
+                dimensions=[contract.PAGE_LENGTH],
+            ),
             Variable("SDD", ua.Variant(contract.sdd(), ua.VariantType.ByteString)),
             Variable("Image", ua.Variant(contract.image(), ua.VariantType.ByteString)),
         ]
-        variables += [Variable(name, ua.Variant(contract.array(length), DOUBLE), dimensions=[length])
-                      for name, length in contract.ARRAYS.items()]
-        variables += [Variable(f"Write_{j}", ua.Variant(0.0, DOUBLE), writable=True) for j in range(self._writes)]
+        variables += [
+            Variable(
+                name, ua.Variant(contract.array(length), DOUBLE), dimensions=[length]
+            )
+            for name, length in contract.ARRAYS.items()
+        ]
+        variables += [
+            Variable(f"Write_{j}", ua.Variant(0.0, DOUBLE), writable=True)
+            for j in range(self._writes)
+        ]
         add_variables(server, folder.nodeid, ns, variables)
 
         aspace = server.iserver.aspace
         moving = [ua.NodeId(v.name, ns) for v in variables[: 1 + self._signals]]
-        self._moving = [(nodeid, aspace[nodeid].attributes[ua.AttributeIds.Value]) for nodeid in moving]
+        self._moving = [
+            (nodeid, aspace[nodeid].attributes[ua.AttributeIds.Value])
+            for nodeid in moving
+        ]
 
     async def run_updates(self, interval_ms: int) -> None:
         """Every interval: t += 1, then Tick and every Signal_i get one shared SourceTimestamp.
@@ -136,7 +183,9 @@ class StandardAddressSpace:
                 variant = ua.Variant(tick % 2**32, ua.VariantType.UInt32)
             else:
                 variant = ua.Variant(contract.signal(index - 1, tick), FLOAT)
-            value = ua.DataValue(variant, StatusCode=GOOD, SourceTimestamp=now, ServerTimestamp=now)
+            value = ua.DataValue(
+                variant, StatusCode=GOOD, SourceTimestamp=now, ServerTimestamp=now
+            )
             if attribute.datachange_callbacks:
                 await aspace.write_attribute_value(nodeid, ua.AttributeIds.Value, value)
             else:

@@ -27,6 +27,7 @@ async def run_client(config: dict, sdk: str, version: str) -> None:
     try:
         if config["workload"] == "subscribe":
             from .subscribe import run_subscriptions
+
             extra = await run_subscriptions(sessions, config, recorder)
         else:
             await run_requests(sessions, config, recorder)
@@ -34,7 +35,9 @@ async def run_client(config: dict, sdk: str, version: str) -> None:
     except Exception as error:
         log.exception("workload failed")
         await close_sessions(sessions)
-        contract.fail("runtime", f"{type(error).__name__}: {error}", contract.EXIT_RUNTIME)
+        contract.fail(
+            "runtime", f"{type(error).__name__}: {error}", contract.EXIT_RUNTIME
+        )
     await close_sessions(sessions)
     contract.emit({**recorder.result(sdk, version, "client", config), **extra})
 
@@ -42,7 +45,9 @@ async def run_client(config: dict, sdk: str, version: str) -> None:
 async def run_requests(sessions: list, config: dict, recorder: Recorder) -> None:
     kind = ReadWorkload if config["workload"] == "read" else WriteWorkload
     workload = kind(sessions, config, recorder)
-    driver = LoadDriver(workload, recorder, len(sessions), config["in_flight"], config["rate"])
+    driver = LoadDriver(
+        workload, recorder, len(sessions), config["in_flight"], config["rate"]
+    )
     await driver.run(config["warmup_s"], config["duration_s"])
     if isinstance(workload, WriteWorkload) and config["verify"]:
         await workload.verify_written(pattern=time.time_ns() // 1_000_000 % 1000 + 1)

@@ -22,7 +22,9 @@ UNSENT = "not sent within 5 s after the measured phase (all in_flight slots busy
 class Workload(Protocol):
     async def request(self, session: int, k: int) -> Any: ...
 
-    def outcome(self, session: int, k: int, response: Any) -> tuple[bool, int, str | None]:
+    def outcome(
+        self, session: int, k: int, response: Any
+    ) -> tuple[bool, int, str | None]:
         """(succeeded, values transferred, error example)."""
 
     def describe(self, error: BaseException) -> str:
@@ -45,8 +47,14 @@ class Phases:
 
 
 class LoadDriver:
-    def __init__(self, workload: Workload, recorder: Recorder, sessions: int, in_flight: int,
-                 rate: float | None) -> None:
+    def __init__(
+        self,
+        workload: Workload,
+        recorder: Recorder,
+        sessions: int,
+        in_flight: int,
+        rate: float | None,
+    ) -> None:
         self._workload = workload
         self._recorder = recorder
         self._sessions = sessions
@@ -59,12 +67,20 @@ class LoadDriver:
         self._recorder.start_ns = phases.measure_start + wall_offset
         self._recorder.end_ns = phases.measure_end + wall_offset
         if self._rate is None:
-            tasks = [asyncio.create_task(self._closed_loop(s, phases)) for s in range(self._sessions)]
+            tasks = [
+                asyncio.create_task(self._closed_loop(s, phases))
+                for s in range(self._sessions)
+            ]
         else:
-            tasks = [asyncio.create_task(self._open_loop(s, phases)) for s in range(self._sessions)]
+            tasks = [
+                asyncio.create_task(self._open_loop(s, phases))
+                for s in range(self._sessions)
+            ]
         await asyncio.gather(*tasks)
 
-    async def _operation(self, session: int, k: int, start_ns: int, measured: bool) -> None:
+    async def _operation(
+        self, session: int, k: int, start_ns: int, measured: bool
+    ) -> None:
         try:
             response = await self._workload.request(session, k)
         except asyncio.CancelledError:
@@ -74,7 +90,9 @@ class LoadDriver:
         except Exception as error:  # a failed operation is counted, never fatal
             if measured:
                 self._recorder.operation(0, False, 0, self._workload.describe(error))
-            await asyncio.sleep(0)  # an immediate failure (connection gone) must not hog the loop
+            await asyncio.sleep(
+                0
+            )  # an immediate failure (connection gone) must not hog the loop
             return
         end_ns = time.perf_counter_ns()
         if measured:
@@ -86,7 +104,9 @@ class LoadDriver:
 
         async def worker() -> None:
             while (now := time.perf_counter_ns()) < phases.measure_end:
-                await self._operation(session, next(counter), now, now >= phases.measure_start)
+                await self._operation(
+                    session, next(counter), now, now >= phases.measure_start
+                )
 
         workers = [asyncio.create_task(worker()) for _ in range(self._in_flight)]
         await self._drain(workers, phases)
@@ -150,7 +170,9 @@ async def _acquire_before(slots: asyncio.Semaphore, deadline_ns: int) -> bool:
         await slots.acquire()
         return True
     try:
-        await asyncio.wait_for(slots.acquire(), (deadline_ns - time.perf_counter_ns()) / 1e9)
+        await asyncio.wait_for(
+            slots.acquire(), (deadline_ns - time.perf_counter_ns()) / 1e9
+        )
     except asyncio.TimeoutError:
         return False
     if time.perf_counter_ns() >= deadline_ns:

@@ -50,8 +50,12 @@ def _float_field(index: int) -> DataSetField:
 
 
 def _meta(config: dict, writer: int) -> DataSetMeta:
-    return DataSetMeta.Create(f"Signals {writer}",
-                              dataset_fields=[_float_field(i) for i in contract.writer_fields(config, writer)])
+    return DataSetMeta.Create(
+        f"Signals {writer}",
+        dataset_fields=[
+            _float_field(i) for i in contract.writer_fields(config, writer)
+        ],
+    )
 
 
 class Settings(UdpSettings):
@@ -59,8 +63,13 @@ class Settings(UdpSettings):
 
     def __init__(self, config: dict, receive: bool) -> None:
         host, port = contract.parse_udp_address(config["address"])
-        super().__init__(Addr=(host, port), Reuse=True, TTL=1, Loopback=True,
-                         Adapter=(config["interface"], port))
+        super().__init__(
+            Addr=(host, port),
+            Reuse=True,
+            TTL=1,
+            Loopback=True,
+            Adapter=(config["interface"], port),
+        )
         self.interface, self.receive = config["interface"], receive
 
     def create_socket(self):
@@ -75,15 +84,22 @@ class Settings(UdpSettings):
         sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 1)
         if self.receive:
             try:
-                sock.setsockopt(socket.SOL_SOCKET, 33, RECEIVE_BUFFER_BYTES)  # SO_RCVBUFFORCE (root)
+                sock.setsockopt(
+                    socket.SOL_SOCKET, 33, RECEIVE_BUFFER_BYTES
+                )  # SO_RCVBUFFORCE (root)
             except OSError:
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER_BYTES)
+                sock.setsockopt(
+                    socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER_BYTES
+                )
             local = (group if multicast else self.interface, port)
             sock.bind(local)
             if multicast:
                 sock.setsockopt(socket.IPPROTO_IP, IP_MULTICAST_ALL, 0)
-                sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
-                                socket.inet_aton(group) + interface)
+                sock.setsockopt(
+                    socket.IPPROTO_IP,
+                    socket.IP_ADD_MEMBERSHIP,
+                    socket.inet_aton(group) + interface,
+                )
         else:
             local = (self.interface, 0)
             sock.bind(local)
@@ -92,6 +108,7 @@ class Settings(UdpSettings):
 
 
 # --- publisher -----------------------------------------------------------------------------
+
 
 class Signals(PubSubDataSource):
     """The fields of one DataSetWriter: signal(i, t) for its indices, t = the number of
@@ -105,7 +122,10 @@ class Signals(PubSubDataSource):
         now = time.monotonic()
         stamp = ua.DateTime.now(timezone.utc)
         tick = int((now - self.started) / self.interval_s)
-        values = [ua.Variant(contract.signal(i, tick), ua.VariantType.Float) for i in self.indices]
+        values = [
+            ua.Variant(contract.signal(i, tick), ua.VariantType.Float)
+            for i in self.indices
+        ]
         return values, ua.StatusCode(ua.StatusCodes.Good), stamp
 
 
@@ -124,24 +144,54 @@ async def publish(config: dict) -> None:
     writers, datasets = [], []
     for k in range(contract.writers(config)):
         name = f"Signals {k}"
-        datasets.append(PublishedDataSet.Create(
-            name, _meta(config, k), Signals(contract.writer_fields(config, k), interval_s, started)))
-        writers.append(DataSetWriter.new_uadp(f"Writer {k}", name, ua.UInt16(config["dataset_writer_id"] + k),
-                                              message_timestamp=True, message_status=False))
-    group = WriterGroup.new_uadp("uabench", ua.UInt16(config["writer_group_id"]),
-                                 publishing_interval=ua.Duration(config["publishing_interval_ms"]), writer=writers)
+        datasets.append(
+            PublishedDataSet.Create(
+                name,
+                _meta(config, k),
+                Signals(contract.writer_fields(config, k), interval_s, started),
+            )
+        )
+        writers.append(
+            DataSetWriter.new_uadp(
+                f"Writer {k}",
+                name,
+                ua.UInt16(config["dataset_writer_id"] + k),
+                message_timestamp=True,
+                message_status=False,
+            )
+        )
+    group = WriterGroup.new_uadp(
+        "uabench",
+        ua.UInt16(config["writer_group_id"]),
+        publishing_interval=ua.Duration(config["publishing_interval_ms"]),
+        writer=writers,
+    )
     # one DataSetMessage per NetworkMessage (asyncua's default puts them all in one)
-    group._cfg.MessageSettings.DataSetOrdering = DataSetOrderingType.AscendingWriterIdSingle
-    connection = PubSubConnection.udp_uadp("uabench", ua.UInt16(config["publisher_id"]), Settings(config, False),
-                                           writer_groups=[group])
-    connection._network_settings = Settings(config, False)  # the constructor rebuilt plain UdpSettings
+    group._cfg.MessageSettings.DataSetOrdering = (
+        DataSetOrderingType.AscendingWriterIdSingle
+    )
+    connection = PubSubConnection.udp_uadp(
+        "uabench",
+        ua.UInt16(config["publisher_id"]),
+        Settings(config, False),
+        writer_groups=[group],
+    )
+    connection._network_settings = Settings(
+        config, False
+    )  # the constructor rebuilt plain UdpSettings
     pubsub = PubSub.new()
     for dataset in datasets:
         await pubsub.add_published_dataset(dataset)
     await pubsub.add_connection(connection)
     await pubsub.start()
-    contract.emit({"event": "ready", "address": config["address"], "writers": contract.writers(config),
-                   "pid": os.getpid()})
+    contract.emit(
+        {
+            "event": "ready",
+            "address": config["address"],
+            "writers": contract.writers(config),
+            "pid": os.getpid(),
+        }
+    )
     try:
         await stop.wait()
     finally:
@@ -153,13 +203,16 @@ async def publish(config: dict) -> None:
 
 # --- subscriber ------------------------------------------------------------------------------
 
+
 class Measurement:
     """What the subscriber counts (SPEC §8)."""
 
     def __init__(self, config: dict) -> None:
         self.config = config
         self.start_ns = self.end_ns = 0
-        self.messages = self.decode_failed = self.foreign = self.datagrams = self.bytes = 0
+        self.messages = self.decode_failed = self.foreign = self.datagrams = (
+            self.bytes
+        ) = 0
         self.max_datagram_bytes = self.lost = self.duplicates = self.fields = 0
         self.checked = self.verification_failed = self.negative_delays = 0
         self.verification_examples: list[str] = []
@@ -188,11 +241,27 @@ class Measurement:
             self.error_examples.append(text)
 
     def figures(self) -> dict:
-        return {name: getattr(self, name) for name in (
-            "start_ns", "end_ns", "messages", "lost", "duplicates", "decode_failed", "foreign", "datagrams",
-            "bytes", "max_datagram_bytes", "fields", "checked", "verification_failed", "verification_examples",
-            "error_examples", "negative_delays")} | {"cycle_time": self.cycle, "delay": self.delay,
-                                                     "timestamps": "application"}
+        return {
+            name: getattr(self, name)
+            for name in (
+                "start_ns",
+                "end_ns",
+                "messages",
+                "lost",
+                "duplicates",
+                "decode_failed",
+                "foreign",
+                "datagrams",
+                "bytes",
+                "max_datagram_bytes",
+                "fields",
+                "checked",
+                "verification_failed",
+                "verification_examples",
+                "error_examples",
+                "negative_delays",
+            )
+        } | {"cycle_time": self.cycle, "delay": self.delay, "timestamps": "application"}
 
 
 class Target:
@@ -214,9 +283,13 @@ class Target:
         values = []
         for field in fields:
             variant = field.Value.Value if field.Value is not None else None
-            ok_type = variant is not None and variant.VariantType == ua.VariantType.Float
+            ok_type = (
+                variant is not None and variant.VariantType == ua.VariantType.Float
+            )
             values.append(float(variant.Value) if ok_type else None)
-        checked, failed = contract.verify_signal_fields(self.first, values, m.verification_examples)
+        checked, failed = contract.verify_signal_fields(
+            self.first, values, m.verification_examples
+        )
         m.checked += checked
         m.verification_failed += failed
 
@@ -246,15 +319,25 @@ class MeasuringUdp(OpcUdp):
         except Exception as error:  # noqa: BLE001 - any undecodable datagram counts
             if phase:
                 m.messages += 1
-                m.error(f"a NetworkMessage that does not decode: {type(error).__name__}: {error}"[:200])
+                m.error(
+                    f"a NetworkMessage that does not decode: {type(error).__name__}: {error}"[
+                        :200
+                    ]
+                )
             return
         ids = list(message.DataSetPayloadHeader or [])
         group = message.GroupHeader
         base, count = config["dataset_writer_id"], contract.writers(config)
         ours = [(i, w - base) for i, w in enumerate(ids) if 0 <= w - base < count]
-        if message.Header.PublisherId != config["publisher_id"] or not ours or \
-                (group is not None and group.WriterGroupId is not None
-                 and group.WriterGroupId != config["writer_group_id"]):
+        if (
+            message.Header.PublisherId != config["publisher_id"]
+            or not ours
+            or (
+                group is not None
+                and group.WriterGroupId is not None
+                and group.WriterGroupId != config["writer_group_id"]
+            )
+        ):
             if phase:
                 m.foreign += 1
             return
@@ -288,32 +371,50 @@ class MeasuringUdp(OpcUdp):
             if k in m.last_receive:
                 m.cycle.record(received_ns - m.last_receive[k])
             m.last_receive[k] = received_ns
-        task = asyncio.ensure_future(self._deliver(message, [k for _, k in ours], expected, phase))
+        task = asyncio.ensure_future(
+            self._deliver(message, [k for _, k in ours], expected, phase)
+        )
         m.pending.add(task)
         task.add_done_callback(m.pending.discard)
 
-    async def _deliver(self, message, writers: list[int], expected: int, phase: bool) -> None:
+    async def _deliver(
+        self, message, writers: list[int], expected: int, phase: bool
+    ) -> None:
         m = self.measurement
         before = m.delivered
         for k in writers:  # the reader path below runs to the end without yielding
             self.targets[k].in_phase = phase
         await self.receiver.got_uadp(message)
         if phase and m.delivered - before != expected:
-            m.error(f"the DataSetReaders delivered {m.delivered - before} of the {expected} fields of a "
-                    "NetworkMessage")
+            m.error(
+                f"the DataSetReaders delivered {m.delivered - before} of the {expected} fields of a "
+                "NetworkMessage"
+            )
 
 
 async def subscribe(config: dict) -> dict:
     stop = _stop_event()
     measurement = Measurement(config)
     targets = [Target(measurement, k) for k in range(contract.writers(config))]
-    readers = [DataSetReader.new(ua.Variant(ua.UInt16(config["publisher_id"]), ua.VariantType.UInt16),
-                                 ua.UInt16(config["writer_group_id"]), ua.UInt16(config["dataset_writer_id"] + k),
-                                 meta=_meta(config, k), name=f"Reader {k}", enabled=True, subscribed=targets[k])
-               for k in range(len(targets))]
+    readers = [
+        DataSetReader.new(
+            ua.Variant(ua.UInt16(config["publisher_id"]), ua.VariantType.UInt16),
+            ua.UInt16(config["writer_group_id"]),
+            ua.UInt16(config["dataset_writer_id"] + k),
+            meta=_meta(config, k),
+            name=f"Reader {k}",
+            enabled=True,
+            subscribed=targets[k],
+        )
+        for k in range(len(targets))
+    ]
     group = ReaderGroup.new("uabench", reader=readers, enable=True)
-    connection = PubSubConnection.udp_uadp("uabench", ua.UInt16(config["publisher_id"]), Settings(config, True),
-                                           reader_groups=[group])
+    connection = PubSubConnection.udp_uadp(
+        "uabench",
+        ua.UInt16(config["publisher_id"]),
+        Settings(config, True),
+        reader_groups=[group],
+    )
 
     def protocol(*args):
         instance = MeasuringUdp(*args)
@@ -321,19 +422,31 @@ async def subscribe(config: dict) -> dict:
         return instance
 
     connection._network_factory = protocol
-    connection._network_settings = Settings(config, True)  # the constructor rebuilt plain UdpSettings
+    connection._network_settings = Settings(
+        config, True
+    )  # the constructor rebuilt plain UdpSettings
     pubsub = PubSub.new()
     await pubsub.add_connection(connection)
     await pubsub.start()
     stopped = asyncio.ensure_future(stop.wait())
-    await asyncio.wait([stopped, asyncio.ensure_future(measurement.phase_set.wait())],
-                       timeout=FIRST_MESSAGE_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
-    if not measurement.started:  # nothing arrived: an empty phase, and a result that says so
+    await asyncio.wait(
+        [stopped, asyncio.ensure_future(measurement.phase_set.wait())],
+        timeout=FIRST_MESSAGE_TIMEOUT_S,
+        return_when=asyncio.FIRST_COMPLETED,
+    )
+    if (
+        not measurement.started
+    ):  # nothing arrived: an empty phase, and a result that says so
         now = time.time_ns()
         measurement.started, measurement.start_ns, measurement.end_ns = True, now, now
     try:
-        await asyncio.wait_for(asyncio.shield(stopped), max(0.0, (measurement.end_ns - time.time_ns()) / 1e9))
-        measurement.end_ns = max(measurement.start_ns, min(measurement.end_ns, time.time_ns()))
+        await asyncio.wait_for(
+            asyncio.shield(stopped),
+            max(0.0, (measurement.end_ns - time.time_ns()) / 1e9),
+        )
+        measurement.end_ns = max(
+            measurement.start_ns, min(measurement.end_ns, time.time_ns())
+        )
     except asyncio.TimeoutError:
         pass
     stopped.cancel()
@@ -343,7 +456,9 @@ async def subscribe(config: dict) -> dict:
         await asyncio.wait_for(pubsub.stop(), DRAIN_S)
     except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - the result is what matters
         log.warning("PubSub did not stop cleanly")
-    return contract.pubsub_result("asyncua", asyncua.__version__, config, measurement.figures())
+    return contract.pubsub_result(
+        "asyncua", asyncua.__version__, config, measurement.figures()
+    )
 
 
 def run(command: str, config: dict) -> None:
@@ -351,4 +466,3 @@ def run(command: str, config: dict) -> None:
         asyncio.run(publish(config))
     else:
         contract.emit(asyncio.run(subscribe(config)))
-

@@ -53,17 +53,30 @@ class TrustedClientsOnly(security_policies.SecurityPolicyFactory):
     closing the connection, which is the rejection; any other error would leave the
     client waiting for its timeout."""
 
-    def __init__(self, policy_type: ua.SecurityPolicyType, server: Server, trusted: set[bytes]) -> None:
+    def __init__(
+        self, policy_type: ua.SecurityPolicyType, server: Server, trusted: set[bytes]
+    ) -> None:
         policy, mode, _level = security_policies.SECURITY_POLICY_TYPE_MAP[policy_type]
-        super().__init__(policy, mode, server.iserver.certificate, server.iserver.private_key,
-                         permission_ruleset=SimpleRoleRuleset())
+        super().__init__(
+            policy,
+            mode,
+            server.iserver.certificate,
+            server.iserver.private_key,
+            permission_ruleset=SimpleRoleRuleset(),
+        )
         self._trusted = trusted
 
-    def create(self, peer_certificate: bytes | None) -> security_policies.SecurityPolicy:
+    def create(
+        self, peer_certificate: bytes | None
+    ) -> security_policies.SecurityPolicy:
         if self.cls is not security_policies.SecurityPolicyNone:
-            leaf = uacrypto.x509_from_der(peer_certificate) if peer_certificate else None
+            leaf = (
+                uacrypto.x509_from_der(peer_certificate) if peer_certificate else None
+            )
             if leaf is None or _der(leaf) not in self._trusted:
-                log.warning("rejecting a secure channel: client certificate not in trusted_certificates")
+                log.warning(
+                    "rejecting a secure channel: client certificate not in trusted_certificates"
+                )
                 raise ua.uaerrors.BadUserAccessDenied()
         return super().create(peer_certificate)
 
@@ -81,20 +94,32 @@ def check_files(settings: dict, keys: list[str]) -> None:
                 else:
                     x509.load_der_x509_certificate(content)
             except OSError as error:
-                raise contract.ConfigError(f"config: key 'security.{key}': cannot read {path}: "
-                                           f"{error.strerror}") from error
+                raise contract.ConfigError(
+                    f"config: key 'security.{key}': cannot read {path}: "
+                    f"{error.strerror}"
+                ) from error
             except (ValueError, TypeError) as error:
-                kind = "an unencrypted PEM private key" if key == "private_key" else "a DER certificate"
-                raise contract.ConfigError(f"config: key 'security.{key}': {path} is not {kind}") from error
+                kind = (
+                    "an unencrypted PEM private key"
+                    if key == "private_key"
+                    else "a DER certificate"
+                )
+                raise contract.ConfigError(
+                    f"config: key 'security.{key}': {path} is not {kind}"
+                ) from error
 
 
 def _der(certificate: x509.Certificate) -> bytes:
     return certificate.public_bytes(Encoding.DER)
 
 
-async def configure_server(server: Server, security: dict) -> list[ua.SecurityPolicyType]:
+async def configure_server(
+    server: Server, security: dict
+) -> list[ua.SecurityPolicyType]:
     """Loads the server's certificate and selects its endpoints; returns the endpoint types."""
-    endpoints = [SERVER_ENDPOINTS[(e["policy"], e["mode"])] for e in security["endpoints"]]
+    endpoints = [
+        SERVER_ENDPOINTS[(e["policy"], e["mode"])] for e in security["endpoints"]
+    ]
     server.set_security_policy(endpoints)
     if security["certificate"]:
         await server.load_certificate(security["certificate"], format="der")
@@ -102,10 +127,17 @@ async def configure_server(server: Server, security: dict) -> list[ua.SecurityPo
     return endpoints
 
 
-def trust_only(server: Server, endpoints: list[ua.SecurityPolicyType], trusted_paths: list[str]) -> None:
+def trust_only(
+    server: Server, endpoints: list[ua.SecurityPolicyType], trusted_paths: list[str]
+) -> None:
     """Replaces the started server's channel policies by ones that check the client certificate."""
-    trusted = {_der(x509.load_der_x509_certificate(Path(p).read_bytes())) for p in trusted_paths}
-    server.bserver.set_policies([TrustedClientsOnly(e, server, trusted) for e in endpoints])
+    trusted = {
+        _der(x509.load_der_x509_certificate(Path(p).read_bytes()))
+        for p in trusted_paths
+    }
+    server.bserver.set_policies(
+        [TrustedClientsOnly(e, server, trusted) for e in endpoints]
+    )
 
 
 async def configure_client(client: Client, security: dict) -> None:

@@ -52,7 +52,11 @@ async def serve(config: dict) -> None:
     try:
         await server.start()
     except OSError as error:
-        contract.fail("runtime", f"cannot listen on {url}: {error.strerror or error}", contract.EXIT_RUNTIME)
+        contract.fail(
+            "runtime",
+            f"cannot listen on {url}: {error.strerror or error}",
+            contract.EXIT_RUNTIME,
+        )
     # No await since start(): no connection has been served with the default policies.
     security.trust_only(server, endpoints, config["security"]["trusted_certificates"])
     updates = None

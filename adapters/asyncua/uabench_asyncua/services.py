@@ -21,8 +21,12 @@ def expected_variant(node: str) -> ua.VariantType | None:
         return ua.VariantType.Float
     if node.startswith("Write_") or node in contract.ARRAYS:
         return ua.VariantType.Double
-    return {"Tick": ua.VariantType.UInt32, "Page": ua.VariantType.Int16,
-            "SDD": ua.VariantType.ByteString, "Image": ua.VariantType.ByteString}.get(node)
+    return {
+        "Tick": ua.VariantType.UInt32,
+        "Page": ua.VariantType.Int16,
+        "SDD": ua.VariantType.ByteString,
+        "Image": ua.VariantType.ByteString,
+    }.get(node)
 
 
 def check_value(node: str, variant: ua.Variant | None) -> str | None:
@@ -44,7 +48,9 @@ def status_error(codes: list[ua.StatusCode]) -> str | None:
 class ServiceWorkload:
     """Shared by read and write: request k of a session carries request_nodes(nodes, k, n)."""
 
-    def __init__(self, sessions: list[Session], config: dict, recorder: Recorder) -> None:
+    def __init__(
+        self, sessions: list[Session], config: dict, recorder: Recorder
+    ) -> None:
         self.sessions = sessions
         self.nodes: list[str] = config["nodes"]
         self.per_request: int = config["nodes_per_request"]
@@ -64,7 +70,9 @@ class ServiceWorkload:
 
 
 class ReadWorkload(ServiceWorkload):
-    def __init__(self, sessions: list[Session], config: dict, recorder: Recorder) -> None:
+    def __init__(
+        self, sessions: list[Session], config: dict, recorder: Recorder
+    ) -> None:
         super().__init__(sessions, config, recorder)
         # Request k's nodes depend only on k·n mod len(nodes): build each parameter set once.
         self._parameters: list[dict[int, ua.ReadParameters]] = [{} for _ in sessions]
@@ -76,15 +84,23 @@ class ReadWorkload(ServiceWorkload):
         if parameters is None:
             s = self.sessions[session]
             parameters = cache[offset] = ua.ReadParameters(
-                NodesToRead=[ua.ReadValueId(NodeId=s.nodeid(n), AttributeId=VALUE) for n in self.names(k)],
-                MaxAge=0, TimestampsToReturn=ua.TimestampsToReturn.Source,
+                NodesToRead=[
+                    ua.ReadValueId(NodeId=s.nodeid(n), AttributeId=VALUE)
+                    for n in self.names(k)
+                ],
+                MaxAge=0,
+                TimestampsToReturn=ua.TimestampsToReturn.Source,
             )
         return parameters
 
     async def request(self, session: int, k: int) -> list[ua.DataValue]:
-        return await self.sessions[session].client.uaclient.read(self._read_parameters(session, k))
+        return await self.sessions[session].client.uaclient.read(
+            self._read_parameters(session, k)
+        )
 
-    def outcome(self, session: int, k: int, response: list[ua.DataValue]) -> tuple[bool, int, str | None]:
+    def outcome(
+        self, session: int, k: int, response: list[ua.DataValue]
+    ) -> tuple[bool, int, str | None]:
         error = status_error([dv.StatusCode for dv in response])
         if error is None and len(response) != self.per_request:
             error = f"got {len(response)} results for {self.per_request} nodes"
@@ -101,14 +117,19 @@ class WriteWorkload(ServiceWorkload):
         s = self.sessions[session]
         values = [
             ua.WriteValue(
-                NodeId=s.nodeid(name), AttributeId=VALUE,
-                Value=_value_only(contract.write_value(session, k, self.per_request, j)),
+                NodeId=s.nodeid(name),
+                AttributeId=VALUE,
+                Value=_value_only(
+                    contract.write_value(session, k, self.per_request, j)
+                ),
             )
             for j, name in enumerate(self.names(k))
         ]
         return await s.client.uaclient.write(ua.WriteParameters(NodesToWrite=values))
 
-    def outcome(self, session: int, k: int, response: list[ua.StatusCode]) -> tuple[bool, int, str | None]:
+    def outcome(
+        self, session: int, k: int, response: list[ua.StatusCode]
+    ) -> tuple[bool, int, str | None]:
         error = status_error(response)
         if error is None and len(response) != self.per_request:
             error = f"got {len(response)} results for {self.per_request} nodes"
@@ -120,18 +141,30 @@ class WriteWorkload(ServiceWorkload):
         positions = range(len(self.nodes))
         expected = {i: contract.write_verification_value(pattern, i) for i in positions}
         for chunk in _chunks(list(positions), self.per_request):
-            values = [ua.WriteValue(NodeId=s.nodeid(self.nodes[i]), AttributeId=VALUE,
-                                    Value=_value_only(expected[i]))
-                      for i in chunk]
+            values = [
+                ua.WriteValue(
+                    NodeId=s.nodeid(self.nodes[i]),
+                    AttributeId=VALUE,
+                    Value=_value_only(expected[i]),
+                )
+                for i in chunk
+            ]
             try:
                 await s.client.uaclient.write(ua.WriteParameters(NodesToWrite=values))
             except Exception as error:  # the read-back below counts the affected nodes
                 if len(self.recorder.error_examples) < contract.MAX_EXAMPLES:
-                    self.recorder.error_examples.append(f"verification write: {self.describe(error)}")
+                    self.recorder.error_examples.append(
+                        f"verification write: {self.describe(error)}"
+                    )
         for chunk in _chunks(list(positions), self.per_request):
             parameters = ua.ReadParameters(
-                NodesToRead=[ua.ReadValueId(NodeId=s.nodeid(self.nodes[i]), AttributeId=VALUE) for i in chunk],
-                MaxAge=0, TimestampsToReturn=ua.TimestampsToReturn.Source)
+                NodesToRead=[
+                    ua.ReadValueId(NodeId=s.nodeid(self.nodes[i]), AttributeId=VALUE)
+                    for i in chunk
+                ],
+                MaxAge=0,
+                TimestampsToReturn=ua.TimestampsToReturn.Source,
+            )
             try:
                 results: list[Any] = await s.client.uaclient.read(parameters)
             except Exception as error:
@@ -146,7 +179,11 @@ class WriteWorkload(ServiceWorkload):
         if not dv.StatusCode.is_good():
             return f"{node}: read-back {dv.StatusCode.name}"
         got = dv.Value.Value if dv.Value is not None else None
-        if dv.Value is None or dv.Value.VariantType != ua.VariantType.Double or got != expected:
+        if (
+            dv.Value is None
+            or dv.Value.VariantType != ua.VariantType.Double
+            or got != expected
+        ):
             return f"{node}: read back {got!r}, expected {expected!r}"
         return None
 
@@ -158,4 +195,4 @@ def _value_only(value: float) -> ua.DataValue:
 
 
 def _chunks(items: list[int], size: int) -> list[list[int]]:
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    return [items[i : i + size] for i in range(0, len(items), size)]

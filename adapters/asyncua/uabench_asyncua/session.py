@@ -20,7 +20,9 @@ CONNECT_TIMEOUT_S = 10.0
 REQUEST_TIMEOUT_S = 10.0
 DISCONNECT_TIMEOUT_S = 3.0
 PARALLEL_CONNECTS = 16
-SESSION_TIMEOUT_MS = 600_000  # asyncua asks for an hour, which servers clamp (with a warning)
+SESSION_TIMEOUT_MS = (
+    600_000  # asyncua asks for an hour, which servers clamp (with a warning)
+)
 # Room above in_flight for the client's own background requests (keep-alive reads, publish).
 SPARE_REQUESTS = 16
 
@@ -33,7 +35,9 @@ class ConnectError(Exception):
 class Session:
     client: Client
     namespace: int
-    setup_ns: int = 0  # SPEC §6: connect .. ActivateSession, without the namespace lookup
+    setup_ns: int = (
+        0  # SPEC §6: connect .. ActivateSession, without the namespace lookup
+    )
     _nodeids: dict[str, ua.NodeId] = field(default_factory=dict)
 
     def nodeid(self, name: str) -> ua.NodeId:
@@ -54,16 +58,22 @@ async def open_session(config: dict, in_flight: int) -> Session:
     client.set_max_concurrent_requests(in_flight + SPARE_REQUESTS)
     client.session_timeout = SESSION_TIMEOUT_MS
     try:
-        namespace, setup_ns = await asyncio.wait_for(_connect(client, config["security"]), CONNECT_TIMEOUT_S)
+        namespace, setup_ns = await asyncio.wait_for(
+            _connect(client, config["security"]), CONNECT_TIMEOUT_S
+        )
     except asyncio.TimeoutError:
         client.disconnect_socket()
-        raise ConnectError(f"no session with {config['endpoint']} within {CONNECT_TIMEOUT_S:g} s") from None
+        raise ConnectError(
+            f"no session with {config['endpoint']} within {CONNECT_TIMEOUT_S:g} s"
+        ) from None
     except ValueError as error:  # NamespaceArray lacks the uabench URI
         await Session(client, 0).close()
         raise ConnectError(f"{config['endpoint']}: {error}") from error
     except Exception as error:
         client.disconnect_socket()
-        raise ConnectError(f"cannot connect to {config['endpoint']}: {_reason(error)}") from error
+        raise ConnectError(
+            f"cannot connect to {config['endpoint']}: {_reason(error)}"
+        ) from error
     return Session(client, namespace, setup_ns)
 
 
@@ -86,7 +96,9 @@ async def open_sessions(config: dict, in_flight: int) -> list[Session]:
         async with gate:
             return await open_session(config, in_flight)
 
-    results = await asyncio.gather(*(one() for _ in range(config["sessions"])), return_exceptions=True)
+    results = await asyncio.gather(
+        *(one() for _ in range(config["sessions"])), return_exceptions=True
+    )
     opened = [r for r in results if isinstance(r, Session)]
     failures = [r for r in results if not isinstance(r, Session)]
     if failures:

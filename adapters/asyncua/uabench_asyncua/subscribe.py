@@ -45,10 +45,20 @@ class Measurements:
         self.tick_gaps = 0
         self.phases: Phases | None = None
 
-    def update(self, item: Item, value: ua.DataValue, received_ns: int, wall_ns: int, counts: list[int],
-               index: int) -> None:
+    def update(
+        self,
+        item: Item,
+        value: ua.DataValue,
+        received_ns: int,
+        wall_ns: int,
+        counts: list[int],
+        index: int,
+    ) -> None:
         phases = self.phases
-        measured = phases is not None and phases.measure_start <= received_ns < phases.measure_end
+        measured = (
+            phases is not None
+            and phases.measure_start <= received_ns < phases.measure_end
+        )
         tick = self._tick(item, value)
         if measured:
             self.notifications += 1
@@ -76,21 +86,29 @@ class Measurements:
 
     @staticmethod
     def _tick(item: Item, value: ua.DataValue) -> int | None:
-        if not item.ticked or value.Value is None or not isinstance(value.Value.Value, (int, float)):
+        if (
+            not item.ticked
+            or value.Value is None
+            or not isinstance(value.Value.Value, (int, float))
+        ):
             return None
         return int(value.Value.Value) % contract.TICK_MODULUS
 
 
-_MICROSECOND = (datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=timezone.utc) - EPOCH)
+_MICROSECOND = datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=timezone.utc) - EPOCH
 
 
-async def run_subscriptions(sessions: list[Session], config: dict, recorder: Recorder) -> dict:
+async def run_subscriptions(
+    sessions: list[Session], config: dict, recorder: Recorder
+) -> dict:
     measurements = Measurements(recorder, config["verify"])
     created = await asyncio.gather(*(_subscribe(s, config, recorder) for s in sessions))
     subscriptions = [entry for per_session in created for entry in per_session]
     counts = [0] * len(subscriptions)
-    consumers = [asyncio.create_task(_consume(sub, items, measurements, counts, i))
-                 for i, (sub, items) in enumerate(subscriptions)]
+    consumers = [
+        asyncio.create_task(_consume(sub, items, measurements, counts, i))
+        for i, (sub, items) in enumerate(subscriptions)
+    ]
 
     phases = Phases.begin_now(config["warmup_s"], config["duration_s"])
     measurements.phases = phases
@@ -107,7 +125,10 @@ async def run_subscriptions(sessions: list[Session], config: dict, recorder: Rec
         "subscription": {
             "notifications": measurements.notifications,
             "values_per_s": measurements.notifications / seconds,
-            "updates_per_subscription": {"min": min(counts, default=0), "max": max(counts, default=0)},
+            "updates_per_subscription": {
+                "min": min(counts, default=0),
+                "max": max(counts, default=0),
+            },
             "tick_gaps": measurements.tick_gaps,
         },
         "cycle_time_ns": measurements.cycle.sparse(),
@@ -115,32 +136,50 @@ async def run_subscriptions(sessions: list[Session], config: dict, recorder: Rec
     }
 
 
-async def _subscribe(session: Session, config: dict, recorder: Recorder) -> list[tuple[Subscription, dict]]:
+async def _subscribe(
+    session: Session, config: dict, recorder: Recorder
+) -> list[tuple[Subscription, dict]]:
     """Creates this session's subscriptions, each with an (empty) map of its items by client handle."""
     client = session.client
     nodes = [client.get_node(session.nodeid(name)) for name in config["nodes"]]
     created = []
     for _ in range(config["subscriptions"]):
         # Iterator mode with an unbounded queue: the SDK drops nothing on the client side.
-        subscription = await client.create_subscription(config["publishing_interval_ms"], queue_maxsize=0)
+        subscription = await client.create_subscription(
+            config["publishing_interval_ms"], queue_maxsize=0
+        )
         handles = await subscription.subscribe_data_change(
-            nodes, queuesize=config["queue_size"], sampling_interval=config["sampling_interval_ms"])
+            nodes,
+            queuesize=config["queue_size"],
+            sampling_interval=config["sampling_interval_ms"],
+        )
         for name, handle in zip(config["nodes"], handles):
             if isinstance(handle, ua.StatusCode):
-                recorder.notification(False, f"{name}: {handle.name}")  # refused: a failed operation
+                recorder.notification(
+                    False, f"{name}: {handle.name}"
+                )  # refused: a failed operation
         created.append((subscription, {}))
     return created
 
 
-async def _consume(subscription: Subscription, items: dict[int, Item], measurements: Measurements,
-                   counts: list[int], index: int) -> None:
+async def _consume(
+    subscription: Subscription,
+    items: dict[int, Item],
+    measurements: Measurements,
+    counts: list[int],
+    index: int,
+) -> None:
     async for event in subscription:
         if isinstance(event, DataChangeEvent):
             received_ns, wall_ns = time.perf_counter_ns(), time.time_ns()
             notification = event.data.monitored_item
             item = items.get(notification.ClientHandle)
             if item is None:
-                item = items[notification.ClientHandle] = Item(str(event.node.nodeid.Identifier))
-            measurements.update(item, notification.Value, received_ns, wall_ns, counts, index)
+                item = items[notification.ClientHandle] = Item(
+                    str(event.node.nodeid.Identifier)
+                )
+            measurements.update(
+                item, notification.Value, received_ns, wall_ns, counts, index
+            )
         elif isinstance(event, StatusChangeEvent):
             log.warning("subscription status change: %s", event.notification.Status)

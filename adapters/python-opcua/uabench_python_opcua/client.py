@@ -29,19 +29,28 @@ def run_client(path: str) -> None:
     except contract.NotSupported as error:
         contract.fail("not_supported", str(error), contract.EXIT_NOT_SUPPORTED)
 
-    sessions = [Session(i, config["endpoint"], credentials) for i in range(config["sessions"])]
+    sessions = [
+        Session(i, config["endpoint"], credentials) for i in range(config["sessions"])
+    ]
     try:
         connect_all(sessions)
     except Exception as error:
         log.warning("connect failed: %r", error)
-        end(sessions, {"event": "error", "kind": "connect",
-                       "message": f"cannot connect to {config['endpoint']}: {describe(error)}"},
-            contract.EXIT_RUNTIME)
+        end(
+            sessions,
+            {
+                "event": "error",
+                "kind": "connect",
+                "message": f"cannot connect to {config['endpoint']}: {describe(error)}",
+            },
+            contract.EXIT_RUNTIME,
+        )
     try:
         for session in sessions:
             session.resolve_namespace()
         if config["workload"] == "subscribe":
             from .subscribe import run_subscribe
+
             recorder = run_subscribe(sessions, config)
         else:
             recorder = run_requests(sessions, config)
@@ -49,8 +58,16 @@ def run_client(path: str) -> None:
             recorder.session_ready(session.setup_ns)
     except Exception as error:
         log.exception("workload failed")
-        end(sessions, {"event": "error", "kind": "runtime", "message": describe(error)}, contract.EXIT_RUNTIME)
-    end(sessions, recorder.result(SDK_ID, sdk_version(), "client", config), contract.EXIT_OK)
+        end(
+            sessions,
+            {"event": "error", "kind": "runtime", "message": describe(error)},
+            contract.EXIT_RUNTIME,
+        )
+    end(
+        sessions,
+        recorder.result(SDK_ID, sdk_version(), "client", config),
+        contract.EXIT_OK,
+    )
 
 
 def connect_all(sessions: list[Session]) -> None:

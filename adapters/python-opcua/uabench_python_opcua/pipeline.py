@@ -27,7 +27,9 @@ from .session import Session, read_parameters, write_parameters
 
 log = logging.getLogger("uabench.python_opcua.pipeline")
 
-GRACE_NS = 5_000_000_000  # after the measured phase: wait this long for requests in flight
+GRACE_NS = (
+    5_000_000_000  # after the measured phase: wait this long for requests in flight
+)
 SERVICE_FAULT = ua.FourByteNodeId(ua.ObjectIds.ServiceFault_Encoding_DefaultBinary)
 
 
@@ -36,7 +38,9 @@ class Phases:
 
     def __init__(self, warmup_s: float, duration_s: float) -> None:
         self.wall_offset = time.time_ns() - time.perf_counter_ns()
-        self.t0 = time.perf_counter_ns() + 10_000_000  # let every sender thread start first
+        self.t0 = (
+            time.perf_counter_ns() + 10_000_000
+        )  # let every sender thread start first
         self.measure_start = self.t0 + round(warmup_s * 1e9)
         self.measure_end = self.measure_start + round(duration_s * 1e9)
         self.grace_end = self.measure_end + GRACE_NS
@@ -57,21 +61,34 @@ class Tally:
 class Operation:
     __slots__ = ("number", "names", "scheduled", "measured", "finished")
 
-    def __init__(self, number: int, names: list[str], scheduled: int, measured: bool) -> None:
-        self.number, self.names, self.scheduled, self.measured = number, names, scheduled, measured
+    def __init__(
+        self, number: int, names: list[str], scheduled: int, measured: bool
+    ) -> None:
+        self.number, self.names, self.scheduled, self.measured = (
+            number,
+            names,
+            scheduled,
+            measured,
+        )
         self.finished = False
 
 
 class RequestPipeline:
-    def __init__(self, session: Session, config: dict, phases: Phases, tally: Tally) -> None:
+    def __init__(
+        self, session: Session, config: dict, phases: Phases, tally: Tally
+    ) -> None:
         self.session = session
         self.workload = config["workload"]
         self.nodes = config["nodes"]
         self.per_request = config["nodes_per_request"]
         self.phases, self.tally = phases, tally
         self.in_flight = config["in_flight"]
-        self.slots = threading.Semaphore(self.in_flight)  # open loop: free in_flight slots
-        self.numbering = threading.Lock()  # closed loop: request numbers, taken by completions
+        self.slots = threading.Semaphore(
+            self.in_flight
+        )  # open loop: free in_flight slots
+        self.numbering = (
+            threading.Lock()
+        )  # closed loop: request numbers, taken by completions
         self.next_number = 0
         self.broken: str | None = None  # why sending failed: the connection is gone
         self.rate = config["rate"]
@@ -85,7 +102,9 @@ class RequestPipeline:
         self.node_ids = {name: session.node_id(name) for name in self.nodes}
         self._read_cache: dict[int, ua.ReadParameters] = {}
         self._cycle = len(self.nodes) // math.gcd(len(self.nodes), self.per_request)
-        self.thread = threading.Thread(target=self.run, name=f"session-{session.index}", daemon=True)
+        self.thread = threading.Thread(
+            target=self.run, name=f"session-{session.index}", daemon=True
+        )
 
     # --- sending -------------------------------------------------------------------------
 
@@ -128,8 +147,13 @@ class RequestPipeline:
                 time.sleep(delay / 1e9)
             # A late request is still sent, until the grace period ends; the wait for a
             # slot is part of its latency, measured from `scheduled`.
-            if not self.slots.acquire(timeout=max(0.0, (phases.grace_end - time.perf_counter_ns()) / 1e9)):
-                return number, "not sent: no free in_flight slot before the grace period ended"
+            if not self.slots.acquire(
+                timeout=max(0.0, (phases.grace_end - time.perf_counter_ns()) / 1e9)
+            ):
+                return (
+                    number,
+                    "not sent: no free in_flight slot before the grace period ended",
+                )
             if not self._send(number, scheduled):
                 self.slots.release()
                 return number + 1, f"not sent: connection lost ({self.broken})"
@@ -137,12 +161,16 @@ class RequestPipeline:
 
     def _send(self, number: int, scheduled: int) -> bool:
         names = contract.request_nodes(self.nodes, number, self.per_request)
-        operation = Operation(number, names, scheduled, scheduled >= self.phases.measure_start)
+        operation = Operation(
+            number, names, scheduled, scheduled >= self.phases.measure_start
+        )
         with self.tally.lock:
             self.outstanding[number] = operation
         try:
-            self.session.channel.send_request(self._request(number, names),
-                                              callback=functools.partial(self._completed, operation))
+            self.session.channel.send_request(
+                self._request(number, names),
+                callback=functools.partial(self._completed, operation),
+            )
         except Exception as error:
             self.broken = str(error) or type(error).__name__
             self._finish(operation, 0, False, 0, f"send failed: {self.broken}")
@@ -154,11 +182,16 @@ class RequestPipeline:
             request = ua.ReadRequest()
             key = number % self._cycle
             if key not in self._read_cache:
-                self._read_cache[key] = read_parameters([self.node_ids[n] for n in names])
+                self._read_cache[key] = read_parameters(
+                    [self.node_ids[n] for n in names]
+                )
             request.Parameters = self._read_cache[key]
             return request
         request = ua.WriteRequest()
-        values = [contract.write_value(self.session.index, number, self.per_request, j) for j in range(len(names))]
+        values = [
+            contract.write_value(self.session.index, number, self.per_request, j)
+            for j in range(len(names))
+        ]
         request.Parameters = write_parameters([self.node_ids[n] for n in names], values)
         return request
 
@@ -183,7 +216,9 @@ class RequestPipeline:
             data = future.result()
             if nodeid_from_binary(data.copy()) == SERVICE_FAULT:
                 fault = struct_from_binary(ua.ServiceFault, data)
-                self._finish(operation, done, False, 0, fault.ResponseHeader.ServiceResult.name)
+                self._finish(
+                    operation, done, False, 0, fault.ResponseHeader.ServiceResult.name
+                )
                 return
             kind = ua.ReadResponse if self.workload == "read" else ua.WriteResponse
             response = struct_from_binary(kind, data)
@@ -196,9 +231,17 @@ class RequestPipeline:
             return
         results = response.Results
         if len(results) != len(operation.names):
-            self._finish(operation, done, False, 0, f"{len(results)} results for {len(operation.names)} nodes")
+            self._finish(
+                operation,
+                done,
+                False,
+                0,
+                f"{len(results)} results for {len(operation.names)} nodes",
+            )
             return
-        statuses = [r.StatusCode for r in results] if self.workload == "read" else results
+        statuses = (
+            [r.StatusCode for r in results] if self.workload == "read" else results
+        )
         for name, status in zip(operation.names, statuses, strict=True):
             if not status.is_good():
                 self._finish(operation, done, False, 0, f"{name}: {status.name}")
@@ -217,7 +260,9 @@ class RequestPipeline:
                 recorder.operation(done - operation.scheduled, ok, values, error)
                 if ok and tally.verify and self.workload == "read":
                     for name, data_value in zip(operation.names, results, strict=True):
-                        recorder.verification(contract.verify_value(name, data_value.Value.Value))
+                        recorder.verification(
+                            contract.verify_value(name, data_value.Value.Value)
+                        )
             if not self.outstanding:
                 self.all_done.notify_all()
 
@@ -249,11 +294,15 @@ class RequestPipeline:
             for operation in list(self.outstanding.values()):
                 operation.finished = True
                 if operation.measured:
-                    self.tally.recorder.operation(0, False, 0, "no response within 5 s after the measured phase")
+                    self.tally.recorder.operation(
+                        0, False, 0, "no response within 5 s after the measured phase"
+                    )
             self.outstanding.clear()
 
 
-def verify_writes(session: Session, nodes: list[str], per_request: int, tally: Tally) -> None:
+def verify_writes(
+    session: Session, nodes: list[str], per_request: int, tally: Tally
+) -> None:
     """SPEC §3: session 0 writes a per-run pattern to every node, reads all back."""
     pattern = time.time_ns() // 1_000_000 % 1000 + 1
     expected = {}
@@ -262,10 +311,16 @@ def verify_writes(session: Session, nodes: list[str], per_request: int, tally: T
     recorder, checked = tally.recorder, 0
     try:
         for start in range(0, len(nodes), per_request):
-            chunk = nodes[start:start + per_request]
-            session.write(chunk, [contract.write_verification_value(pattern, start + i) for i in range(len(chunk))])
+            chunk = nodes[start : start + per_request]
+            session.write(
+                chunk,
+                [
+                    contract.write_verification_value(pattern, start + i)
+                    for i in range(len(chunk))
+                ],
+            )
         for start in range(0, len(nodes), per_request):
-            chunk = nodes[start:start + per_request]
+            chunk = nodes[start : start + per_request]
             checked += _check_read_back(session, chunk, expected, tally)
     except Exception as error:  # every value not read back is a verification failure
         with tally.lock:
@@ -273,7 +328,9 @@ def verify_writes(session: Session, nodes: list[str], per_request: int, tally: T
                 recorder.verification(f"{name}: write verification failed: {error}")
 
 
-def _check_read_back(session: Session, chunk: list[str], expected: dict, tally: Tally) -> int:
+def _check_read_back(
+    session: Session, chunk: list[str], expected: dict, tally: Tally
+) -> int:
     recorder = tally.recorder
     results = session.read(chunk)
     for position, name in enumerate(chunk):

@@ -18,12 +18,18 @@ log = logging.getLogger("uabench.python_opcua.security")
 # Policy name -> python-opcua class (client side). Only Basic256Sha256 is also offered by
 # the library's server; the Aes* policies do not exist in 0.98.13 at all.
 CLIENT_POLICIES = {"Basic256Sha256": security_policies.SecurityPolicyBasic256Sha256}
-MODES = {"None": ua.MessageSecurityMode.None_, "Sign": ua.MessageSecurityMode.Sign,
-         "SignAndEncrypt": ua.MessageSecurityMode.SignAndEncrypt}
+MODES = {
+    "None": ua.MessageSecurityMode.None_,
+    "Sign": ua.MessageSecurityMode.Sign,
+    "SignAndEncrypt": ua.MessageSecurityMode.SignAndEncrypt,
+}
 SERVER_ENDPOINTS = {
     ("None", "None"): ua.SecurityPolicyType.NoSecurity,
     ("Basic256Sha256", "Sign"): ua.SecurityPolicyType.Basic256Sha256_Sign,
-    ("Basic256Sha256", "SignAndEncrypt"): ua.SecurityPolicyType.Basic256Sha256_SignAndEncrypt,
+    (
+        "Basic256Sha256",
+        "SignAndEncrypt",
+    ): ua.SecurityPolicyType.Basic256Sha256_SignAndEncrypt,
 }
 
 
@@ -32,7 +38,9 @@ def server_policy_types(endpoints: list[dict]) -> list:
     for endpoint in endpoints:
         key = (endpoint["policy"], endpoint["mode"])
         if key not in SERVER_ENDPOINTS:
-            raise NotSupported(f"python-opcua's server cannot offer policy {key[0]} mode {key[1]}")
+            raise NotSupported(
+                f"python-opcua's server cannot offer policy {key[0]} mode {key[1]}"
+            )
         if SERVER_ENDPOINTS[key] not in types:
             types.append(SERVER_ENDPOINTS[key])
     return types
@@ -50,14 +58,18 @@ def load_certificate(path: str, key: str) -> x509.Certificate:
         with open(path, "rb") as stream:
             data = stream.read()
     except OSError as error:
-        raise ConfigError(f"config: key '{key}': cannot read {path}: {error.strerror}") from error
+        raise ConfigError(
+            f"config: key '{key}': cannot read {path}: {error.strerror}"
+        ) from error
     try:
         return x509.load_der_x509_certificate(data)
     except ValueError:
         try:
             return x509.load_pem_x509_certificate(data)
         except ValueError as error:
-            raise ConfigError(f"config: key '{key}': {path} is not a DER or PEM certificate") from error
+            raise ConfigError(
+                f"config: key '{key}': {path} is not a DER or PEM certificate"
+            ) from error
 
 
 def load_private_key(path: str, key: str):
@@ -67,11 +79,15 @@ def load_private_key(path: str, key: str):
         with open(path, "rb") as stream:
             data = stream.read()
     except OSError as error:
-        raise ConfigError(f"config: key '{key}': cannot read {path}: {error.strerror}") from error
+        raise ConfigError(
+            f"config: key '{key}': cannot read {path}: {error.strerror}"
+        ) from error
     try:
         return serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError) as error:
-        raise ConfigError(f"config: key '{key}': {path} is not an unencrypted PEM private key") from error
+        raise ConfigError(
+            f"config: key '{key}': {path} is not an unencrypted PEM private key"
+        ) from error
 
 
 def der(certificate: x509.Certificate) -> bytes:
@@ -89,17 +105,25 @@ def der(certificate: x509.Certificate) -> bytes:
 # OpenSecureChannel with a bad signature, or for a policy/mode the server does not offer, is
 # refused the same way.
 
+
 class UntrustedCertificate(Exception):
     pass
 
 
 class TrustedPolicyFactory(ua.SecurityPolicyFactory):
-    def __init__(self, factory: ua.SecurityPolicyFactory, trusted: frozenset[bytes]) -> None:
-        super().__init__(factory.cls, factory.mode, factory.certificate, factory.private_key)
+    def __init__(
+        self, factory: ua.SecurityPolicyFactory, trusted: frozenset[bytes]
+    ) -> None:
+        super().__init__(
+            factory.cls, factory.mode, factory.certificate, factory.private_key
+        )
         self.trusted = trusted
 
     def create(self, peer_certificate):
-        if self.cls is not ua.SecurityPolicy and _normalised(peer_certificate) not in self.trusted:
+        if (
+            self.cls is not ua.SecurityPolicy
+            and _normalised(peer_certificate) not in self.trusted
+        ):
             raise UntrustedCertificate(_describe(peer_certificate))
         return super().create(peer_certificate)
 
@@ -132,12 +156,17 @@ class _GuardedProtocol(OPCUAProtocol):
                 return process(header, body)
             except (UntrustedCertificate, InvalidSignature) as rejection:
                 # InvalidSignature: e.g. a client key that does not match its certificate
-                return self._refuse(ua.StatusCodes.BadSecurityChecksFailed, str(rejection) or "invalid signature")
+                return self._refuse(
+                    ua.StatusCodes.BadSecurityChecksFailed,
+                    str(rejection) or "invalid signature",
+                )
             except ua.UaError as error:
                 if header.MessageType != ua.MessageType.SecureOpen:
                     raise
                 # e.g. "No matching policy": a policy/mode this server does not offer
-                return self._refuse(ua.StatusCodes.BadSecurityPolicyRejected, str(error))
+                return self._refuse(
+                    ua.StatusCodes.BadSecurityPolicyRejected, str(error)
+                )
 
         self.processor.process = guarded_process
 
@@ -153,7 +182,9 @@ class _GuardedProtocol(OPCUAProtocol):
 class GuardedBinaryServer(BinaryServer):
     """BinaryServer whose endpoints only accept client certificates from `trusted`."""
 
-    def __init__(self, internal_server, hostname: str, port: int, trusted: frozenset[bytes]) -> None:
+    def __init__(
+        self, internal_server, hostname: str, port: int, trusted: frozenset[bytes]
+    ) -> None:
         super().__init__(internal_server, hostname, port)
         self.trusted = trusted
 
@@ -162,8 +193,14 @@ class GuardedBinaryServer(BinaryServer):
 
     def start(self):
         # Same as BinaryServer.start, with the guarded protocol class.
-        properties = dict(iserver=self.iserver, loop=self.loop, logger=self.logger,
-                          policies=self._policies, clients=self.clients)
+        properties = dict(
+            iserver=self.iserver,
+            loop=self.loop,
+            logger=self.logger,
+            policies=self._policies,
+            clients=self.clients,
+        )
         protocol_factory = type("OPCUAProtocol", (_GuardedProtocol,), properties)
         self._server = self.loop.run_coro_and_wait(
-            self.loop.create_server(protocol_factory, self.hostname, self.port))
+            self.loop.create_server(protocol_factory, self.hostname, self.port)
+        )

@@ -23,13 +23,19 @@ def run_server(path: str) -> None:
         config = validation.check_config("server", contract.load_config(path))
         settings = config["security"]
         policy_types = security.server_policy_types(settings["endpoints"])
-        trusted = frozenset(security.der(security.load_certificate(p, "security.trusted_certificates"))
-                            for p in settings["trusted_certificates"])
+        trusted = frozenset(
+            security.der(security.load_certificate(p, "security.trusted_certificates"))
+            for p in settings["trusted_certificates"]
+        )
         certificate = private_key = None
         if settings["certificate"]:
-            certificate = security.load_certificate(settings["certificate"], "security.certificate")
+            certificate = security.load_certificate(
+                settings["certificate"], "security.certificate"
+            )
         if settings["private_key"]:
-            private_key = security.load_private_key(settings["private_key"], "security.private_key")
+            private_key = security.load_private_key(
+                settings["private_key"], "security.private_key"
+            )
     except contract.ConfigError as error:
         contract.fail("config", str(error), contract.EXIT_CONFIG)
     except contract.NotSupported as error:
@@ -50,18 +56,30 @@ def run_server(path: str) -> None:
         server.set_security_policy(policy_types)
         server.set_security_IDs(["Anonymous"])
         server.certificate, server.private_key = certificate, private_key
-        server.bserver = security.GuardedBinaryServer(server.iserver, config["host"], config["port"], trusted)
+        server.bserver = security.GuardedBinaryServer(
+            server.iserver, config["host"], config["port"], trusted
+        )
         space = AddressSpace(server, config["signals"], config["writes"])
         server.start()
     except Exception as error:  # e.g. port in use
         log.exception("server failed to start")
-        contract.emit({"event": "error", "kind": "runtime", "message": f"server failed to start: {error}"})
+        contract.emit(
+            {
+                "event": "error",
+                "kind": "runtime",
+                "message": f"server failed to start: {error}",
+            }
+        )
         os._exit(contract.EXIT_RUNTIME)  # the library's threads may still be alive
 
     updater = None
     if config["update_interval_ms"] > 0:
-        updater = threading.Thread(target=space.update_loop, name="update-loop", daemon=True,
-                                   args=(config["update_interval_ms"] / 1000.0, stop))
+        updater = threading.Thread(
+            target=space.update_loop,
+            name="update-loop",
+            daemon=True,
+            args=(config["update_interval_ms"] / 1000.0, stop),
+        )
         updater.start()
     contract.emit({"event": "ready", "endpoint": endpoint, "pid": os.getpid()})
 
@@ -83,21 +101,44 @@ class AddressSpace:
     def __init__(self, server: Server, signals: int, writes: int) -> None:
         self.server = server
         ns = server.register_namespace(contract.NAMESPACE_URI)
-        folder = server.get_objects_node().add_object(ua.NodeId("uabench", ns), ua.QualifiedName("uabench", ns))
+        folder = server.get_objects_node().add_object(
+            ua.NodeId("uabench", ns), ua.QualifiedName("uabench", ns)
+        )
         read = ua.AccessLevel.CurrentRead.mask
         read_write = read | ua.AccessLevel.CurrentWrite.mask
         variables = [("Tick", ua.Variant(0, ua.VariantType.UInt32), read)]
-        variables += [(f"Signal_{i}", ua.Variant(contract.signal(i, 0), ua.VariantType.Float), read)
-                      for i in range(signals)]
+        variables += [
+            (
+                f"Signal_{i}",
+                ua.Variant(contract.signal(i, 0), ua.VariantType.Float),
+                read,
+            )
+            for i in range(signals)
+        ]
         variables += [
             ("Real", ua.Variant(contract.REAL_VALUE, ua.VariantType.Float), read),
-            ("Page", ua.Variant(contract.page(), ua.VariantType.Int16, [contract.PAGE_LENGTH]), read),
+            (
+                "Page",
+                ua.Variant(
+                    contract.page(), ua.VariantType.Int16, [contract.PAGE_LENGTH]
+                ),
+                read,
+            ),
             ("SDD", ua.Variant(contract.sdd(), ua.VariantType.ByteString), read),
             ("Image", ua.Variant(contract.image(), ua.VariantType.ByteString), read),
         ]
-        variables += [(name, ua.Variant(contract.array(length), ua.VariantType.Double, [length]), read)
-                      for name, length in contract.ARRAYS.items()]
-        variables += [(f"Write_{j}", ua.Variant(0.0, ua.VariantType.Double), read_write) for j in range(writes)]
+        variables += [
+            (
+                name,
+                ua.Variant(contract.array(length), ua.VariantType.Double, [length]),
+                read,
+            )
+            for name, length in contract.ARRAYS.items()
+        ]
+        variables += [
+            (f"Write_{j}", ua.Variant(0.0, ua.VariantType.Double), read_write)
+            for j in range(writes)
+        ]
         _add_variables(server, folder.nodeid, ns, variables)
         self.tick = 0
         self.tick_id = ua.NodeId("Tick", ns)
@@ -108,11 +149,23 @@ class AddressSpace:
         now = datetime.utcnow()
         set_value = self.server.set_attribute_value
         float_type = ua.VariantType.Float
-        set_value(self.tick_id, ua.DataValue(ua.Variant(tick, ua.VariantType.UInt32),
-                                             sourceTimestamp=now, serverTimestamp=now))
+        set_value(
+            self.tick_id,
+            ua.DataValue(
+                ua.Variant(tick, ua.VariantType.UInt32),
+                sourceTimestamp=now,
+                serverTimestamp=now,
+            ),
+        )
         for i, node_id in enumerate(self.signal_ids):
-            set_value(node_id, ua.DataValue(ua.Variant(contract.signal(i, tick), float_type),
-                                            sourceTimestamp=now, serverTimestamp=now))
+            set_value(
+                node_id,
+                ua.DataValue(
+                    ua.Variant(contract.signal(i, tick), float_type),
+                    sourceTimestamp=now,
+                    serverTimestamp=now,
+                ),
+            )
 
     def update_loop(self, period: float, stop: threading.Event) -> None:
         # Fixed schedule; a late update is done at once and missed periods are skipped, so
@@ -129,7 +182,9 @@ class AddressSpace:
                 due = now + period - (now - due) % period
 
 
-def _add_variables(server: Server, parent_id: ua.NodeId, ns: int, variables: list) -> None:
+def _add_variables(
+    server: Server, parent_id: ua.NodeId, ns: int, variables: list
+) -> None:
     """Adds (name, Variant, access level) variables under `parent_id`.
 
     Node.add_variable checks each new reference against all references the parent already
@@ -148,10 +203,15 @@ def _add_variables(server: Server, parent_id: ua.NodeId, ns: int, variables: lis
         item.TypeDefinition = ua.NodeId(ua.ObjectIds.BaseDataVariableType)
         attributes = ua.VariableAttributes()
         attributes.DisplayName = attributes.Description = ua.LocalizedText(name)
-        attributes.DataType = ua.NodeId(variant.VariantType.value)  # built-in type ids match
+        attributes.DataType = ua.NodeId(
+            variant.VariantType.value
+        )  # built-in type ids match
         attributes.Value = variant
         if variant.Dimensions:
-            attributes.ValueRank, attributes.ArrayDimensions = len(variant.Dimensions), variant.Dimensions
+            attributes.ValueRank, attributes.ArrayDimensions = (
+                len(variant.Dimensions),
+                variant.Dimensions,
+            )
         else:
             attributes.ValueRank = ua.ValueRank.Scalar
         attributes.AccessLevel = attributes.UserAccessLevel = access
@@ -171,7 +231,9 @@ def _add_variables(server: Server, parent_id: ua.NodeId, ns: int, variables: lis
     nodes = server.iserver.node_mgt_service
     rejected = list(nodes.try_add_nodes(items, check=False))
     if rejected:
-        raise RuntimeError(f"could not add {len(rejected)} variables, e.g. {rejected[0].BrowseName}")
+        raise RuntimeError(
+            f"could not add {len(rejected)} variables, e.g. {rejected[0].BrowseName}"
+        )
     server.iserver.aspace[parent_id].references.extend(forward)
     inverse = []
     for item in items:
@@ -184,4 +246,6 @@ def _add_variables(server: Server, parent_id: ua.NodeId, ns: int, variables: lis
         inverse.append(link)
     failed = [r for r in nodes.add_references(inverse) if not r.is_good()]
     if failed:
-        raise RuntimeError(f"could not link {len(failed)} variables to their parent: {failed[0]}")
+        raise RuntimeError(
+            f"could not link {len(failed)} variables to their parent: {failed[0]}"
+        )

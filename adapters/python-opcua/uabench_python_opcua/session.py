@@ -12,20 +12,30 @@ from . import security
 
 log = logging.getLogger("uabench.python_opcua.session")
 
-REQUEST_TIMEOUT_S = 5  # synchronous calls and the TCP connect; SPEC wants connect errors < 10 s
+REQUEST_TIMEOUT_S = (
+    5  # synchronous calls and the TCP connect; SPEC wants connect errors < 10 s
+)
 
 
 class Credentials:
     """The client's security settings, loaded once (before connecting) for all sessions."""
 
     def __init__(self, settings: dict) -> None:
-        self.policy = None if settings["policy"] == "None" else security.client_policy(settings["policy"])
+        self.policy = (
+            None
+            if settings["policy"] == "None"
+            else security.client_policy(settings["policy"])
+        )
         self.mode = security.MODES[settings["mode"]]
         self.application_uri = settings["application_uri"]
         self.certificate = self.private_key = None
         if self.policy is not None:
-            self.certificate = security.load_certificate(settings["certificate"], "security.certificate")
-            self.private_key = security.load_private_key(settings["private_key"], "security.private_key")
+            self.certificate = security.load_certificate(
+                settings["certificate"], "security.certificate"
+            )
+            self.private_key = security.load_private_key(
+                settings["private_key"], "security.private_key"
+            )
 
 
 class Session:
@@ -34,7 +44,9 @@ class Session:
         # Message sizes (SPEC §3): the client's Hello asks for no limit (max_messagesize 0).
         self.client = Client(endpoint, timeout=REQUEST_TIMEOUT_S)
         self.client.application_uri = credentials.application_uri
-        self.client.name = self.client.description = f"uabench python-opcua client {index}"
+        self.client.name = self.client.description = (
+            f"uabench python-opcua client {index}"
+        )
         self.credentials = credentials
         self.namespace = None
         self.setup_ns = 0  # GetEndpoints (secure only) .. ActivateSession, SPEC §6
@@ -47,10 +59,18 @@ class Session:
             # Client.set_security with no server certificate path, but with our own key
             # loading: trust the certificate of the endpoint the server offers.
             endpoints = self.client.connect_and_get_server_endpoints()
-            offered = Client.find_endpoint(endpoints, credentials.mode, credentials.policy.URI)
-            server_certificate = security.x509.load_der_x509_certificate(offered.ServerCertificate)
-            policy = credentials.policy(server_certificate, credentials.certificate,
-                                        credentials.private_key, credentials.mode)
+            offered = Client.find_endpoint(
+                endpoints, credentials.mode, credentials.policy.URI
+            )
+            server_certificate = security.x509.load_der_x509_certificate(
+                offered.ServerCertificate
+            )
+            policy = credentials.policy(
+                server_certificate,
+                credentials.certificate,
+                credentials.private_key,
+                credentials.mode,
+            )
             self.client.security_policy = policy
             self.client.uaclient.set_security(policy)
         self.client.connect()
@@ -73,10 +93,14 @@ class Session:
         return self.client.uaclient._uasocket
 
     def read(self, names: list[str]) -> list:
-        return self.client.uaclient.read(read_parameters([self.node_id(n) for n in names]))
+        return self.client.uaclient.read(
+            read_parameters([self.node_id(n) for n in names])
+        )
 
     def write(self, names: list[str], values: list[float]) -> list:
-        return self.client.uaclient.write(write_parameters([self.node_id(n) for n in names], values))
+        return self.client.uaclient.write(
+            write_parameters([self.node_id(n) for n in names], values)
+        )
 
     def disconnect(self) -> None:
         try:

@@ -18,7 +18,9 @@ EPOCH = datetime(1970, 1, 1)
 
 def _unix_ns(timestamp: datetime) -> int:
     delta = timestamp - EPOCH  # python-opcua decodes DateTime as naive UTC
-    return (delta.days * 86400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1000
+    return (
+        delta.days * 86400 + delta.seconds
+    ) * 1_000_000_000 + delta.microseconds * 1000
 
 
 class Measurements:
@@ -27,7 +29,9 @@ class Measurements:
         self.cycle_time = contract.Histogram()
         self.delay = contract.Histogram()
         self.updates = [0] * subscriptions
-        self.notifications = 0  # data changes received in the measured phase, good or bad
+        self.notifications = (
+            0  # data changes received in the measured phase, good or bad
+        )
         self.tick_gaps = 0
         self.verify = verify
         self.lock = threading.Lock()
@@ -37,12 +41,22 @@ class Measurements:
 class DataChangeHandler:
     """python-opcua's subscription handler interface: datachange_notification()."""
 
-    def __init__(self, number: int, names: list[str], measurements: Measurements) -> None:
+    def __init__(
+        self, number: int, names: list[str], measurements: Measurements
+    ) -> None:
         self.number, self.names, self.measurements = number, names, measurements
-        self.last_seen: list[int | None] = [None] * len(names)   # perf ns of the last update
+        self.last_seen: list[int | None] = [None] * len(
+            names
+        )  # perf ns of the last update
         self.last_tick: list[int | None] = [None] * len(names)
-        self.tick_modulus = [contract.TICK_MODULUS if n.startswith("Signal_") else 2**32 if n == "Tick" else None
-                             for n in names]
+        self.tick_modulus = [
+            contract.TICK_MODULUS
+            if n.startswith("Signal_")
+            else 2**32
+            if n == "Tick"
+            else None
+            for n in names
+        ]
 
     def datachange_notification(self, node, value, data) -> None:
         received, received_wall = time.perf_counter_ns(), time.time_ns()
@@ -59,12 +73,17 @@ class DataChangeHandler:
                 tick = int(value) % modulus
                 self.last_tick[position] = tick
             phases = m.phases
-            if phases is None or not phases.measure_start <= received < phases.measure_end:
+            if (
+                phases is None
+                or not phases.measure_start <= received < phases.measure_end
+            ):
                 return
             ok = data_value.StatusCode.is_good()
             # SPEC §3: each notification is an operation; a Bad one is a failed operation.
             m.notifications += 1
-            m.recorder.notification(ok, None if ok else f"{name}: {data_value.StatusCode.name}")
+            m.recorder.notification(
+                ok, None if ok else f"{name}: {data_value.StatusCode.name}"
+            )
             if not ok:
                 return
             m.updates[self.number] += 1
@@ -73,7 +92,9 @@ class DataChangeHandler:
             if previous_seen is not None:
                 m.cycle_time.record(received - previous_seen)
             if data_value.SourceTimestamp is not None:
-                m.delay.record(max(1, received_wall - _unix_ns(data_value.SourceTimestamp)))
+                m.delay.record(
+                    max(1, received_wall - _unix_ns(data_value.SourceTimestamp))
+                )
             if tick is not None and previous_tick is not None:
                 jump = (tick - previous_tick) % modulus
                 if jump > 1:
@@ -91,7 +112,9 @@ def _monitored_items(session: Session, names: list[str], config: dict) -> list:
         item.ItemToMonitor.AttributeId = ua.AttributeIds.Value
         item.MonitoringMode = ua.MonitoringMode.Reporting
         parameters = item.RequestedParameters
-        parameters.ClientHandle = position  # unique per subscription: the node's position
+        parameters.ClientHandle = (
+            position  # unique per subscription: the node's position
+        )
         parameters.SamplingInterval = float(config["sampling_interval_ms"])
         parameters.QueueSize = config["queue_size"]
         parameters.DiscardOldest = True
@@ -109,18 +132,29 @@ def run_subscribe(sessions: list[Session], config: dict) -> contract.Recorder:
     for session in sessions:
         for k in range(per_session):
             parameters = ua.CreateSubscriptionParameters()
-            parameters.RequestedPublishingInterval = float(config["publishing_interval_ms"])
+            parameters.RequestedPublishingInterval = float(
+                config["publishing_interval_ms"]
+            )
             parameters.RequestedLifetimeCount = 10000
             parameters.RequestedMaxKeepAliveCount = 3000
             parameters.MaxNotificationsPerPublish = 0
             parameters.PublishingEnabled = True
-            handler = DataChangeHandler(session.index * per_session + k, names, measurements)
+            handler = DataChangeHandler(
+                session.index * per_session + k, names, measurements
+            )
             subscription = session.client.create_subscription(parameters, handler)
-            for position, outcome in enumerate(subscription.create_monitored_items(
-                    _monitored_items(session, names, config))):
-                if isinstance(outcome, ua.StatusCode):  # refused by the server: a failed operation
+            for position, outcome in enumerate(
+                subscription.create_monitored_items(
+                    _monitored_items(session, names, config)
+                )
+            ):
+                if isinstance(
+                    outcome, ua.StatusCode
+                ):  # refused by the server: a failed operation
                     with measurements.lock:
-                        measurements.recorder.notification(False, f"{names[position]}: {outcome.name}")
+                        measurements.recorder.notification(
+                            False, f"{names[position]}: {outcome.name}"
+                        )
 
     phases = Phases(config["warmup_s"], config["duration_s"])
     with measurements.lock:
@@ -129,13 +163,19 @@ def run_subscribe(sessions: list[Session], config: dict) -> contract.Recorder:
 
     with measurements.lock:
         recorder = measurements.recorder
-        recorder.start_ns, recorder.end_ns = phases.wall(phases.measure_start), phases.wall(phases.measure_end)
+        recorder.start_ns, recorder.end_ns = (
+            phases.wall(phases.measure_start),
+            phases.wall(phases.measure_end),
+        )
         seconds = (recorder.end_ns - recorder.start_ns) / 1e9
         extra = {
             "subscription": {
                 "notifications": measurements.notifications,
                 "values_per_s": recorder.values / seconds,
-                "updates_per_subscription": {"min": min(measurements.updates), "max": max(measurements.updates)},
+                "updates_per_subscription": {
+                    "min": min(measurements.updates),
+                    "max": max(measurements.updates),
+                },
                 "tick_gaps": measurements.tick_gaps,
             },
             "cycle_time_ns": measurements.cycle_time.sparse(),

@@ -31,6 +31,7 @@ SIGNAL_INDEX_MODULUS = 1024
 
 # --- the standard address space (SPEC §4) -------------------------------------------------
 
+
 def signal(index: int, tick: int) -> float:
     return float((index % SIGNAL_INDEX_MODULUS) * TICK_MODULUS + (tick % TICK_MODULUS))
 
@@ -67,26 +68,56 @@ def _float32_exact(value: float) -> bool:
 def verify_value(node: str, value: Any) -> str | None:
     """None if `value` is what the standard address space holds at `node`, else a reason."""
     if node.startswith("Signal_"):
-        index = int(node[len("Signal_"):])
-        if (not isinstance(value, float) or not math.isfinite(value) or value != int(value)
-                or not 0 <= value < 2**24
-                or int(value) // TICK_MODULUS != index % SIGNAL_INDEX_MODULUS):
-            return f"{node}: got {value!r}, expected tick-encoded Float for index {index}"
+        index = int(node[len("Signal_") :])
+        if (
+            not isinstance(value, float)
+            or not math.isfinite(value)
+            or value != int(value)
+            or not 0 <= value < 2**24
+            or int(value) // TICK_MODULUS != index % SIGNAL_INDEX_MODULUS
+        ):
+            return (
+                f"{node}: got {value!r}, expected tick-encoded Float for index {index}"
+            )
         return None
     if node == "Tick":
-        ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**32
+        ok = (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and 0 <= value < 2**32
+        )
         return None if ok else f"Tick: got {value!r}, expected UInt32"
     if node == "Real":
-        return None if value == REAL_VALUE else f"Real: got {value!r}, expected {REAL_VALUE}"
+        return (
+            None
+            if value == REAL_VALUE
+            else f"Real: got {value!r}, expected {REAL_VALUE}"
+        )
     if node == "Page":
-        return None if list(value or []) == _PAGE else f"Page: got {_short(value)}, expected Int16[512] pattern"
+        return (
+            None
+            if list(value or []) == _PAGE
+            else f"Page: got {_short(value)}, expected Int16[512] pattern"
+        )
     if node == "SDD":
-        return None if bytes(value or b"") == _SDD else f"SDD: got {_short(value)}, expected 20000-byte pattern"
+        return (
+            None
+            if bytes(value or b"") == _SDD
+            else f"SDD: got {_short(value)}, expected 20000-byte pattern"
+        )
     if node == "Image":
-        return None if bytes(value or b"") == _IMAGE else f"Image: got {_short(value)}, expected 65535-byte pattern"
+        return (
+            None
+            if bytes(value or b"") == _IMAGE
+            else f"Image: got {_short(value)}, expected 65535-byte pattern"
+        )
     if node in _ARRAYS:
         ok = isinstance(value, (list, tuple)) and list(value) == _ARRAYS[node]
-        return None if ok else f"{node}: got {_short(value)}, expected Double[{ARRAYS[node]}] of k + 0.5"
+        return (
+            None
+            if ok
+            else f"{node}: got {_short(value)}, expected Double[{ARRAYS[node]}] of k + 0.5"
+        )
     if node.startswith("Write_"):
         ok = isinstance(value, float)
         return None if ok else f"{node}: got {value!r}, expected Double"
@@ -98,7 +129,9 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def write_value(session: int, request: int, nodes_per_request: int, position: int) -> float:
+def write_value(
+    session: int, request: int, nodes_per_request: int, position: int
+) -> float:
     return session * 1e9 + request * nodes_per_request + position
 
 
@@ -112,6 +145,7 @@ def request_nodes(nodes: list[str], request: int, nodes_per_request: int) -> lis
 
 
 # --- latency histograms (SPEC §5) ---------------------------------------------------------
+
 
 def bucket(value_ns: int) -> int:
     value_ns = max(1, int(value_ns))
@@ -171,9 +205,13 @@ def histogram_problems(pairs: list[list[int]]) -> list[str]:
     problems, previous = [], 0
     for index, (value, _count) in enumerate(pairs):
         if bucket(value) != value:
-            problems.append(f"[{index}]: {value} is not a bucket value (its bucket is {bucket(value)})")
+            problems.append(
+                f"[{index}]: {value} is not a bucket value (its bucket is {bucket(value)})"
+            )
         if value <= previous:
-            problems.append(f"[{index}]: {value} follows {previous} (values must ascend without repeats)")
+            problems.append(
+                f"[{index}]: {value} follows {previous} (values must ascend without repeats)"
+            )
         previous = value
     return problems
 
@@ -184,18 +222,25 @@ def record_problems(record: dict) -> list[str]:
     passed the schema; each problem starts with its JSON path."""
     problems = []
     for name in HISTOGRAMS:
-        problems += [f"$.{name}{problem}" for problem in histogram_problems(record.get(name, []))]
+        problems += [
+            f"$.{name}{problem}" for problem in histogram_problems(record.get(name, []))
+        ]
     operations = record["operations"]
     if operations["attempted"] != operations["succeeded"] + operations["failed"]:
-        problems.append(f"$.operations: attempted {operations['attempted']} is not succeeded + failed")
+        problems.append(
+            f"$.operations: attempted {operations['attempted']} is not succeeded + failed"
+        )
     if record["end_ns"] < record["start_ns"]:
-        problems.append(f"$.end_ns: {record['end_ns']} is before start_ns {record['start_ns']}")
+        problems.append(
+            f"$.end_ns: {record['end_ns']} is before start_ns {record['start_ns']}"
+        )
     return problems
 
 
 HISTOGRAMS = ("latency_ns", "session_setup_ns", "cycle_time_ns", "delay_ns")
 
 # --- config validation (SPEC §3) ----------------------------------------------------------
+
 
 class ConfigError(Exception):
     """Bad config: exit 2 with a message naming the key."""
@@ -274,19 +319,31 @@ def _check(name: str, key: Key, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"config: key '{name}' must be an integer, got {value!r}")
     elif kind == "number":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+        ):
             raise ConfigError(f"config: key '{name}' must be a number, got {value!r}")
     elif kind == "bool":
         if not isinstance(value, bool):
-            raise ConfigError(f"config: key '{name}' must be true or false, got {value!r}")
+            raise ConfigError(
+                f"config: key '{name}' must be true or false, got {value!r}"
+            )
     elif kind == "string":
         if not isinstance(value, str) or not value:
-            raise ConfigError(f"config: key '{name}' must be a non-empty string, got {value!r}")
+            raise ConfigError(
+                f"config: key '{name}' must be a non-empty string, got {value!r}"
+            )
     elif kind == "choice":
         if value not in key.choices:
-            raise ConfigError(f"config: key '{name}' must be one of {', '.join(key.choices)}, got {value!r}")
+            raise ConfigError(
+                f"config: key '{name}' must be one of {', '.join(key.choices)}, got {value!r}"
+            )
     elif kind == "strings":
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        if not isinstance(value, list) or not all(
+            isinstance(v, str) and v for v in value
+        ):
             raise ConfigError(f"config: key '{name}' must be a list of strings")
         if name == "nodes" and not value:
             raise ConfigError("config: key 'nodes' must not be empty")
@@ -295,24 +352,39 @@ def _check(name: str, key: Key, value: Any) -> Any:
             raise ConfigError(f"config: key '{name}' must be an object")
     elif kind == "endpoints":
         if not isinstance(value, list) or not value:
-            raise ConfigError(f"config: key '{name}' must be a non-empty list of {{policy, mode}}")
+            raise ConfigError(
+                f"config: key '{name}' must be a non-empty list of {{policy, mode}}"
+            )
         return [_security_pair(f"{name}[{i}]", e) for i, e in enumerate(value)]
     if key.low is not None and not key.low <= value <= key.high:
-        raise ConfigError(f"config: key '{name}' = {value!r} is out of range [{key.low:g}, {key.high:g}]")
+        raise ConfigError(
+            f"config: key '{name}' = {value!r} is out of range [{key.low:g}, {key.high:g}]"
+        )
     return value
 
 
 def _security_pair(name: str, entry: Any) -> dict[str, str]:
     if not isinstance(entry, dict):
-        raise ConfigError(f"config: key '{name}' must be an object with policy and mode")
-    out = _fill(entry, {"policy": CLIENT_SECURITY_KEYS["policy"], "mode": CLIENT_SECURITY_KEYS["mode"]}, name + ".")
+        raise ConfigError(
+            f"config: key '{name}' must be an object with policy and mode"
+        )
+    out = _fill(
+        entry,
+        {
+            "policy": CLIENT_SECURITY_KEYS["policy"],
+            "mode": CLIENT_SECURITY_KEYS["mode"],
+        },
+        name + ".",
+    )
     check_policy_mode(out["policy"], out["mode"], name)
     return out
 
 
 def check_policy_mode(policy: str, mode: str, where: str) -> None:
     if (policy == "None") != (mode == "None"):
-        raise ConfigError(f"config: key '{where}' pairs policy {policy} with mode {mode}")
+        raise ConfigError(
+            f"config: key '{where}' pairs policy {policy} with mode {mode}"
+        )
 
 
 def _fill(raw: dict, keys: dict[str, Key], prefix: str = "") -> dict:
@@ -351,8 +423,10 @@ def server_config(raw: dict) -> dict:
     security["trusted_certificates"] = security["trusted_certificates"] or []
     secure = any(e["policy"] != "None" for e in security["endpoints"])
     if secure and not (security["certificate"] and security["private_key"]):
-        raise ConfigError("config: key 'security.certificate' and 'security.private_key' are required "
-                          "for a secure endpoint")
+        raise ConfigError(
+            "config: key 'security.certificate' and 'security.private_key' are required "
+            "for a secure endpoint"
+        )
     config["security"] = security
     return config
 
@@ -364,20 +438,28 @@ def client_config(raw: dict) -> dict:
         keys.update(WORKLOAD_KEYS[workload])
     config = _fill(raw, keys)
     if not config["endpoint"].startswith("opc.tcp://"):
-        raise ConfigError(f"config: key 'endpoint' must start with opc.tcp://, got {config['endpoint']!r}")
+        raise ConfigError(
+            f"config: key 'endpoint' must start with opc.tcp://, got {config['endpoint']!r}"
+        )
     security = _fill(config["security"] or {}, CLIENT_SECURITY_KEYS, "security.")
     check_policy_mode(security["policy"], security["mode"], "security")
-    if security["policy"] != "None" and not (security["certificate"] and security["private_key"]):
-        raise ConfigError("config: key 'security.certificate' and 'security.private_key' are required "
-                          f"for policy {security['policy']}")
+    if security["policy"] != "None" and not (
+        security["certificate"] and security["private_key"]
+    ):
+        raise ConfigError(
+            "config: key 'security.certificate' and 'security.private_key' are required "
+            f"for policy {security['policy']}"
+        )
     config["security"] = security
     return config
 
 
 # --- PubSub roles (SPEC §8) ---------------------------------------------------------------
 
-MAX_UDP_PAYLOAD = 65507          # IPv4: 65535 - 20 (IP header) - 8 (UDP header)
-MAX_FIELDS_PER_MESSAGE = 12000   # 12000 Variant-encoded Floats (5 bytes each) + headers < 65507
+MAX_UDP_PAYLOAD = 65507  # IPv4: 65535 - 20 (IP header) - 8 (UDP header)
+MAX_FIELDS_PER_MESSAGE = (
+    12000  # 12000 Variant-encoded Floats (5 bytes each) + headers < 65507
+)
 MAX_WRITERS = 1000
 
 PUBSUB_KEYS = {
@@ -402,11 +484,13 @@ SUBSCRIBER_KEYS = {
 def parse_udp_address(address: str) -> tuple[str, int]:
     """(host, port) of `opc.udp://HOST:PORT[/]`; ConfigError naming 'address' otherwise."""
     prefix = "opc.udp://"
-    rest = address[len(prefix):].rstrip("/") if address.startswith(prefix) else ""
+    rest = address[len(prefix) :].rstrip("/") if address.startswith(prefix) else ""
     host, _, port = rest.rpartition(":")
     if not host or not port.isdigit() or not 1 <= int(port) <= 65535 or "/" in rest:
-        raise ConfigError(f"config: key 'address' must be opc.udp://HOST:PORT/ with a port in [1, 65535], "
-                          f"got {address!r}")
+        raise ConfigError(
+            f"config: key 'address' must be opc.udp://HOST:PORT/ with a port in [1, 65535], "
+            f"got {address!r}"
+        )
     return host, int(port)
 
 
@@ -429,15 +513,21 @@ def _pubsub_config(raw: dict, keys: dict[str, Key]) -> dict:
     try:
         ipaddress.IPv4Address(config["interface"])
     except ValueError:
-        raise ConfigError(f"config: key 'interface' must be the IPv4 address of a local interface, "
-                          f"got {config['interface']!r}") from None
+        raise ConfigError(
+            f"config: key 'interface' must be the IPv4 address of a local interface, "
+            f"got {config['interface']!r}"
+        ) from None
     count = writers(config)
     if count > MAX_WRITERS:
-        raise ConfigError(f"config: key 'signals' = {config['signals']} needs {count} DataSetWriters of "
-                          f"fields_per_message = {config['fields_per_message']}; at most {MAX_WRITERS}")
+        raise ConfigError(
+            f"config: key 'signals' = {config['signals']} needs {count} DataSetWriters of "
+            f"fields_per_message = {config['fields_per_message']}; at most {MAX_WRITERS}"
+        )
     if config["dataset_writer_id"] + count - 1 > 65535:
-        raise ConfigError(f"config: key 'dataset_writer_id' = {config['dataset_writer_id']} leaves no room "
-                          f"for {count} DataSetWriter ids below 65536")
+        raise ConfigError(
+            f"config: key 'dataset_writer_id' = {config['dataset_writer_id']} leaves no room "
+            f"for {count} DataSetWriter ids below 65536"
+        )
     return config
 
 
@@ -457,20 +547,42 @@ def pubsub_result(sdk: str, version: str, config: dict, figures: dict) -> dict:
     seconds = max(1e-9, (figures["end_ns"] - figures["start_ns"]) / 1e9)
     messages, failed = figures["messages"], figures["decode_failed"]
     return {
-        "event": "result", "sdk": sdk, "version": version, "role": "subscriber", "workload": "pubsub",
-        "config": config, "start_ns": figures["start_ns"], "end_ns": figures["end_ns"],
-        "operations": {"attempted": messages, "succeeded": messages - failed, "failed": failed},
+        "event": "result",
+        "sdk": sdk,
+        "version": version,
+        "role": "subscriber",
+        "workload": "pubsub",
+        "config": config,
+        "start_ns": figures["start_ns"],
+        "end_ns": figures["end_ns"],
+        "operations": {
+            "attempted": messages,
+            "succeeded": messages - failed,
+            "failed": failed,
+        },
         "values": figures["fields"],
-        "verification": {"checked": figures["checked"], "failed": figures["verification_failed"],
-                         "examples": figures["verification_examples"][:MAX_EXAMPLES]},
+        "verification": {
+            "checked": figures["checked"],
+            "failed": figures["verification_failed"],
+            "examples": figures["verification_examples"][:MAX_EXAMPLES],
+        },
         "errors": {"examples": figures["error_examples"][:MAX_EXAMPLES]},
-        "throughput": {"ops_per_s": (messages - failed) / seconds, "values_per_s": figures["fields"] / seconds},
+        "throughput": {
+            "ops_per_s": (messages - failed) / seconds,
+            "values_per_s": figures["fields"] / seconds,
+        },
         "latency_ns": [],
         "pubsub": {
-            "messages": messages, "datagrams": figures["datagrams"], "bytes": figures["bytes"],
-            "max_datagram_bytes": figures["max_datagram_bytes"], "writers": writers(config),
-            "lost": figures["lost"], "duplicates": figures["duplicates"], "decode_failed": failed,
-            "foreign": figures["foreign"], "negative_delays": figures["negative_delays"],
+            "messages": messages,
+            "datagrams": figures["datagrams"],
+            "bytes": figures["bytes"],
+            "max_datagram_bytes": figures["max_datagram_bytes"],
+            "writers": writers(config),
+            "lost": figures["lost"],
+            "duplicates": figures["duplicates"],
+            "decode_failed": failed,
+            "foreign": figures["foreign"],
+            "negative_delays": figures["negative_delays"],
             "timestamps": figures["timestamps"],
         },
         "cycle_time_ns": figures["cycle_time"].sparse(),
@@ -478,7 +590,9 @@ def pubsub_result(sdk: str, version: str, config: dict, figures: dict) -> dict:
     }
 
 
-def verify_signal_fields(first_index: int, values: list, examples: list[str]) -> tuple[int, int]:
+def verify_signal_fields(
+    first_index: int, values: list, examples: list[str]
+) -> tuple[int, int]:
     """Verifies the Float fields of one DataSetMessage that starts at Signal_{first_index}:
     each is Signal_i's value, and all carry the same tick. Returns (checked, failed)."""
     failed, tick = 0, None
@@ -498,6 +612,7 @@ def verify_signal_fields(first_index: int, values: list, examples: list[str]) ->
 
 
 # --- stdout protocol (SPEC §2) ------------------------------------------------------------
+
 
 def emit(event: dict) -> None:
     sys.stdout.write(json.dumps(event, separators=(",", ":")) + "\n")
@@ -528,7 +643,9 @@ class Recorder:
         self.session_setup = Histogram()
         self.start_ns = self.end_ns = 0
 
-    def operation(self, latency_ns: int, ok: bool, values: int, error: str | None = None) -> None:
+    def operation(
+        self, latency_ns: int, ok: bool, values: int, error: str | None = None
+    ) -> None:
         self.attempted += 1
         if ok:
             self.succeeded += 1
@@ -563,15 +680,30 @@ class Recorder:
     def result(self, sdk: str, version: str, role: str, config: dict) -> dict:
         seconds = max(1e-9, (self.end_ns - self.start_ns) / 1e9)
         return {
-            "event": "result", "sdk": sdk, "version": version, "role": role,
-            "workload": config.get("workload"), "config": config,
-            "start_ns": self.start_ns, "end_ns": self.end_ns,
-            "operations": {"attempted": self.attempted, "succeeded": self.succeeded, "failed": self.failed},
+            "event": "result",
+            "sdk": sdk,
+            "version": version,
+            "role": role,
+            "workload": config.get("workload"),
+            "config": config,
+            "start_ns": self.start_ns,
+            "end_ns": self.end_ns,
+            "operations": {
+                "attempted": self.attempted,
+                "succeeded": self.succeeded,
+                "failed": self.failed,
+            },
             "values": self.values,
-            "verification": {"checked": self.checked, "failed": self.verification_failed,
-                             "examples": self.verification_examples},
+            "verification": {
+                "checked": self.checked,
+                "failed": self.verification_failed,
+                "examples": self.verification_examples,
+            },
             "errors": {"examples": self.error_examples},
-            "throughput": {"ops_per_s": self.succeeded / seconds, "values_per_s": self.values / seconds},
+            "throughput": {
+                "ops_per_s": self.succeeded / seconds,
+                "values_per_s": self.values / seconds,
+            },
             "latency_ns": self.latency.sparse(),
             "session_setup_ns": self.session_setup.sparse(),
         }
@@ -579,7 +711,16 @@ class Recorder:
 
 # --- the machine-readable contract (contract/schema) --------------------------------------
 
-SCHEMAS = ("common", "server", "client", "publisher", "subscriber", "result", "event", "capabilities")
+SCHEMAS = (
+    "common",
+    "server",
+    "client",
+    "publisher",
+    "subscriber",
+    "result",
+    "event",
+    "capabilities",
+)
 
 
 def schema(name: str) -> dict:
@@ -588,4 +729,8 @@ def schema(name: str) -> dict:
 
     if name not in SCHEMAS:
         raise KeyError(f"no contract schema {name!r}; one of {', '.join(SCHEMAS)}")
-    return json.loads((resources.files(__name__) / "schema" / f"{name}.json").read_text(encoding="utf-8"))
+    return json.loads(
+        (resources.files(__name__) / "schema" / f"{name}.json").read_text(
+            encoding="utf-8"
+        )
+    )

@@ -31,14 +31,19 @@ _UNKNOWN = ("additionalProperties", "unevaluatedProperties")
 @functools.cache
 def validator(name: str) -> jsonschema.Draft202012Validator:
     """A validator of schema `name` that resolves the `urn:uabench:contract:*` references."""
-    resources = [(s["$id"], referencing.Resource.from_contents(s)) for s in map(contract.schema, contract.SCHEMAS)]
+    resources = [
+        (s["$id"], referencing.Resource.from_contents(s))
+        for s in map(contract.schema, contract.SCHEMAS)
+    ]
     registry = referencing.Registry().with_resources(resources)
     return jsonschema.Draft202012Validator(contract.schema(name), registry=registry)
 
 
 def json_path(path: Any) -> str:
     """`$.security.endpoints[0].policy` for the path parts ("security", "endpoints", 0, "policy")."""
-    return "$" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path)
+    return "$" + "".join(
+        f"[{part}]" if isinstance(part, int) else f".{part}" for part in path
+    )
 
 
 def _key(path: Any) -> str:
@@ -59,7 +64,14 @@ def _errors(name: str, instance: Any) -> list[ValidationError]:
     # A value error names its own key; an "unexpected key" error on the same object may be a
     # consequence of it (a failed subschema contributes no evaluated keys), so it goes last.
     errors = validator(name).iter_errors(instance)
-    return sorted(errors, key=lambda e: (e.validator in _UNKNOWN, -len(e.absolute_path), list(map(str, e.path))))
+    return sorted(
+        errors,
+        key=lambda e: (
+            e.validator in _UNKNOWN,
+            -len(e.absolute_path),
+            list(map(str, e.path)),
+        ),
+    )
 
 
 def describe(error: ValidationError) -> str:
@@ -71,7 +83,9 @@ def describe(error: ValidationError) -> str:
         return f"config: unknown key '{prefix}{names[0]}'"
     if error.validator == "required":
         missing = [key for key in error.validator_value if key not in error.instance]
-        return f"config: missing required key '{prefix}{missing[0] if missing else '?'}'"
+        return (
+            f"config: missing required key '{prefix}{missing[0] if missing else '?'}'"
+        )
     if error.validator == "pattern" and "description" in error.schema:
         return f"config: key '{_key(error.absolute_path)}' must be {error.schema['description']}, got {error.instance!r}"
     return f"config: key '{_key(error.absolute_path)}': {error.message}"
@@ -79,7 +93,9 @@ def describe(error: ValidationError) -> str:
 
 def problems(name: str, instance: Any) -> list[str]:
     """Every way `instance` breaks schema `name`, each as `JSON path: message`."""
-    return [f"{json_path(e.absolute_path)}: {e.message}" for e in _errors(name, instance)]
+    return [
+        f"{json_path(e.absolute_path)}: {e.message}" for e in _errors(name, instance)
+    ]
 
 
 def check_config(role: str, raw: dict) -> dict:

@@ -36,26 +36,31 @@ SDKS = ("open62541", "asyncua", "python-opcua", "node-opcua", "milo")
 
 @dataclass(frozen=True)
 class Arch:
-    name: str        # Debian architecture: arm64, armhf, armel
-    platform: str    # OCI platform
+    name: str  # Debian architecture: arm64, armhf, armel
+    platform: str  # OCI platform
     podman_arch: str
     variant: str
-    dist: str        # ci/bazel-build target of the C adapter
-    qemu_cpu: str    # the oldest Raspberry Pi core of this architecture
+    dist: str  # ci/bazel-build target of the C adapter
+    qemu_cpu: str  # the oldest Raspberry Pi core of this architecture
     description: str
 
 
 ARCHES = {
-    "arm64": Arch("arm64", "linux/arm64", "arm64", "v8", "aarch64", "cortex-a53",
-                  "Raspberry Pi 3/4/5, 64-bit OS"),
-    "armhf": Arch("armhf", "linux/arm/v7", "arm", "v7", "armhf", "cortex-a7",
-                  "Raspberry Pi 2/3/4, 32-bit OS (ARMv7)"),
-    "armel": Arch("armel", "linux/arm/v6", "arm", "v6", "armv6", "arm1176",
-                  "Raspberry Pi Zero/1 (ARMv6)"),
+    "arm64": Arch("arm64", "linux/arm64", "arm64", "v8", "aarch64", "cortex-a53", "Raspberry Pi 3/4/5, 64-bit OS"),
+    "armhf": Arch("armhf", "linux/arm/v7", "arm", "v7", "armhf", "cortex-a7", "Raspberry Pi 2/3/4, 32-bit OS (ARMv7)"),
+    "armel": Arch("armel", "linux/arm/v6", "arm", "v6", "armv6", "arm1176", "Raspberry Pi Zero/1 (ARMv6)"),
 }
-ALIASES = {"aarch64": "arm64", "arm/v8": "arm64", "linux/arm64": "arm64", "arm/v7": "armhf",
-           "armv7": "armhf", "linux/arm/v7": "armhf", "arm/v6": "armel", "armv6": "armel",
-           "linux/arm/v6": "armel"}
+ALIASES = {
+    "aarch64": "arm64",
+    "arm/v8": "arm64",
+    "linux/arm64": "arm64",
+    "arm/v7": "armhf",
+    "armv7": "armhf",
+    "linux/arm/v7": "armhf",
+    "arm/v6": "armel",
+    "armv6": "armel",
+    "linux/arm/v6": "armel",
+}
 
 # node-opcua's Node.js per architecture: an official build from the npm registry, or
 # Debian's nodejs of a trixie base (20.19), because the registry's newest armv7l build (20.11)
@@ -66,11 +71,11 @@ DEBIAN_NODE_SUITE = {"armhf": "trixie"}
 # What cannot be built, and why (shown instead of a failure).
 NOT_BUILT = {
     ("node-opcua", "armel"): "no ARMv6 build of a Node.js that node-opcua 2.186.4 loads (>= 20.19): "
-                             "official armv6l builds ended with Node 11, Debian armel has none that new",
+    "official armv6l builds ended with Node 11, Debian armel has none that new",
     ("asyncua", "armel"): "cryptography>=45 (asyncua 2.1.0) has no ARMv6 wheel on PyPI and needs "
-                          "Rust >= 1.74 to build; Debian bookworm armel has rustc 1.63",
+    "Rust >= 1.74 to build; Debian bookworm armel has rustc 1.63",
     ("python-opcua", "armel"): "the pinned cryptography 50.0.2 has no ARMv6 wheel on PyPI and needs "
-                               "Rust >= 1.74 to build; Debian bookworm armel has rustc 1.63",
+    "Rust >= 1.74 to build; Debian bookworm armel has rustc 1.63",
 }
 
 
@@ -81,8 +86,9 @@ class ImageError(Exception):
 def arch(name: str) -> Arch:
     key = ALIASES.get(name, name)
     if key not in ARCHES:
-        raise ValueError(f"unknown architecture '{name}' (one of {', '.join(ARCHES)}; aliases "
-                         f"{', '.join(sorted(ALIASES))})")
+        raise ValueError(
+            f"unknown architecture '{name}' (one of {', '.join(ARCHES)}; aliases {', '.join(sorted(ALIASES))})"
+        )
     return ARCHES[key]
 
 
@@ -104,15 +110,16 @@ def podman_env() -> dict[str, str]:
     return env
 
 
-def podman(*args: str, check: bool = True, capture: bool = True, timeout: float | None = None
-           ) -> subprocess.CompletedProcess:
+def podman(
+    *args: str, check: bool = True, capture: bool = True, timeout: float | None = None
+) -> subprocess.CompletedProcess:
     if not shutil.which("podman"):
         raise ImageError("podman is not installed (apt packages: ci/containers/apt-packages)")
-    done = subprocess.run(["podman", *args], env=podman_env(), capture_output=capture, text=True,
-                          timeout=timeout)
+    done = subprocess.run(["podman", *args], env=podman_env(), capture_output=capture, text=True, timeout=timeout)
     if check and done.returncode != 0:
-        raise ImageError(f"podman {' '.join(args[:3])} failed ({done.returncode}): "
-                         f"{(done.stderr or '').strip()[-800:]}")
+        raise ImageError(
+            f"podman {' '.join(args[:3])} failed ({done.returncode}): {(done.stderr or '').strip()[-800:]}"
+        )
     return done
 
 
@@ -127,8 +134,9 @@ def image_size(name: str) -> int | None:
 
 def ensure_base(target: Arch, suite: str = "bookworm") -> None:
     """The debootstrapped base of `target` (no-op when it exists)."""
-    done = subprocess.run([str(CONTAINERS / "make-base"), target.name, "--suite", suite], env=podman_env(),
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [str(CONTAINERS / "make-base"), target.name, "--suite", suite], env=podman_env(), capture_output=True, text=True
+    )
     if done.returncode != 0:
         raise ImageError(f"make-base {target.name} --suite {suite} failed: {done.stderr.strip()[-800:]}")
 
@@ -177,13 +185,30 @@ def fetch_node(target: Arch) -> str | None:
     shutil.rmtree(dist, ignore_errors=True)
     dist.mkdir(parents=True)
     env = dict(os.environ, PATH=f"{node[0].parent}:{os.environ.get('PATH', '')}")
-    done = subprocess.run([str(node[0]), str(npm_cli[0]), "pack", package, "--silent", "--pack-destination",
-                           str(dist)], env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [str(node[0]), str(npm_cli[0]), "pack", package, "--silent", "--pack-destination", str(dist)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     tarballs = list(dist.glob("*.tgz"))
     if done.returncode != 0 or not tarballs:
         return f"npm pack {package} failed: {done.stderr.strip()[-300:]}"
-    unpack = subprocess.run(["tar", "-xzf", str(tarballs[0]), "-C", str(dist), "--strip-components=1",
-                             "package/bin/node", "package/LICENSE"], capture_output=True, text=True)
+    unpack = subprocess.run(
+        [
+            "tar",
+            "-xzf",
+            str(tarballs[0]),
+            "-C",
+            str(dist),
+            "--strip-components=1",
+            "package/bin/node",
+            "package/LICENSE",
+        ],
+        capture_output=True,
+        text=True,
+    )
     tarballs[0].unlink()
     if unpack.returncode != 0:
         return f"unpacking {package} failed: {unpack.stderr.strip()[-300:]}"
@@ -213,7 +238,7 @@ class Built:
     arch: str
     platform: str
     image: str
-    status: str              # built | failed | not_built
+    status: str  # built | failed | not_built
     seconds: float | None = None
     size_bytes: int | None = None
     reason: str | None = None
@@ -232,8 +257,18 @@ def build(sdk: str, target: Arch, log_dir: Path, no_cache: bool = False) -> Buil
         return result
     log_dir.mkdir(parents=True, exist_ok=True)
     log = log_dir / f"{sdk}-{target.name}.log"
-    command = ["build", "--platform", target.platform, "--network", "host", "--layers",
-               "-f", str(CONTAINERS / f"{sdk}.Containerfile"), "-t", name]
+    command = [
+        "build",
+        "--platform",
+        target.platform,
+        "--network",
+        "host",
+        "--layers",
+        "-f",
+        str(CONTAINERS / f"{sdk}.Containerfile"),
+        "-t",
+        name,
+    ]
     try:
         arguments = build_arguments(sdk, target)
     except ImageError as error:
@@ -248,8 +283,9 @@ def build(sdk: str, target: Arch, log_dir: Path, no_cache: bool = False) -> Buil
     command.append(str(paths.REPO))
     started = time.monotonic()
     with log.open("w") as stream:
-        done = subprocess.run(["podman", *command], env=podman_env(), stdout=stream,
-                              stderr=subprocess.STDOUT, text=True)
+        done = subprocess.run(
+            ["podman", *command], env=podman_env(), stdout=stream, stderr=subprocess.STDOUT, text=True
+        )
     result.seconds = round(time.monotonic() - started, 1)
     result.log = str(log)
     if done.returncode != 0:
@@ -263,8 +299,19 @@ def build(sdk: str, target: Arch, log_dir: Path, no_cache: bool = False) -> Buil
 
 def capabilities(sdk: str, target: Arch) -> dict:
     """`capabilities` of the image, run under emulation."""
-    done = podman("run", "--rm", "--pull=never", "--arch", target.podman_arch,
-                  "--network", "host", image_name(sdk, target), "capabilities", check=False, timeout=300)
+    done = podman(
+        "run",
+        "--rm",
+        "--pull=never",
+        "--arch",
+        target.podman_arch,
+        "--network",
+        "host",
+        image_name(sdk, target),
+        "capabilities",
+        check=False,
+        timeout=300,
+    )
     if done.returncode != 0:
         raise ImageError(f"{sdk}:{target.name} capabilities exited {done.returncode}: {done.stderr.strip()[-400:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])

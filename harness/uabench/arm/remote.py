@@ -55,8 +55,7 @@ done
 exit "$status"
 """
 
-SSH_OPTIONS = ["-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o", "ServerAliveInterval=5",
-               "-o", "LogLevel=ERROR"]
+SSH_OPTIONS = ["-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o", "ServerAliveInterval=5", "-o", "LogLevel=ERROR"]
 
 
 class RemoteError(Exception):
@@ -66,10 +65,11 @@ class RemoteError(Exception):
 @dataclass(frozen=True)
 class RemoteHost:
     """`user@host` reachable with key-based ssh (no password prompts)."""
-    target: str                      # user@host
+
+    target: str  # user@host
     port: int = 22
-    identity: str | None = None      # private key file
-    known_hosts: str | None = None   # a known_hosts file; None = the user's
+    identity: str | None = None  # private key file
+    known_hosts: str | None = None  # a known_hosts file; None = the user's
     workdir: str = "/tmp/uabench-remote"
     strict_host_key: bool = True
 
@@ -91,22 +91,35 @@ class RemoteHost:
             extra += ["-o", "StrictHostKeyChecking=accept-new"]
         return extra
 
-    def ssh(self, command: str, *, check: bool = True, timeout: float = 60, input: bytes | None = None,
-            stdin=None) -> subprocess.CompletedProcess:
-        done = subprocess.run([*self.ssh_base(), command], input=input, stdin=stdin, capture_output=True,
-                              timeout=timeout)
+    def ssh(
+        self, command: str, *, check: bool = True, timeout: float = 60, input: bytes | None = None, stdin=None
+    ) -> subprocess.CompletedProcess:
+        done = subprocess.run(
+            [*self.ssh_base(), command], input=input, stdin=stdin, capture_output=True, timeout=timeout
+        )
         if check and done.returncode != 0:
-            raise RemoteError(f"ssh {self.target} {command[:80]!r} exited {done.returncode}: "
-                              f"{done.stderr.decode(errors='replace').strip()[-400:]}")
+            raise RemoteError(
+                f"ssh {self.target} {command[:80]!r} exited {done.returncode}: "
+                f"{done.stderr.decode(errors='replace').strip()[-400:]}"
+            )
         return done
 
     def copy_to(self, local: Path, remote: str) -> None:
-        command = ["scp", "-q", *SSH_OPTIONS, "-P", str(self.port), *self._auth(), str(local),
-                   f"{self.target}:{remote}"]
+        command = [
+            "scp",
+            "-q",
+            *SSH_OPTIONS,
+            "-P",
+            str(self.port),
+            *self._auth(),
+            str(local),
+            f"{self.target}:{remote}",
+        ]
         done = subprocess.run(command, capture_output=True, timeout=300)
         if done.returncode != 0:
-            raise RemoteError(f"scp {local} -> {self.target}:{remote} failed: "
-                              f"{done.stderr.decode(errors='replace').strip()[-400:]}")
+            raise RemoteError(
+                f"scp {local} -> {self.target}:{remote} failed: {done.stderr.decode(errors='replace').strip()[-400:]}"
+            )
 
     def read(self, remote: str) -> str:
         return self.ssh(f"cat {shlex.quote(remote)} 2>/dev/null || true").stdout.decode(errors="replace")
@@ -125,10 +138,11 @@ class RemoteHost:
 @dataclass
 class Deployment:
     """An adapter installed on the remote host: the command that runs it there."""
+
     host: RemoteHost
     command: list[str]
-    kind: str                 # binary | image
-    what: str                 # local binary path or image name
+    kind: str  # binary | image
+    what: str  # local binary path or image name
     seconds: float = 0.0
     facts: dict = field(default_factory=dict)
 
@@ -152,8 +166,9 @@ def deploy_binary(host: RemoteHost, binary: Path) -> Deployment:
     return Deployment(host, [remote], "binary", str(binary), round(time.monotonic() - started, 2), facts)
 
 
-def deploy_image(host: RemoteHost, image: str, run_args: list[str] | None = None,
-                 env: list[str] | None = None) -> Deployment:
+def deploy_image(
+    host: RemoteHost, image: str, run_args: list[str] | None = None, env: list[str] | None = None
+) -> Deployment:
     """`podman save` here, `podman load` there (the remote needs podman). `run_args` and
     `env` (NAME=VALUE) adapt `podman run` to the remote, e.g. for the namespace Pi."""
     from uabench.arm import images
@@ -169,8 +184,18 @@ def deploy_image(host: RemoteHost, image: str, run_args: list[str] | None = None
         save.wait()
     if save.returncode != 0:
         raise RemoteError(f"podman save {image} failed ({save.returncode})")
-    command = [*(["env", *env] if env else []), "podman", "run", "--rm", "--network", "host", *(run_args or []),
-               "--volume", f"{host.workdir}:{host.workdir}", image]
+    command = [
+        *(["env", *env] if env else []),
+        "podman",
+        "run",
+        "--rm",
+        "--network",
+        "host",
+        *(run_args or []),
+        "--volume",
+        f"{host.workdir}:{host.workdir}",
+        image,
+    ]
     return Deployment(host, command, "image", image, round(time.monotonic() - started, 2), facts)
 
 
@@ -216,10 +241,12 @@ def launch(host: RemoteHost, command: list[str], adapter_args: list[str]) -> int
         host.ssh(f"cat > {shlex.quote(remote_config)}", input=json.dumps(config).encode())
         args[index] = remote_config
         # Where the samples will be, for whoever collects them afterwards.
-        local.with_suffix(".remote").write_text(json.dumps(
-            {"target": host.target, "workdir": host.workdir, "name": name}))
-    remote = " ".join(shlex.quote(part) for part in
-                      [f"{host.workdir}/uabench-remote", host.workdir, name, "--", *command, *args])
+        local.with_suffix(".remote").write_text(
+            json.dumps({"target": host.target, "workdir": host.workdir, "name": name})
+        )
+    remote = " ".join(
+        shlex.quote(part) for part in [f"{host.workdir}/uabench-remote", host.workdir, name, "--", *command, *args]
+    )
     # ssh in its own session: a SIGTERM to this launcher's process group (how the harness
     # stops an adapter) must reach the remote adapter as SIGTERM, not end the ssh channel.
     channel = subprocess.Popen([*host.ssh_base(), remote], stdin=subprocess.DEVNULL, start_new_session=True)
@@ -228,8 +255,9 @@ def launch(host: RemoteHost, command: list[str], adapter_args: list[str]) -> int
     def stop(signum, _frame):
         if not stopping["sent"]:
             stopping["sent"] = True
-            host.ssh(f"kill -TERM $(cat {shlex.quote(host.workdir)}/{name}.pid) 2>/dev/null || true",
-                     check=False, timeout=20)
+            host.ssh(
+                f"kill -TERM $(cat {shlex.quote(host.workdir)}/{name}.pid) 2>/dev/null || true", check=False, timeout=20
+            )
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, stop)
@@ -242,17 +270,27 @@ def launch(host: RemoteHost, command: list[str], adapter_args: list[str]) -> int
 
 def write_launcher(path: Path, deployment: Deployment) -> Path:
     """A local `run` script for AdapterProcess that starts the deployed adapter remotely."""
-    parts = [sys.executable, "-m", "uabench.arm.remote", "launch", *deployment.host.to_args(), "--",
-             *deployment.command]
+    parts = [
+        sys.executable,
+        "-m",
+        "uabench.arm.remote",
+        "launch",
+        *deployment.host.to_args(),
+        "--",
+        *deployment.command,
+    ]
     harness = Path(__file__).resolve().parents[2]
-    path.write_text("#!/bin/sh\n# uabench remote launcher (generated)\n"
-                    f"export PYTHONPATH={shlex.quote(str(harness))}${{PYTHONPATH:+:$PYTHONPATH}}\n"
-                    f"exec {' '.join(shlex.quote(p) for p in parts)} \"$@\"\n")
+    path.write_text(
+        "#!/bin/sh\n# uabench remote launcher (generated)\n"
+        f"export PYTHONPATH={shlex.quote(str(harness))}${{PYTHONPATH:+:$PYTHONPATH}}\n"
+        f'exec {" ".join(shlex.quote(p) for p in parts)} "$@"\n'
+    )
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return path
 
 
 # --- resource samples ------------------------------------------------------------------------
+
 
 def parse_samples(text: str, clk_tck: int, page_size: int) -> list[dict]:
     """The wrapper's sample lines as [{t, cpu_s, rss_bytes, threads, voluntary, involuntary}]."""
@@ -265,13 +303,16 @@ def parse_samples(text: str, clk_tck: int, page_size: int) -> list[dict]:
             utime, stime = int(fields[11]), int(fields[12])
             tokens = status.split()
             values = {key: tokens[i + 1] for i, key in enumerate(tokens[:-1]) if key.endswith(":")}
-            samples.append({
-                "t": float(uptime), "cpu_s": (utime + stime) / clk_tck,
-                "rss_bytes": int(values.get("VmRSS:", 0)) * 1024,
-                "threads": int(values.get("Threads:", 0)),
-                "voluntary": int(values.get("voluntary_ctxt_switches:", 0)),
-                "involuntary": int(values.get("nonvoluntary_ctxt_switches:", 0)),
-            })
+            samples.append(
+                {
+                    "t": float(uptime),
+                    "cpu_s": (utime + stime) / clk_tck,
+                    "rss_bytes": int(values.get("VmRSS:", 0)) * 1024,
+                    "threads": int(values.get("Threads:", 0)),
+                    "voluntary": int(values.get("voluntary_ctxt_switches:", 0)),
+                    "involuntary": int(values.get("nonvoluntary_ctxt_switches:", 0)),
+                }
+            )
         except (ValueError, IndexError):
             continue
     return samples
@@ -285,12 +326,15 @@ def summarize(samples: list[dict]) -> dict | None:
     seconds = last["t"] - first["t"]
     if seconds <= 0:
         return None
-    return {"seconds": round(seconds, 2), "samples": len(samples),
-            "cpu_percent": round(100 * (last["cpu_s"] - first["cpu_s"]) / seconds, 1),
-            "rss_peak_bytes": max(s["rss_bytes"] for s in samples),
-            "threads_max": max(s["threads"] for s in samples),
-            "voluntary_ctx_switches": last["voluntary"] - first["voluntary"],
-            "involuntary_ctx_switches": last["involuntary"] - first["involuntary"]}
+    return {
+        "seconds": round(seconds, 2),
+        "samples": len(samples),
+        "cpu_percent": round(100 * (last["cpu_s"] - first["cpu_s"]) / seconds, 1),
+        "rss_peak_bytes": max(s["rss_bytes"] for s in samples),
+        "threads_max": max(s["threads"] for s in samples),
+        "voluntary_ctx_switches": last["voluntary"] - first["voluntary"],
+        "involuntary_ctx_switches": last["involuntary"] - first["involuntary"],
+    }
 
 
 def collect(host: RemoteHost, config_path: Path, facts: dict) -> dict | None:
@@ -310,6 +354,7 @@ def collect(host: RemoteHost, config_path: Path, facts: dict) -> dict | None:
 
 # --- a server role on the remote host, loaded and verified from here ---------------------------
 
+
 @dataclass
 class RemoteStep:
     step: str
@@ -318,8 +363,14 @@ class RemoteStep:
     seconds: float
 
 
-def serve_and_check(store, host: RemoteHost, deployment: Deployment, sdk_id: str,
-                    workdir: Path | None = None, ready_timeout: float = 120.0) -> tuple[list[RemoteStep], dict | None]:
+def serve_and_check(
+    store,
+    host: RemoteHost,
+    deployment: Deployment,
+    sdk_id: str,
+    workdir: Path | None = None,
+    ready_timeout: float = 120.0,
+) -> tuple[list[RemoteStep], dict | None]:
     """Start `sdk_id`'s server from `deployment` on the remote host (bound to its address),
     read every node and write with read-back from the native reference client here, stop it
     with SIGTERM and collect its resource samples. Cells go to the store (suite `remote`)."""
@@ -329,12 +380,14 @@ def serve_and_check(store, host: RemoteHost, deployment: Deployment, sdk_id: str
     from uabench.proc.process import AdapterError
 
     reference = sdks.get(plan.reference_client() or sdk_id)
-    session = Session(store, "remote", "smoke",
-                      workdir=workdir or paths.RESULTS / "runs" / time.strftime("remote-%Y%m%d-%H%M%S"))
+    session = Session(
+        store, "remote", "smoke", workdir=workdir or paths.RESULTS / "runs" / time.strftime("remote-%Y%m%d-%H%M%S")
+    )
     base = sdks.get(sdk_id)
     launcher = write_launcher(session.workdir / f"run-{sdk_id}-remote", deployment)
-    remote_sdk = arm.LaunchedSdk(**arm._fields(base), launcher=launcher,
-                                 arch=deployment.facts.get("machine", "?"), how="remote")
+    remote_sdk = arm.LaunchedSdk(
+        **arm._fields(base), launcher=launcher, arch=deployment.facts.get("machine", "?"), how="remote"
+    )
     variant = f"remote {host.target} ({deployment.facts.get('machine', '?')}, {deployment.kind})"
     steps = [RemoteStep("deploy", "pass", f"{deployment.kind} {deployment.what}", deployment.seconds)]
     resources = None
@@ -347,45 +400,87 @@ def serve_and_check(store, host: RemoteHost, deployment: Deployment, sdk_id: str
             steps.append(RemoteStep("server ready", "fail", str(error), round(time.monotonic() - begun, 1)))
             return steps, None
         steps.append(RemoteStep("server ready", "pass", server.endpoint, round(time.monotonic() - begun, 1)))
-        for name, workload in (("read every node", arm._workload("read", arm.SMOKE_NODES, 1)),
-                               ("write + read back", arm._workload("write", plan.writes(20), 5))):
+        for name, workload in (
+            ("read every node", arm._workload("read", arm.SMOKE_NODES, 1)),
+            ("write + read back", arm._workload("write", plan.writes(20), 5)),
+        ):
             begun = time.monotonic()
             config = session.client_config(server, workload)
             outcome = session.run_client(reference, server, config)
             detail = outcome.reason or ""
             if outcome.status == "pass" and outcome.result:
-                detail = (f"{outcome.result['operations']['succeeded']} requests, "
-                          f"{outcome.result['verification']['checked']} values verified")
+                detail = (
+                    f"{outcome.result['operations']['succeeded']} requests, "
+                    f"{outcome.result['verification']['checked']} values verified"
+                )
             steps.append(RemoteStep(name, outcome.status, detail, round(time.monotonic() - begun, 1)))
-            store.add_cell(session.run_id, suite="remote", kind=name, client=reference.id, server=sdk_id,
-                           variant=variant, parameter=host.target, repetition=0, status=outcome.status,
-                           reason=outcome.reason, client_config=config, result=outcome.result,
-                           client_resources=outcome.client_resources, client_bound=outcome.client_bound)
+            store.add_cell(
+                session.run_id,
+                suite="remote",
+                kind=name,
+                client=reference.id,
+                server=sdk_id,
+                variant=variant,
+                parameter=host.target,
+                repetition=0,
+                status=outcome.status,
+                reason=outcome.reason,
+                client_config=config,
+                result=outcome.result,
+                client_resources=outcome.client_resources,
+                client_bound=outcome.client_bound,
+            )
         code, seconds, killed = server.measured.stop()
         session.servers.clear()
-        steps.append(RemoteStep("server stops on SIGTERM", "pass" if code == 0 and not killed else "fail",
-                                f"status {code} after {seconds:.1f} s", round(seconds, 1)))
+        steps.append(
+            RemoteStep(
+                "server stops on SIGTERM",
+                "pass" if code == 0 and not killed else "fail",
+                f"status {code} after {seconds:.1f} s",
+                round(seconds, 1),
+            )
+        )
         resources = collect(host, server.measured.process.config_path, deployment.facts)
-        steps.append(RemoteStep("resource samples", "pass" if resources else "fail",
-                                json.dumps(resources) if resources else "no samples came back", 0.0))
-        store.add_cell(session.run_id, suite="remote", kind="server resources", client=reference.id,
-                       server=sdk_id, variant=variant, parameter=host.target, repetition=0,
-                       status="pass" if resources else "fail", server_resources=resources)
+        steps.append(
+            RemoteStep(
+                "resource samples",
+                "pass" if resources else "fail",
+                json.dumps(resources) if resources else "no samples came back",
+                0.0,
+            )
+        )
+        store.add_cell(
+            session.run_id,
+            suite="remote",
+            kind="server resources",
+            client=reference.id,
+            server=sdk_id,
+            variant=variant,
+            parameter=host.target,
+            repetition=0,
+            status="pass" if resources else "fail",
+            server_resources=resources,
+        )
     except BaseException:
         status = "interrupted"
         raise
     finally:
         session.close(status)
-        host.ssh(f"for f in {shlex.quote(host.workdir)}/*.pid; do kill -KILL $(cat $f) 2>/dev/null; done; true",
-                 check=False, timeout=20)
+        host.ssh(
+            f"for f in {shlex.quote(host.workdir)}/*.pid; do kill -KILL $(cat $f) 2>/dev/null; done; true",
+            check=False,
+            timeout=20,
+        )
     return steps, resources
 
 
 # --- command line of the launcher --------------------------------------------------------------
 
+
 def _host_from(args: argparse.Namespace) -> RemoteHost:
-    return RemoteHost(args.target, args.port, args.identity, args.known_hosts, args.workdir,
-                      not args.accept_new_host_key)
+    return RemoteHost(
+        args.target, args.port, args.identity, args.known_hosts, args.workdir, not args.accept_new_host_key
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -410,4 +505,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-

@@ -39,6 +39,7 @@ LABEL = "uabench.smoke"
 class LaunchedSdk(Sdk):
     """An SDK whose `run` is a launcher: its ARM build (a container or a qemu binary) or a
     deployment on a remote host (uabench.remote)."""
+
     launcher: Path = Path("/nonexistent")
     arch: str = ""
     how: str = ""  # image | binary | remote
@@ -49,8 +50,10 @@ class LaunchedSdk(Sdk):
 
 
 def _write_launcher(path: Path, command: list[str]) -> Path:
-    path.write_text("#!/bin/sh\n# uabench arm-smoke launcher (generated)\n"
-                    f"exec {' '.join(shlex.quote(part) for part in command)} \"$@\"\n")
+    path.write_text(
+        "#!/bin/sh\n# uabench arm-smoke launcher (generated)\n"
+        f'exec {" ".join(shlex.quote(part) for part in command)} "$@"\n'
+    )
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return path
 
@@ -60,9 +63,22 @@ def image_launcher(sdk: Sdk, target: images.Arch, workdir: Path, token: str) -> 
     the same path, the network is the host's, so the endpoint it prints is reachable here."""
     os.environ.setdefault("CONTAINERS_CONF", str(images.CONTAINERS_CONF))
     # No --variant: podman import records none, and the lookup would then miss the local image.
-    command = ["podman", "run", "--rm", "--init", "--pull=never", "--arch", target.podman_arch,
-               "--network", "host", "--label", f"{LABEL}={token}", "--volume", f"{workdir}:{workdir}",
-               images.image_name(sdk.id, target)]
+    command = [
+        "podman",
+        "run",
+        "--rm",
+        "--init",
+        "--pull=never",
+        "--arch",
+        target.podman_arch,
+        "--network",
+        "host",
+        "--label",
+        f"{LABEL}={token}",
+        "--volume",
+        f"{workdir}:{workdir}",
+        images.image_name(sdk.id, target),
+    ]
     launcher = _write_launcher(workdir / f"run-{sdk.id}-{target.name}", command)
     return LaunchedSdk(**_fields(sdk), launcher=launcher, arch=target.name, how="image")
 
@@ -74,10 +90,12 @@ def binary_launcher(sdk: Sdk, target: images.Arch, workdir: Path) -> LaunchedSdk
     if not binary.exists():
         raise images.ImageError(f"{binary} is missing: run ci/bazel-build {target.dist}")
     qemu = "qemu-aarch64-static" if target.name == "arm64" else "qemu-arm-static"
-    sysroot = {"arm64": ["-L", "/usr/aarch64-linux-gnu"], "armhf": ["-L", "/usr/arm-linux-gnueabihf"],
-               "armel": []}[target.name]  # the ARMv6 build is static
-    launcher = _write_launcher(workdir / f"run-{sdk.id}-{target.name}-binary",
-                               [qemu, "-cpu", target.qemu_cpu, *sysroot, str(binary)])
+    sysroot = {"arm64": ["-L", "/usr/aarch64-linux-gnu"], "armhf": ["-L", "/usr/arm-linux-gnueabihf"], "armel": []}[
+        target.name
+    ]  # the ARMv6 build is static
+    launcher = _write_launcher(
+        workdir / f"run-{sdk.id}-{target.name}-binary", [qemu, "-cpu", target.qemu_cpu, *sysroot, str(binary)]
+    )
     return LaunchedSdk(**_fields(sdk), launcher=launcher, arch=target.name, how="binary")
 
 
@@ -85,13 +103,13 @@ def _fields(sdk: Sdk) -> dict:
     return {f.name: getattr(sdk, f.name) for f in dataclasses.fields(Sdk)}
 
 
-def start_server(session: Session, sdk: LaunchedSdk, timeout: float = EMULATED_READY_TIMEOUT_S,
-                 **overrides) -> Server:
+def start_server(session: Session, sdk: LaunchedSdk, timeout: float = EMULATED_READY_TIMEOUT_S, **overrides) -> Server:
     """Session.server with the longer ready timeout emulation needs."""
     session.stop_servers()
     config = session.server_config(sdk, **overrides)
-    process = AdapterProcess(sdk, "server", config, session.workdir, None,
-                             name=f"{sdk.id}-{sdk.arch}-server-{config['port']}")
+    process = AdapterProcess(
+        sdk, "server", config, session.workdir, None, name=f"{sdk.id}-{sdk.arch}-server-{config['port']}"
+    )
     measured = Measured.start(process)
     try:
         ready = process.wait_event(("ready", "error"), timeout)
@@ -100,8 +118,9 @@ def start_server(session: Session, sdk: LaunchedSdk, timeout: float = EMULATED_R
         raise
     if ready["event"] == "error":
         measured.stop()
-        raise AdapterError(f"{sdk.id} ({sdk.arch}) server refused to start: {ready.get('kind')}: "
-                           f"{ready.get('message')}")
+        raise AdapterError(
+            f"{sdk.id} ({sdk.arch}) server refused to start: {ready.get('kind')}: {ready.get('message')}"
+        )
     server = Server(sdk, config, measured, ready["endpoint"])
     session.servers[f"{sdk.id}@{sdk.arch}"] = server
     return server
@@ -119,8 +138,14 @@ class SmokeResult:
 
 
 def _workload(kind: str, nodes: list[str], per_request: int) -> dict:
-    return {"workload": kind, "nodes": nodes, "nodes_per_request": per_request, "in_flight": 2,
-            "warmup_s": 0.5, "duration_s": 2.0}
+    return {
+        "workload": kind,
+        "nodes": nodes,
+        "nodes_per_request": per_request,
+        "in_flight": 2,
+        "warmup_s": 0.5,
+        "duration_s": 2.0,
+    }
 
 
 def smoke_one(session: Session, reference: Sdk, emulated: LaunchedSdk) -> list[SmokeResult]:
@@ -132,22 +157,50 @@ def smoke_one(session: Session, reference: Sdk, emulated: LaunchedSdk) -> list[S
     try:
         server = start_server(session, emulated)
     except AdapterError as error:
-        results.append(SmokeResult(emulated.id, emulated.arch, emulated.how, "server ready", "fail", str(error),
-                                   round(time.monotonic() - started, 1)))
+        results.append(
+            SmokeResult(
+                emulated.id,
+                emulated.arch,
+                emulated.how,
+                "server ready",
+                "fail",
+                str(error),
+                round(time.monotonic() - started, 1),
+            )
+        )
         _store(session, reference, emulated, variant, "server ready", "fail", str(error), None, None)
         return results
-    results.append(SmokeResult(emulated.id, emulated.arch, emulated.how, "server ready", "pass",
-                               server.endpoint, round(time.monotonic() - started, 1)))
-    steps = [("read 1 node/request", _workload("read", SMOKE_NODES, 1), None),
-             (f"read {len(SMOKE_NODES)} nodes/request", _workload("read", SMOKE_NODES, len(SMOKE_NODES)), None),
-             ("write + read back", _workload("write", plan.writes(20), 5), None)]
+    results.append(
+        SmokeResult(
+            emulated.id,
+            emulated.arch,
+            emulated.how,
+            "server ready",
+            "pass",
+            server.endpoint,
+            round(time.monotonic() - started, 1),
+        )
+    )
+    steps: list[tuple[str, dict, dict[str, str] | None]] = [
+        ("read 1 node/request", _workload("read", SMOKE_NODES, 1), None),
+        (f"read {len(SMOKE_NODES)} nodes/request", _workload("read", SMOKE_NODES, len(SMOKE_NODES)), None),
+        ("write + read back", _workload("write", plan.writes(20), 5), None),
+    ]
     # The secure read proves the cross-compiled crypto (mbedTLS in the C adapter's build);
     # the other SDKs' crypto is their runtime's, the same code as on the host, and an
     # emulated JVM or Node often cannot finish the RSA handshake within the client's 10 s.
-    if (emulated.id == "open62541" and emulated.offers("Basic256Sha256", "SignAndEncrypt")
-            and reference.offers("Basic256Sha256", "SignAndEncrypt")):
-        steps.append(("read Basic256Sha256 SignAndEncrypt", _workload("read", SMOKE_NODES, 4),
-                      {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}))
+    if (
+        emulated.id == "open62541"
+        and emulated.offers("Basic256Sha256", "SignAndEncrypt")
+        and reference.offers("Basic256Sha256", "SignAndEncrypt")
+    ):
+        steps.append(
+            (
+                "read Basic256Sha256 SignAndEncrypt",
+                _workload("read", SMOKE_NODES, 4),
+                {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"},
+            )
+        )
     try:
         # A first session, not judged: an emulated JIT runtime may miss the client's 10 s
         # connect timeout while it compiles its session code for the first time.
@@ -159,38 +212,79 @@ def smoke_one(session: Session, reference: Sdk, emulated: LaunchedSdk) -> list[S
             outcome = session.run_client(reference, server, config)
             if outcome.status == "pass":
                 result = outcome.result or {}
-                detail = (f"{result['operations']['succeeded']} requests, "
-                          f"{result['verification']['checked']} values verified, "
-                          f"{result['throughput']['ops_per_s']:.0f} req/s (emulated)")
+                detail = (
+                    f"{result['operations']['succeeded']} requests, "
+                    f"{result['verification']['checked']} values verified, "
+                    f"{result['throughput']['ops_per_s']:.0f} req/s (emulated)"
+                )
             else:
                 detail = outcome.reason or outcome.status
-            results.append(SmokeResult(emulated.id, emulated.arch, emulated.how, name, outcome.status, detail,
-                                       round(time.monotonic() - begun, 1)))
+            results.append(
+                SmokeResult(
+                    emulated.id,
+                    emulated.arch,
+                    emulated.how,
+                    name,
+                    outcome.status,
+                    detail,
+                    round(time.monotonic() - begun, 1),
+                )
+            )
             _store(session, reference, emulated, variant, name, outcome.status, outcome.reason, config, outcome)
         server.measured.perf.stop()
         status, seconds, killed = server.measured.process.stop(timeout=EMULATED_STOP_TIMEOUT_S)
         server.measured.sampler.stop()
         session.servers.clear()
         ok = status == 0 and not killed
-        results.append(SmokeResult(emulated.id, emulated.arch, emulated.how, "server stops on SIGTERM",
-                                   "pass" if ok else "fail",
-                                   f"status {status} after {seconds:.1f} s" + (" (killed)" if killed else ""),
-                                   round(seconds, 1)))
+        results.append(
+            SmokeResult(
+                emulated.id,
+                emulated.arch,
+                emulated.how,
+                "server stops on SIGTERM",
+                "pass" if ok else "fail",
+                f"status {status} after {seconds:.1f} s" + (" (killed)" if killed else ""),
+                round(seconds, 1),
+            )
+        )
     finally:
         session.stop_servers()
     return results
 
 
-def _store(session: Session, reference: Sdk, emulated: LaunchedSdk, variant: str, step: str, status: str,
-           reason: str | None, config: dict | None, outcome) -> None:
+def _store(
+    session: Session,
+    reference: Sdk,
+    emulated: LaunchedSdk,
+    variant: str,
+    step: str,
+    status: str,
+    reason: str | None,
+    config: dict | None,
+    outcome,
+) -> None:
     store: Store = session.store
     store.add_cell(
-        session.run_id, suite=session.suite, kind=step, client=reference.id, server=emulated.id,
-        variant=variant, parameter=emulated.arch, repetition=0, status=status, reason=reason,
-        client_config=config, server_config=None,
-        result=getattr(outcome, "result", None), client_resources=getattr(outcome, "client_resources", None),
-        server_resources=None, client_perf=getattr(outcome, "client_perf", None), server_perf=None,
-        client_bound=bool(getattr(outcome, "client_bound", False)), emulated=True)
+        session.run_id,
+        suite=session.suite,
+        kind=step,
+        client=reference.id,
+        server=emulated.id,
+        variant=variant,
+        parameter=emulated.arch,
+        repetition=0,
+        status=status,
+        reason=reason,
+        client_config=config,
+        server_config=None,
+        result=getattr(outcome, "result", None),
+        client_resources=getattr(outcome, "client_resources", None),
+        server_resources=None,
+        client_perf=getattr(outcome, "client_perf", None),
+        server_perf=None,
+        client_bound=bool(getattr(outcome, "client_bound", False)),
+        emulated=True,
+    )
 
 
 def cleanup_containers(token: str) -> None:

@@ -23,10 +23,19 @@ def run(modules: list[str], options: list[str], junit: Path, keyword: str | None
     import pytest
 
     junit.parent.mkdir(parents=True, exist_ok=True)
-    args = [*(str(HERE / f"{module}.py") for module in modules),
-            # By path, with this directory as rootdir: the conftest options are known at once,
-            # and no repository configuration or cache directory is involved.
-            f"--rootdir={HERE}", "-p", "no:cacheprovider", "-v", "-rfEs", f"--junitxml={junit}",
-            "-o", "junit_family=xunit1",  # keeps each check's detail (record_property) in the XML
-            *(["-k", keyword] if keyword else []), *options]
+    args = [
+        *(str(HERE / f"{module}.py") for module in modules),
+        # By path, with this directory as rootdir: the conftest options are known at once,
+        # and no repository configuration or cache directory is involved.
+        f"--rootdir={HERE}",
+        "-p",
+        "no:cacheprovider",
+        "-v",
+        "-rfEs",
+        f"--junitxml={junit}",
+        "-o",
+        "junit_family=xunit1",  # keeps each check's detail (record_property) in the XML
+        *(["-k", keyword] if keyword else []),
+        *options,
+    ]
     return int(pytest.main(args))

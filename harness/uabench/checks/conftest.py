@@ -18,23 +18,34 @@ from uabench.results.store import Store, open_store
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("uabench", "uabench checks")
-    group.addoption("--store", default=None,
-                    help="results store for the ARM and remote cells (default: a throw-away store)")
-    group.addoption("--require-builds", action="store_true",
-                    help="a missing ARM build, image or namespace host fails instead of skipping")
+    group.addoption(
+        "--store", default=None, help="results store for the ARM and remote cells (default: a throw-away store)"
+    )
+    group.addoption(
+        "--require-builds",
+        action="store_true",
+        help="a missing ARM build, image or namespace host fails instead of skipping",
+    )
     group.addoption("--arm-arch", default="arm64", help="comma-separated architectures of the ARM smoke checks")
-    group.addoption("--arm-sdk", default="open62541", help="comma-separated SDKs of the ARM smoke checks "
-                    "('all': every one)")
+    group.addoption(
+        "--arm-sdk", default="open62541", help="comma-separated SDKs of the ARM smoke checks ('all': every one)"
+    )
     group.addoption("--arm-how", default="image,binary", help="image and/or binary (the Bazel C adapter)")
-    group.addoption("--remote-target", default=None,
-                    help="user@host of a real remote host (default: the namespace Pi on this machine)")
+    group.addoption(
+        "--remote-target",
+        default=None,
+        help="user@host of a real remote host (default: the namespace Pi on this machine)",
+    )
     group.addoption("--remote-port", type=int, default=22)
     group.addoption("--remote-identity", default=None)
     group.addoption("--remote-known-hosts", default=None)
     group.addoption("--remote-workdir", default="/tmp/uabench-remote")
     group.addoption("--remote-binary", default=None, help="adapter binary to deploy (default: the host build)")
-    group.addoption("--remote-image", default=None,
-                    help="container image to deploy (default with the namespace Pi: open62541's arm64 image)")
+    group.addoption(
+        "--remote-image",
+        default=None,
+        help="container image to deploy (default with the namespace Pi: open62541's arm64 image)",
+    )
     group.addoption("--remote-sdk", default="open62541", help="the SDK the binary or image is")
 
 
@@ -48,10 +59,12 @@ def _split(text: str | None) -> list[str]:
 
 # --- parametrisation ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class SmokeTarget:
     """One ARM build of an SDK: its image run by podman --arch, or the C adapter's Bazel
     cross build run by qemu-user."""
+
     sdk: str
     arch: str
     how: str  # image | binary
@@ -64,6 +77,7 @@ class SmokeTarget:
 @dataclass(frozen=True)
 class RemoteTarget:
     """A remote host (user@host, or None for the namespace Pi) and what is deployed on it."""
+
     target: str | None
     sdk: str
     binary: str | None = None
@@ -71,8 +85,11 @@ class RemoteTarget:
 
     @property
     def id(self) -> str:
-        what = (f"binary-{Path(self.binary).parent.name}" if self.binary
-                else f"image-{(self.image or '').rsplit('/', 1)[-1]}")
+        what = (
+            f"binary-{Path(self.binary).parent.name}"
+            if self.binary
+            else f"image-{(self.image or '').rsplit('/', 1)[-1]}"
+        )
         return f"{self.target or 'namespace-pi'}-{self.sdk}-{what}"
 
 
@@ -102,12 +119,16 @@ def remote_targets(config: pytest.Config) -> list[RemoteTarget]:
         raise pytest.UsageError("--remote-target needs --remote-binary or --remote-image")
     # The namespace Pi: the host build of the C adapter, and its arm64 image under qemu.
     host = host_binary()
-    return [RemoteTarget(None, "open62541", str(host) if host else str(HOST_BINARIES[0])),
-            RemoteTarget(None, "open62541", image=images.image_name("open62541", images.arch("arm64")))]
+    return [
+        RemoteTarget(None, "open62541", str(host) if host else str(HOST_BINARIES[0])),
+        RemoteTarget(None, "open62541", image=images.image_name("open62541", images.arch("arm64"))),
+    ]
 
 
-HOST_BINARIES = (paths.REPO / ".cache" / "dist" / "host" / "uabench-open62541",
-                 paths.REPO / "adapters" / "open62541" / "build" / "uabench-open62541")
+HOST_BINARIES = (
+    paths.REPO / ".cache" / "dist" / "host" / "uabench-open62541",
+    paths.REPO / "adapters" / "open62541" / "build" / "uabench-open62541",
+)
 
 
 def host_binary() -> Path | None:
@@ -123,11 +144,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         chosen = [sdk for sdk in sdks.all_sdks() if role is None or role.args[0] in sdk.roles]
         metafunc.parametrize("sdk", chosen, ids=[sdk.id for sdk in chosen], scope="module")
     if "smoke_target" in metafunc.fixturenames:
-        found = smoke_targets(metafunc.config)
-        metafunc.parametrize("smoke_target", found, ids=[t.id for t in found], scope="module")
+        smoke = smoke_targets(metafunc.config)
+        metafunc.parametrize("smoke_target", smoke, ids=[t.id for t in smoke], scope="module")
     if "remote_target" in metafunc.fixturenames:
-        found = remote_targets(metafunc.config)
-        metafunc.parametrize("remote_target", found, ids=[t.id for t in found], scope="module")
+        remote = remote_targets(metafunc.config)
+        metafunc.parametrize("remote_target", remote, ids=[t.id for t in remote], scope="module")
 
 
 @pytest.hookimpl(trylast=True)
@@ -135,6 +156,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every check of one target in the order of its module, then the next target: pytest's
     own grouping interleaves targets once a check has parameters of its own, and then
     restarts servers and sessions."""
+
     def target(item: pytest.Item) -> str:
         params = getattr(item, "callspec", None)
         for name in ("sdk", "smoke_target", "remote_target"):
@@ -149,6 +171,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 # --- fixtures ----------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="session")
 def store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     location = request.config.getoption("store") or tmp_path_factory.mktemp("store") / "checks.sqlite"
@@ -161,6 +184,7 @@ def store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 def unavailable(request: pytest.FixtureRequest):
     """Skip a check whose build or host is missing (with the reason), or fail it when the
     run asked for that build explicitly (--require-builds: `uabench arm-smoke`, `uabench remote`)."""
+
     def missing(reason: str) -> None:
         if request.config.getoption("require_builds"):
             pytest.fail(reason, pytrace=False)

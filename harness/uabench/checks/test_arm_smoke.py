@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -17,10 +18,13 @@ from uabench.arm import images, smoke
 from uabench.engine.session import Session
 from uabench.results.store import Store
 
+if TYPE_CHECKING:
+    from uabench.checks.conftest import SmokeTarget
+
 
 @dataclass
 class SmokeRun:
-    target: object
+    target: SmokeTarget
     steps: dict[str, smoke.SmokeResult]
 
 
@@ -41,8 +45,9 @@ def smoked(smoke_target, arm_session: Session, unavailable) -> Iterator[SmokeRun
     token = secrets.token_hex(6)
     missing = None
     try:
-        emulated = smoke.launched(arm_session, smoke_target.sdk, images.arch(smoke_target.arch), smoke_target.how,
-                                  token)
+        emulated = smoke.launched(
+            arm_session, smoke_target.sdk, images.arch(smoke_target.arch), smoke_target.how, token
+        )
     except smoke.NotBuilt as why:
         pytest.skip(f"not built: {why}")
     except images.ImageError as error:

@@ -17,15 +17,33 @@ from uabench.proc.process import AdapterError
 from uabench.results.store import open_store
 from uabench.sdks import Sdk
 
-ALL_NODES = [*plan.signals(10), "Signal_999", "Tick", "Real", "Page", "SDD", "Image", "Array_10", "Array_10000",
-             "Write_0", "Write_99"]
+ALL_NODES = [
+    *plan.signals(10),
+    "Signal_999",
+    "Tick",
+    "Real",
+    "Page",
+    "SDD",
+    "Image",
+    "Array_10",
+    "Array_10000",
+    "Write_0",
+    "Write_99",
+]
 UNREACHABLE_LIMIT_S = 20.0
 SECURE = {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}
 
 
 def _workload(kind: str, nodes: list[str], per_request: int, **extra) -> dict:
-    return {"workload": kind, "nodes": nodes, "nodes_per_request": per_request, "in_flight": 2,
-            "warmup_s": 0.2, "duration_s": 0.6, **extra}
+    return {
+        "workload": kind,
+        "nodes": nodes,
+        "nodes_per_request": per_request,
+        "in_flight": 2,
+        "warmup_s": 0.2,
+        "duration_s": 0.6,
+        **extra,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -72,13 +90,15 @@ def _last_event(stdout: str) -> dict | None:
 
 # --- the checks ------------------------------------------------------------------------------
 
+
 def test_capabilities_agree_with_sdk_toml(sdk: Sdk, record_property) -> None:
     try:
         caps = sdks.capabilities(sdk)
     except sdks.AdapterBroken as error:
         pytest.fail(str(error), pytrace=False)
-    problems = [f"missing key '{key}'" for key in ("sdk", "version", "roles", "workloads", "security")
-                if key not in caps]
+    problems = [
+        f"missing key '{key}'" for key in ("sdk", "version", "roles", "workloads", "security") if key not in caps
+    ]
     if caps.get("sdk") != sdk.id:
         problems.append(f"sdk is {caps.get('sdk')!r}, sdk.toml says {sdk.id!r}")
     if str(caps.get("version")) != sdk.version:
@@ -102,19 +122,20 @@ BAD_CONFIGS = [  # role, config, the key the message must name
 
 
 @pytest.mark.parametrize(("role", "config", "key"), BAD_CONFIGS)
-def test_bad_config_exits_2_naming_the_key(sdk: Sdk, role: str, config: dict, key: str, workdir: Path,
-                                           record_property) -> None:
+def test_bad_config_exits_2_naming_the_key(
+    sdk: Sdk, role: str, config: dict, key: str, workdir: Path, record_property
+) -> None:
     path = workdir / f"bad-{role}-{key}.json"
     path.write_text(json.dumps(config))
     try:
-        done = subprocess.run([str(sdk.run), role, "--config", str(path)], capture_output=True, text=True,
-                              timeout=60)
+        done = subprocess.run([str(sdk.run), role, "--config", str(path)], capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
         pytest.fail("still running after 60 s (it must exit 2 before connecting)", pytrace=False)
     assert done.returncode == 2, f"exit {done.returncode}, expected 2"
     event = _last_event(done.stdout)
-    assert event and event.get("event") == "error" and event.get("kind") == "config", \
+    assert event and event.get("event") == "error" and event.get("kind") == "config", (
         f"no error event of kind config on stdout: {done.stdout[-200:]!r}"
+    )
     assert key in event.get("message", ""), f"message does not name '{key}': {event.get('message')!r}"
     record_property("detail", event["message"])
 
@@ -131,24 +152,28 @@ def test_server_prints_ready(sdk: Sdk, session: Session, record_property) -> Non
 
 @pytest.mark.role("server")
 @pytest.mark.parametrize("per_request", [1, len(ALL_NODES)], ids=["1-node", "all-nodes"])
-def test_reference_client_reads_every_node(sdk: Sdk, reference: Sdk, session: Session, per_request: int,
-                                           record_property) -> None:
+def test_reference_client_reads_every_node(
+    sdk: Sdk, reference: Sdk, session: Session, per_request: int, record_property
+) -> None:
     """The reference SDK's client reads every node of this server, every value verified."""
     record_property("detail", _passes(session, reference, sdk, _workload("read", ALL_NODES, per_request)))
 
 
 @pytest.mark.role("client")
-@pytest.mark.parametrize(("per_request", "sessions"), [(1, 1), (len(ALL_NODES), 2)],
-                         ids=["1-node", "all-nodes-2-sessions"])
-def test_client_reads_every_node_of_the_reference_server(sdk: Sdk, reference: Sdk, session: Session,
-                                                         per_request: int, sessions: int, record_property) -> None:
+@pytest.mark.parametrize(
+    ("per_request", "sessions"), [(1, 1), (len(ALL_NODES), 2)], ids=["1-node", "all-nodes-2-sessions"]
+)
+def test_client_reads_every_node_of_the_reference_server(
+    sdk: Sdk, reference: Sdk, session: Session, per_request: int, sessions: int, record_property
+) -> None:
     workload = _workload("read", ALL_NODES, per_request, **({"sessions": sessions} if sessions > 1 else {}))
     record_property("detail", _passes(session, sdk, reference, workload))
 
 
 @pytest.mark.role("client")
-def test_client_writes_the_reference_server_with_read_back(sdk: Sdk, reference: Sdk, session: Session,
-                                                           record_property) -> None:
+def test_client_writes_the_reference_server_with_read_back(
+    sdk: Sdk, reference: Sdk, session: Session, record_property
+) -> None:
     record_property("detail", _passes(session, sdk, reference, _workload("write", plan.writes(20), 5)))
 
 
@@ -158,8 +183,9 @@ def test_unreachable_endpoint_gives_a_connect_error(sdk: Sdk, session: Session, 
     config = {"endpoint": f"opc.tcp://127.0.0.1:{free_port()}", **_workload("read", ["Real"], 1)}
     outcome = session.run_client(sdk, None, config)
     elapsed = time.monotonic() - started
-    assert outcome.status == "fail" and (outcome.reason or "").startswith("connect"), \
+    assert outcome.status == "fail" and (outcome.reason or "").startswith("connect"), (
         f"expected a connect error event, got {outcome.status}: {outcome.reason}"
+    )
     assert elapsed <= UNREACHABLE_LIMIT_S, f"took {elapsed:.1f} s (limit {UNREACHABLE_LIMIT_S:g} s)"
     record_property("detail", f"{outcome.reason} after {elapsed:.1f} s")
 
@@ -179,6 +205,7 @@ def test_server_exits_0_within_5_s_of_sigterm(sdk: Sdk, session: Session, record
         pytest.fail(str(error), pytrace=False)
     status, seconds, killed = server.measured.stop()
     session.servers.clear()
-    assert status == 0 and not killed, f"status {status} after {seconds:.1f} s" + (" (had to be killed)"
-                                                                                   if killed else "")
+    assert status == 0 and not killed, f"status {status} after {seconds:.1f} s" + (
+        " (had to be killed)" if killed else ""
+    )
     record_property("detail", f"status 0 after {seconds:.2f} s")

@@ -42,19 +42,26 @@ def _deploy(remote_target, host: remote.RemoteHost, unavailable, run_args: list[
 
 
 @pytest.fixture(scope="module")
-def served(remote_target, request: pytest.FixtureRequest, store: Store, unavailable,
-           tmp_path_factory: pytest.TempPathFactory) -> Iterator[RemoteRun]:
+def served(
+    remote_target, request: pytest.FixtureRequest, store: Store, unavailable, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RemoteRun]:
     options = request.config.getoption
     if remote_target.target:
-        host = remote.RemoteHost(remote_target.target, options("remote_port"), options("remote_identity"),
-                                 options("remote_known_hosts"), options("remote_workdir"))
+        host = remote.RemoteHost(
+            remote_target.target,
+            options("remote_port"),
+            options("remote_identity"),
+            options("remote_known_hosts"),
+            options("remote_workdir"),
+        )
         run_args, env = [], []
     else:
         pi = request.getfixturevalue("namespace_pi")
         host, run_args, env = pi.remote_host(), pi.PODMAN_RUN_ARGS, pi.podman_env()
     deployment = _deploy(remote_target, host, unavailable, run_args, env)
-    steps, resources = remote.serve_and_check(store, host, deployment, remote_target.sdk,
-                                              workdir=tmp_path_factory.mktemp("remote"))
+    steps, resources = remote.serve_and_check(
+        store, host, deployment, remote_target.sdk, workdir=tmp_path_factory.mktemp("remote")
+    )
     run_id = max(run["id"] for run in store.runs(suite="remote"))
     yield RemoteRun(host, {step.step: step for step in steps}, resources, store.cells([run_id]))
 

@@ -24,14 +24,17 @@ def problems(only: list[str] | None, roles: tuple[str, ...], log: Callable[[str]
         for role in roles:
             declared, answered = role in sdk.roles, role in capabilities.get("roles", [])
             if declared != answered:
-                found.append(f"{sdk.id}: sdk.toml {'declares' if declared else 'does not declare'} the {role} "
-                             f"role, capabilities {'lists' if answered else 'does not list'} it")
+                found.append(
+                    f"{sdk.id}: sdk.toml {'declares' if declared else 'does not declare'} the {role} "
+                    f"role, capabilities {'lists' if answered else 'does not list'} it"
+                )
             if not declared and role not in sdk.not_supported:
                 found.append(f"{sdk.id}: no [not_supported] reason for the {role} role")
         has = [role for role in roles if role in sdk.roles]
-        log(f"{sdk.id} {capabilities.get('version')}: " + (", ".join(has) if has else
-                                                           "none of " + ", ".join(roles) + ": "
-                                                           + sdk.reason_unsupported(roles[0])))
+        log(
+            f"{sdk.id} {capabilities.get('version')}: "
+            + (", ".join(has) if has else "none of " + ", ".join(roles) + ": " + sdk.reason_unsupported(roles[0]))
+        )
     for role in roles:
         if not any(role in sdk.roles for sdk in chosen):
             found.append(f"need at least one {role} adapter, have {[sdk.id for sdk in chosen]}")

@@ -39,6 +39,7 @@ class NotSupportedError(AdapterError):
 @dataclass
 class Measured:
     """One adapter process while it runs: the process and its samplers."""
+
     process: AdapterProcess
     sampler: ProcessSampler
     perf: PerfStat
@@ -46,8 +47,11 @@ class Measured:
     @classmethod
     def start(cls, process: AdapterProcess) -> Measured:
         process.start()
-        return cls(process, ProcessSampler(process.pid).start(),
-                   PerfStat(process.pid, process.workdir / f"{process.name}.perf.csv").start())
+        return cls(
+            process,
+            ProcessSampler(process.pid).start(),
+            PerfStat(process.pid, process.workdir / f"{process.name}.perf.csv").start(),
+        )
 
     def wait_ready(self, timeout: float) -> dict:
         """Its ready event; NotSupportedError or AdapterError when it refuses to start."""
@@ -55,7 +59,8 @@ class Measured:
         if ready["event"] == "error":
             kind = ready.get("kind")
             raise (NotSupportedError if kind == "not_supported" else AdapterError)(
-                f"{self.process.sdk.id} {self.process.role} refused to start: {kind}: {ready.get('message')}")
+                f"{self.process.sdk.id} {self.process.role} refused to start: {kind}: {ready.get('message')}"
+            )
         return ready
 
     @property
@@ -64,8 +69,10 @@ class Measured:
 
     def death_reason(self) -> str:
         code = self.process.popen.poll() if self.process.popen else None
-        return (f"{self.process.sdk.id} {self.process.role} exited with status {code} during the run"
-                + self.process.stderr_tail_text())
+        return (
+            f"{self.process.sdk.id} {self.process.role} exited with status {code} during the run"
+            + self.process.stderr_tail_text()
+        )
 
     def window(self, start_ns: int, end_ns: int) -> tuple[dict | None, dict | None]:
         return self.sampler.window(start_ns, end_ns), self.perf.window(start_ns, end_ns)
@@ -81,6 +88,7 @@ class Measured:
 class Outcome:
     """What a cell gave: its verdict, the combined result of its measured processes, their
     resources (client_*) and the peer's (server_*) over the measured phase."""
+
     status: str  # pass | fail | not_supported
     reason: str | None = None
     result: dict | None = None
@@ -101,6 +109,7 @@ class Outcome:
 
 # --- judging ---------------------------------------------------------------------------------
 
+
 def judge(result: dict | None, role: str = "client") -> str | None:
     """Why one process's result does not pass, or None: operations were attempted and none
     failed, every value verified. A subscriber's operations are the NetworkMessages it
@@ -112,8 +121,10 @@ def judge(result: dict | None, role: str = "client") -> str | None:
     if operations["attempted"] == 0:
         if subscriber:
             figures = result.get("pubsub", {})
-            return (f"no NetworkMessage arrived in the measured phase ({figures.get('datagrams', 0)} datagrams, "
-                    f"{figures.get('foreign', 0)} from other publishers)")
+            return (
+                f"no NetworkMessage arrived in the measured phase ({figures.get('datagrams', 0)} datagrams, "
+                f"{figures.get('foreign', 0)} from other publishers)"
+            )
         return "no operation was attempted"
     if operations["failed"]:
         examples = "; ".join(result.get("errors", {}).get("examples", [])[:3])
@@ -159,6 +170,7 @@ def load_generator_bound(role: str, windows: list[dict | None], cpus: set[int] |
 
 # --- combining processes ----------------------------------------------------------------------
 
+
 def combine_results(results: list[dict], overlap: bool = False) -> dict:
     """One record for several processes that measured side by side: counts, throughput and
     histograms add up. The measured window spans all of them, or with `overlap` only the
@@ -176,7 +188,8 @@ def combine_results(results: list[dict], overlap: bool = False) -> dict:
     combined["verification"] = {
         "checked": sum(r["verification"]["checked"] for r in results),
         "failed": sum(r["verification"]["failed"] for r in results),
-        "examples": [x for r in results for x in r["verification"]["examples"]][:5]}
+        "examples": [x for r in results for x in r["verification"]["examples"]][:5],
+    }
     combined["errors"] = {"examples": [x for r in results for x in r["errors"]["examples"]][:5]}
     combined["throughput"] = {k: sum(r["throughput"][k] for r in results) for k in ("ops_per_s", "values_per_s")}
     for key in HISTOGRAMS:
@@ -192,14 +205,26 @@ def combine_results(results: list[dict], overlap: bool = False) -> dict:
 
 def _combine_pubsub(results: list[dict]) -> dict:
     first = results[0]["pubsub"]
-    figures = {key: (sum(r["pubsub"].get(key, 0) for r in results) if isinstance(value, int)
-                     and not isinstance(value, bool) and key not in ("writers", "max_datagram_bytes") else value)
-               for key, value in first.items()}
+    figures = {
+        key: (
+            sum(r["pubsub"].get(key, 0) for r in results)
+            if isinstance(value, int) and not isinstance(value, bool) and key not in ("writers", "max_datagram_bytes")
+            else value
+        )
+        for key, value in first.items()
+    }
     figures["max_datagram_bytes"] = max(r["pubsub"].get("max_datagram_bytes", 0) for r in results)
-    subscribers = [{
-        "messages_per_s": r["throughput"]["ops_per_s"], "signals_per_s": r["throughput"]["values_per_s"],
-        "lost": r["pubsub"].get("lost"), "cycle_mean_ns": Histogram(r.get("cycle_time_ns")).mean(),
-        "delay_p99_ns": Histogram(r.get("delay_ns")).percentile(99), "ip": r.get("ip")} for r in results]
+    subscribers = [
+        {
+            "messages_per_s": r["throughput"]["ops_per_s"],
+            "signals_per_s": r["throughput"]["values_per_s"],
+            "lost": r["pubsub"].get("lost"),
+            "cycle_mean_ns": Histogram(r.get("cycle_time_ns")).mean(),
+            "delay_p99_ns": Histogram(r.get("delay_ns")).percentile(99),
+            "ip": r.get("ip"),
+        }
+        for r in results
+    ]
     return {"pubsub": figures, "subscribers": subscribers}
 
 
@@ -225,17 +250,29 @@ def combine_resources(windows: Sequence[dict | None]) -> dict | None:
 
 # --- the cell runner -----------------------------------------------------------------------------
 
+
 def time_allowed(role: str, config: dict) -> float:
     """Seconds a measured process may take to its result."""
     if role == "subscriber":
-        return (config["warmup_s"] + config["duration_s"] + SUBSCRIBER_GRACE_S
-                + config["signals"] / SIGNALS_PER_EXTRA_SECOND)
+        return (
+            config["warmup_s"]
+            + config["duration_s"]
+            + SUBSCRIBER_GRACE_S
+            + config["signals"] / SIGNALS_PER_EXTRA_SECOND
+        )
     return config.get("warmup_s", 1) + config.get("duration_s", 5) + CLIENT_GRACE_S
 
 
-def run_cell(sdk: Sdk, role: str, configs: list[dict], workdir: Path, cpus: set[int] | None,
-             peer: Measured | None = None, peer_ready: Callable[[], object] | None = None,
-             hosts: Hosts | None = None) -> Outcome:
+def run_cell(
+    sdk: Sdk,
+    role: str,
+    configs: list[dict],
+    workdir: Path,
+    cpus: set[int] | None,
+    peer: Measured | None = None,
+    peer_ready: Callable[[], object] | None = None,
+    hosts: Hosts | None = None,
+) -> Outcome:
     """Starts one `role` process of `sdk` per config (process k on host k when `hosts` are
     given), waits for `peer_ready` (a peer still building its side while they start), collects
     their results, combines and judges them, and samples the peer over their measured phase."""
@@ -245,9 +282,19 @@ def run_cell(sdk: Sdk, role: str, configs: list[dict], workdir: Path, cpus: set[
     measured: list[Measured] = []
     try:
         for k, config in enumerate(configs):
-            measured.append(Measured.start(AdapterProcess(
-                sdk, role, config, workdir, cpus, name=f"{sdk.id}-{role}-{time.monotonic_ns()}",
-                prefix=hosts.prefix(k) if hosts else None)))
+            measured.append(
+                Measured.start(
+                    AdapterProcess(
+                        sdk,
+                        role,
+                        config,
+                        workdir,
+                        cpus,
+                        name=f"{sdk.id}-{role}-{time.monotonic_ns()}",
+                        prefix=hosts.prefix(k) if hosts else None,
+                    )
+                )
+            )
         if peer is not None and peer_ready is not None:
             try:
                 peer_ready()
@@ -274,8 +321,9 @@ def run_cell(sdk: Sdk, role: str, configs: list[dict], workdir: Path, cpus: set[
     if peer:
         outcome.server_resources, outcome.server_perf = peer.window(result["start_ns"], result["end_ns"])
     outcome.client_bound = load_generator_bound(role, [w[0] for w in windows], cpus)
-    reason = next((f"{role} {index}: {why}" if len(events) > 1 else why for index, why in enumerate(reasons) if why),
-                  None)
+    reason = next(
+        (f"{role} {index}: {why}" if len(events) > 1 else why for index, why in enumerate(reasons) if why), None
+    )
     if reason is None and any(status not in (0, None) for status in statuses):
         reason = f"{role} exited with status {statuses} after its result"
     if peer and not peer.alive:  # the cause comes first, the symptoms after

@@ -43,8 +43,10 @@ class Estimate:
     cells: int
 
     def text(self) -> str:
-        return (f"estimated duration {clock(self.seconds)} for {len(self.tests)} tests, {self.cells} cells "
-                "(an estimate: typical start-up times, sweeps and capacity searches counted at their longest)")
+        return (
+            f"estimated duration {clock(self.seconds)} for {len(self.tests)} tests, {self.cells} cells "
+            "(an estimate: typical start-up times, sweeps and capacity searches counted at their longest)"
+        )
 
 
 def clock(seconds: float) -> str:
@@ -54,16 +56,18 @@ def clock(seconds: float) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
 
 
-def for_plan(plan: Plan, profile: str, only: list[str] | None = None,
-             startup: Callable[[str], float] = startup_s) -> Estimate:
+def for_plan(
+    plan: Plan, profile: str, only: list[str] | None = None, startup: Callable[[str], float] = startup_s
+) -> Estimate:
     """The estimate of a plan's suite: its adapter check, then every test case of its matrix."""
     checked = tuple(sdk.id for sdk in sdks.all_sdks() if only is None or sdk.id in only)
     check = TestCase("adapter check", CHECK_KEYWORDS[bool(plan.pubsub)], checked, ())
     return estimate(plan, profile, [check, *test_cases(plan, only, profile)], startup)
 
 
-def estimate(plan: Plan, profile: str, cases: Sequence[TestCase],
-             startup: Callable[[str], float] = startup_s) -> Estimate:
+def estimate(
+    plan: Plan, profile: str, cases: Sequence[TestCase], startup: Callable[[str], float] = startup_s
+) -> Estimate:
     """The estimate of running `cases` (a plan's test cases, in order) in `profile`."""
     per_test, cells, running = [], 0, None
     for case in cases:
@@ -76,8 +80,9 @@ def estimate(plan: Plan, profile: str, cases: Sequence[TestCase],
     return Estimate(sum(per_test), tuple(per_test), cells)
 
 
-def _cell_time(plan: Plan, profile: str, case: TestCase,
-               startup: Callable[[str], float]) -> tuple[float, int, tuple | None]:
+def _cell_time(
+    plan: Plan, profile: str, case: TestCase, startup: Callable[[str], float]
+) -> tuple[float, int, tuple | None]:
     """(seconds besides starting the server, cells, the server it needs) of one test."""
     keyword, args = case.keyword, case.args
 
@@ -114,13 +119,19 @@ def _cell_time(plan: Plan, profile: str, case: TestCase,
         client, server = args
         # the refused configuration is a server of its own
         return startup(client) + NEGATIVE_CELL_S + CELL_OVERHEAD_S, 1, (server, keyword)
-    if keyword in ("PubSub Sweep Should Complete", "PubSub Subscriber Sweep Should Complete",
-                   "PubSub Interop Should Pass"):
+    if keyword in (
+        "PubSub Sweep Should Complete",
+        "PubSub Subscriber Sweep Should Complete",
+        "PubSub Interop Should Pass",
+    ):
         publisher, subscriber = args
-        kind = {"PubSub Sweep Should Complete": "sweep", "PubSub Subscriber Sweep Should Complete": "subscribers",
-                "PubSub Interop Should Pass": "interop"}[keyword]
+        kind = {
+            "PubSub Sweep Should Complete": "sweep",
+            "PubSub Subscriber Sweep Should Complete": "subscribers",
+            "PubSub Interop Should Pass": "interop",
+        }[keyword]
         phase = plan.phase(profile, kind)
-        points = (len(phase.signals) if kind == "sweep" else len(phase.counts) if kind == "subscribers" else 1)
+        points = len(phase.signals) if kind == "sweep" else len(phase.counts) if kind == "subscribers" else 1
         one = startup(publisher) + startup(subscriber) + phase.warmup_s + phase.duration_s + CELL_OVERHEAD_S
         return points * phase.repetitions * one, points * phase.repetitions, None
     if keyword in CHECK_KEYWORDS:  # asks every adapter (args: which, when known) for its capabilities

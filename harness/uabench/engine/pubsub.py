@@ -58,8 +58,14 @@ class PubSubRun:
         publisher = {**self.setup.config, "address": address, "interface": interface, "signals": signals}
         return publisher, dict(publisher)
 
-    def measure(self, publisher: Sdk, subscriber: Sdk, publisher_config: dict, subscriber_configs: list[dict],
-                hosts: Hosts | None = None) -> Outcome:
+    def measure(
+        self,
+        publisher: Sdk,
+        subscriber: Sdk,
+        publisher_config: dict,
+        subscriber_configs: list[dict],
+        hosts: Hosts | None = None,
+    ) -> Outcome:
         """Starts the publisher, then the subscribers (subscriber k on host k), which build
         their side while the publisher builds its own: their warm-up starts with its first
         NetworkMessage (SPEC §8)."""
@@ -67,19 +73,43 @@ class PubSubRun:
             return Outcome("not_supported", publisher.reason_unsupported("publisher"))
         if "subscriber" not in subscriber.roles:
             return Outcome("not_supported", subscriber.reason_unsupported("subscriber"))
-        running = Measured.start(AdapterProcess(publisher, "publisher", publisher_config, self.session.workdir,
-                                                self.session.server_cpus,
-                                                name=f"{publisher.id}-publisher-{time.monotonic_ns()}"))
+        running = Measured.start(
+            AdapterProcess(
+                publisher,
+                "publisher",
+                publisher_config,
+                self.session.workdir,
+                self.session.server_cpus,
+                name=f"{publisher.id}-publisher-{time.monotonic_ns()}",
+            )
+        )
         try:  # a large DataSet takes a while to build
             ready_s = READY_TIMEOUT_S + publisher_config["signals"] / SIGNALS_PER_EXTRA_SECOND
-            return cells.run_cell(subscriber, "subscriber", subscriber_configs, self.session.workdir,
-                                  self.session.client_cpus, peer=running,
-                                  peer_ready=lambda: running.wait_ready(ready_s), hosts=hosts)
+            return cells.run_cell(
+                subscriber,
+                "subscriber",
+                subscriber_configs,
+                self.session.workdir,
+                self.session.client_cpus,
+                peer=running,
+                peer_ready=lambda: running.wait_ready(ready_s),
+                hosts=hosts,
+            )
         finally:
             running.stop()
 
-    def cell(self, kind: str, variant: str, publisher_id: str, subscriber_id: str, phase: Phase, signals: int,
-             repetition: int = 0, parameter: object = None, count: int = 0) -> Outcome:
+    def cell(
+        self,
+        kind: str,
+        variant: str,
+        publisher_id: str,
+        subscriber_id: str,
+        phase: Phase,
+        signals: int,
+        repetition: int = 0,
+        parameter: object = None,
+        count: int = 0,
+    ) -> Outcome:
         """One measured and recorded cell: on loopback (count 0), or with `count` subscribers
         on hosts."""
         publisher, subscriber = sdks.get(publisher_id), sdks.get(subscriber_id)
@@ -99,11 +129,13 @@ class PubSubRun:
         self.session.versions.setdefault(publisher.id, publisher.version)
         if outcome.result:
             self.session.versions[subscriber.id] = outcome.result.get("version", subscriber.version)
-        return self.session.record(kind, subscriber, publisher, variant, repetition, configs[0], outcome,
-                                   publisher_config, parameter)
+        return self.session.record(
+            kind, subscriber, publisher, variant, repetition, configs[0], outcome, publisher_config, parameter
+        )
 
 
 # --- the scenarios ------------------------------------------------------------------------------
+
 
 def held(outcome: Outcome) -> bool:
     """The publisher kept its interval: mean cycle time within the limit and nothing lost."""
@@ -115,6 +147,7 @@ def _ratio_text(outcomes: list[Outcome]) -> str:
         ratio = figures.cycle_ratio(outcome.result) if outcome.result else None
         lost = (outcome.result or {}).get("pubsub", {}).get("lost")
         return (f"cycle {ratio:.2f} x" if ratio is not None else "no cycle time") + (f", {lost} lost" if lost else "")
+
     return ", ".join(one(o) for o in outcomes) + f" (limit {SUSTAINED_CYCLE_RATIO:g})"
 
 
@@ -129,13 +162,15 @@ def summary(outcome: Outcome) -> str:
     def ms(value):
         return f"{value / 1e6:.1f}" if value is not None else "–"
 
-    return (f"{result.get('throughput', {}).get('values_per_s', 0):,.0f} signals/s, "
-            f"{result.get('throughput', {}).get('ops_per_s', 0):,.1f} messages/s, cycle mean {ms(cycle.mean())} "
-            f"p99 {ms(cycle.percentile(99))} max {ms(cycle.max())} ms, delay p50 {ms(delay.percentile(50))} "
-            f"p99 {ms(delay.percentile(99))} ms, lost {counters.get('lost', 0)}, "
-            f"datagrams {counters.get('datagrams', 0)} (max {counters.get('max_datagram_bytes', 0)} B), publisher CPU "
-            + (f"{cpu:.1f} %" if cpu is not None else "–")
-            + (" [subscriber-bound]" if outcome.client_bound else ""))
+    return (
+        f"{result.get('throughput', {}).get('values_per_s', 0):,.0f} signals/s, "
+        f"{result.get('throughput', {}).get('ops_per_s', 0):,.1f} messages/s, cycle mean {ms(cycle.mean())} "
+        f"p99 {ms(cycle.percentile(99))} max {ms(cycle.max())} ms, delay p50 {ms(delay.percentile(50))} "
+        f"p99 {ms(delay.percentile(99))} ms, lost {counters.get('lost', 0)}, "
+        f"datagrams {counters.get('datagrams', 0)} (max {counters.get('max_datagram_bytes', 0)} B), publisher CPU "
+        + (f"{cpu:.1f} %" if cpu is not None else "–")
+        + (" [subscriber-bound]" if outcome.client_bound else "")
+    )
 
 
 def sweep(run: PubSubRun, publisher: str, subscriber: str, log: Callable[[str], None]) -> search.SweepResult:
@@ -144,50 +179,70 @@ def sweep(run: PubSubRun, publisher: str, subscriber: str, log: Callable[[str], 
     phase = run.plan.phase(run.profile, "sweep")
 
     def measure(signals, repetition: int) -> Outcome:
-        return run.cell("pubsub-sweep", SWEEP_VARIANT, publisher, subscriber, phase, signals, repetition,
-                        parameter=signals)
+        return run.cell(
+            "pubsub-sweep", SWEEP_VARIANT, publisher, subscriber, phase, signals, repetition, parameter=signals
+        )
 
-    found = search.sweep(phase.signals, measure, phase.repetitions,
-                         search.StopRule(lambda _, outcomes: any(held(o) for o in outcomes), retry_missed=True),
-                         log=lambda line: log(f"N = {line}"),
-                         describe=lambda _, outcomes: "; ".join(summary(o) for o in outcomes) + " — "
-                         + _ratio_text(outcomes))
+    found = search.sweep(
+        phase.signals,
+        measure,
+        phase.repetitions,
+        search.StopRule(lambda _, outcomes: any(held(o) for o in outcomes), retry_missed=True),
+        log=lambda line: log(f"N = {line}"),
+        describe=lambda _, outcomes: "; ".join(summary(o) for o in outcomes) + " — " + _ratio_text(outcomes),
+    )
     sustained = [(n, o) for n, outcomes in found.measured for o in outcomes if held(o)]
     if sustained:
         n, best = max(sustained, key=lambda item: item[1].measured["throughput"]["values_per_s"])
-        log(f"{publisher}: highest sustained {best.measured['throughput']['values_per_s']:,.0f} signals/s "
-            f"(N = {n}), publisher CPU {(best.server_resources or {}).get('cpu_percent', float('nan')):.1f} %")
+        log(
+            f"{publisher}: highest sustained {best.measured['throughput']['values_per_s']:,.0f} signals/s "
+            f"(N = {n}), publisher CPU {(best.server_resources or {}).get('cpu_percent', float('nan')):.1f} %"
+        )
     return found
 
 
-def subscriber_sweep(run: PubSubRun, publisher: str, subscriber: str,
-                     log: Callable[[str], None]) -> search.SweepResult:
+def subscriber_sweep(run: PubSubRun, publisher: str, subscriber: str, log: Callable[[str], None]) -> search.SweepResult:
     """1, 2, 4, 8 … subscribers, each on its own host (a network namespace on a bridge):
     does the publisher's CPU stay flat as subscribers are added? Every point must pass."""
     phase = run.plan.phase(run.profile, "subscribers")
 
     def measure(count, repetition: int) -> Outcome:
-        return run.cell("pubsub-subscribers", SUBSCRIBERS_VARIANT, publisher, subscriber, phase,
-                        phase.signals[0], repetition, parameter=count, count=count)
+        return run.cell(
+            "pubsub-subscribers",
+            SUBSCRIBERS_VARIANT,
+            publisher,
+            subscriber,
+            phase,
+            phase.signals[0],
+            repetition,
+            parameter=count,
+            count=count,
+        )
 
     def describe(_count, outcomes: list[Outcome]) -> str:
         lines = []
         for outcome in outcomes:
-            ip = ([s.get("ip") or {} for s in outcome.measured.get("subscribers", [])]
-                  or [outcome.measured.get("ip") or {}])
+            ip = [s.get("ip") or {} for s in outcome.measured.get("subscribers", [])] or [
+                outcome.measured.get("ip") or {}
+            ]
             fragments, whole = sum(i.get("ReasmReqds", 0) for i in ip), sum(i.get("ReasmOKs", 0) for i in ip)
-            lines.append(f"{summary(outcome)}; the subscribers' kernels reassembled {whole} datagrams "
-                         f"from {fragments} IP fragments (MTU {MTU})")
+            lines.append(
+                f"{summary(outcome)}; the subscribers' kernels reassembled {whole} datagrams "
+                f"from {fragments} IP fragments (MTU {MTU})"
+            )
         return "; ".join(lines)
 
-    return search.sweep(phase.counts, measure, phase.repetitions, log=lambda line: log(f"k = {line}"),
-                        describe=describe)
+    return search.sweep(
+        phase.counts, measure, phase.repetitions, log=lambda line: log(f"k = {line}"), describe=describe
+    )
 
 
 def interop(run: PubSubRun, publisher: str, subscriber: str, log: Callable[[str], None]) -> Outcome:
     phase = run.plan.phase(run.profile, "interop")
     outcome = run.cell("pubsub-interop", "interop", publisher, subscriber, phase, phase.signals[0])
     if outcome.status == "pass":
-        log(f"{publisher} → {subscriber}: {summary(outcome)}; "
-            f"{outcome.measured['verification']['checked']} values verified")
+        log(
+            f"{publisher} → {subscriber}: {summary(outcome)}; "
+            f"{outcome.measured['verification']['checked']} values verified"
+        )
     return outcome

@@ -26,12 +26,14 @@ def first_line(text: str | None) -> str:
 
 # --- sweeps --------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class StopRule:
     """When a sweep stops: the first point that does not `hold` (over its repetitions) is
     the last one measured; a failing point after the first is the limit reached. With
     `retry_missed`, a point that missed is measured once more first (other load on the
     machine can stall one run), and holds if the rule holds with that repetition added."""
+
     holds: Callable[[object, list[Outcome]], bool]  # (value, its outcomes)
     retry_missed: bool = False
 
@@ -39,8 +41,8 @@ class StopRule:
 @dataclass
 class SweepResult:
     measured: list[tuple[object, list[Outcome]]] = field(default_factory=list)  # points whose repetitions passed
-    skipped: list[tuple[object, str]] = field(default_factory=list)   # points not supported
-    failed: list[tuple[object, str]] = field(default_factory=list)    # points that fail the sweep
+    skipped: list[tuple[object, str]] = field(default_factory=list)  # points not supported
+    failed: list[tuple[object, str]] = field(default_factory=list)  # points that fail the sweep
     stopped: str | None = None  # why it ended before its last point: "missed" or "limit"
 
     @property
@@ -49,9 +51,14 @@ class SweepResult:
         return bool(self.skipped) and not self.measured and not self.failed
 
 
-def sweep(values: Sequence, measure: Callable[[object, int], Outcome], repetitions: int,
-          stop: StopRule | None = None, log: Callable[[str], None] = _quiet,
-          describe: Callable[[object, list[Outcome]], str] | None = None) -> SweepResult:
+def sweep(
+    values: Sequence,
+    measure: Callable[[object, int], Outcome],
+    repetitions: int,
+    stop: StopRule | None = None,
+    log: Callable[[str], None] = _quiet,
+    describe: Callable[[object, list[Outcome]], str] | None = None,
+) -> SweepResult:
     """Measures every value in order, `repetitions` times each (`measure(value, repetition)`).
 
     Without a stop rule every point is measured and any failed point fails the sweep. With
@@ -68,8 +75,10 @@ def sweep(values: Sequence, measure: Callable[[object, int], Outcome], repetitio
                 break
         passed = all(o.status == "pass" for o in outcomes)
         if stop and stop.retry_missed and passed and not stop.holds(value, outcomes):
-            log(f"{value}: missed ({describe(value, outcomes) if describe else 'the stop rule'}); "
-                "measuring it once more")
+            log(
+                f"{value}: missed ({describe(value, outcomes) if describe else 'the stop rule'}); "
+                "measuring it once more"
+            )
             outcomes.append(measure(value, len(outcomes)))
         failure = next((o for o in outcomes if o.status != "pass"), None)
         if failure and failure.status == "not_supported":
@@ -115,10 +124,12 @@ def merged_latency(outcomes: list[Outcome]):
 
 # --- capacity --------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Probe:
     """One probe of the capacity search: did the server sustain the offered rate, and its
     figures (completed share, throughput, p99) if it answered at all."""
+
     ok: bool
     figures: dict | None
     outcome: Outcome
@@ -126,10 +137,10 @@ class Probe:
 
 @dataclass(frozen=True)
 class CapacityResult:
-    rate: float          # the highest offered rate that was sustained
-    figures: dict        # its figures
+    rate: float  # the highest offered rate that was sustained
+    figures: dict  # its figures
     overload_rate: float
-    overload: Probe      # the probe beyond it
+    overload: Probe  # the probe beyond it
 
 
 class NoCapacity(Exception):
@@ -140,8 +151,14 @@ class NoCapacity(Exception):
         self.rate = rate
 
 
-def capacity(probe: Callable[[float, str], Probe], start_rate: float, max_rate: float, refine_steps: int,
-             overload_factor: float, min_rate: float = MIN_CAPACITY_RATE) -> CapacityResult:
+def capacity(
+    probe: Callable[[float, str], Probe],
+    start_rate: float,
+    max_rate: float,
+    refine_steps: int,
+    overload_factor: float,
+    min_rate: float = MIN_CAPACITY_RATE,
+) -> CapacityResult:
     """Doubles the offered rate from `start_rate` until a probe misses (or `max_rate` is
     passed), halves it when even the start rate misses (down to `min_rate`), bisects between
     the highest sustained and the lowest missed rate `refine_steps` times, then probes
@@ -181,9 +198,12 @@ def probe_figures(outcome: Outcome, rate: float, duration_s: float) -> dict | No
         return None
     offered = rate * duration_s
     p99 = stats.merge_histograms([result["latency_ns"]]).percentile(99)
-    return {"completed": result["operations"]["succeeded"] / offered if offered else 0.0,
-            "throughput": result["throughput"]["ops_per_s"], "p99_ms": p99 / 1e6 if p99 is not None else math.inf,
-            "failed": result["operations"]["failed"]}
+    return {
+        "completed": result["operations"]["succeeded"] / offered if offered else 0.0,
+        "throughput": result["throughput"]["ops_per_s"],
+        "p99_ms": p99 / 1e6 if p99 is not None else math.inf,
+        "failed": result["operations"]["failed"],
+    }
 
 
 def classify_overload(capacity_throughput: float, figures: dict | None, alive: bool) -> str:
@@ -196,10 +216,14 @@ def classify_overload(capacity_throughput: float, figures: dict | None, alive: b
 
 # --- headroom --------------------------------------------------------------------------------------
 
+
 def fastest_server(cells: list[dict], variant: str | None) -> str | None:
     """The server with the highest passing throughput of `variant` among stored cells."""
-    ranked = [cell for cell in cells if cell["kind"] == "throughput" and cell["variant"] == variant
-              and cell["status"] == "pass"]
+    ranked = [
+        cell
+        for cell in cells
+        if cell["kind"] == "throughput" and cell["variant"] == variant and cell["status"] == "pass"
+    ]
     if not ranked:
         return None
     return max(ranked, key=lambda c: c["result"]["throughput"]["values_per_s"])["server"]

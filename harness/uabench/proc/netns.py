@@ -88,6 +88,7 @@ class Hosts:
 
     Removed on exit from the block, at interpreter exit, and on SIGTERM/SIGHUP; a harness
     killed with SIGKILL leaves them to the next run's remove_stale()."""
+
     count: int
     tag: int = 0
     names: list[str] = field(default_factory=list)
@@ -173,8 +174,9 @@ def snmp_ip(text: str) -> dict[str, int]:
     lines = [line.split() for line in text.splitlines() if line.startswith("Ip:")]
     if len(lines) < 2:
         return {}
-    return {key: int(value) for key, value in zip(lines[0][1:], lines[1][1:], strict=False)
-            if value.lstrip("-").isdigit()}
+    return {
+        key: int(value) for key, value in zip(lines[0][1:], lines[1][1:], strict=False) if value.lstrip("-").isdigit()
+    }
 
 
 _tag_counter = 0
@@ -208,4 +210,3 @@ def remove_all_hosts() -> None:
         live = list(_hosts_live)
     for hosts in live:
         hosts.down()
-

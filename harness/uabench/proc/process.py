@@ -29,9 +29,16 @@ class AdapterError(Exception):
 class AdapterProcess:
     """One adapter program in one role, with its stdout events and stderr log."""
 
-    def __init__(self, sdk: Sdk, role: str, config: dict, workdir: Path,
-                 cpus: set[int] | None = None, name: str | None = None,
-                 prefix: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        sdk: Sdk,
+        role: str,
+        config: dict,
+        workdir: Path,
+        cpus: set[int] | None = None,
+        name: str | None = None,
+        prefix: list[str] | None = None,
+    ) -> None:
         self.sdk, self.role, self.config = sdk, role, config
         self.prefix = prefix or []  # e.g. ["ip", "netns", "exec", NAME]: it must exec the adapter
         self.name = name or f"{sdk.id}-{role}"
@@ -55,7 +62,9 @@ class AdapterProcess:
         self.started_ns = time.time_ns()
         self.popen = subprocess.Popen(
             [*self.prefix, str(self.sdk.run), self.role, "--config", str(self.config_path)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
             start_new_session=True,  # own process group: one signal reaches the whole tree
             preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
         )
@@ -95,8 +104,9 @@ class AdapterProcess:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise AdapterError(f"{self.name}: no {'/'.join(kinds)} event within {timeout:g} s"
-                                   + self.stderr_tail_text())
+                raise AdapterError(
+                    f"{self.name}: no {'/'.join(kinds)} event within {timeout:g} s" + self.stderr_tail_text()
+                )
             try:
                 event = self.events.get(timeout=min(left, 0.5))
             except queue.Empty:
@@ -106,8 +116,9 @@ class AdapterProcess:
             if event["event"] == "_eof":
                 code = self.popen.wait() if self.popen else None
                 self.returncode = code
-                raise AdapterError(f"{self.name}: exited with status {code} before {'/'.join(kinds)}"
-                                   + self.stderr_tail_text())
+                raise AdapterError(
+                    f"{self.name}: exited with status {code} before {'/'.join(kinds)}" + self.stderr_tail_text()
+                )
 
     def wait_exit(self, timeout: float) -> int | None:
         assert self.popen

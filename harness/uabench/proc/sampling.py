@@ -68,11 +68,12 @@ class ProcessSampler:
             return None
         a, b = self.samples[first], self.samples[last]
         seconds = (b.wall_ns - a.wall_ns) / 1e9
-        inside = self.samples[first:last + 1]
+        inside = self.samples[first : last + 1]
         user, system = b.user_s - a.user_s, b.system_s - a.system_s
         return {
             "seconds": seconds,
-            "cpu_user_s": user, "cpu_system_s": system,
+            "cpu_user_s": user,
+            "cpu_system_s": system,
             "cpu_percent": 100.0 * (user + system) / seconds,
             "rss_max": max(s.rss for s in inside),
             "rss_mean": sum(s.rss for s in inside) / len(inside),
@@ -150,10 +151,24 @@ class PerfStat:
             return self
         self.started_ns = time.time_ns()
         self.popen = subprocess.Popen(
-            ["perf", "stat", "-x,", "-I", str(int(INTERVAL_S * 1000)), "-e", ",".join(PERF_EVENTS),
-             "-p", str(self.pid), "-o", str(self.output)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
+            [
+                "perf",
+                "stat",
+                "-x,",
+                "-I",
+                str(int(INTERVAL_S * 1000)),
+                "-e",
+                ",".join(PERF_EVENTS),
+                "-p",
+                str(self.pid),
+                "-o",
+                str(self.output),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         return self
 
     def stop(self) -> None:

@@ -23,8 +23,12 @@ def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict
     report = document(runs, cells_of)
     exported = [c for run in runs for c in cells_of[run["id"]]]
     out_dir.mkdir(parents=True, exist_ok=True)
-    outputs = {"markdown": out_dir / "report.md", "html": out_dir / "report.html", "json": out_dir / "cells.json",
-               "csv": out_dir / "cells.csv"}
+    outputs = {
+        "markdown": out_dir / "report.md",
+        "html": out_dir / "report.html",
+        "json": out_dir / "cells.json",
+        "csv": out_dir / "cells.csv",
+    }
     _write_atomic(outputs["markdown"], markdown.render(report))
     _write_atomic(outputs["html"], html.render(report))
     _write_atomic(outputs["json"], json.dumps({"runs": runs, "cells": exported}, indent=1))
@@ -32,10 +36,31 @@ def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict
     return outputs
 
 
-CSV_COLUMNS = ("run_id", "suite", "kind", "client", "server", "variant", "repetition", "status", "reason",
-               "client_bound", "emulated", "ops_per_s", "values_per_s", "p50_us", "p99_us", "p99.9_us", "max_us",
-               "server_cpu_percent", "server_rss_max", "client_cpu_percent", "server_context_switches",
-               "server_cycles", "server_instructions")
+CSV_COLUMNS = (
+    "run_id",
+    "suite",
+    "kind",
+    "client",
+    "server",
+    "variant",
+    "repetition",
+    "status",
+    "reason",
+    "client_bound",
+    "emulated",
+    "ops_per_s",
+    "values_per_s",
+    "p50_us",
+    "p99_us",
+    "p99.9_us",
+    "max_us",
+    "server_cpu_percent",
+    "server_rss_max",
+    "client_cpu_percent",
+    "server_context_switches",
+    "server_cycles",
+    "server_instructions",
+)
 
 
 def cells_csv(cells: list[dict]) -> str:
@@ -54,9 +79,12 @@ def cells_csv(cells: list[dict]) -> str:
             "ops_per_s": result.get("throughput", {}).get("ops_per_s"),
             "values_per_s": result.get("throughput", {}).get("values_per_s"),
             **{k: latency.get(k) for k in ("p50_us", "p99_us", "p99.9_us", "max_us")},
-            "server_cpu_percent": server.get("cpu_percent"), "server_rss_max": server.get("rss_max"),
-            "client_cpu_percent": client.get("cpu_percent"), "server_context_switches": perf.get("context_switches"),
-            "server_cycles": perf.get("cycles"), "server_instructions": perf.get("instructions"),
+            "server_cpu_percent": server.get("cpu_percent"),
+            "server_rss_max": server.get("rss_max"),
+            "client_cpu_percent": client.get("cpu_percent"),
+            "server_context_switches": perf.get("context_switches"),
+            "server_cycles": perf.get("cycles"),
+            "server_instructions": perf.get("instructions"),
         }
         writer.writerow(["" if row.get(k) is None else row.get(k) for k in CSV_COLUMNS])
     return buffer.getvalue()

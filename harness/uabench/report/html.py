@@ -11,9 +11,13 @@ from uabench.report import plots
 from uabench.report.model import Cell, Column, Figure, Report
 from uabench.report.text import cell_text
 
-ENVIRONMENT = jinja2.Environment(loader=jinja2.PackageLoader("uabench.report", "templates"),
-                                 autoescape=True, undefined=jinja2.StrictUndefined,
-                                 trim_blocks=True, lstrip_blocks=True)
+ENVIRONMENT = jinja2.Environment(
+    loader=jinja2.PackageLoader("uabench.report", "templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
 
 PROSE = 50  # characters: longer text cells (reasons, details) may wrap; names and figures never do
 
@@ -39,4 +43,5 @@ def render(report: Report) -> str:
         return images[id(figure)]
 
     return ENVIRONMENT.get_template("report.html.j2").render(
-        report=report, plot=plot, text=cell_text, classes=cell_classes)
+        report=report, plot=plot, text=cell_text, classes=cell_classes
+    )

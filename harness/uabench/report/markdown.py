@@ -12,8 +12,9 @@ def table(found: Table) -> list[str]:
         return "| " + " | ".join(t.replace("|", "\\|") for t in texts) + " |"
 
     lines = [line([c.title for c in found.columns]), "|" + "|".join(" --- " for _ in found.columns) + "|"]
-    lines += [line([cell_text(cell, column) for cell, column in zip(row, found.columns, strict=True)])
-              for row in found.rows]
+    lines += [
+        line([cell_text(cell, column) for cell, column in zip(row, found.columns, strict=True)]) for row in found.rows
+    ]
     return [*lines, "", *(f"*{note}*\n" for note in found.notes)]
 
 

@@ -12,6 +12,7 @@ from enum import Enum
 
 class Status(Enum):
     """What a cell says about a verdict; renderers style it (HTML) or leave the text alone."""
+
     PASS = "pass"
     FAIL = "fail"
     NOT_SUPPORTED = "not-supported"
@@ -21,6 +22,7 @@ class Status(Enum):
 @dataclass(frozen=True)
 class Estimate:
     """A mean with its 95% confidence half-width."""
+
     mean: float | None
     ci95: float | None = None
 
@@ -28,6 +30,7 @@ class Estimate:
 @dataclass(frozen=True)
 class CpuShare:
     """CPU % of one core, split into user and system time."""
+
     total: float | None
     user: float | None
     system: float | None
@@ -36,6 +39,7 @@ class CpuShare:
 @dataclass(frozen=True)
 class Span:
     """Two numbers that belong together: a range (low–high) or a before → after pair."""
+
     first: float | None
     second: float | None
     separator: str = "–"
@@ -88,6 +92,7 @@ class Column:
     kind: "number" (grouped, `digits` decimals), "percent" (a fraction shown × 100 with %),
     "scientific", "band" (± number), "text" (names, verdicts, marks). A counter column (e.g. CPU
     cycles) is dropped when the machine measured it nowhere in the table."""
+
     title: str
     unit: str = ""
     digits: int = 0
@@ -119,15 +124,17 @@ class Table:
 
     def without_missing_counters(self) -> Table:
         """Counter columns that no row measured are dropped, with a note naming them."""
-        missing = [i for i, c in enumerate(self.columns)
-                   if c.counter and all(row[i].value is None for row in self.rows)]
+        missing = [
+            i for i, c in enumerate(self.columns) if c.counter and all(row[i].value is None for row in self.rows)
+        ]
         if not missing:
             return self
         keep = [i for i in range(len(self.columns)) if i not in missing]
         names = ", ".join(self.columns[i].title for i in missing)
         note = f"Not shown: {names} — this machine's performance counters measured none of them."
-        return Table([self.columns[i] for i in keep], [[row[i] for i in keep] for row in self.rows],
-                     [*self.notes, note])
+        return Table(
+            [self.columns[i] for i in keep], [[row[i] for i in keep] for row in self.rows], [*self.notes, note]
+        )
 
 
 def cell(value: Value, status: Status | None = None, detail: Value = None) -> Cell:
@@ -144,6 +151,7 @@ class Series:
     """One line, step curve or scatter of a plot. sdk picks its colour (one per SDK across the
     report); style tells apart several series of one SDK in a plot (e.g. client/server and PubSub,
     or two load generators); fitted holds an intercept and slope drawn as a line over the points."""
+
     label: str
     sdk: str
     points: list[tuple[float, float]]
@@ -155,6 +163,7 @@ class Series:
 class Figure:
     """Plot data: kind "line" (points joined), "scatter" (points, optionally a fitted line),
     "step" (a CDF) or "bar" (x = categories: series points are (category index, value))."""
+
     title: str
     kind: str
     xlabel: str
@@ -205,6 +214,5 @@ class Report:
 
 def slug(title: str) -> str:
     """GitHub's heading anchor: lower case, punctuation and symbols removed, spaces to hyphens."""
-    kept = "".join(c for c in title.lower()
-                   if c in " -_" or unicodedata.category(c)[0] in "LMN")
+    kept = "".join(c for c in title.lower() if c in " -_" or unicodedata.category(c)[0] in "LMN")
     return re.sub(" ", "-", kept)

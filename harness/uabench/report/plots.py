@@ -84,7 +84,7 @@ def _inline(text: str, salt: str) -> str:
         return match.group(0) if name in referenced or name.startswith(f"{salt}-") else ""
 
     text = re.sub(r' id="([^"]+)"', keep, text)
-    return text[text.index("<svg"):]
+    return text[text.index("<svg") :]
 
 
 def _draw(axes, kind: str, series: Series, colour: str, style: int, gid: str) -> None:
@@ -101,13 +101,21 @@ def _draw(axes, kind: str, series: Series, colour: str, style: int, gid: str) ->
             intercept, slope = series.fitted
             # sampled evenly in log space, so the line keeps its shape on a logarithmic x axis too
             low, high = min(xs), max(xs)
-            line_xs = ([low * (high / low) ** (i / 50) for i in range(51)] if low > 0
-                       else [low + (high - low) * i / 50 for i in range(51)])
-            axes.plot(line_xs, [intercept + slope * x for x in line_xs], color=colour, linestyle=line,
-                      gid=f"{gid}-fit")
+            line_xs = (
+                [low * (high / low) ** (i / 50) for i in range(51)]
+                if low > 0
+                else [low + (high - low) * i / 50 for i in range(51)]
+            )
+            axes.plot(line_xs, [intercept + slope * x for x in line_xs], color=colour, linestyle=line, gid=f"{gid}-fit")
         # one legend entry per series, showing its marker and (if fitted) its line
-        axes.plot([], [], color=colour, marker=marker, linestyle=line if series.fitted else "none",
-                  label=series.label + (" and fitted line" if series.fitted else ""))
+        axes.plot(
+            [],
+            [],
+            color=colour,
+            marker=marker,
+            linestyle=line if series.fitted else "none",
+            label=series.label + (" and fitted line" if series.fitted else ""),
+        )
     else:
         axes.plot(xs, ys, label=series.label, color=colour, linestyle=line, marker=marker, gid=f"{gid}-line")
 
@@ -117,8 +125,13 @@ def _bars(axes, figure: Figure, series: list[Series], colours: dict[str, str], s
     for index, one in enumerate(series):
         values = dict(one.points)
         xs = [i + index * width for i in range(len(figure.categories))]
-        bars = axes.bar(xs, [values.get(i, 0) for i in range(len(figure.categories))], width=width,
-                        label=one.label, color=colours[one.sdk])
+        bars = axes.bar(
+            xs,
+            [values.get(i, 0) for i in range(len(figure.categories))],
+            width=width,
+            label=one.label,
+            color=colours[one.sdk],
+        )
         for category, bar in enumerate(bars):
             bar.set_gid(f"{salt}-{index}-{one.sdk}-bar{category}")
     axes.set_xticks([i + 0.4 - width / 2 for i in range(len(figure.categories))])

@@ -18,8 +18,11 @@ def client_server_signal_points(runs: list[dict], cells_of: dict[int, list[dict]
     found = []
     for run in runs:
         sweeps = (run["provenance"].get("plan") or {}).get("sweeps") or {}
-        wanted = [name for name, about in sweeps.items()
-                  if about.get("kind") == "signals" and about.get("workload") == "subscribe"]
+        wanted = [
+            name
+            for name, about in sweeps.items()
+            if about.get("kind") == "signals" and about.get("workload") == "subscribe"
+        ]
         if wanted:
             found += [p for p in figures.points(cells_of[run["id"]]) if p.sweep in wanted]
     return found
@@ -39,31 +42,68 @@ def _marks(r: PubSubRow) -> Cell:
 
 
 SWEEP_COLUMNS = [
-    Column("publisher", kind="text"), Column("subscriber", kind="text"), Column("signals"),
-    Column("signals/s", "signals/s"), Column("messages/s", "messages/s", 1), Column("datagram B (max)", "B"),
-    Column("cycle mean ms", "ms", 1), Column("cycle p99 ms", "ms", 1), Column("cycle max ms", "ms", 1),
-    Column("delay p50 ms", "ms", 2), Column("delay p99 ms", "ms", 2), Column("lost"),
-    Column("publisher CPU % (user/sys)", "%", 1), Column("publisher CPU-s / M signals", "CPU-s", 3),
-    Column("publisher RSS MB", "MB", 1), Column("publisher ctx switches/s", "switches/s"),
-    Column("subscriber CPU %", "%"), Column("sustained", kind="text"), Column("marks", kind="text"),
+    Column("publisher", kind="text"),
+    Column("subscriber", kind="text"),
+    Column("signals"),
+    Column("signals/s", "signals/s"),
+    Column("messages/s", "messages/s", 1),
+    Column("datagram B (max)", "B"),
+    Column("cycle mean ms", "ms", 1),
+    Column("cycle p99 ms", "ms", 1),
+    Column("cycle max ms", "ms", 1),
+    Column("delay p50 ms", "ms", 2),
+    Column("delay p99 ms", "ms", 2),
+    Column("lost"),
+    Column("publisher CPU % (user/sys)", "%", 1),
+    Column("publisher CPU-s / M signals", "CPU-s", 3),
+    Column("publisher RSS MB", "MB", 1),
+    Column("publisher ctx switches/s", "switches/s"),
+    Column("subscriber CPU %", "%"),
+    Column("sustained", kind="text"),
+    Column("marks", kind="text"),
 ]
 
 
 def _signal_rate(rows: list[PubSubRow]) -> Section:
     interval = rows[0].interval_ms
-    intro = (f"N Float signals in one WriterGroup at {interval:g} ms, UADP over UDP multicast on loopback, "
-             "publisher and subscriber pinned to different cores; N rises until the mean cycle time (time "
-             "between successive NetworkMessages of a DataSetWriter at the subscriber) exceeds "
-             f"{SUSTAINED_CYCLE_RATIO:g} × the interval (a point that misses is measured once more: "
-             "it holds if a repetition kept the interval without loss). Delay = subscriber receive time − the "
-             "DataSetMessage timestamp (one clock). Publisher CPU, memory and context switches are sampled "
-             "like a server's. DataSets above fields_per_message are split over several DataSetWriters, one "
-             "NetworkMessage (one UDP datagram, no UADP chunking) each.")
-    table = [row(r.publisher, r.subscriber, r.parameter, r.signals_per_s, r.messages_per_s, r.max_datagram_bytes,
-                 r.cycle_mean_ms, r.cycle_p99_ms, r.cycle_max_ms, r.delay_p50_ms, r.delay_p99_ms, r.lost, _cpu(r),
-                 r.cpu_s_per_million, r.publisher_rss_mb, r.publisher_ctx_per_s, r.subscriber_cpu,
-                 Cell("yes" if r.sustained else "no", None if r.sustained else Status.MARKED,
-                      f"{r.held} of {r.repetitions}" if r.repetitions > 1 else None), _marks(r)) for r in rows]
+    intro = (
+        f"N Float signals in one WriterGroup at {interval:g} ms, UADP over UDP multicast on loopback, "
+        "publisher and subscriber pinned to different cores; N rises until the mean cycle time (time "
+        "between successive NetworkMessages of a DataSetWriter at the subscriber) exceeds "
+        f"{SUSTAINED_CYCLE_RATIO:g} × the interval (a point that misses is measured once more: "
+        "it holds if a repetition kept the interval without loss). Delay = subscriber receive time − the "
+        "DataSetMessage timestamp (one clock). Publisher CPU, memory and context switches are sampled "
+        "like a server's. DataSets above fields_per_message are split over several DataSetWriters, one "
+        "NetworkMessage (one UDP datagram, no UADP chunking) each."
+    )
+    table = [
+        row(
+            r.publisher,
+            r.subscriber,
+            r.parameter,
+            r.signals_per_s,
+            r.messages_per_s,
+            r.max_datagram_bytes,
+            r.cycle_mean_ms,
+            r.cycle_p99_ms,
+            r.cycle_max_ms,
+            r.delay_p50_ms,
+            r.delay_p99_ms,
+            r.lost,
+            _cpu(r),
+            r.cpu_s_per_million,
+            r.publisher_rss_mb,
+            r.publisher_ctx_per_s,
+            r.subscriber_cpu,
+            Cell(
+                "yes" if r.sustained else "no",
+                None if r.sustained else Status.MARKED,
+                f"{r.held} of {r.repetitions}" if r.repetitions > 1 else None,
+            ),
+            _marks(r),
+        )
+        for r in rows
+    ]
     return Section("PubSub: signal-rate sweep", paragraphs=[intro], tables=[Table(SWEEP_COLUMNS, table)])
 
 
@@ -73,22 +113,42 @@ def _comparison(rows: list[PubSubRow], client_server: list[Point]) -> Section:
     for sdk in sorted(set(best) | {r.publisher for r in rows}):
         ps, cs = best.get(sdk), cs_best.get(sdk)
         cs_signals = cs.values_per_s["mean"] if cs else None
-        cs_cpu_per_m = (cs.server_cpu_percent / 100 / cs_signals * 1e6
-                        if cs and cs.server_cpu_percent is not None and cs_signals else None)
-        table.append(row(
-            sdk, ps.held_signals_per_s if ps else "none sustained", ps.parameter if ps else None,
-            ps.held_publisher_cpu if ps else None, ps.held_cpu_s_per_million if ps else None,
-            cs_signals if cs else "not measured", Cell(cs.parameter, detail=cs.client) if cs else Cell(None),
-            cs.server_cpu_percent if cs else None, cs_cpu_per_m,
-            ps.held_signals_per_s / cs_signals if ps and cs_signals else None))
-    columns = [Column("SDK", kind="text"), Column("PubSub signals/s", "signals/s"), Column("at N", kind="text"),
-               Column("publisher CPU %", "%", 1), Column("publisher CPU-s / M signals", "CPU-s", 3),
-               Column("client/server signals/s", "signals/s"), Column("at N (client)", kind="text"),
-               Column("server CPU %", "%", 1), Column("server CPU-s / M signals", "CPU-s", 3),
-               Column("PubSub / client-server", "ratio", 2)]
-    intro = ("Highest sustained signals/s: PubSub (publisher; the repetitions of the point that kept the interval "
-             "without loss) and the client/server subscription sweep of the subscription suite (server, its "
-             "reference client). Client/server figures come from the newest subscription run in the store.")
+        cs_cpu_per_m = (
+            cs.server_cpu_percent / 100 / cs_signals * 1e6
+            if cs and cs.server_cpu_percent is not None and cs_signals
+            else None
+        )
+        table.append(
+            row(
+                sdk,
+                ps.held_signals_per_s if ps else "none sustained",
+                ps.parameter if ps else None,
+                ps.held_publisher_cpu if ps else None,
+                ps.held_cpu_s_per_million if ps else None,
+                cs_signals if cs else "not measured",
+                Cell(cs.parameter, detail=cs.client) if cs else Cell(None),
+                cs.server_cpu_percent if cs else None,
+                cs_cpu_per_m,
+                ps.held_signals_per_s / cs_signals if ps and cs_signals else None,
+            )
+        )
+    columns = [
+        Column("SDK", kind="text"),
+        Column("PubSub signals/s", "signals/s"),
+        Column("at N", kind="text"),
+        Column("publisher CPU %", "%", 1),
+        Column("publisher CPU-s / M signals", "CPU-s", 3),
+        Column("client/server signals/s", "signals/s"),
+        Column("at N (client)", kind="text"),
+        Column("server CPU %", "%", 1),
+        Column("server CPU-s / M signals", "CPU-s", 3),
+        Column("PubSub / client-server", "ratio", 2),
+    ]
+    intro = (
+        "Highest sustained signals/s: PubSub (publisher; the repetitions of the point that kept the interval "
+        "without loss) and the client/server subscription sweep of the subscription suite (server, its "
+        "reference client). Client/server figures come from the newest subscription run in the store."
+    )
 
     def series(items, x, y, label, style) -> list[Series]:
         out: dict[str, tuple[str, list]] = {}
@@ -102,48 +162,125 @@ def _comparison(rows: list[PubSubRow], client_server: list[Point]) -> Section:
     def signals(p: Point) -> float | None:
         return p.values_per_s["mean"]
 
-    cpu = [*series(rows, lambda r: r.signals_per_s, lambda r: r.publisher_cpu,
-                   lambda r: (r.publisher, f"PubSub {r.publisher} publisher"), "pubsub"),
-           *series(client_server, signals, lambda p: p.server_cpu_percent,
-                   lambda p: (p.server, f"client/server {p.server} server ({p.client} client)"), "client-server")]
-    cycle = [*series(rows, lambda r: r.signals_per_s, lambda r: r.cycle_mean_ms,
-                     lambda r: (r.publisher, f"PubSub {r.publisher} ({r.subscriber} subscriber)"), "pubsub"),
-             *series(client_server, signals, lambda p: p.cycle_ms,
-                     lambda p: (p.server, f"client/server {p.server} ({p.client} client)"), "client-server")]
-    plots = [Figure("CPU vs signals/s: PubSub publisher and client/server server", "line", "signals/s",
-                    "CPU % (of one core)", cpu, logx=True),
-             Figure("Cycle time vs signals/s: PubSub and client/server", "line", "signals/s", "mean cycle time (ms)",
-                    cycle, logx=True, hline=rows[0].interval_ms * SUSTAINED_CYCLE_RATIO)]
-    return Section("PubSub vs client/server subscriptions (same SDK, same interval)", paragraphs=[intro],
-                   tables=[Table(columns, table)], figures=plots)
+    cpu = [
+        *series(
+            rows,
+            lambda r: r.signals_per_s,
+            lambda r: r.publisher_cpu,
+            lambda r: (r.publisher, f"PubSub {r.publisher} publisher"),
+            "pubsub",
+        ),
+        *series(
+            client_server,
+            signals,
+            lambda p: p.server_cpu_percent,
+            lambda p: (p.server, f"client/server {p.server} server ({p.client} client)"),
+            "client-server",
+        ),
+    ]
+    cycle = [
+        *series(
+            rows,
+            lambda r: r.signals_per_s,
+            lambda r: r.cycle_mean_ms,
+            lambda r: (r.publisher, f"PubSub {r.publisher} ({r.subscriber} subscriber)"),
+            "pubsub",
+        ),
+        *series(
+            client_server,
+            signals,
+            lambda p: p.cycle_ms,
+            lambda p: (p.server, f"client/server {p.server} ({p.client} client)"),
+            "client-server",
+        ),
+    ]
+    plots = [
+        Figure(
+            "CPU vs signals/s: PubSub publisher and client/server server",
+            "line",
+            "signals/s",
+            "CPU % (of one core)",
+            cpu,
+            logx=True,
+        ),
+        Figure(
+            "Cycle time vs signals/s: PubSub and client/server",
+            "line",
+            "signals/s",
+            "mean cycle time (ms)",
+            cycle,
+            logx=True,
+            hline=rows[0].interval_ms * SUSTAINED_CYCLE_RATIO,
+        ),
+    ]
+    return Section(
+        "PubSub vs client/server subscriptions (same SDK, same interval)",
+        paragraphs=[intro],
+        tables=[Table(columns, table)],
+        figures=plots,
+    )
 
 
 COUNT_COLUMNS = [
-    Column("publisher", kind="text"), Column("subscriber", kind="text"), Column("subscribers"),
-    Column("signals"), Column("datagram B (max)", "B"), Column("signals/s (all)", "signals/s"),
-    Column("signals/s per subscriber", "signals/s"), Column("cycle mean ms", "ms", 1), Column("delay p99 ms", "ms", 2),
-    Column("lost"), Column("publisher CPU % (user/sys)", "%", 1), Column("publisher ctx switches/s", "switches/s"),
-    Column("IP fragments → datagrams reassembled (whole cell)", "packets"), Column("marks", kind="text"),
+    Column("publisher", kind="text"),
+    Column("subscriber", kind="text"),
+    Column("subscribers"),
+    Column("signals"),
+    Column("datagram B (max)", "B"),
+    Column("signals/s (all)", "signals/s"),
+    Column("signals/s per subscriber", "signals/s"),
+    Column("cycle mean ms", "ms", 1),
+    Column("delay p99 ms", "ms", 2),
+    Column("lost"),
+    Column("publisher CPU % (user/sys)", "%", 1),
+    Column("publisher ctx switches/s", "switches/s"),
+    Column("IP fragments → datagrams reassembled (whole cell)", "packets"),
+    Column("marks", kind="text"),
 ]
 
 
 def _subscriber_count(rows: list[PubSubRow]) -> Section:
-    intro = ("k subscribers, each in its own network namespace (its own \"host\") on a Linux bridge with "
-             f"MTU {MTU}; the publisher sends once per cycle whatever k is. The subscribers' kernels "
-             "reassemble IP fragments: datagrams are counted after reassembly.")
-    table = [row(r.publisher, r.subscriber, r.parameter, r.signals, r.max_datagram_bytes, r.signals_per_s,
-                 r.signals_per_s / r.parameter if r.parameter else None, r.cycle_mean_ms, r.delay_p99_ms, r.lost,
-                 _cpu(r), r.publisher_ctx_per_s,
-                 Span(r.fragments, r.reassembled, " → ") if r.fragments is not None else None, _marks(r))
-             for r in rows]
+    intro = (
+        'k subscribers, each in its own network namespace (its own "host") on a Linux bridge with '
+        f"MTU {MTU}; the publisher sends once per cycle whatever k is. The subscribers' kernels "
+        "reassemble IP fragments: datagrams are counted after reassembly."
+    )
+    table = [
+        row(
+            r.publisher,
+            r.subscriber,
+            r.parameter,
+            r.signals,
+            r.max_datagram_bytes,
+            r.signals_per_s,
+            r.signals_per_s / r.parameter if r.parameter else None,
+            r.cycle_mean_ms,
+            r.delay_p99_ms,
+            r.lost,
+            _cpu(r),
+            r.publisher_ctx_per_s,
+            Span(r.fragments, r.reassembled, " → ") if r.fragments is not None else None,
+            _marks(r),
+        )
+        for r in rows
+    ]
     groups: dict[str, list] = {}
     for r in rows:
         if r.publisher_cpu is not None:
             groups.setdefault(r.publisher, []).append((r.parameter, r.publisher_cpu))
-    plot = Figure("Publisher CPU vs number of subscribers", "line", "subscribers", "publisher CPU %",
-                  [Series(f"{sdk} publisher", sdk, found) for sdk, found in groups.items()])
-    return Section("PubSub: subscriber-count sweep (network namespaces)", paragraphs=[intro],
-                   tables=[Table(COUNT_COLUMNS, table)], figures=[plot])
+    plot = Figure(
+        "Publisher CPU vs number of subscribers",
+        "line",
+        "subscribers",
+        "publisher CPU %",
+        [Series(f"{sdk} publisher", sdk, found) for sdk, found in groups.items()],
+    )
+    return Section(
+        "PubSub: subscriber-count sweep (network namespaces)",
+        paragraphs=[intro],
+        tables=[Table(COUNT_COLUMNS, table)],
+        figures=[plot],
+    )
 
 
 def _interop(cells: list[dict]) -> Section:
@@ -151,17 +288,24 @@ def _interop(cells: list[dict]) -> Section:
     verdicts, reasons = {}, []
     for c in cells:
         if c["status"] == "pass":
-            verdicts[(c["server"], c["client"])] = Cell("pass", Status.PASS,
-                                                        f"{c['result']['verification']['checked']:,} values")
+            verdicts[(c["server"], c["client"])] = Cell(
+                "pass", Status.PASS, f"{c['result']['verification']['checked']:,} values"
+            )
         else:
             verdicts[(c["server"], c["client"])] = verdict_cell(
-                Status.NOT_SUPPORTED if c["status"] == "not_supported" else Status.FAIL)
+                Status.NOT_SUPPORTED if c["status"] == "not_supported" else Status.FAIL
+            )
             reasons.append(f"{c['server']} → {c['client']}: {first_line(c['reason'])}")
     table = [[Cell(p), *(verdicts.get((p, s), Cell(None)) for s in subscribers)] for p in publishers]
     columns = [Column("publisher \\ subscriber", kind="text"), *(Column(s, kind="text") for s in subscribers)]
-    return Section("PubSub: interop (publisher → subscriber)",
-                   paragraphs=["Every NetworkMessage must decode and every value verify; a row is a publisher, "
-                               "a column a subscriber."], tables=[Table(columns, table)], notes=reasons)
+    return Section(
+        "PubSub: interop (publisher → subscriber)",
+        paragraphs=[
+            "Every NetworkMessage must decode and every value verify; a row is a publisher, a column a subscriber."
+        ],
+        tables=[Table(columns, table)],
+        notes=reasons,
+    )
 
 
 def pubsub_section(cells: list[dict], client_server: list[Point]) -> Section | None:
@@ -177,6 +321,10 @@ def pubsub_section(cells: list[dict], client_server: list[Point]) -> Section | N
         parts.append(_subscriber_count(count_rows))
     if interop:
         parts.append(_interop(interop))
-    notes = [f"not measured: {c['kind']}: {c['server']} → {c['client']} at {c.get('parameter')}: {c['status']} — "
-             f"{first_line(c['reason'])}" for c in cells if c["kind"] in KINDS and c["status"] != "pass"]
+    notes = [
+        f"not measured: {c['kind']}: {c['server']} → {c['client']} at {c.get('parameter')}: {c['status']} — "
+        f"{first_line(c['reason'])}"
+        for c in cells
+        if c["kind"] in KINDS and c["status"] != "pass"
+    ]
     return Section("PubSub (UADP over UDP multicast)", notes=notes, subsections=parts)

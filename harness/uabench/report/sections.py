@@ -63,20 +63,33 @@ def cpu_share(point: Point) -> CpuShare:
 
 def unmeasured(cells: list[dict], kinds: tuple[str, ...], variant: str | None = None) -> list[str]:
     """The points a sweep tried and could not measure, with the first line of the reason."""
-    return [f"not measured: {c['server']} ({c['client']}) at {c.get('parameter')}: {c['status']} — "
-            f"{first_line(c['reason'])}" for c in cells
-            if c["kind"] in kinds and (variant is None or c["variant"] == variant) and c["status"] != "pass"]
+    return [
+        f"not measured: {c['server']} ({c['client']}) at {c.get('parameter')}: {c['status']} — "
+        f"{first_line(c['reason'])}"
+        for c in cells
+        if c["kind"] in kinds and (variant is None or c["variant"] == variant) and c["status"] != "pass"
+    ]
 
 
 # --- rankings -------------------------------------------------------------------------------
 
 RANKING_COLUMNS = [
-    Column("rank"), Column("server", kind="text"), Column("values/s (mean ± 95% CI)", "values/s"),
-    Column("requests/s", "requests/s"), Column("CV", "%", 1, "percent"), Column("p50 µs", "µs", 1),
-    Column("p90 µs", "µs", 1), Column("p99 µs", "µs", 1), Column("p99.9 µs", "µs", 1), Column("max µs", "µs", 1),
-    Column("server CPU % (user/sys)", "%"), Column("server CPU-s / M values", "CPU-s", 2),
-    Column("ctx switches / request", "switches", 3), Column("cycles / request", "cycles", counter=True),
-    Column("instructions / request", "instructions", counter=True), Column("load generator CPU %", "%"),
+    Column("rank"),
+    Column("server", kind="text"),
+    Column("values/s (mean ± 95% CI)", "values/s"),
+    Column("requests/s", "requests/s"),
+    Column("CV", "%", 1, "percent"),
+    Column("p50 µs", "µs", 1),
+    Column("p90 µs", "µs", 1),
+    Column("p99 µs", "µs", 1),
+    Column("p99.9 µs", "µs", 1),
+    Column("max µs", "µs", 1),
+    Column("server CPU % (user/sys)", "%"),
+    Column("server CPU-s / M values", "CPU-s", 2),
+    Column("ctx switches / request", "switches", 3),
+    Column("cycles / request", "cycles", counter=True),
+    Column("instructions / request", "instructions", counter=True),
+    Column("load generator CPU %", "%"),
     Column("marks", kind="text"),
 ]
 
@@ -86,8 +99,10 @@ def ranking_section(run: dict, cells: list[dict]) -> Section | None:
     measured = figures.points(cells, "throughput")
     parts = []
     for name, load in summary.get("throughput", {}).items():
-        points = sorted((p for p in measured if p.sweep == name),
-                        key=lambda p: (p.client_bound or p.emulated, -(p.values_per_s["mean"] or 0)))
+        points = sorted(
+            (p for p in measured if p.sweep == name),
+            key=lambda p: (p.client_bound or p.emulated, -(p.values_per_s["mean"] or 0)),
+        )
         if not points:
             continue
         rows, rank = [], 0
@@ -95,21 +110,53 @@ def ranking_section(run: dict, cells: list[dict]) -> Section | None:
             ranked = not (p.client_bound or p.emulated)
             rank += ranked
             lat = p.latency
-            rows.append(row(
-                rank if ranked else Cell(None, Status.MARKED), p.server,
-                Estimate(p.values_per_s["mean"], p.values_per_s["ci95"]), p.ops_per_s["mean"], p.values_per_s["cv"],
-                lat["p50_us"], lat["p90_us"], lat["p99_us"], lat["p99.9_us"], lat["max_us"], cpu_share(p),
-                p.server_cpu_s_per_million, p.server_ctx_per_op, p.server_cycles_per_op,
-                p.server_instructions_per_op, p.client_cpu_percent, marks_cell(marks(p))))
-        note = ("Servers ranked by values/s; client-bound or emulated results are shown but not ranked."
-                if name == summary.get("ranking") else "Not used for the ranking; shown for comparison.")
-        curves = [Series(p.server + (" (client-bound)" if p.client_bound else ""), p.server, stats.cdf(p.histogram))
-                  for p in points]
-        parts.append(Section(
-            f"{name} — load: {points[0].client} client, {load.get('in_flight', 1)} requests in flight",
-            paragraphs=[note], tables=[Table(RANKING_COLUMNS, rows).without_missing_counters()],
-            figures=[Figure(f"{suite_title(suite)} latency CDF — {name}", "step", "latency (µs)",
-                            "fraction of requests", curves, logx=True)]))
+            rows.append(
+                row(
+                    rank if ranked else Cell(None, Status.MARKED),
+                    p.server,
+                    Estimate(p.values_per_s["mean"], p.values_per_s["ci95"]),
+                    p.ops_per_s["mean"],
+                    p.values_per_s["cv"],
+                    lat["p50_us"],
+                    lat["p90_us"],
+                    lat["p99_us"],
+                    lat["p99.9_us"],
+                    lat["max_us"],
+                    cpu_share(p),
+                    p.server_cpu_s_per_million,
+                    p.server_ctx_per_op,
+                    p.server_cycles_per_op,
+                    p.server_instructions_per_op,
+                    p.client_cpu_percent,
+                    marks_cell(marks(p)),
+                )
+            )
+        note = (
+            "Servers ranked by values/s; client-bound or emulated results are shown but not ranked."
+            if name == summary.get("ranking")
+            else "Not used for the ranking; shown for comparison."
+        )
+        curves = [
+            Series(p.server + (" (client-bound)" if p.client_bound else ""), p.server, stats.cdf(p.histogram))
+            for p in points
+        ]
+        parts.append(
+            Section(
+                f"{name} — load: {points[0].client} client, {load.get('in_flight', 1)} requests in flight",
+                paragraphs=[note],
+                tables=[Table(RANKING_COLUMNS, rows).without_missing_counters()],
+                figures=[
+                    Figure(
+                        f"{suite_title(suite)} latency CDF — {name}",
+                        "step",
+                        "latency (µs)",
+                        "fraction of requests",
+                        curves,
+                        logx=True,
+                    )
+                ],
+            )
+        )
     if not parts:
         return None
     return Section(f"{suite_title(suite)}: server ranking", subsections=parts)
@@ -130,8 +177,14 @@ def headroom_section(run: dict, cells: list[dict]) -> Section | None:
         means[processes] = summary
         shares = [(c["client_resources"] or {}).get("cpu_percent") for c in group]
         cpu = [v for v in shares if v is not None]
-        rows.append(row(group[0]["variant"], Estimate(summary["mean"], summary["ci95"]),
-                        sum(cpu) / len(cpu) if cpu else None, len(group)))
+        rows.append(
+            row(
+                group[0]["variant"],
+                Estimate(summary["mean"], summary["ci95"]),
+                sum(cpu) / len(cpu) if cpu else None,
+                len(group),
+            )
+        )
     fewest, most = min(means), max(means)
     one, more = means[fewest], means[most]
     notes = []
@@ -139,20 +192,36 @@ def headroom_section(run: dict, cells: list[dict]) -> Section | None:
         gain = more["mean"] / one["mean"] - 1
         spread = ((one["ci95"] or 0) + (more["ci95"] or 0)) / one["mean"]
         bound = gain > max(0.05, spread)
-        notes.append(f"{most} processes deliver {gain:+.0%} (uncertainty ±{spread:.0%}) over {fewest}: the "
-                     f"{fewest}-process figure " + (
-                         "WAS client-bound — the reference load generator is the bottleneck on this server."
-                         if bound else "was not client-bound; the load generator has headroom."))
+        notes.append(
+            f"{most} processes deliver {gain:+.0%} (uncertainty ±{spread:.0%}) over {fewest}: the "
+            f"{fewest}-process figure "
+            + (
+                "WAS client-bound — the reference load generator is the bottleneck on this server."
+                if bound
+                else "was not client-bound; the load generator has headroom."
+            )
+        )
     first = next(iter(groups.values()))[0]
-    intro = (f"Reference load generator: {first['client']}; fastest server: {first['server']} "
-             f"({plan_of(run).get('ranking')}). All processes run on the load generator's CPUs.")
-    columns = [Column("load generator", kind="text"), Column("values/s (mean ± 95% CI)", "values/s"),
-               Column("load generator CPU %", "%"), Column("repetitions")]
-    return Section(f"{suite_title(run['suite'])}: load generator headroom", paragraphs=[intro],
-                   tables=[Table(columns, rows)], notes=notes)
+    intro = (
+        f"Reference load generator: {first['client']}; fastest server: {first['server']} "
+        f"({plan_of(run).get('ranking')}). All processes run on the load generator's CPUs."
+    )
+    columns = [
+        Column("load generator", kind="text"),
+        Column("values/s (mean ± 95% CI)", "values/s"),
+        Column("load generator CPU %", "%"),
+        Column("repetitions"),
+    ]
+    return Section(
+        f"{suite_title(run['suite'])}: load generator headroom",
+        paragraphs=[intro],
+        tables=[Table(columns, rows)],
+        notes=notes,
+    )
 
 
 # --- interop and negative tests ---------------------------------------------------------------
+
 
 def interop_matrix(cells: list[dict], kind: str = "interop") -> tuple[list[str], list[str], dict]:
     """Client x server verdicts over the interop cells: pass, fail (with reasons) or not
@@ -161,8 +230,9 @@ def interop_matrix(cells: list[dict], kind: str = "interop") -> tuple[list[str],
     for c in cells:
         if c["kind"] != kind:
             continue
-        entry = matrix.setdefault((c["client"], c["server"]), {"status": Status.PASS, "passed": 0, "total": 0,
-                                                                 "reasons": []})
+        entry = matrix.setdefault(
+            (c["client"], c["server"]), {"status": Status.PASS, "passed": 0, "total": 0, "reasons": []}
+        )
         entry["total"] += 1
         if c["status"] == "pass":
             entry["passed"] += 1
@@ -198,14 +268,23 @@ def interop_section(suite: str, cells: list[dict]) -> Section | None:
             reasons += [f"{client} → {server}: {r}" for r in entry["reasons"][:3]]
         rows.append(line)
     columns = [Column("client \\ server", kind="text"), *(Column(s, kind="text") for s in servers)]
-    return Section(f"{suite_title(suite)}: interop matrix (client × server)", tables=[Table(columns, rows)],
-                   notes=reasons)
+    return Section(
+        f"{suite_title(suite)}: interop matrix (client × server)", tables=[Table(columns, rows)], notes=reasons
+    )
 
 
 def negative_section(run: dict, cells: list[dict]) -> Section | None:
-    rows = [row(c["server"], c["client"], c["variant"],
-                Cell(c["status"], Status.PASS if c["status"] == "pass" else Status.FAIL), first_line(c["reason"]))
-            for c in cells if c["kind"] == "negative"]
+    rows = [
+        row(
+            c["server"],
+            c["client"],
+            c["variant"],
+            Cell(c["status"], Status.PASS if c["status"] == "pass" else Status.FAIL),
+            first_line(c["reason"]),
+        )
+        for c in cells
+        if c["kind"] == "negative"
+    ]
     if not rows:
         return None
     columns = [Column(t, kind="text") for t in ("server", "client", "refused", "verdict", "detail")]
@@ -215,21 +294,38 @@ def negative_section(run: dict, cells: list[dict]) -> Section | None:
 # --- sweeps -----------------------------------------------------------------------------------
 
 SUBSCRIBE_COLUMNS = [
-    Column("signals/s", "signals/s"), Column("cycle mean ms", "ms", 1), Column("cycle p99 ms", "ms", 1),
-    Column("delay p50 ms", "ms", 2), Column("delay p99 ms", "ms", 2), Column("tick gaps"),
-    Column("updates/subscription", "updates"), Column("server CPU % (user/sys)", "%"),
-    Column("server CPU-s / M values", "CPU-s", 2), Column("client CPU %", "%"), Column("sustained", kind="text"),
+    Column("signals/s", "signals/s"),
+    Column("cycle mean ms", "ms", 1),
+    Column("cycle p99 ms", "ms", 1),
+    Column("delay p50 ms", "ms", 2),
+    Column("delay p99 ms", "ms", 2),
+    Column("tick gaps"),
+    Column("updates/subscription", "updates"),
+    Column("server CPU % (user/sys)", "%"),
+    Column("server CPU-s / M values", "CPU-s", 2),
+    Column("client CPU %", "%"),
+    Column("sustained", kind="text"),
     Column("marks", kind="text"),
 ]
 READ_COLUMNS = [
-    Column("values/s (mean ± 95% CI)", "values/s"), Column("requests/s", "requests/s"),
-    Column("µs / request (mean)", "µs", 1), Column("µs / value", "µs", 3), Column("p50 µs", "µs", 1),
-    Column("p99 µs", "µs", 1), Column("CV of response time", "", 3), Column("server CPU % (user/sys)", "%"),
-    Column("server CPU-s / M values", "CPU-s", 2), Column("ctx switches / request", "switches", 3),
+    Column("values/s (mean ± 95% CI)", "values/s"),
+    Column("requests/s", "requests/s"),
+    Column("µs / request (mean)", "µs", 1),
+    Column("µs / value", "µs", 3),
+    Column("p50 µs", "µs", 1),
+    Column("p99 µs", "µs", 1),
+    Column("CV of response time", "", 3),
+    Column("server CPU % (user/sys)", "%"),
+    Column("server CPU-s / M values", "CPU-s", 2),
+    Column("ctx switches / request", "switches", 3),
     Column("marks", kind="text"),
 ]
-SECURITY_COLUMNS = [Column("round trip vs None", "ratio", 2), Column("throughput vs None", "ratio", 2),
-                    Column("session set-up ms (median)", "ms", 1), Column("set-up vs None", "ratio", 2)]
+SECURITY_COLUMNS = [
+    Column("round trip vs None", "ratio", 2),
+    Column("throughput vs None", "ratio", 2),
+    Column("session set-up ms (median)", "ms", 1),
+    Column("set-up vs None", "ratio", 2),
+]
 
 
 def per_value_us(p: Point) -> float | None:
@@ -247,24 +343,54 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
     rows = []
     for p in points:
         if subscribe:
-            rows.append(row(p.server, p.client, str(p.parameter), p.values_per_s["mean"], p.cycle_ms,
-                            p.cycle_p99_ms, p.delay_p50_ms, p.delay_p99_ms, p.tick_gaps,
-                            Span(p.updates_min, p.updates_max), cpu_share(p), p.server_cpu_s_per_million,
-                            p.client_cpu_percent, Cell("yes" if p.sustained else "no",
-                                                       None if p.sustained else Status.MARKED),
-                            marks_cell(marks(p))))
+            rows.append(
+                row(
+                    p.server,
+                    p.client,
+                    str(p.parameter),
+                    p.values_per_s["mean"],
+                    p.cycle_ms,
+                    p.cycle_p99_ms,
+                    p.delay_p50_ms,
+                    p.delay_p99_ms,
+                    p.tick_gaps,
+                    Span(p.updates_min, p.updates_max),
+                    cpu_share(p),
+                    p.server_cpu_s_per_million,
+                    p.client_cpu_percent,
+                    Cell("yes" if p.sustained else "no", None if p.sustained else Status.MARKED),
+                    marks_cell(marks(p)),
+                )
+            )
             continue
         security = []
         if kind == "security":
             base = baseline.get((p.server, p.client))
-            security = [ratio(p.latency["mean_us"], base.latency["mean_us"] if base else None),
-                        ratio(p.values_per_s["mean"], base.values_per_s["mean"] if base else None), p.setup_ms,
-                        ratio(p.setup_ms, base.setup_ms if base else None)]
-        rows.append(row(p.server, p.client, str(p.parameter), *security,
-                        Estimate(p.values_per_s["mean"], p.values_per_s["ci95"]), p.ops_per_s["mean"],
-                        p.latency["mean_us"], per_value_us(p), p.latency["p50_us"], p.latency["p99_us"],
-                        p.latency_cv, cpu_share(p), p.server_cpu_s_per_million, p.server_ctx_per_op,
-                        marks_cell(marks(p))))
+            security = [
+                ratio(p.latency["mean_us"], base.latency["mean_us"] if base else None),
+                ratio(p.values_per_s["mean"], base.values_per_s["mean"] if base else None),
+                p.setup_ms,
+                ratio(p.setup_ms, base.setup_ms if base else None),
+            ]
+        rows.append(
+            row(
+                p.server,
+                p.client,
+                str(p.parameter),
+                *security,
+                Estimate(p.values_per_s["mean"], p.values_per_s["ci95"]),
+                p.ops_per_s["mean"],
+                p.latency["mean_us"],
+                per_value_us(p),
+                p.latency["p50_us"],
+                p.latency["p99_us"],
+                p.latency_cv,
+                cpu_share(p),
+                p.server_cpu_s_per_million,
+                p.server_ctx_per_op,
+                marks_cell(marks(p)),
+            )
+        )
     if subscribe:
         columns = key + SUBSCRIBE_COLUMNS
     else:
@@ -274,11 +400,21 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
         best = figures.highest_sustained(points)
         paragraphs.append(
             f"Highest sustained signals/s (mean cycle time within {SUSTAINED_CYCLE_RATIO:.0%} of the interval): "
-            + (", ".join(f"{server} {number(p.values_per_s['mean'])} at {p.parameter} signals"
-                         for server, p in sorted(best.items())) or "none"))
-    return Section(f"{suite_title(run['suite'])}: {name}", paragraphs=paragraphs, tables=[Table(columns, rows)],
-                   figures=sweep_figures(name, kind, subscribe, points, baseline),
-                   notes=unmeasured(cells, ("sweep",), name))
+            + (
+                ", ".join(
+                    f"{server} {number(p.values_per_s['mean'])} at {p.parameter} signals"
+                    for server, p in sorted(best.items())
+                )
+                or "none"
+            )
+        )
+    return Section(
+        f"{suite_title(run['suite'])}: {name}",
+        paragraphs=paragraphs,
+        tables=[Table(columns, rows)],
+        figures=sweep_figures(name, kind, subscribe, points, baseline),
+        notes=unmeasured(cells, ("sweep",), name),
+    )
 
 
 def _numeric(parameter: str | None) -> float | None:
@@ -318,29 +454,69 @@ def sweep_figures(name: str, kind: str, subscribe: bool, points: list[Point], ba
         return p.server_cpu_percent
 
     if subscribe and kind == "signals":
-        return [Figure(f"{name}: server CPU vs signals/s", "line", "signals/s", "server CPU %",
-                       _series(points, signals_per_s, cpu)),
-                Figure(f"{name}: cycle time vs signals/s", "line", "signals/s", "mean cycle time (ms)",
-                       _series(points, signals_per_s, lambda p: p.cycle_ms), hline=100 * SUSTAINED_CYCLE_RATIO)]
+        return [
+            Figure(
+                f"{name}: server CPU vs signals/s",
+                "line",
+                "signals/s",
+                "server CPU %",
+                _series(points, signals_per_s, cpu),
+            ),
+            Figure(
+                f"{name}: cycle time vs signals/s",
+                "line",
+                "signals/s",
+                "mean cycle time (ms)",
+                _series(points, signals_per_s, lambda p: p.cycle_ms),
+                hline=100 * SUSTAINED_CYCLE_RATIO,
+            ),
+        ]
     if subscribe:
-        return [Figure(f"{name}: server CPU", "line", kind, "server CPU %",
-                       _series(points, lambda p: _numeric(p.parameter), cpu))]
+        return [
+            Figure(
+                f"{name}: server CPU",
+                "line",
+                kind,
+                "server CPU %",
+                _series(points, lambda p: _numeric(p.parameter), cpu),
+            )
+        ]
     if kind == "security":
+
         def relative(p: Point) -> float | None:
             base = baseline.get((p.server, p.client))
             return ratio(p.values_per_s["mean"], base.values_per_s["mean"] if base else None)
 
         categories, series = _bars(points, relative)
-        return [Figure(f"{name}: throughput relative to None", "bar", "", "ratio to None", series, hline=1.0,
-                       categories=categories)]
+        return [
+            Figure(
+                f"{name}: throughput relative to None",
+                "bar",
+                "",
+                "ratio to None",
+                series,
+                hline=1.0,
+                categories=categories,
+            )
+        ]
     if kind == "nodes":
         categories, series = _bars(points, lambda p: p.latency["mean_us"])
         return [Figure(f"{name}: time per request", "bar", "", "µs (mean)", series, categories=categories)]
-    return [Figure(f"{name}: time per value", "line", kind, "µs per value",
-                   _series(points, lambda p: _numeric(p.parameter), per_value_us), logx=True, logy=True)]
+    return [
+        Figure(
+            f"{name}: time per value",
+            "line",
+            kind,
+            "µs per value",
+            _series(points, lambda p: _numeric(p.parameter), per_value_us),
+            logx=True,
+            logy=True,
+        )
+    ]
 
 
 # --- capacity and the CPU model -----------------------------------------------------------------
+
 
 def capacity_section(run: dict, cells: list[dict]) -> Section | None:
     verdicts = [c for c in cells if c["kind"] == "capacity-verdict"]
@@ -351,26 +527,54 @@ def capacity_section(run: dict, cells: list[dict]) -> Section | None:
         r = c["result"]
         over = r.get("overload") or {}
         p99 = over.get("p99_ms")
-        rows.append(row(c["server"], c["client"], r["capacity_offered"], r["capacity_throughput"],
-                        r["capacity_p99_ms"], r["overload_offered"], over.get("throughput"),
-                        None if p99 == float("inf") else p99, r["behaviour"]))
-    columns = [Column("server", kind="text"), Column("load generator", kind="text"),
-               Column("capacity offered /s", "requests/s"), Column("capacity achieved /s", "requests/s"),
-               Column("p99 ms", "ms", 2), Column("overload offered /s", "requests/s"),
-               Column("overload achieved /s", "requests/s"), Column("overload p99 ms", "ms", 2),
-               Column("overload behaviour", kind="text")]
+        rows.append(
+            row(
+                c["server"],
+                c["client"],
+                r["capacity_offered"],
+                r["capacity_throughput"],
+                r["capacity_p99_ms"],
+                r["overload_offered"],
+                over.get("throughput"),
+                None if p99 == float("inf") else p99,
+                r["behaviour"],
+            )
+        )
+    columns = [
+        Column("server", kind="text"),
+        Column("load generator", kind="text"),
+        Column("capacity offered /s", "requests/s"),
+        Column("capacity achieved /s", "requests/s"),
+        Column("p99 ms", "ms", 2),
+        Column("overload offered /s", "requests/s"),
+        Column("overload achieved /s", "requests/s"),
+        Column("overload p99 ms", "ms", 2),
+        Column("overload behaviour", kind="text"),
+    ]
     bound = verdicts[0]["result"]["p99_bound_ms"]
-    intro = (f"Open-loop reads (1 node/request), p99 ≤ {bound:g} ms and ≥ 99% of offered requests completed; "
-             "latency measured from each request's scheduled time (coordinated omission corrected).")
+    intro = (
+        f"Open-loop reads (1 node/request), p99 ≤ {bound:g} ms and ≥ 99% of offered requests completed; "
+        "latency measured from each request's scheduled time (coordinated omission corrected)."
+    )
     probes: dict[str, list] = {}
     for c in cells:
         if c["kind"] == "capacity" and c.get("result") and c.get("parameter"):
             probes.setdefault(c["server"], []).append((float(c["parameter"]), c["result"]["throughput"]["ops_per_s"]))
-    figure = Figure("Throughput vs offered load", "line", "offered requests/s", "completed requests/s",
-                    [Series(server, server, found) for server, found in sorted(probes.items())], logx=True, logy=True)
-    return Section(f"{suite_title(run['suite'])}: read capacity and overload", paragraphs=[intro],
-                   tables=[Table(columns, rows).sorted_by("capacity achieved /s", descending=True)],
-                   figures=[figure])
+    figure = Figure(
+        "Throughput vs offered load",
+        "line",
+        "offered requests/s",
+        "completed requests/s",
+        [Series(server, server, found) for server, found in sorted(probes.items())],
+        logx=True,
+        logy=True,
+    )
+    return Section(
+        f"{suite_title(run['suite'])}: read capacity and overload",
+        paragraphs=[intro],
+        tables=[Table(columns, rows).sorted_by("capacity achieved /s", descending=True)],
+        figures=[figure],
+    )
 
 
 def model_section(cells: list[dict]) -> Section | None:
@@ -379,26 +583,67 @@ def model_section(cells: list[dict]) -> Section | None:
     found, problems = model.fit_all(cells)
     if not found and not problems:
         return None
-    rows = [row(m.sdk, m.communication, m.points, m.intercept, m.slope, m.r2, m.heldout_mae, m.band,
-                ", ".join(f"{k} {lo:g}–{hi:g}" for k, (lo, hi) in m.ranges.items())) for m in found]
-    columns = [Column("server", kind="text"), Column("communication", kind="text"), Column("points"),
-               Column("intercept (CPU %)", "%", 2), Column("CPU % per unit x", "%", 3, "scientific"),
-               Column("R²", "", 3), Column("held-out MAE (pp)", "pp", 2), Column("95% band (pp)", "pp", 1, "band"),
-               Column("measured range", kind="text")]
-    intro = ("Server CPU (% of one core) = intercept + slope × x, with x = signals × publishing rate (1/s) × "
-             "clients^0.3 (PubSub: signals × rate), fitted by least squares; the held-out error comes from "
-             "leave-one-out predictions. `uabench predict` uses these models and refuses to extrapolate.")
+    rows = [
+        row(
+            m.sdk,
+            m.communication,
+            m.points,
+            m.intercept,
+            m.slope,
+            m.r2,
+            m.heldout_mae,
+            m.band,
+            ", ".join(f"{k} {lo:g}–{hi:g}" for k, (lo, hi) in m.ranges.items()),
+        )
+        for m in found
+    ]
+    columns = [
+        Column("server", kind="text"),
+        Column("communication", kind="text"),
+        Column("points"),
+        Column("intercept (CPU %)", "%", 2),
+        Column("CPU % per unit x", "%", 3, "scientific"),
+        Column("R²", "", 3),
+        Column("held-out MAE (pp)", "pp", 2),
+        Column("95% band (pp)", "pp", 1, "band"),
+        Column("measured range", kind="text"),
+    ]
+    intro = (
+        "Server CPU (% of one core) = intercept + slope × x, with x = signals × publishing rate (1/s) × "
+        "clients^0.3 (PubSub: signals × rate), fitted by least squares; the held-out error comes from "
+        "leave-one-out predictions. `uabench predict` uses these models and refuses to extrapolate."
+    )
     data = model.observations(cells)
-    series = [Series(f"{m.sdk} {m.communication}", m.sdk,
-                     [(o.feature, o.cpu_percent) for o in data if (o.sdk, o.communication) == (m.sdk, m.communication)],
-                     style=m.communication, fitted=(m.intercept, m.slope)) for m in found]
-    return Section("CPU sizing model", paragraphs=[intro], tables=[Table(columns, rows)],
-                   figures=[Figure("CPU sizing model: server CPU vs x", "scatter", "x = signals × rate × clients^0.3",
-                                   "server CPU %", series, logx=True)],
-                   notes=[f"not fitted: {p}" for p in problems])
+    series = [
+        Series(
+            f"{m.sdk} {m.communication}",
+            m.sdk,
+            [(o.feature, o.cpu_percent) for o in data if (o.sdk, o.communication) == (m.sdk, m.communication)],
+            style=m.communication,
+            fitted=(m.intercept, m.slope),
+        )
+        for m in found
+    ]
+    return Section(
+        "CPU sizing model",
+        paragraphs=[intro],
+        tables=[Table(columns, rows)],
+        figures=[
+            Figure(
+                "CPU sizing model: server CPU vs x",
+                "scatter",
+                "x = signals × rate × clients^0.3",
+                "server CPU %",
+                series,
+                logx=True,
+            )
+        ],
+        notes=[f"not fitted: {p}" for p in problems],
+    )
 
 
 # --- what each SDK declares, and where the figures come from --------------------------------------
+
 
 def capability_section(runs: list[dict]) -> Section | None:
     declared: dict[str, dict] = {}
@@ -431,19 +676,30 @@ def provenance_section(runs: list[dict]) -> Section:
         prov = run["provenance"]
         m = prov["machine"]
         phases = (prov.get("plan") or {}).get("phases") or {}
-        parts.append(Section(f"Run {run['id']}: {run['suite']}", notes=[
-            f"profile {run['profile']}, {run['status']}",
-            f"git commit: {prov['git_commit']}",
-            f"machine: {m['cpu_model']}, {m['cores']} cores, {m['memory_bytes'] / 2**30:.1f} GiB, "
-            f"kernel {m['kernel']}, {m['os']} ({m['arch']}), fingerprint {m['fingerprint']}",
-            f"pinning: server CPUs {prov['pinning']['server_cpus'] or 'not pinned'}, "
-            f"load generator CPUs {prov['pinning']['client_cpus'] or 'not pinned'}",
-            "SDK versions: " + (", ".join(f"{k} {v}" for k, v in sorted(prov["sdk_versions"].items())) or "–"),
-            f"perf counters: {'yes' if prov.get('perf') else 'unavailable'}",
-            "repetitions and durations: " + (", ".join(
-                f"{kind} {p['repetitions']} × {p['duration_s']:g} s after {p['warmup_s']:g} s warm-up"
-                for kind, p in phases.items()) or "–"),
-        ]))
-    warning = ("These results come from different machines; figures are not comparable."
-               if len(fingerprints) > 1 else None)
+        parts.append(
+            Section(
+                f"Run {run['id']}: {run['suite']}",
+                notes=[
+                    f"profile {run['profile']}, {run['status']}",
+                    f"git commit: {prov['git_commit']}",
+                    f"machine: {m['cpu_model']}, {m['cores']} cores, {m['memory_bytes'] / 2**30:.1f} GiB, "
+                    f"kernel {m['kernel']}, {m['os']} ({m['arch']}), fingerprint {m['fingerprint']}",
+                    f"pinning: server CPUs {prov['pinning']['server_cpus'] or 'not pinned'}, "
+                    f"load generator CPUs {prov['pinning']['client_cpus'] or 'not pinned'}",
+                    "SDK versions: " + (", ".join(f"{k} {v}" for k, v in sorted(prov["sdk_versions"].items())) or "–"),
+                    f"perf counters: {'yes' if prov.get('perf') else 'unavailable'}",
+                    "repetitions and durations: "
+                    + (
+                        ", ".join(
+                            f"{kind} {p['repetitions']} × {p['duration_s']:g} s after {p['warmup_s']:g} s warm-up"
+                            for kind, p in phases.items()
+                        )
+                        or "–"
+                    ),
+                ],
+            )
+        )
+    warning = (
+        "These results come from different machines; figures are not comparable." if len(fingerprints) > 1 else None
+    )
     return Section("Provenance", subsections=parts, warning=warning)

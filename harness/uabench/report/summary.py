@@ -25,8 +25,10 @@ class Figures:
 
     def table(self) -> Table:
         columns = list(self.columns.values())
-        rows = [[Cell(server), *(cells.get(c.title, Cell(None)) for c in columns)]
-                for server, cells in self.by_server.items()]
+        rows = [
+            [Cell(server), *(cells.get(c.title, Cell(None)) for c in columns)]
+            for server, cells in self.by_server.items()
+        ]
         return Table([Column("server", kind="text"), *columns], rows)
 
 
@@ -36,9 +38,15 @@ def _rankings(run: dict, cells: list[dict], found: Figures) -> None:
         return
     for p in figures.points(cells, "throughput"):
         if p.sweep == ranking:
-            found.put(p.server, Column(f"{run['suite']} values/s", "values/s"),
-                      Cell(Estimate(p.values_per_s["mean"], p.values_per_s["ci95"]),
-                           Status.MARKED if p.client_bound else None, "client-bound" if p.client_bound else None))
+            found.put(
+                p.server,
+                Column(f"{run['suite']} values/s", "values/s"),
+                Cell(
+                    Estimate(p.values_per_s["mean"], p.values_per_s["ci95"]),
+                    Status.MARKED if p.client_bound else None,
+                    "client-bound" if p.client_bound else None,
+                ),
+            )
             found.put(p.server, Column(f"{run['suite']} p99 µs", "µs"), Cell(p.latency["p99_us"]))
 
 
@@ -54,23 +62,30 @@ def _sweeps(run: dict, cells: list[dict], found: Figures) -> None:
         return
     # the throughput figure: the security sweep that keeps the most requests in flight
     names = [name for name, about in sweeps.items() if about.get("kind") == "security"]
-    busiest = max(names, key=lambda name: max((p.config.get("in_flight", 1) for p in security if p.sweep == name),
-                                               default=0))
+    busiest = max(
+        names, key=lambda name: max((p.config.get("in_flight", 1) for p in security if p.sweep == name), default=0)
+    )
     base = {p.server: p for p in security if p.sweep == busiest and p.parameter == NO_SECURITY}
     mode = HEADLINE_SECURITY.split("/")[1]
     for p in security:
         if p.sweep == busiest and p.parameter == HEADLINE_SECURITY:
             baseline = base.get(p.server)
-            found.put(p.server, Column(f"{mode} / None throughput", "ratio", 2),
-                      Cell(ratio(p.values_per_s["mean"], baseline.values_per_s["mean"] if baseline else None)))
+            found.put(
+                p.server,
+                Column(f"{mode} / None throughput", "ratio", 2),
+                Cell(ratio(p.values_per_s["mean"], baseline.values_per_s["mean"] if baseline else None)),
+            )
 
 
 def _capacity(cells: list[dict], found: Figures) -> None:
     for c in cells:
         if c["kind"] == "capacity-verdict":
             r = c["result"]
-            found.put(c["server"], Column("read capacity /s (overload)", "requests/s"),
-                      Cell(r["capacity_throughput"], detail=r["behaviour"]))
+            found.put(
+                c["server"],
+                Column("read capacity /s (overload)", "requests/s"),
+                Cell(r["capacity_throughput"], detail=r["behaviour"]),
+            )
 
 
 def summary_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section | None:

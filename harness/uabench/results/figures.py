@@ -68,8 +68,9 @@ def _per_second(resources: dict | None, key: str) -> float | None:
 
 def efficiency(cells: list[dict]) -> dict:
     """Server CPU and counter figures per operation and per value, averaged over cells."""
-    out: dict[str, list] = {k: [] for k in ("cpu", "user", "system", "cpu_per_million", "ctx", "cycles",
-                                             "instructions")}
+    out: dict[str, list] = {
+        k: [] for k in ("cpu", "user", "system", "cpu_per_million", "ctx", "cycles", "instructions")
+    }
     for cell in cells:
         result, resources, perf = cell["result"], cell.get("server_resources"), cell.get("server_perf")
         ops_per_s = result["throughput"]["ops_per_s"]
@@ -108,26 +109,39 @@ def points(cells: list[dict], kind: str = "sweep") -> list[Point]:
         def ms(value):
             return value / 1e6 if value is not None else None
 
-        found.append(Point(
-            sweep=sweep, server=server, client=client, parameter=parameter, repetitions=len(group),
-            config=group[0]["client_config"] or {},
-            values_per_s=stats.summarize([r["throughput"]["values_per_s"] for r in results]),
-            ops_per_s=stats.summarize([r["throughput"]["ops_per_s"] for r in results]),
-            latency=stats.latency_summary(latency), latency_cv=stats.histogram_cv(latency),
-            cycle_ms=ms(cycle.mean()), cycle_p99_ms=ms(cycle.percentile(99)),
-            delay_p50_ms=ms(delay.percentile(50)), delay_p99_ms=ms(delay.percentile(99)),
-            tick_gaps=sum(s.get("tick_gaps", 0) for s in subscription) if subscription else None,
-            updates_min=min((s["updates_per_subscription"]["min"] for s in subscription), default=None),
-            updates_max=max((s["updates_per_subscription"]["max"] for s in subscription), default=None),
-            server_cpu_percent=figures["cpu"], server_user_percent=figures["user"],
-            server_system_percent=figures["system"], server_cpu_s_per_million=figures["cpu_per_million"],
-            server_ctx_per_op=figures["ctx"], server_cycles_per_op=figures["cycles"],
-            server_instructions_per_op=figures["instructions"],
-            client_cpu_percent=_mean([(c.get("client_resources") or {}).get("cpu_percent") for c in group]),
-            client_bound=any(c["client_bound"] for c in group), emulated=any(c.get("emulated") for c in group),
-            histogram=latency,
-            setup_ms=ms(stats.merge_histograms([r.get("session_setup_ns", []) for r in results]).percentile(50)),
-        ))
+        found.append(
+            Point(
+                sweep=sweep,
+                server=server,
+                client=client,
+                parameter=parameter,
+                repetitions=len(group),
+                config=group[0]["client_config"] or {},
+                values_per_s=stats.summarize([r["throughput"]["values_per_s"] for r in results]),
+                ops_per_s=stats.summarize([r["throughput"]["ops_per_s"] for r in results]),
+                latency=stats.latency_summary(latency),
+                latency_cv=stats.histogram_cv(latency),
+                cycle_ms=ms(cycle.mean()),
+                cycle_p99_ms=ms(cycle.percentile(99)),
+                delay_p50_ms=ms(delay.percentile(50)),
+                delay_p99_ms=ms(delay.percentile(99)),
+                tick_gaps=sum(s.get("tick_gaps", 0) for s in subscription) if subscription else None,
+                updates_min=min((s["updates_per_subscription"]["min"] for s in subscription), default=None),
+                updates_max=max((s["updates_per_subscription"]["max"] for s in subscription), default=None),
+                server_cpu_percent=figures["cpu"],
+                server_user_percent=figures["user"],
+                server_system_percent=figures["system"],
+                server_cpu_s_per_million=figures["cpu_per_million"],
+                server_ctx_per_op=figures["ctx"],
+                server_cycles_per_op=figures["cycles"],
+                server_instructions_per_op=figures["instructions"],
+                client_cpu_percent=_mean([(c.get("client_resources") or {}).get("cpu_percent") for c in group]),
+                client_bound=any(c["client_bound"] for c in group),
+                emulated=any(c.get("emulated") for c in group),
+                histogram=latency,
+                setup_ms=ms(stats.merge_histograms([r.get("session_setup_ns", []) for r in results]).percentile(50)),
+            )
+        )
     return sorted(found, key=lambda p: (p.sweep, p.server, p.client, _order(p.parameter)))
 
 
@@ -142,13 +156,15 @@ def highest_sustained(found: list[Point]) -> dict[str, Point]:
     """Per server: the sweep point with the most signals/s whose cycle time held."""
     best: dict[str, Point] = {}
     for point in found:
-        if point.sustained and (point.server not in best
-                                or point.values_per_s["mean"] > best[point.server].values_per_s["mean"]):
+        if point.sustained and (
+            point.server not in best or point.values_per_s["mean"] > best[point.server].values_per_s["mean"]
+        ):
             best[point.server] = point
     return best
 
 
 # --- PubSub: one row per (publisher, subscriber, parameter) -------------------------------------
+
 
 def cycle_ratio(result: dict) -> float | None:
     """A PubSub result's mean cycle time over its publishing interval."""
@@ -165,6 +181,7 @@ def pubsub_held(result: dict) -> bool:
 @dataclass
 class PubSubRow:
     """One measured point (publisher, subscriber, parameter) over its repetitions."""
+
     kind: str
     publisher: str
     subscriber: str
@@ -192,9 +209,9 @@ class PubSubRow:
     fragments: int | None
     reassembled: int | None
     timestamps: str
-    held: int = 0             # repetitions that kept the interval without loss
-    held_signals_per_s: float | None = None   # their mean signals/s
-    held_publisher_cpu: float | None = None   # their mean publisher CPU %
+    held: int = 0  # repetitions that kept the interval without loss
+    held_signals_per_s: float | None = None  # their mean signals/s
+    held_publisher_cpu: float | None = None  # their mean publisher CPU %
 
     @property
     def cycle_ratio(self) -> float | None:
@@ -239,30 +256,46 @@ def pubsub_rows(cells: list[dict], kind: str) -> list[PubSubRow]:
         def share(key: str, resources=publisher_res):
             return _mean([100 * r[key] / r["seconds"] for r in resources if r.get("seconds")])
 
-        found.append(PubSubRow(
-            kind=kind, publisher=publisher, subscriber=subscriber, parameter=parameter, repetitions=len(group),
-            interval_ms=float(results[0]["config"]["publishing_interval_ms"]), signals=results[0]["config"]["signals"],
-            signals_per_s=_mean([r["throughput"]["values_per_s"] for r in results]) or 0.0,
-            messages_per_s=_mean([r["throughput"]["ops_per_s"] for r in results]) or 0.0,
-            datagrams=sum(r["pubsub"]["datagrams"] for r in results),
-            max_datagram_bytes=max(r["pubsub"]["max_datagram_bytes"] for r in results),
-            cycle_mean_ms=ms(cycle.mean()), cycle_p99_ms=ms(cycle.percentile(99)), cycle_max_ms=ms(cycle.max()),
-            delay_p50_ms=ms(delay.percentile(50)), delay_p99_ms=ms(delay.percentile(99)),
-            lost=sum(r["pubsub"]["lost"] for r in results),
-            publisher_cpu=_mean([r.get("cpu_percent") for r in publisher_res]),
-            publisher_user=share("cpu_user_s"), publisher_system=share("cpu_system_s"),
-            publisher_rss_mb=_mean([r["rss_max"] / 2**20 for r in publisher_res if r.get("rss_max")]),
-            publisher_ctx_per_s=_mean([(r["ctx_voluntary"] + r["ctx_involuntary"]) / r["seconds"]
-                                          for r in publisher_res if r.get("seconds")]),
-            subscriber_cpu=_mean([(c.get("client_resources") or {}).get("cpu_percent") for c in group]),
-            subscriber_bound=any(c["client_bound"] for c in group),
-            fragments=sum(i.get("ReasmReqds", 0) for i in ips) if ips else None,
-            reassembled=sum(i.get("ReasmOKs", 0) for i in ips) if ips else None,
-            timestamps=results[0]["pubsub"].get("timestamps", "?"),
-            held=len(kept),
-            held_signals_per_s=_mean([c["result"]["throughput"]["values_per_s"] for c in kept]),
-            held_publisher_cpu=_mean([(c.get("server_resources") or {}).get("cpu_percent") for c in kept]),
-        ))
+        found.append(
+            PubSubRow(
+                kind=kind,
+                publisher=publisher,
+                subscriber=subscriber,
+                parameter=parameter,
+                repetitions=len(group),
+                interval_ms=float(results[0]["config"]["publishing_interval_ms"]),
+                signals=results[0]["config"]["signals"],
+                signals_per_s=_mean([r["throughput"]["values_per_s"] for r in results]) or 0.0,
+                messages_per_s=_mean([r["throughput"]["ops_per_s"] for r in results]) or 0.0,
+                datagrams=sum(r["pubsub"]["datagrams"] for r in results),
+                max_datagram_bytes=max(r["pubsub"]["max_datagram_bytes"] for r in results),
+                cycle_mean_ms=ms(cycle.mean()),
+                cycle_p99_ms=ms(cycle.percentile(99)),
+                cycle_max_ms=ms(cycle.max()),
+                delay_p50_ms=ms(delay.percentile(50)),
+                delay_p99_ms=ms(delay.percentile(99)),
+                lost=sum(r["pubsub"]["lost"] for r in results),
+                publisher_cpu=_mean([r.get("cpu_percent") for r in publisher_res]),
+                publisher_user=share("cpu_user_s"),
+                publisher_system=share("cpu_system_s"),
+                publisher_rss_mb=_mean([r["rss_max"] / 2**20 for r in publisher_res if r.get("rss_max")]),
+                publisher_ctx_per_s=_mean(
+                    [
+                        (r["ctx_voluntary"] + r["ctx_involuntary"]) / r["seconds"]
+                        for r in publisher_res
+                        if r.get("seconds")
+                    ]
+                ),
+                subscriber_cpu=_mean([(c.get("client_resources") or {}).get("cpu_percent") for c in group]),
+                subscriber_bound=any(c["client_bound"] for c in group),
+                fragments=sum(i.get("ReasmReqds", 0) for i in ips) if ips else None,
+                reassembled=sum(i.get("ReasmOKs", 0) for i in ips) if ips else None,
+                timestamps=results[0]["pubsub"].get("timestamps", "?"),
+                held=len(kept),
+                held_signals_per_s=_mean([c["result"]["throughput"]["values_per_s"] for c in kept]),
+                held_publisher_cpu=_mean([(c.get("server_resources") or {}).get("cpu_percent") for c in kept]),
+            )
+        )
     return sorted(found, key=lambda r: (r.publisher, r.subscriber, r.parameter))
 
 
@@ -270,8 +303,13 @@ def pubsub_highest_sustained(found: list[PubSubRow]) -> dict[str, PubSubRow]:
     """Per publisher: the point with the most signals/s that kept its interval, lossless."""
     best: dict[str, PubSubRow] = {}
     for row in found:
-        if row.sustained and not row.subscriber_bound and (
+        if (
+            row.sustained
+            and not row.subscriber_bound
+            and (
                 row.publisher not in best
-                or (row.held_signals_per_s or 0.0) > (best[row.publisher].held_signals_per_s or 0.0)):
+                or (row.held_signals_per_s or 0.0) > (best[row.publisher].held_signals_per_s or 0.0)
+            )
+        ):
             best[row.publisher] = row
     return best

@@ -32,7 +32,7 @@ class Observation:
 
 def feature(signals: float, interval_ms: float, clients: float, communication: str) -> float:
     rate = 1000.0 / interval_ms
-    return signals * rate * (clients ** CLIENT_EXPONENT if communication == "client-server" else 1.0)
+    return signals * rate * (clients**CLIENT_EXPONENT if communication == "client-server" else 1.0)
 
 
 def observations(cells: list[dict]) -> list[Observation]:
@@ -46,12 +46,28 @@ def observations(cells: list[dict]) -> list[Observation]:
             signals = server.get("signals")
             interval = max(config.get("publishing_interval_ms", 100), server.get("update_interval_ms", 100))
             if signals:
-                found.append(Observation(cell["server"], int(signals), float(interval), int(config.get("sessions", 1)),
-                                         float(cell["server_resources"]["cpu_percent"]), "client-server"))
+                found.append(
+                    Observation(
+                        cell["server"],
+                        int(signals),
+                        float(interval),
+                        int(config.get("sessions", 1)),
+                        float(cell["server_resources"]["cpu_percent"]),
+                        "client-server",
+                    )
+                )
         elif cell["kind"] == "pubsub-sweep" and cell.get("parameter"):
             interval = float(config.get("publishing_interval_ms", 100))
-            found.append(Observation(cell["server"], int(float(cell["parameter"])), interval, 1,
-                                     float(cell["server_resources"]["cpu_percent"]), "pubsub"))
+            found.append(
+                Observation(
+                    cell["server"],
+                    int(float(cell["parameter"])),
+                    interval,
+                    1,
+                    float(cell["server_resources"]["cpu_percent"]),
+                    "pubsub",
+                )
+            )
     return found
 
 
@@ -73,8 +89,12 @@ class Model:
     def outside(self, signals: float, interval_ms: float, clients: float) -> list[str]:
         """The inputs beyond what was measured (the model only interpolates)."""
         given = {"signals": signals, "interval_ms": interval_ms, "clients": clients}
-        return [f"{name} = {value:g} is outside the measured range [{low:g}, {high:g}]"
-                for name, value in given.items() for low, high in [self.ranges[name]] if not low <= value <= high]
+        return [
+            f"{name} = {value:g} is outside the measured range [{low:g}, {high:g}]"
+            for name, value in given.items()
+            for low, high in [self.ranges[name]]
+            if not low <= value <= high
+        ]
 
     @property
     def band(self) -> float | None:
@@ -95,8 +115,10 @@ def _least_squares(xs: list[float], ys: list[float]) -> tuple[float, float]:
 def fit(sdk: str, communication: str, data: list[Observation]) -> Model:
     data = [o for o in data if o.sdk == sdk and o.communication == communication]
     if len(data) < MIN_POINTS:
-        raise ModelError(f"{sdk} ({communication}): {len(data)} measured sweep points, need at least {MIN_POINTS}; "
-                         "run the subscription (or pubsub) suite first")
+        raise ModelError(
+            f"{sdk} ({communication}): {len(data)} measured sweep points, need at least {MIN_POINTS}; "
+            "run the subscription (or pubsub) suite first"
+        )
     xs, ys = [o.feature for o in data], [o.cpu_percent for o in data]
     intercept, slope = _least_squares(xs, ys)
     mean_y = sum(ys) / len(ys)
@@ -105,17 +127,27 @@ def fit(sdk: str, communication: str, data: list[Observation]) -> Model:
     r2 = 1 - residual / total if total else None
     errors = []
     for held in range(len(data)):  # leave one out: predict each point from a fit to the others
-        rest_x, rest_y = xs[:held] + xs[held + 1:], ys[:held] + ys[held + 1:]
+        rest_x, rest_y = xs[:held] + xs[held + 1 :], ys[:held] + ys[held + 1 :]
         if len(set(rest_x)) < 2:
             continue
         b, m = _least_squares(rest_x, rest_y)
         errors.append(ys[held] - (b + m * xs[held]))
-    ranges = {"signals": (min(o.signals for o in data), max(o.signals for o in data)),
-              "interval_ms": (min(o.interval_ms for o in data), max(o.interval_ms for o in data)),
-              "clients": (min(o.clients for o in data), max(o.clients for o in data))}
-    return Model(sdk, communication, intercept, slope, r2,
-                 sum(abs(e) for e in errors) / len(errors) if errors else None,
-                 math.sqrt(sum(e * e for e in errors) / len(errors)) if errors else None, len(data), ranges)
+    ranges = {
+        "signals": (min(o.signals for o in data), max(o.signals for o in data)),
+        "interval_ms": (min(o.interval_ms for o in data), max(o.interval_ms for o in data)),
+        "clients": (min(o.clients for o in data), max(o.clients for o in data)),
+    }
+    return Model(
+        sdk,
+        communication,
+        intercept,
+        slope,
+        r2,
+        sum(abs(e) for e in errors) / len(errors) if errors else None,
+        math.sqrt(sum(e * e for e in errors) / len(errors)) if errors else None,
+        len(data),
+        ranges,
+    )
 
 
 def fit_all(cells: list[dict]) -> tuple[list[Model], list[str]]:

@@ -18,6 +18,7 @@ from uabench import paths
 def git_commit() -> str:
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=paths.REPO, capture_output=True, text=True).stdout.strip()
+
     commit = git("rev-parse", "HEAD") or "unknown"
     return commit + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
 

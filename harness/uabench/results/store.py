@@ -76,8 +76,15 @@ LATE_DEFAULTS = {"client_perf": None, "server_perf": None, "emulated": 0}
 # MIGRATIONS[n] takes a store from version n to n + 1.
 MIGRATIONS = {0: _add_missing_columns}
 
-JSON_COLUMNS = ("client_config", "server_config", "result", "client_resources", "server_resources",
-                "client_perf", "server_perf")
+JSON_COLUMNS = (
+    "client_config",
+    "server_config",
+    "result",
+    "client_resources",
+    "server_resources",
+    "client_perf",
+    "server_perf",
+)
 
 
 class StoreError(Exception):
@@ -94,8 +101,9 @@ class Store:
             # Without a -wal file nobody is writing and every page is in the file itself:
             # immutable, so reading creates nothing beside it (a committed store stays as it is).
             immutable = "&immutable=1" if not path.with_name(path.name + "-wal").exists() else ""
-            self.db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro{immutable}", uri=True, timeout=30,
-                                      isolation_level=None)
+            self.db = sqlite3.connect(
+                f"{path.resolve().as_uri()}?mode=ro{immutable}", uri=True, timeout=30, isolation_level=None
+            )
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
@@ -109,8 +117,10 @@ class Store:
         version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
         if version > SCHEMA_VERSION:
             self.db.close()
-            raise StoreError(f"results store {self.path} has schema version {version}; this uabench supports "
-                             f"versions up to {SCHEMA_VERSION}: use a newer uabench")
+            raise StoreError(
+                f"results store {self.path} has schema version {version}; this uabench supports "
+                f"versions up to {SCHEMA_VERSION}: use a newer uabench"
+            )
         return version
 
     def _migrate(self) -> None:
@@ -139,15 +149,16 @@ class Store:
     def begin_run(self, suite: str, profile: str, provenance: dict) -> int:
         cursor = self.db.execute(
             "INSERT INTO runs (suite, profile, started_ns, provenance) VALUES (?, ?, ?, ?)",
-            (suite, profile, time.time_ns(), json.dumps(provenance)))
-        return int(cursor.lastrowid)
+            (suite, profile, time.time_ns(), json.dumps(provenance)),
+        )
+        assert cursor.lastrowid is not None  # an INSERT always sets it
+        return cursor.lastrowid
 
     def update_provenance(self, run_id: int, provenance: dict) -> None:
         self.db.execute("UPDATE runs SET provenance = ? WHERE id = ?", (json.dumps(provenance), run_id))
 
     def finish_run(self, run_id: int, status: str = "finished") -> None:
-        self.db.execute("UPDATE runs SET finished_ns = ?, status = ? WHERE id = ?",
-                        (time.time_ns(), status, run_id))
+        self.db.execute("UPDATE runs SET finished_ns = ?, status = ? WHERE id = ?", (time.time_ns(), status, run_id))
 
     def add_cell(self, run_id: int, **cell: Any) -> int:
         cell = dict(cell)
@@ -162,17 +173,19 @@ class Store:
         marks = ", ".join("?" for _ in cell)
         with self.db:  # one transaction: a cell is stored whole or not at all
             cursor = self.db.execute(f"INSERT INTO cells ({columns}) VALUES ({marks})", tuple(cell.values()))
-        return int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # an INSERT always sets it
+        return cursor.lastrowid
 
     def runs(self, suite: str | None = None) -> list[dict]:
-        query, args = "SELECT * FROM runs", ()
+        query, args = "SELECT * FROM runs", tuple[str, ...]()
         if suite:
             query, args = query + " WHERE suite = ?", (suite,)
         rows = self.db.execute(query + " ORDER BY id", args).fetchall()
         return [dict(row) | {"provenance": json.loads(row["provenance"])} for row in rows]
 
     def cells(self, run_ids: list[int] | None = None, suite: str | None = None) -> list[dict]:
-        clauses, args = [], []
+        clauses: list[str] = []
+        args: list[int | str] = []
         if run_ids is not None:
             clauses.append(f"run_id IN ({', '.join('?' for _ in run_ids)})")
             args.extend(run_ids)

@@ -26,8 +26,9 @@ from uabench.results.store import open_store
 class UabenchLibrary:
     ROBOT_LIBRARY_SCOPE = "SUITE"
 
-    def __init__(self, suite: str, plan: str = "", profile: str = "quick", store: str = "", sdks: str = "",
-                 run_dir: str = "") -> None:
+    def __init__(
+        self, suite: str, plan: str = "", profile: str = "quick", store: str = "", sdks: str = "", run_dir: str = ""
+    ) -> None:
         self.plan = plans.load(plan or suite)
         if self.plan.suite != suite:
             raise plans.PlanError(f"{self.plan.path} is a plan for suite '{self.plan.suite}', not '{suite}'")
@@ -47,19 +48,27 @@ class UabenchLibrary:
         directory, beside its log and report."""
         output_dir = Path(BuiltIn().get_variable_value("${OUTPUT_DIR}", "."))
         store = open_store(self.store_location or output_dir / "uabench.sqlite")
-        run_dir = self.run_dir or (None if self.store_location else
-                                   output_dir / "runs" / f"{time.strftime('%Y%m%d-%H%M%S')}-{self.suite}")
+        run_dir = self.run_dir or (
+            None if self.store_location else output_dir / "runs" / f"{time.strftime('%Y%m%d-%H%M%S')}-{self.suite}"
+        )
         extra: dict[str, Any] = {"workdir": run_dir} if run_dir else {}
-        self.session = Session(store, self.suite, self.profile, plan=self.plan,
-                               server_warmup_s=self.plan.server_warmup_s(self.profile), **extra)
+        self.session = Session(
+            store,
+            self.suite,
+            self.profile,
+            plan=self.plan,
+            server_warmup_s=self.plan.server_warmup_s(self.profile),
+            **extra,
+        )
         logger.info(f"run {self.session.run_id}, store {store.path}, work dir {self.session.workdir}")
 
     def finish_benchmark_run(self) -> None:
         """Stops every server the run started and closes the run in the store."""
         if self.session:
             for sdk_id, (status, seconds, killed) in self.session.stop_servers().items():
-                logger.info(f"{sdk_id} server stopped: status {status} after {seconds:.2f} s"
-                            + (" (killed)" if killed else ""))
+                logger.info(
+                    f"{sdk_id} server stopped: status {status} after {seconds:.2f} s" + (" (killed)" if killed else "")
+                )
             self.session.close()
 
     def adapters_should_be_installed(self) -> None:
@@ -78,21 +87,25 @@ class UabenchLibrary:
         """Runs one short verified workload of `client` against `server`; fails on any
         failed operation or wrong value, skips what the client declares unsupported."""
         phase = self.plan.phase(self.profile, "interop")
-        workload = dict(self.plan.variant("interop", variant).workload, warmup_s=phase.warmup_s,
-                        duration_s=phase.duration_s)
+        workload = dict(
+            self.plan.variant("interop", variant).workload, warmup_s=phase.warmup_s, duration_s=phase.duration_s
+        )
         self._cell("interop", client, server, variant, 0, workload)
 
     def throughput_should_be_measured(self, client: str, server: str, variant: str) -> None:
         """Measures `server` under the reference client's load, repeated per the profile."""
         workload, repetitions = self._throughput_workload(variant)
-        outcomes = [self._cell("throughput", client, server, variant, repetition, workload)
-                    for repetition in range(repetitions)]
+        outcomes = [
+            self._cell("throughput", client, server, variant, repetition, workload) for repetition in range(repetitions)
+        ]
         values = stats.summarize([o.measured["throughput"]["values_per_s"] for o in outcomes])
         latency = stats.latency_summary(search.merged_latency(outcomes))
         bound = sum(o.client_bound for o in outcomes)
-        logger.info(f"{server}: {values['mean']:.0f} values/s (95% CI ±{values['ci95'] or 0:.0f}), "
-                    f"p50 {latency['p50_us']:.0f} µs, p99 {latency['p99_us']:.0f} µs"
-                    + (f", client-bound in {bound} of {len(outcomes)} repetitions" if bound else ""))
+        logger.info(
+            f"{server}: {values['mean']:.0f} values/s (95% CI ±{values['ci95'] or 0:.0f}), "
+            f"p50 {latency['p50_us']:.0f} µs, p99 {latency['p99_us']:.0f} µs"
+            + (f", client-bound in {bound} of {len(outcomes)} repetitions" if bound else "")
+        )
 
     def load_generator_headroom_should_be_measured(self, client: str) -> None:
         """Loads the fastest server of this run with one and then two processes of the
@@ -110,8 +123,10 @@ class UabenchLibrary:
             return self._cell("headroom", client, fastest, label, repetition, workload, processes)
 
         figures, gain = search.headroom(measure, repetitions)
-        logger.info(f"{client} load on {fastest}: 1 process {figures[1]['mean']:.0f} values/s, "
-                    f"2 processes {figures[2]['mean']:.0f} values/s ({gain:+.0%})")
+        logger.info(
+            f"{client} load on {fastest}: 1 process {figures[1]['mean']:.0f} values/s, "
+            f"2 processes {figures[2]['mean']:.0f} values/s ({gain:+.0%})"
+        )
 
     def sweep_should_complete(self, name: str, client: str, server: str) -> None:
         """Measures `server` at every point of the sweep, in order. A sweep with a stop
@@ -127,8 +142,9 @@ class UabenchLibrary:
 
         def measure(value, repetition: int) -> Outcome:
             overrides, point = workload(value)
-            return self._measure("sweep", client, server, name, repetition, point, parameter=value,
-                                 server_overrides=overrides)
+            return self._measure(
+                "sweep", client, server, name, repetition, point, parameter=value, server_overrides=overrides
+            )
 
         def metric(value, outcomes: list[Outcome]) -> float | None:
             return search.stop_metric((sweep.stop or {}).get("metric"), workload(value)[1], outcomes)
@@ -142,10 +158,20 @@ class UabenchLibrary:
             return figure is None or figure <= (sweep.stop or {})["above"]
 
         stop = search.StopRule(holds) if sweep.stop else None
-        logger.info(f"{client} → {server}, {name}" + (f": stop when {sweep.stop['metric']} > {sweep.stop['above']}"
-                                                     if sweep.stop else ""))
-        self._verdict(search.sweep(sweep.points(self.profile), measure, phase.repetitions, stop,
-                                   log=lambda line: logger.info(f"{name} = {line}"), describe=describe))
+        logger.info(
+            f"{client} → {server}, {name}"
+            + (f": stop when {sweep.stop['metric']} > {sweep.stop['above']}" if sweep.stop else "")
+        )
+        self._verdict(
+            search.sweep(
+                sweep.points(self.profile),
+                measure,
+                phase.repetitions,
+                stop,
+                log=lambda line: logger.info(f"{name} = {line}"),
+                describe=describe,
+            )
+        )
 
     def capacity_should_be_found(self, client: str, server: str) -> None:
         """Open-loop search for the highest read rate `server` sustains within the plan's
@@ -165,41 +191,68 @@ class UabenchLibrary:
             outcome = session.run_client(client_sdk, running, config)
             figures = search.probe_figures(outcome, rate, phase.duration_s)
             if wrong_values(outcome):
-                session.record("capacity", client_sdk, server_sdk, "wrong values", 0, config, outcome,
-                               running.config, rate)
+                session.record(
+                    "capacity", client_sdk, server_sdk, "wrong values", 0, config, outcome, running.config, rate
+                )
                 raise AssertionError(f"at {rate:.0f} requests/s: {outcome.reason}")
-            ok = bool(figures and figures["completed"] >= capacity.min_completed
-                      and figures["p99_ms"] <= capacity.p99_ms and running.alive)
+            ok = bool(
+                figures
+                and figures["completed"] >= capacity.min_completed
+                and figures["p99_ms"] <= capacity.p99_ms
+                and running.alive
+            )
             verdict = label if label == "overload" else ("sustained" if ok else "missed")
             session.record("capacity", client_sdk, server_sdk, verdict, 0, config, outcome, running.config, rate)
-            logger.info(f"{rate:.0f} requests/s offered: {verdict}" + (
-                f", {figures['completed']:.1%} completed, p99 {figures['p99_ms']:.2f} ms" if figures else
-                f": {search.first_line(outcome.reason)}"))
+            logger.info(
+                f"{rate:.0f} requests/s offered: {verdict}"
+                + (
+                    f", {figures['completed']:.1%} completed, p99 {figures['p99_ms']:.2f} ms"
+                    if figures
+                    else f": {search.first_line(outcome.reason)}"
+                )
+            )
             return search.Probe(ok, figures, outcome)
 
         try:
-            found = search.capacity(probe, capacity.start_rate, capacity.max_rate, capacity.refine_steps,
-                                    capacity.overload_factor)
+            found = search.capacity(
+                probe, capacity.start_rate, capacity.max_rate, capacity.refine_steps, capacity.overload_factor
+            )
         except search.NoCapacity as none:
-            raise AssertionError(f"{server} does not sustain even {none.rate:g} requests/s "
-                                 f"within p99 ≤ {capacity.p99_ms:g} ms") from None
+            raise AssertionError(
+                f"{server} does not sustain even {none.rate:g} requests/s within p99 ≤ {capacity.p99_ms:g} ms"
+            ) from None
         sustained = found.figures
         running = next(iter(session.servers.values()), None)
         alive = bool(running and running.alive)
         behaviour = search.classify_overload(sustained["throughput"], found.overload.figures, alive)
-        session.store.add_cell(session.run_id, suite=self.suite, kind="capacity-verdict", client=client,
-                               server=server, variant=behaviour, parameter=str(found.rate), repetition=0,
-                               status="pass",
-                               reason=f"capacity {sustained['throughput']:.0f} requests/s (offered "
-                                      f"{found.rate:.0f}); at {found.overload_rate:.0f}/s: {behaviour}",
-                               result={"capacity_offered": found.rate, "capacity_throughput":
-                                       sustained["throughput"], "capacity_p99_ms": sustained["p99_ms"],
-                                       "overload_offered": found.overload_rate, "overload": found.overload.figures,
-                                       "behaviour": behaviour, "p99_bound_ms": capacity.p99_ms})
+        session.store.add_cell(
+            session.run_id,
+            suite=self.suite,
+            kind="capacity-verdict",
+            client=client,
+            server=server,
+            variant=behaviour,
+            parameter=str(found.rate),
+            repetition=0,
+            status="pass",
+            reason=f"capacity {sustained['throughput']:.0f} requests/s (offered "
+            f"{found.rate:.0f}); at {found.overload_rate:.0f}/s: {behaviour}",
+            result={
+                "capacity_offered": found.rate,
+                "capacity_throughput": sustained["throughput"],
+                "capacity_p99_ms": sustained["p99_ms"],
+                "overload_offered": found.overload_rate,
+                "overload": found.overload.figures,
+                "behaviour": behaviour,
+                "p99_bound_ms": capacity.p99_ms,
+            },
+        )
         if not alive:
             session.stop_servers()
-        logger.info(f"{server}: capacity {sustained['throughput']:.0f} requests/s (p99 {sustained['p99_ms']:.2f} ms); "
-                    f"overload at {found.overload_rate:.0f}/s: {behaviour}")
+        logger.info(
+            f"{server}: capacity {sustained['throughput']:.0f} requests/s (p99 {sustained['p99_ms']:.2f} ms); "
+            f"overload at {found.overload_rate:.0f}/s: {behaviour}"
+        )
 
     def untrusted_client_should_be_rejected(self, client: str, server: str) -> None:
         """A client whose certificate the server does not trust must not read anything."""
@@ -226,9 +279,12 @@ class UabenchLibrary:
             raise SkipExecution(f"not supported: {server_id} or {client_id} lacks Basic256Sha256")
         outcome = session.run_client(client, running, config)
         refused = outcome.status == "fail" and outcome.result is None
-        verdict = Outcome("pass" if refused else "fail",
-                          f"refused: {search.first_line(outcome.reason)}" if refused else
-                          f"{server_id} accepted a client with an {what}: it must refuse it")
+        verdict = Outcome(
+            "pass" if refused else "fail",
+            f"refused: {search.first_line(outcome.reason)}"
+            if refused
+            else f"{server_id} accepted a client with an {what}: it must refuse it",
+        )
         session.record("negative", client, server, what, 0, config, verdict, running.config)
         if not refused:
             raise AssertionError(verdict.reason)
@@ -236,24 +292,52 @@ class UabenchLibrary:
 
     def _throughput_workload(self, variant: str) -> tuple[dict, int]:
         phase = self.plan.phase(self.profile, "throughput")
-        workload = dict(self.plan.variant("throughput", variant).workload, warmup_s=phase.warmup_s,
-                        duration_s=phase.duration_s)
+        workload = dict(
+            self.plan.variant("throughput", variant).workload, warmup_s=phase.warmup_s, duration_s=phase.duration_s
+        )
         return workload, phase.repetitions
 
-    def _measure(self, kind: str, client_id: str, server_id: str, variant: str, repetition: int,
-                 workload: dict, processes: int = 1, parameter: object = None,
-                 server_overrides: dict | None = None) -> Outcome:
-        return self._session().cell(kind, sdks.get(client_id), sdks.get(server_id), variant, repetition, workload,
-                                    processes, parameter, server_overrides)
+    def _measure(
+        self,
+        kind: str,
+        client_id: str,
+        server_id: str,
+        variant: str,
+        repetition: int,
+        workload: dict,
+        processes: int = 1,
+        parameter: object = None,
+        server_overrides: dict | None = None,
+    ) -> Outcome:
+        return self._session().cell(
+            kind,
+            sdks.get(client_id),
+            sdks.get(server_id),
+            variant,
+            repetition,
+            workload,
+            processes,
+            parameter,
+            server_overrides,
+        )
 
-    def _cell(self, kind: str, client_id: str, server_id: str, variant: str, repetition: int,
-              workload: dict, processes: int = 1) -> Outcome:
+    def _cell(
+        self,
+        kind: str,
+        client_id: str,
+        server_id: str,
+        variant: str,
+        repetition: int,
+        workload: dict,
+        processes: int = 1,
+    ) -> Outcome:
         """One recorded cell that must pass (skipped if not supported)."""
         outcome = _passed(self._measure(kind, client_id, server_id, variant, repetition, workload, processes))
         result = outcome.measured
-        logger.info(f"{result['operations']['succeeded']} operations, {result['values']} values verified, "
-                    f"{result['throughput']['values_per_s']:.0f} values/s"
-                    + (" [client-bound]" if outcome.client_bound else ""))
+        logger.info(
+            f"{result['operations']['succeeded']} operations, {result['values']} values verified, "
+            f"{result['throughput']['values_per_s']:.0f} values/s" + (" [client-bound]" if outcome.client_bound else "")
+        )
         return outcome
 
     @staticmethod
@@ -261,8 +345,10 @@ class UabenchLibrary:
         if found.unsupported:
             raise SkipExecution(f"not supported: {found.skipped[0][1]}")
         if found.failed:
-            raise AssertionError(f"{len(found.failed)} point(s) failed: "
-                                 + "; ".join(f"{value}: {search.first_line(why)}" for value, why in found.failed))
+            raise AssertionError(
+                f"{len(found.failed)} point(s) failed: "
+                + "; ".join(f"{value}: {search.first_line(why)}" for value, why in found.failed)
+            )
 
     # --- PubSub (suites/pubsub.robot, engine/pubsub.py) --------------------------------------
 
@@ -310,5 +396,11 @@ def _passed(outcome: Outcome) -> Outcome:
     return outcome
 
 
-NEGATIVE_WORKLOAD = {"workload": "read", "nodes": ["Real"], "nodes_per_request": 1, "in_flight": 1,
-                     "warmup_s": 0.1, "duration_s": 0.3}
+NEGATIVE_WORKLOAD = {
+    "workload": "read",
+    "nodes": ["Real"],
+    "nodes_per_request": 1,
+    "in_flight": 1,
+    "warmup_s": 0.1,
+    "duration_s": 0.3,
+}

@@ -40,8 +40,9 @@ class Matrix(SuiteVisitor):
     directory per plan); empty: beside Robot's output.
     """
 
-    def __init__(self, plans: str | Sequence[str | Path] = "", profile: str = "quick", sdks: str = "",
-                 run_dir: str | Path = "") -> None:
+    def __init__(
+        self, plans: str | Sequence[str | Path] = "", profile: str = "quick", sdks: str = "", run_dir: str | Path = ""
+    ) -> None:
         self.plans = [str(p) for p in (_split(plans) if isinstance(plans, str) else plans)]
         self.profile = profile
         self.sdks = sdks
@@ -66,8 +67,10 @@ class Matrix(SuiteVisitor):
             except plans.PlanError as error:
                 _fail(one, str(error))
         for plan in wanted:  # plans whose suite this execution does not include
-            _fail(benchmarks[0] if benchmarks else suite,
-                  f"plan {plan.path} is for suite '{plan.suite}', which this run does not include")
+            _fail(
+                benchmarks[0] if benchmarks else suite,
+                f"plan {plan.path} is for suite '{plan.suite}', which this run does not include",
+            )
 
     def _generate(self, suite: TestSuite, plan: plans.Plan) -> None:
         plan.phase(self.profile, "interop")  # an unknown profile is a PlanError naming the file
@@ -76,16 +79,22 @@ class Matrix(SuiteVisitor):
         if not own:
             suite.name = f"{suite.name} ({plan.path.stem})"
         run_dir = self.run_dir / (plan.suite if own else f"{plan.suite}-{plan.path.stem}") if self.run_dir else ""
-        values = {"BENCHMARK": plan.suite, "PLAN": str(plan.path), "PROFILE": self.profile, "SDKS": self.sdks,
-                  "RUN_DIR": str(run_dir)}
+        values = {
+            "BENCHMARK": plan.suite,
+            "PLAN": str(plan.path),
+            "PROFILE": self.profile,
+            "SDKS": self.sdks,
+            "RUN_DIR": str(run_dir),
+        }
         # Applying the modifier again (Robot's default options plus an explicit one) replaces
         # what an earlier application generated: the last one given wins.
         _remove_generated(suite)
         for name, value in values.items():
             suite.resource.variables.create(name=f"${{{name}}}", value=[_escaped(value)])
         # what the matrix was made for, so the suite setup can refuse a `-v PROFILE:...` that differs
-        suite.resource.variables.create(name="&{MATRIX}",
-                                        value=[f"{name}={_escaped(values[name])}" for name in CHECKED])
+        suite.resource.variables.create(
+            name="&{MATRIX}", value=[f"{name}={_escaped(values[name])}" for name in CHECKED]
+        )
         suite.metadata.update({"Plan": _shown(plan.path), "Profile": self.profile, "SDKs": self.sdks or "all"})
         for case in plans.test_cases(plan, only, self.profile):
             test = suite.tests.create(name=case.name, tags=list(case.tags))
@@ -105,8 +114,9 @@ def _file_suites(suite: TestSuite) -> Iterable[TestSuite]:
 
 def _is_benchmark(suite: TestSuite) -> bool:
     """A suite that imports benchmark.resource; other suites in the same run are left alone."""
-    return any(item.type == "RESOURCE" and Path(item.name).name == "benchmark.resource"
-               for item in suite.resource.imports)
+    return any(
+        item.type == "RESOURCE" and Path(item.name).name == "benchmark.resource" for item in suite.resource.imports
+    )
 
 
 def _remove_generated(suite: TestSuite) -> None:
@@ -122,7 +132,8 @@ def _fail(suite: TestSuite, message: str) -> None:
     _remove_generated(suite)
     suite.tests = []
     suite.tests.create(name="Plan Should Load", tags=["plan"]).body.create_keyword(
-        name="Fail", args=[_escaped(message)])
+        name="Fail", args=[_escaped(message)]
+    )
 
 
 def _shown(path: Path) -> str:

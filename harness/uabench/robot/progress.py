@@ -86,6 +86,7 @@ def _estimates(suite: TestSuite):
 
 def _case(test: RunningTest) -> plans.TestCase:
     step = test.body[0] if test.body else None
-    keyword, args = (step.name, tuple(unescape(a) for a in step.args)) if step is not None and \
-        hasattr(step, "args") else ("", ())
+    keyword, args = (
+        (step.name, tuple(unescape(a) for a in step.args)) if step is not None and hasattr(step, "args") else ("", ())
+    )
     return plans.TestCase(test.name, keyword, args, tuple(test.tags))
