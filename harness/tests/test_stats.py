@@ -1,5 +1,6 @@
 import math
 
+import pytest
 from uabench_contract import Histogram
 
 from uabench.results import stats
@@ -35,3 +36,128 @@ def test_latency_summary_in_microseconds():
     assert summary["max_us"] <= 1000
     points = stats.cdf(histogram)
     assert points[-1][1] == 1.0 and all(a[0] < b[0] for a, b in zip(points, points[1:], strict=False))
+
+
+# --- estimates, instability, interval ranks, ratios ---------------------------------------------
+
+REPS = [3.86e6, 3.74e6, 3.80e6, 3.90e6, 3.78e6, 3.83e6]
+
+
+def test_estimate_is_the_median_with_a_bootstrap_interval():
+    e = stats.estimate(REPS)
+    assert e.center == 3.815e6 and e.n == 6 and e.values == tuple(REPS)
+    assert min(REPS) <= e.low <= e.center <= e.high <= max(REPS)
+    assert e.low < e.high
+    assert "median" in e.method and "bootstrap" in e.method and "BCa" in e.method
+    assert math.isclose(e.cv, stats.summarize(REPS)["std"] / stats.summarize(REPS)["mean"])
+
+
+def test_estimate_is_deterministic_given_the_seed():
+    noisy = [1.0, 1.3, 0.9, 1.7, 1.1, 1.25, 0.95, 1.4]
+    assert stats.estimate(noisy, seed=3) == stats.estimate(noisy, seed=3)
+    # a median's interval ends on sample values; a ratio of medians shows the seed is used
+    other = [v * 1.1 for v in noisy]
+    assert stats.relative_change(noisy, other, seed=3) == stats.relative_change(noisy, other, seed=3)
+    assert stats.relative_change(noisy, other, seed=3) != stats.relative_change(noisy, other, seed=4)
+
+
+def test_few_values_fall_back_to_the_t_interval_and_say_so():
+    e = stats.estimate([10.0, 12.0, 14.0])
+    assert e.center == 12.0
+    assert math.isclose(e.high - e.center, stats.summarize([10.0, 12.0, 14.0])["ci95"], rel_tol=1e-3)
+    assert "t-interval" in e.method and "too few" in e.method
+
+
+def test_a_single_value_has_no_interval():
+    e = stats.estimate([7.0])
+    assert e.low == -math.inf and e.high == math.inf and e.cv is None
+    assert e.to_dict()["low"] is None and e.to_dict()["high"] is None
+    assert "single repetition" in stats.unstable(e)
+
+
+def test_ties_and_constant_values_still_get_an_interval():
+    tied = stats.estimate([5.0, 5.0, 5.0, 5.0, 6.0])  # BCa is undefined here
+    assert math.isfinite(tied.low) and math.isfinite(tied.high) and "percentile" in tied.method
+    flat = stats.estimate([5.0] * 6)
+    assert (flat.low, flat.center, flat.high) == (5.0, 5.0, 5.0)
+
+
+def test_the_interval_narrows_with_more_data():
+    spread = [1.0, 1.1, 0.9, 1.05, 0.95]
+    few, many = stats.estimate(spread), stats.estimate(spread * 8)
+    assert many.half_width_ratio < few.half_width_ratio
+
+
+def test_stable_figures_carry_no_warning():
+    assert stats.unstable(stats.estimate(REPS), ranked=True) is None
+
+
+def test_a_large_cv_is_unstable():
+    why = stats.unstable(stats.estimate([2.89e6, 3.86e6, 3.74e6, 3.9e6, 3.1e6]))
+    assert why is not None and "CV" in why
+
+
+def test_an_interval_wider_than_half_the_value_is_unstable():
+    why = stats.unstable(stats.estimate([8594.0, 1000.0, 20000.0]))
+    assert why is not None and "interval" in why
+
+
+def test_few_repetitions_do_not_rank():
+    e = stats.estimate([100.0, 101.0, 100.5])
+    assert stats.unstable(e) is None
+    assert "too few to rank" in stats.unstable(e, ranked=True)
+
+
+def _interval(low, high):
+    return stats.Estimate((low + high) / 2, low, high, 5, 0.01, (), "test")
+
+
+def test_separated_intervals_rank_singly():
+    ranks = stats.rank_intervals({"a": _interval(10, 11), "b": _interval(20, 21), "c": _interval(5, 6)})
+    assert ranks == {"b": (1, 1), "a": (2, 2), "c": (3, 3)}
+
+
+def test_overlapping_intervals_share_ranks():
+    ranks = stats.rank_intervals({"a": _interval(10, 15), "b": _interval(14, 20), "c": _interval(1, 2)})
+    assert ranks == {"a": (1, 2), "b": (1, 2), "c": (3, 3)}
+    assert stats.format_rank(ranks["a"]) == "1\u20132" and stats.format_rank(ranks["c"]) == "3"
+
+
+def test_a_chain_of_overlaps_is_not_transitive():
+    # a overlaps b, b overlaps c, a lies entirely above c
+    ranks = stats.rank_intervals({"a": _interval(9, 12), "b": _interval(6, 10), "c": _interval(3, 7)})
+    assert ranks == {"a": (1, 2), "b": (1, 3), "c": (2, 3)}
+
+
+def test_lower_is_better_reverses_the_ranks():
+    ranks = stats.rank_intervals({"a": _interval(10, 11), "b": _interval(20, 21)}, higher_is_better=False)
+    assert ranks == {"a": (1, 1), "b": (2, 2)}
+
+
+def test_paired_ratio_cancels_shared_drift():
+    # throughput climbs 3x over the sweep (JIT warm-up); encryption costs 20 % in every block
+    plain = [100.0, 150.0, 200.0, 250.0, 300.0, 310.0]
+    encrypted = [0.8 * p * (1 + j) for p, j in zip(plain, [0.01, -0.01, 0.0, 0.005, -0.005, 0.0], strict=True)]
+    ratio = stats.paired_ratio(encrypted, plain)
+    assert ratio.low <= 0.8 <= ratio.high and ratio.high - ratio.low < 0.02
+    assert "paired" in ratio.method
+    # the same numbers unpaired cannot tell
+    unpaired = stats.relative_change(plain, encrypted)
+    assert unpaired.high - unpaired.low > 0.2
+
+
+def test_paired_ratio_needs_pairs():
+    with pytest.raises(ValueError, match="not paired"):
+        stats.paired_ratio([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="zero"):
+        stats.paired_ratio([1.0], [0.0])
+
+
+def test_relative_change_finds_a_shift_and_no_shift():
+    base = [100.0, 102.0, 98.0, 101.0, 99.0, 100.5]
+    same = stats.relative_change(base, [v * 1.001 for v in reversed(base)])
+    assert same.low < 0 < same.high
+    faster = stats.relative_change(base, [v * 1.10 for v in base])
+    assert 0 < faster.low < 0.10 < faster.high
+    few = stats.relative_change([100.0, 102.0, 98.0], [110.0, 112.0, 108.0])
+    assert "t-interval" in few.method and 0 < few.low < 0.10 < few.high

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import math
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 
+import numpy as np
+import scipy.stats
 from uabench_contract import Histogram
 
 # Two-sided 95% Student t quantiles by degrees of freedom; beyond 30 the normal is close.
@@ -95,3 +100,214 @@ def histogram_cv(histogram: Histogram) -> float | None:
         return None
     variance = sum(count * (value - mean) ** 2 for value, count in histogram.counts.items()) / (total - 1)
     return math.sqrt(variance) / mean
+
+
+# --- Estimates with honest uncertainty (issue 11) -------------------------------------------------
+#
+# The figures that rank servers are medians with a bootstrap interval: throughput repetitions are
+# skewed by the odd disturbed repetition, and the median does not let one of them move the figure.
+# scipy's bootstrap is used rather than a hand-written one (BCa corrects the bias and skew that a
+# plain percentile interval leaves in a small sample).
+
+CV_LIMIT = 0.10  # pyperf warns above 10 % too
+WIDTH_LIMIT = 0.5  # an interval wider than half the value says little about the value
+MIN_RANKED = 5  # fewer repetitions than this do not rank
+MIN_BOOTSTRAP = 5  # below this a bootstrap has too few distinct resamples to mean anything
+RESAMPLES = 10_000
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One figure over its repetitions: the center, a confidence interval [low, high] and how both were
+    computed (``method``, printable). A single value has no interval: low = -inf, high = +inf."""
+
+    center: float
+    low: float
+    high: float
+    n: int
+    cv: float | None
+    values: tuple[float, ...]
+    method: str
+
+    @property
+    def half_width_ratio(self) -> float:
+        """Half the interval's width relative to the center (inf when there is no interval)."""
+        if not self.center:
+            return math.inf
+        return (self.high - self.low) / 2 / abs(self.center)
+
+    @property
+    def width_ratio(self) -> float:
+        """The interval's full width relative to the center."""
+        return 2 * self.half_width_ratio
+
+    def to_dict(self) -> dict:
+        """JSON-safe form (an unbounded interval end is None)."""
+
+        def finite(x: float) -> float | None:
+            return x if math.isfinite(x) else None
+
+        return {
+            "center": self.center,
+            "low": finite(self.low),
+            "high": finite(self.high),
+            "n": self.n,
+            "cv": self.cv,
+            "values": list(self.values),
+            "method": self.method,
+        }
+
+
+def _cv(values: np.ndarray) -> float | None:
+    if len(values) < 2:
+        return None
+    mean = float(np.mean(values))
+    return float(np.std(values, ddof=1)) / abs(mean) if mean else None
+
+
+def _percent(confidence: float) -> str:
+    return f"{confidence * 100:g}%"
+
+
+def estimate(values: Iterable[float], confidence: float = 0.95, seed: int = 0) -> Estimate:
+    """The median with a BCa bootstrap interval (deterministic for a given seed); below
+    MIN_BOOTSTRAP repetitions the mean with a Student t-interval, and the method says so."""
+    data = np.asarray([float(v) for v in values], dtype=float)
+    n = len(data)
+    if n == 0:
+        raise ValueError("no values to estimate from")
+    kept = tuple(float(v) for v in data)
+    cv = _cv(data)
+    if n == 1:
+        return Estimate(kept[0], -math.inf, math.inf, 1, None, kept, "a single value, no interval")
+    if n < MIN_BOOTSTRAP:
+        mean = float(np.mean(data))
+        half = float(scipy.stats.t.ppf((1 + confidence) / 2, n - 1)) * float(np.std(data, ddof=1)) / math.sqrt(n)
+        method = f"mean, {_percent(confidence)} t-interval (only {n} values: too few for a bootstrap)"
+        return Estimate(mean, mean - half, mean + half, n, cv, kept, method)
+    low, high, how = _bootstrap_interval((data,), _median, confidence, seed)
+    return Estimate(float(np.median(data)), low, high, n, cv, kept, f"median, {how}")
+
+
+def _median(sample: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.median(sample, axis=axis)
+
+
+def _bootstrap_interval(samples: tuple, statistic, confidence: float, seed: int, paired: bool = False):
+    """(low, high, description) of a bootstrap interval: BCa, or the percentile interval where BCa is
+    undefined (its jackknife is degenerate when ties leave every leave-one-out median equal)."""
+    if all(np.ptp(s) == 0 for s in samples):
+        value = float(statistic(*samples))
+        return value, value, "no spread: every value equal"
+    for method in ("BCa", "percentile"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the degenerate case is detected below from the NaN interval
+            result = scipy.stats.bootstrap(
+                samples,
+                statistic,
+                confidence_level=confidence,
+                n_resamples=RESAMPLES,
+                method=method,
+                paired=paired,
+                vectorized=True,
+                rng=np.random.default_rng(seed),
+            )
+        low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+        if math.isfinite(low) and math.isfinite(high):
+            return low, high, f"{_percent(confidence)} bootstrap CI ({method}, {RESAMPLES} resamples)"
+    raise ValueError("bootstrap interval undefined")  # percentile intervals are always finite on finite data
+
+
+def unstable(e: Estimate, ranked: bool = False) -> str | None:
+    """Why the figure should not be trusted, as one sentence in the manner of pyperf's warnings
+    (None when it is fine): CV above CV_LIMIT, an interval wider than WIDTH_LIMIT of the value, no
+    interval at all, or (``ranked``) fewer than MIN_RANKED repetitions for a figure that ranks."""
+    reasons = []
+    if e.n < 2:
+        reasons.append("a single repetition gives no interval")
+    if e.cv is not None and e.cv > CV_LIMIT:
+        reasons.append(f"the repetitions vary by {e.cv * 100:.1f} % (CV above {CV_LIMIT * 100:g} %)")
+    if e.n >= 2 and e.width_ratio > WIDTH_LIMIT:
+        reasons.append(
+            f"its interval ({e.low:.4g} to {e.high:.4g}) is {e.width_ratio * 100:.0f} % of the value"
+            f" (wider than {WIDTH_LIMIT * 100:g} %)"
+        )
+    if ranked and e.n < MIN_RANKED:
+        reasons.append(f"{e.n} repetitions are too few to rank (at least {MIN_RANKED})")
+    if not reasons:
+        return None
+    return "Unstable: " + "; ".join(reasons) + "."
+
+
+def rank_intervals(estimates: dict[str, Estimate], higher_is_better: bool = True) -> dict[str, tuple[int, int]]:
+    """Ranks as intervals, so that what the intervals cannot separate shares a rank.
+
+    For each server s: low = 1 + the number of others whose interval lies entirely better than s's
+    (no overlap, touching counts as overlap); high = 1 + the number of others whose interval is not
+    entirely worse. Disjoint intervals give a single rank (low == high); overlapping ones share
+    e.g. (2, 3). A figure without an interval overlaps everything."""
+
+    def better(a: Estimate, b: Estimate) -> bool:  # a's interval lies entirely better than b's
+        return a.low > b.high if higher_is_better else a.high < b.low
+
+    ranks = {}
+    for name, mine in estimates.items():
+        others = [e for other, e in estimates.items() if other != name]
+        above = sum(better(e, mine) for e in others)
+        not_below = sum(not better(mine, e) for e in others)
+        ranks[name] = (1 + above, 1 + not_below)
+    return ranks
+
+
+def format_rank(rank: tuple[int, int]) -> str:
+    low, high = rank
+    return str(low) if low == high else f"{low}\u2013{high}"
+
+
+def paired_ratio(
+    numerators: Sequence[float], denominators: Sequence[float], confidence: float = 0.95, seed: int = 0
+) -> Estimate:
+    """The ratio numerator/denominator per block (one repetition of each, run side by side), estimated
+    like any figure: the median of the per-block ratios with a bootstrap interval (the mean with a
+    t-interval below MIN_BOOTSTRAP blocks). Pairing cancels the drift both members of a block share,
+    which a ratio of two separately estimated means (Fieller) would keep in its interval."""
+    if len(numerators) != len(denominators):
+        raise ValueError(f"{len(numerators)} numerators against {len(denominators)} denominators: not paired")
+    if any(d == 0 for d in denominators):
+        raise ValueError("a denominator is zero")
+    ratios = [n / d for n, d in zip(numerators, denominators, strict=True)]
+    e = estimate(ratios, confidence, seed)
+    return replace(e, method=f"{len(ratios)} paired ratios: {e.method}")
+
+
+def relative_change(
+    before: Sequence[float], after: Sequence[float], confidence: float = 0.95, seed: int = 0
+) -> Estimate:
+    """median(after) / median(before) - 1 with a bootstrap interval resampling both (independent)
+    samples; with fewer than MIN_BOOTSTRAP values on a side the interval is a t-interval of the
+    ratio of means by the delta method, and the method says so."""
+    a, b = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
+    if len(a) == 0 or len(b) == 0:
+        raise ValueError("no values to compare")
+    values = tuple(float(v) for v in b)
+    if len(a) >= MIN_BOOTSTRAP and len(b) >= MIN_BOOTSTRAP:
+
+        def change(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+            return np.median(y, axis=axis) / np.median(x, axis=axis) - 1
+
+        low, high, how = _bootstrap_interval((a, b), change, confidence, seed)
+        center = float(np.median(b) / np.median(a) - 1)
+        return Estimate(center, low, high, len(b), _cv(b), values, f"change of the median, {how}")
+    ma, mb = float(np.mean(a)), float(np.mean(b))
+    center = mb / ma - 1
+    if len(a) < 2 or len(b) < 2:
+        return Estimate(center, -math.inf, math.inf, len(b), _cv(b), values, "change of the mean, no interval")
+    # delta method: var(mb/ma) ~ (mb/ma)^2 (var_b/(n_b mb^2) + var_a/(n_a ma^2)), Welch-Satterthwaite dof
+    va, vb = float(np.var(a, ddof=1)) / len(a), float(np.var(b, ddof=1)) / len(b)
+    rel = va / ma**2 + vb / mb**2
+    se = (mb / ma) * math.sqrt(rel)
+    terms = (va / ma**2) ** 2 / (len(a) - 1) + (vb / mb**2) ** 2 / (len(b) - 1)
+    dof = rel**2 / terms if terms else len(a) + len(b) - 2
+    half = float(scipy.stats.t.ppf((1 + confidence) / 2, dof)) * se
+    method = f"change of the mean, {_percent(confidence)} t-interval (delta method; too few values for a bootstrap)"
+    return Estimate(center, center - half, center + half, len(b), _cv(b), values, method)
