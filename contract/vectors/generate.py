@@ -124,6 +124,12 @@ BAD = [
     ("client", {**READ, "duration_s": "5"}, "duration_s", True),
     ("client", {**READ, "verify": "yes"}, "verify", True),
     ("client", {**READ, "verify": 1}, "verify", True),
+    ("client", {**READ, "timeline_ms": 9}, "timeline_ms", True),
+    ("client", {**READ, "timeline_ms": 10001}, "timeline_ms", True),
+    ("client", {**SUBSCRIBE, "timeline_ms": 100.5}, "timeline_ms", True),
+    ("client", {**READ, "timeline_ms": "100"}, "timeline_ms", True),
+    ("client", {**READ, "timeline_ms": None}, "timeline_ms", True),
+    ("client", {**READ, "timeline_ms": 250.0}, "timeline_ms", False),
     ("client", {**READ, "nodes_per_request": 0}, "nodes_per_request", True),
     ("client", {**READ, "nodes_per_request": 10001}, "nodes_per_request", True),
     ("client", {**READ, "in_flight": 0}, "in_flight", True),
@@ -174,6 +180,7 @@ BAD = [
         True,
     ),
     ("publisher", {"warmup_s": 1}, "warmup_s", True),
+    ("publisher", {"timeline_ms": 100}, "timeline_ms", True),
     ("publisher", {"address": "udp://239.255.0.1:4840/"}, "address", True),
     ("publisher", {"address": "opc.udp://239.255.0.1/"}, "address", True),
     ("publisher", {"address": "opc.udp://239.255.0.1:0/"}, "address", True),
@@ -201,6 +208,10 @@ BAD = [
     ("subscriber", {"duration_s": 0}, "duration_s", True),
     ("subscriber", {"warmup_s": -0.5}, "warmup_s", True),
     ("subscriber", {"verify": "no"}, "verify", True),
+    ("subscriber", {"timeline_ms": 0}, "timeline_ms", True),
+    ("subscriber", {"timeline_ms": 10001}, "timeline_ms", True),
+    ("subscriber", {"timeline_ms": 99.5}, "timeline_ms", True),
+    ("subscriber", {"timeline_ms": 100.0}, "timeline_ms", False),
     ("subscriber", {"signals": 12001, "fields_per_message": 12}, "signals", False),
 ]
 
@@ -255,6 +266,8 @@ GOOD = [
         },
     ),
     ("client", {**READ, "rate": None, "warmup_s": 3600, "duration_s": 86400}),
+    ("client", {**READ, "timeline_ms": 10}),
+    ("client", {**SUBSCRIBE, "timeline_ms": 10000}),
     ("client", SUBSCRIBE),
     (
         "client",
@@ -286,6 +299,8 @@ GOOD = [
     ),
     ("subscriber", {}),
     ("subscriber", {"signals": 1, "warmup_s": 0, "duration_s": 0.1, "verify": False}),
+    ("subscriber", {"timeline_ms": 10}),
+    ("subscriber", {"timeline_ms": 10000}),
 ]
 
 FILL = {

@@ -231,6 +231,7 @@ def test_pubsub_result_record():
         "cycle_time": cycle,
         "delay": delay,
         "timestamps": "kernel",
+        "timeline": contract.Timeline(),
     }
     result = contract.pubsub_result("sdk", "1", config, figures)
     assert result["role"] == "subscriber" and result["workload"] == "pubsub"
@@ -238,6 +239,37 @@ def test_pubsub_result_record():
     assert result["throughput"] == {"ops_per_s": 9.0, "values_per_s": 90.0}
     assert result["pubsub"]["lost"] == 1 and result["pubsub"]["writers"] == 1 and result["latency_ns"] == []
     assert result["cycle_time_ns"] == [[contract.bucket(100_000_000), 1]]
+    assert result["timeline"] == {"window_ms": 100, "start_ns": 2_000_000_000, "ops": [], "values": []}
+
+
+def test_timeline_counts_successful_completions_per_window_from_the_start_of_warm_up():
+    timeline = contract.Timeline(100)
+    start, window = 5_000, 100_000_000
+    timeline.begin(start, 250_000_000, offset_ns=1_000)  # 2.5 windows: the last is partial
+    for at, values in [
+        (start - 1, 7),  # before the start: not counted
+        (start, 1),
+        (start + window - 1, 2),
+        (start + window, 3),
+        (start + 2 * window + 1, 4),
+        (start + 3 * window, 9),  # past the span: no window
+    ]:
+        timeline.completed(at, values)
+    record = timeline.record(end_ns=start + 1_000 + 250_000_000)
+    assert record == {"window_ms": 100, "start_ns": 6_000, "ops": [2, 1, 1], "values": [3, 3, 4]}
+    # cut to a shorter end (a subscriber stopped early), padded to a longer one
+    assert timeline.record(end_ns=6_000 + window)["ops"] == [2]
+    assert timeline.record(end_ns=6_000 + 4 * window)["ops"] == [2, 1, 1, 0]
+    assert contract.Timeline().record(end_ns=42) == {"window_ms": 100, "start_ns": 42, "ops": [], "values": []}
+
+
+def test_recorder_timeline_is_in_the_result_with_the_configured_window():
+    recorder = contract.Recorder(timeline_ms=10)
+    recorder.timeline.begin(0, 50_000_000)
+    recorder.start_ns, recorder.end_ns = 20_000_000, 50_000_000
+    recorder.timeline.completed(25_000_000, 4)
+    timeline = recorder.result("x", "1", "client", {"workload": "read"})["timeline"]
+    assert timeline == {"window_ms": 10, "start_ns": 0, "ops": [0, 0, 1, 0, 0], "values": [0, 0, 4, 0, 0]}
 
 
 # --- the golden vectors of contract/vectors, against the reference and the schema ----------
@@ -402,7 +434,9 @@ def test_vectors_agree_with_values_worked_out_by_hand():
 
 def _client_record() -> dict:
     recorder = contract.Recorder()
+    recorder.timeline.begin(1_699_999_999_500_000_000, 1_500_000_000)
     recorder.start_ns, recorder.end_ns = 1_700_000_000_000_000_000, 1_700_000_001_000_000_000
+    recorder.timeline.completed(1_700_000_000_000_012_345, 1)
     recorder.operation(12_345, True, 1)
     recorder.operation(0, False, 1, "BadTimeout")
     recorder.session_ready(2_000_000)
@@ -433,7 +467,10 @@ def test_reference_records_keep_the_schema():
         "cycle_time": Histogram([[1000, 1]]),
         "delay": Histogram(),
         "timestamps": "application",
+        "timeline": contract.Timeline(),
     }
+    figures["timeline"].begin(0, 10)
+    figures["timeline"].completed(5, 100)
     assert validate_result(contract.pubsub_result("x", "1", config, figures)) == []
 
 
@@ -453,6 +490,12 @@ def test_reference_records_keep_the_schema():
         (lambda r: r.update(workload="subscribe"), "$: 'subscription' is a required property"),
         (lambda r: r.update(role="subscriber"), "$: 'pubsub' is a required property"),
         (lambda r: r.update(throughput={"ops_per_s": "fast", "values_per_s": 1}), "$.throughput.ops_per_s"),
+        (lambda r: r["timeline"].pop("ops"), "$.timeline: 'ops' is a required property"),
+        (lambda r: r["timeline"]["values"].append(-1), "$.timeline.values[15]"),
+        (lambda r: r["timeline"].update(window_ms=5), "$.timeline.window_ms"),
+        (lambda r: r["timeline"].update(window_ms=250), "$.timeline.window_ms: 250 is not the config's"),
+        (lambda r: r["timeline"]["ops"].pop(), "$.timeline.ops: 14 windows, expected 15"),
+        (lambda r: r["timeline"].update(start_ns=r["start_ns"] + 1), "$.timeline.start_ns"),
     ],
 )
 def test_faulty_record_is_refused_naming_the_path(break_it, path):

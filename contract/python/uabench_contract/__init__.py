@@ -234,7 +234,40 @@ def record_problems(record: dict) -> list[str]:
         problems.append(
             f"$.end_ns: {record['end_ns']} is before start_ns {record['start_ns']}"
         )
+    if "timeline" in record:
+        problems += timeline_problems(record)
     return problems
+
+
+def timeline_problems(record: dict) -> list[str]:
+    """What a JSON Schema cannot say about the timeline (SPEC §6): its window is the config's
+    timeline_ms, it starts no later than the measured phase, and both arrays cover the run
+    from its start to end_ns in whole or partial windows."""
+    timeline, problems = record["timeline"], []
+    window_ms = record["config"].get("timeline_ms", TIMELINE_MS)
+    if timeline["window_ms"] != window_ms:
+        problems.append(
+            f"$.timeline.window_ms: {timeline['window_ms']} is not the config's timeline_ms {window_ms}"
+        )
+    if timeline["start_ns"] > record["start_ns"]:
+        problems.append(
+            f"$.timeline.start_ns: {timeline['start_ns']} is after start_ns {record['start_ns']}"
+        )
+    windows = timeline_windows(
+        timeline["start_ns"], record["end_ns"], timeline["window_ms"]
+    )
+    for name in ("ops", "values"):
+        if len(timeline[name]) != windows:
+            problems.append(
+                f"$.timeline.{name}: {len(timeline[name])} windows, expected {windows} "
+                f"(start_ns to end_ns in windows of {timeline['window_ms']} ms)"
+            )
+    return problems
+
+
+def timeline_windows(start_ns: int, end_ns: int, window_ms: int) -> int:
+    """How many windows of window_ms cover [start_ns, end_ns): the last may be partial."""
+    return max(0, -(-(end_ns - start_ns) // (window_ms * 1_000_000)))
 
 
 HISTOGRAMS = ("latency_ns", "session_setup_ns", "cycle_time_ns", "delay_ns")
@@ -284,6 +317,7 @@ CLIENT_KEYS = {
     "warmup_s": Key("number", 1, 0, 3600),
     "duration_s": Key("number", 5, 0.1, 86400),
     "verify": Key("bool", True),
+    "timeline_ms": Key("int", 100, 10, 10000),
     "nodes": Key("strings", required=True),
 }
 CLIENT_SECURITY_KEYS = {
@@ -478,6 +512,7 @@ SUBSCRIBER_KEYS = {
     "warmup_s": Key("number", 1, 0, 3600),
     "duration_s": Key("number", 5, 0.1, 86400),
     "verify": Key("bool", True),
+    "timeline_ms": Key("int", 100, 10, 10000),
 }
 
 
@@ -543,7 +578,8 @@ def pubsub_result(sdk: str, version: str, config: dict, figures: dict) -> dict:
     """The subscriber's result record (SPEC §8) from its raw figures:
     start_ns, end_ns, messages, lost, duplicates, decode_failed, foreign, datagrams, bytes,
     max_datagram_bytes, fields, checked, verification_failed, verification_examples,
-    error_examples, cycle_time (Histogram), delay (Histogram), negative_delays, timestamps."""
+    error_examples, cycle_time (Histogram), delay (Histogram), negative_delays, timestamps,
+    timeline (Timeline, begun at the first message with the clock offset of start_ns)."""
     seconds = max(1e-9, (figures["end_ns"] - figures["start_ns"]) / 1e9)
     messages, failed = figures["messages"], figures["decode_failed"]
     return {
@@ -587,6 +623,7 @@ def pubsub_result(sdk: str, version: str, config: dict, figures: dict) -> dict:
         },
         "cycle_time_ns": figures["cycle_time"].sparse(),
         "delay_ns": figures["delay"].sparse(),
+        "timeline": figures["timeline"].record(figures["end_ns"]),
     }
 
 
@@ -628,13 +665,60 @@ def fail(kind: str, message: str, code: int) -> None:
 # --- the result record (SPEC §6) ----------------------------------------------------------
 
 MAX_EXAMPLES = 5
+TIMELINE_MS = 100
+
+
+class Timeline:
+    """Successful completions and their values per window of `window_ms`, from the start of
+    the workload (warm-up included) to the end of the measured phase (SPEC §6), so the harness
+    can see when the throughput became steady. Counting is an index and two additions into
+    lists allocated at `begin`, cheap enough for the completion path."""
+
+    def __init__(self, window_ms: int = TIMELINE_MS) -> None:
+        self.window_ms = window_ms
+        self._window_ns = window_ms * 1_000_000
+        self._start = self._offset = 0
+        self._begun = False
+        self.ops: list[int] = []
+        self.values: list[int] = []
+
+    def begin(self, start_ns: int, span_ns: int, offset_ns: int = 0) -> None:
+        """The workload starts at `start_ns` (the adapter's clock) and runs `span_ns`
+        (warm-up + measured phase); `offset_ns` maps that clock to the record's start_ns/end_ns."""
+        self._start, self._offset, self._begun = start_ns, offset_ns, True
+        windows = max(0, -(-span_ns // self._window_ns))
+        self.ops, self.values = [0] * windows, [0] * windows
+
+    def completed(self, at_ns: int, values: int) -> None:
+        """One operation completed successfully at `at_ns` (the adapter's clock), carrying
+        `values`; completions outside the timeline are not counted."""
+        k = (at_ns - self._start) // self._window_ns
+        if 0 <= k < len(self.ops):
+            self.ops[k] += 1
+            self.values[k] += values
+
+    def record(self, end_ns: int) -> dict:
+        """The record's `timeline`, its windows cut (or padded) to end at the record's end_ns.
+        A timeline never begun starts at end_ns, empty (what a run that never started has)."""
+        start_ns = self._start + self._offset if self._begun else end_ns
+        windows = timeline_windows(start_ns, end_ns, self.window_ms)
+        pad = [0] * max(0, windows - len(self.ops))
+        return {
+            "window_ms": self.window_ms,
+            "start_ns": start_ns,
+            "ops": (self.ops + pad)[:windows],
+            "values": (self.values + pad)[:windows],
+        }
 
 
 class Recorder:
     """Counts one client run. Operations are attributed to the measured phase by the
-    adapter (by send or scheduled time), so late completions still count."""
+    adapter (by send or scheduled time), so late completions still count. The timeline
+    counts every successful completion by its completion time, warm-up included: the adapter
+    begins it when the workload starts and calls `timeline.completed`."""
 
-    def __init__(self) -> None:
+    def __init__(self, timeline_ms: int = TIMELINE_MS) -> None:
+        self.timeline = Timeline(timeline_ms)
         self.attempted = self.succeeded = self.failed = self.values = 0
         self.checked = self.verification_failed = 0
         self.verification_examples: list[str] = []
@@ -706,6 +790,7 @@ class Recorder:
             },
             "latency_ns": self.latency.sparse(),
             "session_setup_ns": self.session_setup.sparse(),
+            "timeline": self.timeline.record(self.end_ns),
         }
 
 
