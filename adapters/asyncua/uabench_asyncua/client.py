@@ -21,7 +21,7 @@ async def run_client(config: dict, sdk: str, version: str) -> None:
         sessions = await open_sessions(config, in_flight)
     except ConnectError as error:
         contract.fail("connect", str(error), contract.EXIT_RUNTIME)
-    recorder = Recorder()
+    recorder = Recorder(config["timeline_ms"])
     for session in sessions:
         recorder.session_ready(session.setup_ns)
     try:

@@ -1,8 +1,8 @@
 """Drives request/response workloads in closed or open loop (SPEC §3, read and write).
 
 Nothing here knows about OPC UA: a workload supplies `request(session, k)` (the awaitable
-service call for request k of a session) and `outcome(session, k, response)` (judges and
-verifies a response). Latency is taken when the response arrives, before judging it.
+service call for request k of a session) and `outcome(session, k, response, measured)`
+(judges and verifies a response). Latency is taken when the response arrives, before judging it.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ class Workload(Protocol):
     async def request(self, session: int, k: int) -> Any: ...
 
     def outcome(
-        self, session: int, k: int, response: Any
+        self, session: int, k: int, response: Any, measured: bool
     ) -> tuple[bool, int, str | None]:
-        """(succeeded, values transferred, error example)."""
+        """(succeeded, values transferred, error example); verification is recorded only
+        for a measured response, though warm-up does the same work."""
 
     def describe(self, error: BaseException) -> str:
         """Short error example for a request that raised."""
@@ -66,6 +67,9 @@ class LoadDriver:
         wall_offset = time.time_ns() - time.perf_counter_ns()
         self._recorder.start_ns = phases.measure_start + wall_offset
         self._recorder.end_ns = phases.measure_end + wall_offset
+        self._recorder.timeline.begin(
+            phases.start, phases.measure_end - phases.start, wall_offset
+        )
         if self._rate is None:
             tasks = [
                 asyncio.create_task(self._closed_loop(s, phases))
@@ -95,8 +99,10 @@ class LoadDriver:
             )  # an immediate failure (connection gone) must not hog the loop
             return
         end_ns = time.perf_counter_ns()
+        ok, values, error = self._workload.outcome(session, k, response, measured)
+        if ok:
+            self._recorder.timeline.completed(end_ns, values)
         if measured:
-            ok, values, error = self._workload.outcome(session, k, response)
             self._recorder.operation(end_ns - start_ns, ok, values, error)
 
     async def _closed_loop(self, session: int, phases: Phases) -> None:

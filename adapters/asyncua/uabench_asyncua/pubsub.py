@@ -218,6 +218,7 @@ class Measurement:
         self.verification_examples: list[str] = []
         self.error_examples: list[str] = []
         self.cycle, self.delay = contract.Histogram(), contract.Histogram()
+        self.timeline = contract.Timeline(config["timeline_ms"])
         self.last_receive: dict[int, int] = {}
         self.last_sequence: int | None = None
         self.delivered = 0
@@ -230,6 +231,7 @@ class Measurement:
         self.started = True
         self.start_ns = at_ns + int(self.config["warmup_s"] * 1e9)
         self.end_ns = self.start_ns + int(self.config["duration_s"] * 1e9)
+        self.timeline.begin(at_ns, self.end_ns - at_ns)
         self.phase_set.set()
 
     def in_phase(self, received_ns: int) -> bool:
@@ -261,7 +263,12 @@ class Measurement:
                 "error_examples",
                 "negative_delays",
             )
-        } | {"cycle_time": self.cycle, "delay": self.delay, "timestamps": "application"}
+        } | {
+            "cycle_time": self.cycle,
+            "delay": self.delay,
+            "timestamps": "application",
+            "timeline": self.timeline,
+        }
 
 
 class Target:
@@ -372,20 +379,27 @@ class MeasuringUdp(OpcUdp):
                 m.cycle.record(received_ns - m.last_receive[k])
             m.last_receive[k] = received_ns
         task = asyncio.ensure_future(
-            self._deliver(message, [k for _, k in ours], expected, phase)
+            self._deliver(message, [k for _, k in ours], expected, phase, received_ns)
         )
         m.pending.add(task)
         task.add_done_callback(m.pending.discard)
 
     async def _deliver(
-        self, message, writers: list[int], expected: int, phase: bool
+        self,
+        message,
+        writers: list[int],
+        expected: int,
+        phase: bool,
+        received_ns: int,
     ) -> None:
         m = self.measurement
         before = m.delivered
         for k in writers:  # the reader path below runs to the end without yielding
             self.targets[k].in_phase = phase
         await self.receiver.got_uadp(message)
-        if phase and m.delivered - before != expected:
+        if m.delivered - before == expected:
+            m.timeline.completed(received_ns, expected)
+        elif phase:
             m.error(
                 f"the DataSetReaders delivered {m.delivered - before} of the {expected} fields of a "
                 "NetworkMessage"
@@ -439,6 +453,7 @@ async def subscribe(config: dict) -> dict:
     ):  # nothing arrived: an empty phase, and a result that says so
         now = time.time_ns()
         measurement.started, measurement.start_ns, measurement.end_ns = True, now, now
+        measurement.timeline.begin(now, 0)
     try:
         await asyncio.wait_for(
             asyncio.shield(stopped),

@@ -60,6 +60,10 @@ class Measurements:
             and phases.measure_start <= received_ns < phases.measure_end
         )
         tick = self._tick(item, value)
+        status = value.StatusCode
+        good = status is None or status.is_good()
+        if good:
+            self.recorder.timeline.completed(received_ns, 1)
         if measured:
             self.notifications += 1
             counts[index] += 1
@@ -73,8 +77,7 @@ class Measurements:
                 if jump > 1:
                     self.tick_gaps += jump - 1
             # SPEC §3: each notification is an operation; one with a Bad status failed.
-            status = value.StatusCode
-            if status is not None and not status.is_good():
+            if not good:
                 self.recorder.notification(False, f"{item.name}: {status.name}")
             else:
                 self.recorder.notification(True)
@@ -115,6 +118,9 @@ async def run_subscriptions(
     wall_offset = time.time_ns() - time.perf_counter_ns()
     recorder.start_ns = phases.measure_start + wall_offset
     recorder.end_ns = phases.measure_end + wall_offset
+    recorder.timeline.begin(
+        phases.start, phases.measure_end - phases.start, wall_offset
+    )
     await asyncio.sleep((phases.measure_end - time.perf_counter_ns()) / 1e9)
     for consumer in consumers:
         consumer.cancel()

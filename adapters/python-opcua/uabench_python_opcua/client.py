@@ -83,8 +83,11 @@ def connect_all(sessions: list[Session]) -> None:
 def run_requests(sessions: list[Session], config: dict) -> contract.Recorder:
     from .pipeline import Phases, RequestPipeline, Tally, verify_writes
 
-    tally = Tally(config["verify"])
+    tally = Tally(config["verify"], config["timeline_ms"])
     phases = Phases(config["warmup_s"], config["duration_s"])
+    tally.recorder.timeline.begin(
+        phases.t0, phases.measure_end - phases.t0, phases.wall_offset
+    )
     pipelines = [RequestPipeline(s, config, phases, tally) for s in sessions]
     for pipeline in pipelines:
         pipeline.thread.start()

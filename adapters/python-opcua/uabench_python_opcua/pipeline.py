@@ -52,8 +52,8 @@ class Phases:
 class Tally:
     """The run's Recorder, shared by the sessions' receive threads."""
 
-    def __init__(self, verify: bool) -> None:
-        self.recorder = contract.Recorder()
+    def __init__(self, verify: bool, timeline_ms: int) -> None:
+        self.recorder = contract.Recorder(timeline_ms)
         self.lock = threading.Lock()
         self.verify = verify
 
@@ -255,14 +255,17 @@ class RequestPipeline:
                 return
             operation.finished = True
             del self.outstanding[operation.number]
+            recorder = tally.recorder
+            if ok:
+                recorder.timeline.completed(done, values)
             if operation.measured:
-                recorder = tally.recorder
                 recorder.operation(done - operation.scheduled, ok, values, error)
-                if ok and tally.verify and self.workload == "read":
-                    for name, data_value in zip(operation.names, results, strict=True):
-                        recorder.verification(
-                            contract.verify_value(name, data_value.Value.Value)
-                        )
+            if ok and tally.verify and self.workload == "read":
+                # Warm-up verifies too (the same work as the measured phase), unrecorded.
+                for name, data_value in zip(operation.names, results, strict=True):
+                    failure = contract.verify_value(name, data_value.Value.Value)
+                    if operation.measured:
+                        recorder.verification(failure)
             if not self.outstanding:
                 self.all_done.notify_all()
 

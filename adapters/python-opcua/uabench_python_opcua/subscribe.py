@@ -24,8 +24,8 @@ def _unix_ns(timestamp: datetime) -> int:
 
 
 class Measurements:
-    def __init__(self, verify: bool, subscriptions: int) -> None:
-        self.recorder = contract.Recorder()
+    def __init__(self, verify: bool, subscriptions: int, timeline_ms: int) -> None:
+        self.recorder = contract.Recorder(timeline_ms)
         self.cycle_time = contract.Histogram()
         self.delay = contract.Histogram()
         self.updates = [0] * subscriptions
@@ -72,13 +72,15 @@ class DataChangeHandler:
             if modulus is not None and isinstance(value, (int, float)):
                 tick = int(value) % modulus
                 self.last_tick[position] = tick
+            ok = data_value.StatusCode.is_good()
+            if ok:
+                m.recorder.timeline.completed(received, 1)
             phases = m.phases
             if (
                 phases is None
                 or not phases.measure_start <= received < phases.measure_end
             ):
                 return
-            ok = data_value.StatusCode.is_good()
             # SPEC §3: each notification is an operation; a Bad one is a failed operation.
             m.notifications += 1
             m.recorder.notification(
@@ -128,7 +130,9 @@ def _monitored_items(session: Session, names: list[str], config: dict) -> list:
 def run_subscribe(sessions: list[Session], config: dict) -> contract.Recorder:
     names = config["nodes"]
     per_session = config["subscriptions"]
-    measurements = Measurements(config["verify"], len(sessions) * per_session)
+    measurements = Measurements(
+        config["verify"], len(sessions) * per_session, config["timeline_ms"]
+    )
     for session in sessions:
         for k in range(per_session):
             parameters = ua.CreateSubscriptionParameters()
@@ -159,6 +163,9 @@ def run_subscribe(sessions: list[Session], config: dict) -> contract.Recorder:
     phases = Phases(config["warmup_s"], config["duration_s"])
     with measurements.lock:
         measurements.phases = phases
+        measurements.recorder.timeline.begin(
+            phases.t0, phases.measure_end - phases.t0, phases.wall_offset
+        )
     time.sleep(max(0.0, (phases.measure_end - time.perf_counter_ns()) / 1e9))
 
     with measurements.lock:
