@@ -22,6 +22,7 @@ async function openAll(sessions) {
 
 async function runRequests(sessions, config, recorder) {
   const phase = makePhase(config.warmup_s, config.duration_s);
+  recorder.timeline.begin(phase.start, phase.measureUntil - phase.start);
   const loads = sessions.map((uaSession, index) => new SessionLoad({
     send: config.workload === "read" ? readRequests(uaSession, config, recorder) : writeRequests(uaSession, config, index),
     recorder, phase, index,
@@ -47,7 +48,7 @@ export async function runClient(config, version) {
     throw error;
   }
 
-  const recorder = new Recorder();
+  const recorder = new Recorder(config.timeline_ms);
   for (const session of sessions) recorder.sessionReady(session.setupNs);
   const { phase, extra } = config.workload === "subscribe"
     ? await runSubscribe(sessions, config, recorder, makePhase)

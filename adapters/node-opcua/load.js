@@ -46,8 +46,9 @@ export function makePhase(warmupS, durationS) {
 
 export class SessionLoad {
   /**
-   * send(k) performs request k and resolves to {ok, values, error, check}; check(), if
-   * present, verifies the returned values and is only called for measured operations.
+   * send(k) performs request k and resolves to {ok, values, error, check}; check(measured),
+   * if present, verifies the returned values (warm-up does the same work) and records the
+   * verification only for measured operations.
    */
   constructor({ send, recorder, phase, inFlight, rate, sessions, index }) {
     Object.assign(this, { send, recorder, phase, inFlight, rate, sessions, index });
@@ -69,11 +70,13 @@ export class SessionLoad {
     } catch (error) {
       outcome = { ok: false, values: 0, error: error?.message ?? String(error) };
     }
-    const latency = nowNs() - referenceNs;
+    const completedNs = nowNs();
+    const latency = completedNs - referenceNs;
     this.pending.delete(entry);
-    if (!entry.measured || entry.abandoned) return;
-    this.recorder.operation(latency, outcome.ok, outcome.values, outcome.error);
-    if (outcome.ok && outcome.check) outcome.check();
+    if (outcome.ok) this.recorder.timeline.completed(completedNs, outcome.values);
+    const measured = entry.measured && !entry.abandoned;
+    if (measured) this.recorder.operation(latency, outcome.ok, outcome.values, outcome.error);
+    if (outcome.ok && outcome.check && !entry.abandoned) outcome.check(measured);
   }
 
   /** Resolves when nothing measured is outstanding any more, or at the end of the grace period. */

@@ -1,10 +1,12 @@
 // Counts one client run and builds the result record of SPEC §6.
 import { Histogram } from "./histogram.js";
+import { Timeline } from "./timeline.js";
 
 const MAX_EXAMPLES = 5;
 
 export class Recorder {
-  constructor() {
+  constructor(timelineMs = 100) {
+    this.timeline = new Timeline(timelineMs);
     this.attempted = 0;
     this.succeeded = 0;
     this.failed = 0;
@@ -72,6 +74,7 @@ export class Recorder {
       throughput: { ops_per_s: this.succeeded / seconds, values_per_s: this.values / seconds },
       latency_ns: this.latency.sparse(),
       session_setup_ns: this.sessionSetup.sparse(),
+      timeline: this.timeline.record(this.endNs),
     };
   }
 }

@@ -38,8 +38,9 @@ function dataChangeHandler(number, names, m) {
       tick = Math.trunc(value) % modulus;
       lastTick[position] = tick;
     }
-    if (!m.isMeasured(received)) return;
     const ok = dataValue.statusCode.isGood();
+    if (ok) m.recorder.timeline.completed(received, 1);
+    if (!m.isMeasured(received)) return;
     // SPEC §3: each data change is an operation (no latency); a Bad status is a failed one.
     m.notifications += 1;
     m.recorder.notification(ok, ok ? null : `${names[position]}: ${dataValue.statusCode.name}`);
@@ -92,6 +93,7 @@ export async function runSubscribe(sessions, config, recorder, makePhase) {
   const m = new Measurements(recorder, config.verify, sessions.length * config.subscriptions);
   await Promise.all(sessions.map((s, i) => subscribeSession(s, i * config.subscriptions, config, m)));
   const phase = makePhase(config.warmup_s, config.duration_s);
+  recorder.timeline.begin(phase.start, phase.measureUntil - phase.start);
   m.phase = phase;
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, (phase.measureUntil - nowNs()) / 1e6)));
   const seconds = config.duration_s;

@@ -48,7 +48,12 @@ export function readRequests(uaSession, config, recorder) {
     const bad = dataValues.length === names.length ? firstBad(dataValues.map((dv) => dv.statusCode)) : StatusCodes.BadUnexpectedError;
     if (bad) return { ok: false, values: 0, error: bad.name };
     const check = config.verify
-      ? () => { for (let j = 0; j < names.length; j++) recorder.verification(verifyValue(names[j], dataValues[j].value)); }
+      ? (measured) => {
+        for (let j = 0; j < names.length; j++) {
+          const failure = verifyValue(names[j], dataValues[j].value);
+          if (measured) recorder.verification(failure);
+        }
+      }
       : null;
     return { ok: true, values: names.length, check };
   };
