@@ -38,6 +38,7 @@ int client_main(const char *config_path) {
     session_set sessions;
     sessions_open(&config, &sessions);
     recorder *rec = calloc(1, sizeof(recorder));
+    timeline_init(&rec->timeline, config.timeline_ms);
     for(int s = 0; s < sessions.count; s++)
         recorder_session_ready(rec, sessions.setup_ns[s]);
     subscription_stats *stats = NULL;

@@ -290,7 +290,8 @@ void server_config_load(const char *path, server_config *config) {
 /* --- client -------------------------------------------------------------------------- */
 
 static const char *const CLIENT_KEYS[] = {"endpoint", "workload", "security", "sessions",
-                                          "warmup_s", "duration_s", "verify", "nodes", NULL};
+                                          "warmup_s", "duration_s", "verify", "timeline_ms",
+                                          "nodes", NULL};
 static const char *const REQUEST_KEYS[] = {"nodes_per_request", "in_flight", "rate", NULL};
 static const char *const SUBSCRIBE_KEYS[] = {"subscriptions", "publishing_interval_ms",
                                              "sampling_interval_ms", "queue_size", NULL};
@@ -332,6 +333,7 @@ void client_config_load(const char *path, client_config *config) {
     config->duration_s = 5;
     get_number(&root, "duration_s", &config->duration_s, 0.1, 86400, false);
     config->verify = get_bool(&root, "verify", true);
+    config->timeline_ms = get_int(&root, "timeline_ms", 100, 10, 10000, false);
     config->nodes = get_strings(&root, "nodes", &config->nodes_count, true, true);
 
     config->nodes_per_request = get_int(&root, "nodes_per_request", 1, 1, 10000, false);
@@ -422,7 +424,8 @@ void client_config_json(FILE *out, const client_config *c) {
     json_number(out, c->warmup_s);
     fputs(",\"duration_s\":", out);
     json_number(out, c->duration_s);
-    fprintf(out, ",\"verify\":%s,\"nodes\":[", c->verify ? "true" : "false");
+    fprintf(out, ",\"verify\":%s,\"timeline_ms\":%d,\"nodes\":[", c->verify ? "true" : "false",
+            c->timeline_ms);
     for(size_t i = 0; i < c->nodes_count; i++) {
         if(i)
             fputc(',', out);
@@ -453,7 +456,8 @@ void client_config_json(FILE *out, const client_config *c) {
 
 static const char *const PUBSUB_KEYS[] = {
     "address", "interface", "publisher_id", "writer_group_id", "dataset_writer_id", "signals",
-    "fields_per_message", "publishing_interval_ms", "warmup_s", "duration_s", "verify", NULL};
+    "fields_per_message", "publishing_interval_ms", "warmup_s", "duration_s", "verify",
+    "timeline_ms", NULL};
 enum { PUBLISHER_KEY_COUNT = 8 };
 
 /* opc.udp://HOST:PORT[/] into host and port; false if it is not that. */
@@ -513,6 +517,7 @@ void pubsub_config_load(const char *path, pubsub_config *config, bool subscriber
     config->duration_s = 5;
     get_number(&root, "duration_s", &config->duration_s, 0.1, 86400, false);
     config->verify = get_bool(&root, "verify", true);
+    config->timeline_ms = get_int(&root, "timeline_ms", 100, 10, 10000, false);
 
     if(!parse_udp_address(config->address, &config->host, &config->port))
         config_error("config: key 'address' must be opc.udp://HOST:PORT/ with a port in "
@@ -554,7 +559,8 @@ void pubsub_config_json(FILE *out, const pubsub_config *c, bool subscriber) {
         json_number(out, c->warmup_s);
         fputs(",\"duration_s\":", out);
         json_number(out, c->duration_s);
-        fprintf(out, ",\"verify\":%s", c->verify ? "true" : "false");
+        fprintf(out, ",\"verify\":%s,\"timeline_ms\":%d", c->verify ? "true" : "false",
+                c->timeline_ms);
     }
     fputc('}', out);
 }

@@ -48,6 +48,7 @@ typedef struct {
     double warmup_s;
     double duration_s;
     bool verify;
+    int timeline_ms;        /* window of the result record's timeline */
     char **nodes;
     size_t nodes_count;
     /* read and write */
@@ -76,6 +77,7 @@ typedef struct {
     double warmup_s;
     double duration_s;
     bool verify;
+    int timeline_ms;        /* window of the result record's timeline */
     /* derived */
     char *host;             /* HOST of the address */
     int port;               /* PORT of the address */

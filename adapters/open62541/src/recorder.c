@@ -14,6 +14,43 @@ void examples_add(examples *list, const char *text) {
     list->items[list->count++] = strdup(text);
 }
 
+void timeline_init(timeline *t, int window_ms) {
+    memset(t, 0, sizeof(*t));
+    t->window_ms = window_ms;
+    t->window_ns = (int64_t)window_ms * 1000000;
+}
+
+void timeline_begin(timeline *t, int64_t start, int64_t span_ns, int64_t wall_offset) {
+    t->start = start;
+    t->wall_offset = wall_offset;
+    t->begun = 1;
+    t->windows = span_ns > 0 ? (size_t)((span_ns + t->window_ns - 1) / t->window_ns) : 0;
+    free(t->ops);
+    free(t->values);
+    t->ops = calloc(t->windows ? t->windows : 1, sizeof(uint64_t));
+    t->values = calloc(t->windows ? t->windows : 1, sizeof(uint64_t));
+}
+
+static void counts_json(FILE *out, const uint64_t *counts, size_t have, size_t windows) {
+    fputc('[', out);
+    for(size_t k = 0; k < windows; k++)
+        fprintf(out, k ? ",%llu" : "%llu", (unsigned long long)(k < have ? counts[k] : 0));
+    fputc(']', out);
+}
+
+void timeline_json(FILE *out, const timeline *t, int64_t end_ns) {
+    /* A timeline never begun starts at end_ns, empty. */
+    int64_t start_ns = t->begun ? t->start + t->wall_offset : end_ns;
+    int64_t span = end_ns - start_ns;
+    size_t windows = span > 0 ? (size_t)((span + t->window_ns - 1) / t->window_ns) : 0;
+    fprintf(out, "\"timeline\":{\"window_ms\":%d,\"start_ns\":%lld,\"ops\":", t->window_ms,
+            (long long)start_ns);
+    counts_json(out, t->ops, t->windows, windows);
+    fputs(",\"values\":", out);
+    counts_json(out, t->values, t->windows, windows);
+    fputc('}', out);
+}
+
 void recorder_operation(recorder *r, int64_t latency_ns, int ok, uint64_t values,
                         const char *error) {
     r->attempted++;
@@ -85,4 +122,6 @@ void recorder_json(FILE *out, const recorder *r) {
     histogram_json(out, &r->latency);
     fputs(",\"session_setup_ns\":", out);
     histogram_json(out, &r->session_setup);
+    fputc(',', out);
+    timeline_json(out, &r->timeline, r->end_ns);
 }

@@ -14,6 +14,38 @@ typedef struct {
     int count;
 } examples;
 
+/* The result record's timeline (SPEC §6): successful completions and their values per
+ * window from the start of the workload (warm-up included) to the end of the measured
+ * phase. The arrays are allocated once at timeline_begin; counting is an index and two
+ * increments, so the completion path stays as cheap as it was. */
+typedef struct {
+    int window_ms;
+    int64_t window_ns;
+    int64_t start;        /* the adapter's clock (the one completions are timed on) */
+    int64_t wall_offset;  /* start + wall_offset: the record's clock */
+    int begun;
+    size_t windows;
+    uint64_t *ops, *values;
+} timeline;
+
+void timeline_init(timeline *t, int window_ms);
+/* The workload starts at `start` and runs `span_ns` (warm-up + measured phase). */
+void timeline_begin(timeline *t, int64_t start, int64_t span_ns, int64_t wall_offset);
+
+/* One operation completed successfully at `at` (the clock of timeline_begin). */
+static inline void timeline_completed(timeline *t, int64_t at, uint64_t values) {
+    if(at < t->start)
+        return;
+    uint64_t k = (uint64_t)(at - t->start) / (uint64_t)t->window_ns;
+    if(k < t->windows) {
+        t->ops[k]++;
+        t->values[k] += values;
+    }
+}
+
+/* Writes "timeline":{...} with its windows cut or padded to end at the record's end_ns. */
+void timeline_json(FILE *out, const timeline *t, int64_t end_ns);
+
 typedef struct {
     uint64_t attempted, succeeded, failed, values;
     uint64_t checked, verification_failed;
@@ -21,6 +53,7 @@ typedef struct {
     histogram latency;
     histogram session_setup;  /* SPEC §6: one entry per session */
     int64_t start_ns, end_ns;  /* wall clock of the measured phase */
+    timeline timeline;
 } recorder;
 
 /* Keeps at most MAX_EXAMPLES distinct strings. */
@@ -34,7 +67,7 @@ void recorder_notification(recorder *r, int ok, const char *error);
 void recorder_session_ready(recorder *r, int64_t setup_ns);
 void recorder_verification(recorder *r, const char *failure); /* NULL = passed */
 
-/* Writes the record's fields from "start_ns" through "session_setup_ns" (no braces). */
+/* Writes the record's fields from "start_ns" through "timeline" (no braces). */
 void recorder_json(FILE *out, const recorder *r);
 
 #endif

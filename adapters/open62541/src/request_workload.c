@@ -80,7 +80,8 @@ static void release(slot *sl) {
 
 static void pump(session_load *s, int64_t now);
 
-static void verify_results(size_t offset, const UA_DataValue *results, size_t count) {
+static void verify_results(size_t offset, const UA_DataValue *results, size_t count,
+                           int measured) {
     char reason[160];
     for(size_t j = 0; j < count; j++) {
         const UA_DataValue *dv = &results[j];
@@ -88,7 +89,8 @@ static void verify_results(size_t offset, const UA_DataValue *results, size_t co
             continue; /* a failed value: counted as a failed operation, not checked */
         int ok = verify_value(run.ring_classes[offset + j], run.ring_names[offset + j],
                               &dv->value, reason, sizeof(reason));
-        recorder_verification(run.rec, ok ? NULL : reason);
+        if(measured)
+            recorder_verification(run.rec, ok ? NULL : reason);
     }
 }
 
@@ -108,19 +110,22 @@ static void on_read(UA_Client *client, void *userdata, UA_UInt32 request_id,
         return;
     slot *sl = userdata;
     int64_t now = mono_ns();
-    if(sl->measured) {
-        const UA_StatusCode *bad = NULL;
-        for(size_t j = 0; j < response->resultsSize && !bad; j++)
-            if(response->results[j].hasStatus &&
-               response->results[j].status != UA_STATUSCODE_GOOD)
-                bad = &response->results[j].status;
-        const char *error = status_error(response->responseHeader.serviceResult,
-                                         response->resultsSize, bad);
+    /* Warm-up judges and verifies too (the same work as the measured phase); only
+     * measured operations are recorded, every good one goes into the timeline. */
+    const UA_StatusCode *bad = NULL;
+    for(size_t j = 0; j < response->resultsSize && !bad; j++)
+        if(response->results[j].hasStatus && response->results[j].status != UA_STATUSCODE_GOOD)
+            bad = &response->results[j].status;
+    const char *error = status_error(response->responseHeader.serviceResult,
+                                     response->resultsSize, bad);
+    if(!error)
+        timeline_completed(&run.rec->timeline, now, run.npr);
+    if(sl->measured)
         recorder_operation(run.rec, now - sl->origin, error == NULL, run.npr, error);
-        if(run.config->verify)
-            verify_results(ring_offset(sl->k), response->results,
-                           response->resultsSize < run.npr ? response->resultsSize : run.npr);
-    }
+    if(run.config->verify)
+        verify_results(ring_offset(sl->k), response->results,
+                       response->resultsSize < run.npr ? response->resultsSize : run.npr,
+                       sl->measured);
     release(sl);
     pump(sl->owner, now);
 }
@@ -133,15 +138,16 @@ static void on_write(UA_Client *client, void *userdata, UA_UInt32 request_id,
         return;
     slot *sl = userdata;
     int64_t now = mono_ns();
-    if(sl->measured) {
-        const UA_StatusCode *bad = NULL;
-        for(size_t j = 0; j < response->resultsSize && !bad; j++)
-            if(response->results[j] != UA_STATUSCODE_GOOD)
-                bad = &response->results[j];
-        const char *error = status_error(response->responseHeader.serviceResult,
-                                         response->resultsSize, bad);
+    const UA_StatusCode *bad = NULL;
+    for(size_t j = 0; j < response->resultsSize && !bad; j++)
+        if(response->results[j] != UA_STATUSCODE_GOOD)
+            bad = &response->results[j];
+    const char *error = status_error(response->responseHeader.serviceResult,
+                                     response->resultsSize, bad);
+    if(!error)
+        timeline_completed(&run.rec->timeline, now, run.npr);
+    if(sl->measured)
         recorder_operation(run.rec, now - sl->origin, error == NULL, run.npr, error);
-    }
     release(sl);
     pump(sl->owner, now);
 }
@@ -338,6 +344,7 @@ void request_workload_run(const client_config *config, session_set *set, recorde
     run.measure_end = run.measure_start + (int64_t)(config->duration_s * 1e9);
     rec->start_ns = wall0 + (run.measure_start - mono0);
     rec->end_ns = wall0 + (run.measure_end - mono0);
+    timeline_begin(&rec->timeline, mono0, run.measure_end - mono0, wall0 - mono0);
     int64_t drain_end = run.measure_end + DRAIN_NS;
 
     UA_EventLoop *loop = set->loop;

@@ -53,6 +53,8 @@ static void on_data_change(UA_Client *client, UA_UInt32 sub_id, void *sub_contex
     char reason[160];
     int valid = good && verify_value(it->node, it->name, &value->value, reason, sizeof(reason));
     int has_tick = valid && carries_tick(it->node);
+    if(good)
+        timeline_completed(&sub_run.rec->timeline, received, 1);
     uint32_t tick = has_tick ? value_tick(it->node, &value->value) : 0;
 
     if(received >= sub_run.measure_start && received < sub_run.measure_end) {
@@ -175,6 +177,7 @@ void subscribe_run(const client_config *config, session_set *set, recorder *rec,
     sub_run.measure_end = sub_run.measure_start + (int64_t)(config->duration_s * 1e9);
     rec->start_ns = wall0 + (sub_run.measure_start - mono0);
     rec->end_ns = wall0 + (sub_run.measure_end - mono0);
+    timeline_begin(&rec->timeline, mono0, sub_run.measure_end - mono0, wall0 - mono0);
 
     UA_EventLoop *loop = set->loop;
     for(int64_t now = mono_ns(); now < sub_run.measure_end; now = mono_ns()) {

@@ -62,6 +62,7 @@ typedef struct {
     uint64_t delivered;           /* fields the SDK wrote for the current datagram */
     examples verification_examples, error_examples;
     histogram cycle, delay;
+    timeline timeline;            /* from the first NetworkMessage of ours (SPEC §6, §8) */
 } subscriber;
 
 static subscriber sub;
@@ -318,6 +319,7 @@ static void start_phase(int64_t at_ns) {
     sub.started = true;
     sub.start_ns = at_ns + (int64_t)(sub.config.warmup_s * 1e9);
     sub.end_ns = sub.start_ns + (int64_t)(sub.config.duration_s * 1e9);
+    timeline_begin(&sub.timeline, at_ns, sub.end_ns - at_ns, 0);
 }
 
 static bool ours(const UA_NetworkMessage *nm) {
@@ -438,7 +440,10 @@ static void handle(UA_ByteString packet, int64_t received_ns) {
         return;
     sub.delivered = 0;
     UA_Server_processPubSubConnectionReceive(sub.server, sub.connection, packet);
-    if((int64_t)sub.delivered != expected) {
+    if((int64_t)sub.delivered == expected) {
+        /* A skipped warm-up backlog (above) did not complete: not in the timeline. */
+        timeline_completed(&sub.timeline, received_ns, (uint64_t)expected);
+    } else {
         char text[160];
         snprintf(text, sizeof(text), "the DataSetReaders delivered %llu of the %lld fields of a "
                  "NetworkMessage", (unsigned long long)sub.delivered, (long long)expected);
@@ -528,6 +533,8 @@ static void emit_result(void) {
     histogram_json(out, &sub.cycle);
     fputs(",\"delay_ns\":", out);
     histogram_json(out, &sub.delay);
+    fputc(',', out);
+    timeline_json(out, &sub.timeline, sub.end_ns);
     fputc('}', out);
     fclose(out);
     emit_line(line, length);
@@ -536,6 +543,7 @@ static void emit_result(void) {
 
 int subscriber_main(const char *config_path) {
     pubsub_config_load(config_path, &sub.config, true);
+    timeline_init(&sub.timeline, sub.config.timeline_ms);
     sub.last_receive_ns = calloc((size_t)sub.config.writers, sizeof(int64_t));
     sub.message_tick = calloc((size_t)sub.config.writers, sizeof(int64_t));
     sub.values = calloc((size_t)sub.config.signals, sizeof(float));
