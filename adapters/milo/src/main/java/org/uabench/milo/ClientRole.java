@@ -25,10 +25,12 @@ final class ClientRole {
       if (config.workload().equals("write") && config.verify()) {
         WriteVerification.run(config, sessions.get(0), recorder);
       }
+      long endNs = clock.wallNs(workload.measureEnd());
       result =
           recorder.result(
-              Main.sdkVersion(), config.asRun(),
-              clock.wallNs(workload.measureStart()), clock.wallNs(workload.measureEnd()));
+              Main.sdkVersion(), config.asRun(), clock.wallNs(workload.measureStart()), endNs);
+      Timeline timeline = workload.timeline();
+      result.set("timeline", timeline.toJson(clock.wallNs(timeline.start()), endNs));
     }
     Protocol.emit(result);
     Sessions.closeSessions(sessions);

@@ -40,6 +40,7 @@ final class RequestWorkload {
   private final Lane[] lanes;
   private final Executor trampoline;
   private final double periodNs;
+  private final Timeline timeline;
 
   private long start;
   private long measureStart;
@@ -50,6 +51,7 @@ final class RequestWorkload {
     this.write = config.workload().equals("write");
     this.trampoline = trampoline;
     this.periodNs = config.rate() == null ? 0 : 1e9 / config.rate();
+    this.timeline = new Timeline(config.timelineMs());
     this.lanes = new Lane[sessions.size()];
     for (int s = 0; s < lanes.length; s++) {
       lanes[s] = new Lane(sessions.get(s));
@@ -64,6 +66,7 @@ final class RequestWorkload {
     start = System.nanoTime();
     measureStart = start + (long) (config.warmupS() * 1e9);
     measureEnd = measureStart + (long) (config.durationS() * 1e9);
+    timeline.begin(start, measureEnd - start);
 
     if (config.rate() == null) {
       for (Lane lane : lanes) {
@@ -94,6 +97,11 @@ final class RequestWorkload {
 
   long measureStart() {
     return measureStart;
+  }
+
+  /** Every successful completion from the start of warm-up (SPEC §6). */
+  Timeline timeline() {
+    return timeline;
   }
 
   long measureEnd() {
@@ -252,8 +260,8 @@ final class RequestWorkload {
       }
       response.whenComplete(
           (result, error) -> {
-            long latency = System.nanoTime() - scheduled;
-            complete(inMeasuredPhase(scheduled), first, result, error, latency);
+            long now = System.nanoTime();
+            complete(inMeasuredPhase(scheduled), first, result, error, now, now - scheduled);
             continueAfterCompletion();
           });
     }
@@ -280,9 +288,12 @@ final class RequestWorkload {
     }
 
     private void complete(
-        boolean counted, int first, Object result, Throwable error, long latency) {
+        boolean counted, int first, Object result, Throwable error, long now, long latency) {
       Recorder recorder = counted ? measured : warmup;
       String failure = error != null ? Sessions.describe(error) : failureOf(result, first);
+      if (failure == null) {
+        timeline.completed(now, npr);
+      }
       synchronized (recorder) {
         if (counted) {
           synchronized (this) {

@@ -33,6 +33,7 @@ final class SubscribeWorkload {
   private final List<Tracker> trackers = new ArrayList<>();
   private final ClientRole.WallClock clock = new ClientRole.WallClock();
   private final Recorder setup = new Recorder();
+  private final Timeline timeline;
 
   private volatile long measureStart = Long.MAX_VALUE;
   private volatile long measureEnd = Long.MAX_VALUE;
@@ -40,6 +41,7 @@ final class SubscribeWorkload {
   SubscribeWorkload(Config.Client config, List<Sessions.Session> sessions) {
     this.config = config;
     this.sessions = sessions;
+    this.timeline = new Timeline(config.timelineMs());
   }
 
   void run() throws Exception {
@@ -51,6 +53,7 @@ final class SubscribeWorkload {
     long start = System.nanoTime();
     measureStart = start + (long) (config.warmupS() * 1e9);
     measureEnd = measureStart + (long) (config.durationS() * 1e9);
+    timeline.begin(start, measureEnd - start);
     long wait;
     while ((wait = measureEnd - System.nanoTime()) > 0) {
       LockSupport.parkNanos(wait);
@@ -136,6 +139,7 @@ final class SubscribeWorkload {
     result.set("subscription", subscription);
     result.set("cycle_time_ns", cycle.toJson());
     result.set("delay_ns", delay.toJson());
+    result.set("timeline", timeline.toJson(clock.wallNs(timeline.start()), endNs));
     return result;
   }
 
@@ -166,6 +170,9 @@ final class SubscribeWorkload {
       long tick = tickOf(config.nodes().get(p), value.getValue().getValue());
       long previousTick = lastTick[p];
       lastTick[p] = tick;
+      if (value.getStatusCode().isGood()) {
+        timeline.completed(now, 1);
+      }
       if (now < measureStart || now >= measureEnd) {
         return;
       }
