@@ -16,6 +16,7 @@ from uabench.report.sections import (
     ranking_section,
     sweep_section,
 )
+from uabench.report.steady import steady_section
 from uabench.report.summary import summary_section
 from uabench.results.store import Store
 
@@ -47,5 +48,10 @@ def document(runs: list[dict], cells_of: dict[int, list[dict]]) -> Report:
     for run in runs:
         sections += run_sections(run, cells_of[run["id"]], runs, cells_of)
     everything = [c for run in runs for c in cells_of[run["id"]]]
-    sections += [model_section(everything), capability_section(runs), provenance_section(runs)]
+    sections += [
+        steady_section(runs, cells_of),
+        model_section(everything),
+        capability_section(runs),
+        provenance_section(runs),
+    ]
     return Report("uabench report", [s for s in sections if s])

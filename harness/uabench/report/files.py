@@ -11,7 +11,7 @@ from pathlib import Path
 from uabench.report import html, markdown
 from uabench.report.document import document, latest_runs
 from uabench.report.sections import first_line
-from uabench.results import stats
+from uabench.results import figures, stats
 from uabench.results.store import Store
 
 
@@ -21,7 +21,7 @@ def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict
         raise ValueError(f"no runs in the store {store.path}")
     cells_of = {run["id"]: store.cells([run["id"]]) for run in runs}
     report = document(runs, cells_of)
-    exported = [c for run in runs for c in cells_of[run["id"]]]
+    exported = [with_block(c, run) for run in runs for c in cells_of[run["id"]]]
     out_dir.mkdir(parents=True, exist_ok=True)
     outputs = {
         "markdown": out_dir / "report.md",
@@ -44,6 +44,7 @@ CSV_COLUMNS = (
     "server",
     "variant",
     "repetition",
+    "block",
     "status",
     "reason",
     "client_bound",
@@ -60,7 +61,16 @@ CSV_COLUMNS = (
     "server_context_switches",
     "server_cycles",
     "server_instructions",
+    "host_steal_percent",
+    "host_irq_percent",
+    "host_other_percent",
 )
+
+
+def with_block(cell: dict, run: dict) -> dict:
+    """The cell with its block: in an interleaved run, block r holds repetition r of everything
+    compared (None before runs were interleaved)."""
+    return {**cell, "block": cell["repetition"] if figures.interleaved(run) else None}
 
 
 def cells_csv(cells: list[dict]) -> str:
@@ -85,6 +95,10 @@ def cells_csv(cells: list[dict]) -> str:
             "server_context_switches": perf.get("context_switches"),
             "server_cycles": perf.get("cycles"),
             "server_instructions": perf.get("instructions"),
+            **{
+                f"host_{k}": (result.get("host") or {}).get(k)
+                for k in ("steal_percent", "irq_percent", "other_percent")
+            },
         }
         writer.writerow(["" if row.get(k) is None else row.get(k) for k in CSV_COLUMNS])
     return buffer.getvalue()

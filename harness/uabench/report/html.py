@@ -9,7 +9,7 @@ from markupsafe import Markup
 
 from uabench.report import plots
 from uabench.report.model import Cell, Column, Figure, Report
-from uabench.report.text import cell_text
+from uabench.report.text import cell_text, repetitions_text
 
 ENVIRONMENT = jinja2.Environment(
     loader=jinja2.PackageLoader("uabench.report", "templates"),
@@ -43,5 +43,5 @@ def render(report: Report) -> str:
         return images[id(figure)]
 
     return ENVIRONMENT.get_template("report.html.j2").render(
-        report=report, plot=plot, text=cell_text, classes=cell_classes
+        report=report, plot=plot, text=cell_text, classes=cell_classes, hover=repetitions_text
     )

@@ -11,7 +11,8 @@ def table(found: Table) -> list[str]:
     def line(texts: list[str]) -> str:
         return "| " + " | ".join(t.replace("|", "\\|") for t in texts) + " |"
 
-    lines = [line([c.title for c in found.columns]), "|" + "|".join(" --- " for _ in found.columns) + "|"]
+    caption = [f"*{found.collapsed}:*", ""] if found.collapsed else []
+    lines = [*caption, line([c.title for c in found.columns]), "|" + "|".join(" --- " for _ in found.columns) + "|"]
     lines += [
         line([cell_text(cell, column) for cell, column in zip(row, found.columns, strict=True)]) for row in found.rows
     ]

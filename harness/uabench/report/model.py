@@ -28,6 +28,28 @@ class Estimate:
 
 
 @dataclass(frozen=True)
+class Interval:
+    """A figure (a median, a ratio) with its 95% confidence interval, and the per-repetition
+    values it was estimated from (the HTML page shows them on hover)."""
+
+    center: float | None
+    low: float | None = None
+    high: float | None = None
+    values: tuple[float, ...] = ()
+
+    def excludes(self, value: float) -> bool:
+        return self.low is not None and self.high is not None and not self.low <= value <= self.high
+
+
+@dataclass(frozen=True)
+class Rank:
+    """A rank, or the ranks a server may hold when its interval overlaps others' ("2–3")."""
+
+    low: int
+    high: int
+
+
+@dataclass(frozen=True)
 class CpuShare:
     """CPU % of one core, split into user and system time."""
 
@@ -51,7 +73,7 @@ class Tally:
     total: int
 
 
-Value = None | bool | int | float | str | Estimate | CpuShare | Span | Tally
+Value = None | bool | int | float | str | Estimate | Interval | Rank | CpuShare | Span | Tally
 
 
 @dataclass(frozen=True)
@@ -77,6 +99,10 @@ def _number(value: Value) -> float | None:
         return float(value)
     if isinstance(value, Estimate):
         return value.mean
+    if isinstance(value, Interval):
+        return value.center
+    if isinstance(value, Rank):
+        return value.low + value.high / 1000  # "1–2" after "1", before "2"
     if isinstance(value, CpuShare):
         return value.total
     if isinstance(value, Span):
@@ -102,9 +128,13 @@ class Column:
 
 @dataclass
 class Table:
+    """collapsed: a detail table (e.g. per-repetition values) that the HTML page folds away
+    behind this summary line; Markdown shows it under that line."""
+
     columns: list[Column]
     rows: list[list[Cell]]
     notes: list[str] = field(default_factory=list)
+    collapsed: str | None = None
 
     def __post_init__(self) -> None:
         for row in self.rows:
@@ -120,7 +150,7 @@ class Table:
         present = [r for r in self.rows if r[index].value is not None]
         missing = [r for r in self.rows if r[index].value is None]
         ordered = sorted(present, key=lambda r: r[index].sort_key(), reverse=descending)
-        return Table(self.columns, ordered + missing, self.notes)
+        return Table(self.columns, ordered + missing, self.notes, self.collapsed)
 
     def without_missing_counters(self) -> Table:
         """Counter columns that no row measured are dropped, with a note naming them."""
@@ -133,7 +163,10 @@ class Table:
         names = ", ".join(self.columns[i].title for i in missing)
         note = f"Not shown: {names} — this machine's performance counters measured none of them."
         return Table(
-            [self.columns[i] for i in keep], [[row[i] for i in keep] for row in self.rows], [*self.notes, note]
+            [self.columns[i] for i in keep],
+            [[row[i] for i in keep] for row in self.rows],
+            [*self.notes, note],
+            self.collapsed,
         )
 
 

@@ -4,6 +4,7 @@ same SDKs, the subscriber-count sweep and the publisher x subscriber matrix."""
 from __future__ import annotations
 
 from uabench.proc.netns import MTU
+from uabench.report import uncertainty
 from uabench.report.model import Cell, Column, CpuShare, Figure, Section, Series, Span, Status, Table, row
 from uabench.report.sections import first_line, verdict_cell
 from uabench.results import figures
@@ -109,7 +110,7 @@ def _signal_rate(rows: list[PubSubRow]) -> Section:
 
 def _comparison(rows: list[PubSubRow], client_server: list[Point]) -> Section:
     best, cs_best = figures.pubsub_highest_sustained(rows), figures.highest_sustained(client_server)
-    table = []
+    table, ratios = [], []
     for sdk in sorted(set(best) | {r.publisher for r in rows}):
         ps, cs = best.get(sdk), cs_best.get(sdk)
         cs_signals = cs.values_per_s["mean"] if cs else None
@@ -118,10 +119,13 @@ def _comparison(rows: list[PubSubRow], client_server: list[Point]) -> Section:
             if cs and cs.server_cpu_percent is not None and cs_signals
             else None
         )
+        # different runs, so never paired per block: the ratio of the two medians
+        ratio = figures.ratio_of_estimates(ps.held_throughput, cs.throughput) if ps and cs else None
+        ratios.append((ratio, False))
         table.append(
             row(
                 sdk,
-                ps.held_signals_per_s if ps else "none sustained",
+                uncertainty.figure_cell(ps.held_throughput) if ps else Cell("none sustained"),
                 ps.parameter if ps else None,
                 ps.held_publisher_cpu if ps else None,
                 ps.held_cpu_s_per_million if ps else None,
@@ -129,7 +133,7 @@ def _comparison(rows: list[PubSubRow], client_server: list[Point]) -> Section:
                 Cell(cs.parameter, detail=cs.client) if cs else Cell(None),
                 cs.server_cpu_percent if cs else None,
                 cs_cpu_per_m,
-                ps.held_signals_per_s / cs_signals if ps and cs_signals else None,
+                uncertainty.ratio_cell(ratio, paired=False),
             )
         )
     columns = [
@@ -142,7 +146,7 @@ def _comparison(rows: list[PubSubRow], client_server: list[Point]) -> Section:
         Column("at N (client)", kind="text"),
         Column("server CPU %", "%", 1),
         Column("server CPU-s / M signals", "CPU-s", 3),
-        Column("PubSub / client-server", "ratio", 2),
+        Column("PubSub / client-server [95% CI]", "ratio", 2),
     ]
     intro = (
         "Highest sustained signals/s: PubSub (publisher; the repetitions of the point that kept the interval "
@@ -216,7 +220,7 @@ def _comparison(rows: list[PubSubRow], client_server: list[Point]) -> Section:
     return Section(
         "PubSub vs client/server subscriptions (same SDK, same interval)",
         paragraphs=[intro],
-        tables=[Table(columns, table)],
+        tables=[Table(columns, table, uncertainty.ratio_method_notes(ratios))],
         figures=plots,
     )
 

@@ -5,6 +5,7 @@ run's provenance, not from plan names."""
 
 from __future__ import annotations
 
+from uabench.report import uncertainty
 from uabench.report.model import (
     Cell,
     Column,
@@ -17,6 +18,7 @@ from uabench.report.model import (
     Status,
     Table,
     Tally,
+    Value,
     row,
 )
 from uabench.report.text import number
@@ -42,8 +44,13 @@ def ratio(value: float | None, base: float | None) -> float | None:
     return value / base if value is not None and base else None
 
 
-def marks(point: Point) -> str:
-    found = []
+def never_steady(cells: list[dict]) -> set[tuple[str, str]]:
+    """(server, load) pairs whose warm-up never became steady within its bound."""
+    return {(c["server"], c["variant"]) for c in cells if c["kind"] == "steady-state" and c["status"] == "never_steady"}
+
+
+def marks(point: Point, unsteady: bool = False) -> str:
+    found = ["never steady"] if unsteady else []
     if point.client_bound:
         found.append("client-bound")
     if point.emulated:
@@ -76,9 +83,10 @@ def unmeasured(cells: list[dict], kinds: tuple[str, ...], variant: str | None = 
 RANKING_COLUMNS = [
     Column("rank"),
     Column("server", kind="text"),
-    Column("values/s (mean ± 95% CI)", "values/s"),
-    Column("requests/s", "requests/s"),
+    Column("values/s (median [95% CI])", "values/s"),
+    Column("n", "repetitions"),
     Column("CV", "%", 1, "percent"),
+    Column("requests/s", "requests/s"),
     Column("p50 µs", "µs", 1),
     Column("p90 µs", "µs", 1),
     Column("p99 µs", "µs", 1),
@@ -94,29 +102,37 @@ RANKING_COLUMNS = [
 ]
 
 
+def ranking_order(p: Point, standing: uncertainty.Standing) -> tuple:
+    """Ranked servers first (by rank, then figure), then unstable ones, then those not compared."""
+    center = p.throughput.center if p.throughput else 0.0
+    if standing.rank is not None:
+        return (0, standing.rank.low, standing.rank.high, -center)
+    return (1 if standing.excluded is None else 2, 0, 0, -center)
+
+
 def ranking_section(run: dict, cells: list[dict]) -> Section | None:
     suite, summary = run["suite"], plan_of(run)
     measured = figures.points(cells, "throughput")
     parts = []
     for name, load in summary.get("throughput", {}).items():
-        points = sorted(
-            (p for p in measured if p.sweep == name),
-            key=lambda p: (p.client_bound or p.emulated, -(p.values_per_s["mean"] or 0)),
-        )
-        if not points:
+        found = [p for p in measured if p.sweep == name]
+        if not found:
             continue
-        rows, rank = [], 0
+        standing = uncertainty.standings(found)
+        unsteady = {server for server, _ in never_steady(cells)}
+        points = sorted(found, key=lambda p: ranking_order(p, standing[p.server]))
+        rows = []
         for p in points:
-            ranked = not (p.client_bound or p.emulated)
-            rank += ranked
             lat = p.latency
+            mine = standing[p.server]
             rows.append(
                 row(
-                    rank if ranked else Cell(None, Status.MARKED),
+                    mine.cell(),
                     p.server,
-                    Estimate(p.values_per_s["mean"], p.values_per_s["ci95"]),
+                    uncertainty.figure_cell(p.throughput, mine),
+                    p.repetitions,
+                    p.throughput.cv if p.throughput else None,
                     p.ops_per_s["mean"],
-                    p.values_per_s["cv"],
                     lat["p50_us"],
                     lat["p90_us"],
                     lat["p99_us"],
@@ -128,7 +144,7 @@ def ranking_section(run: dict, cells: list[dict]) -> Section | None:
                     p.server_cycles_per_op,
                     p.server_instructions_per_op,
                     p.client_cpu_percent,
-                    marks_cell(marks(p)),
+                    marks_cell(marks(p, p.server in unsteady)),
                 )
             )
         note = (
@@ -136,6 +152,8 @@ def ranking_section(run: dict, cells: list[dict]) -> Section | None:
             if name == summary.get("ranking")
             else "Not used for the ranking; shown for comparison."
         )
+        table = Table(RANKING_COLUMNS, rows, uncertainty.ranking_notes(points, standing))
+        detail = uncertainty.repetition_table(points, name)
         curves = [
             Series(p.server + (" (client-bound)" if p.client_bound else ""), p.server, stats.cdf(p.histogram))
             for p in points
@@ -144,7 +162,7 @@ def ranking_section(run: dict, cells: list[dict]) -> Section | None:
             Section(
                 f"{name} — load: {points[0].client} client, {load.get('in_flight', 1)} requests in flight",
                 paragraphs=[note],
-                tables=[Table(RANKING_COLUMNS, rows).without_missing_counters()],
+                tables=[table.without_missing_counters(), *([detail] if detail else [])],
                 figures=[
                     Figure(
                         f"{suite_title(suite)} latency CDF — {name}",
@@ -308,7 +326,9 @@ SUBSCRIBE_COLUMNS = [
     Column("marks", kind="text"),
 ]
 READ_COLUMNS = [
-    Column("values/s (mean ± 95% CI)", "values/s"),
+    Column("values/s (median [95% CI])", "values/s"),
+    Column("n", "repetitions"),
+    Column("CV", "%", 1, "percent"),
     Column("requests/s", "requests/s"),
     Column("µs / request (mean)", "µs", 1),
     Column("µs / value", "µs", 3),
@@ -322,7 +342,7 @@ READ_COLUMNS = [
 ]
 SECURITY_COLUMNS = [
     Column("round trip vs None", "ratio", 2),
-    Column("throughput vs None", "ratio", 2),
+    Column("throughput vs None [95% CI]", "ratio", 2),
     Column("session set-up ms (median)", "ms", 1),
     Column("set-up vs None", "ratio", 2),
 ]
@@ -341,6 +361,9 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
     baseline = {(p.server, p.client): p for p in points if p.parameter == NO_SECURITY}
     key = [Column("server", kind="text"), Column("client", kind="text"), Column(kind, kind="text")]
     rows = []
+    ratios: list[tuple[stats.Estimate | None, bool]] = []
+    above_one: dict[str, stats.Estimate | None] = {}
+    unstable = {id(p): stats.unstable(p.throughput) if p.throughput and p.repetitions > 1 else None for p in points}
     for p in points:
         if subscribe:
             rows.append(
@@ -363,12 +386,18 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
                 )
             )
             continue
-        security = []
+        security: list[Value | Cell] = []
         if kind == "security":
             base = baseline.get((p.server, p.client))
+            throughput = (
+                figures.throughput_ratio(p, base, figures.interleaved(run)) if base and p is not base else (None, False)
+            )
+            ratios.append(throughput)
+            if p.parameter != NO_SECURITY:
+                above_one[f"{p.server} ({p.client}), {p.parameter}"] = throughput[0]
             security = [
                 ratio(p.latency["mean_us"], base.latency["mean_us"] if base else None),
-                ratio(p.values_per_s["mean"], base.values_per_s["mean"] if base else None),
+                uncertainty.ratio_cell(*throughput, above_one_suspect=True),
                 p.setup_ms,
                 ratio(p.setup_ms, base.setup_ms if base else None),
             ]
@@ -378,7 +407,9 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
                 p.client,
                 str(p.parameter),
                 *security,
-                Estimate(p.values_per_s["mean"], p.values_per_s["ci95"]),
+                uncertainty.figure_cell(p.throughput, unstable=unstable[id(p)]),
+                p.repetitions,
+                p.throughput.cv if p.throughput else None,
                 p.ops_per_s["mean"],
                 p.latency["mean_us"],
                 per_value_us(p),
@@ -411,10 +442,27 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
     return Section(
         f"{suite_title(run['suite'])}: {name}",
         paragraphs=paragraphs,
-        tables=[Table(columns, rows)],
+        tables=[Table(columns, rows, sweep_notes(points, unstable, ratios, above_one) if not subscribe else [])],
         figures=sweep_figures(name, kind, subscribe, points, baseline),
         notes=unmeasured(cells, ("sweep",), name),
     )
+
+
+def sweep_notes(
+    points: list[Point],
+    unstable: dict[int, str | None],
+    ratios: list[tuple[stats.Estimate | None, bool]],
+    above_one: dict[str, stats.Estimate | None],
+) -> list[str]:
+    """How the figures and ratios were estimated, which are unstable and why, and every
+    encryption ratio above 1."""
+    label = {id(p): f"{p.server} ({p.client}) at {p.parameter}" for p in points}
+    return [
+        *uncertainty.method_notes(p.throughput for p in points),
+        *uncertainty.ratio_method_notes(ratios),
+        *uncertainty.above_one_notes("throughput relative to None", above_one),
+        *uncertainty.unstable_notes({label[key]: reason for key, reason in unstable.items()}),
+    ]
 
 
 def _numeric(parameter: str | None) -> float | None:

@@ -3,8 +3,9 @@ is a headline comes from each run's plan summary (its ranking variant, its sweep
 
 from __future__ import annotations
 
-from uabench.report.model import Cell, Column, Estimate, Section, Status, Table
-from uabench.report.sections import NO_SECURITY, plan_of, ratio
+from uabench.report import uncertainty
+from uabench.report.model import Cell, Column, Section, Table
+from uabench.report.sections import NO_SECURITY, plan_of
 from uabench.results import figures
 
 # The security policy and mode whose cost the summary shows: the strongest one every SDK of this
@@ -13,11 +14,16 @@ HEADLINE_SECURITY = "Basic256Sha256/SignAndEncrypt"
 
 
 class Figures:
-    """Cells by server and column, columns in the order they are first given."""
+    """Cells by server and column, columns in the order they are first given; the notes on them
+    (methods, unstable figures, ratios above 1) in the order they are first given."""
 
     def __init__(self) -> None:
         self.columns: dict[str, Column] = {}
         self.by_server: dict[str, dict[str, Cell]] = {}
+        self.notes: list[str] = []
+
+    def note(self, *texts: str) -> None:
+        self.notes += [t for t in texts if t not in self.notes]
 
     def put(self, server: str, column: Column, value: Cell) -> None:
         self.columns.setdefault(column.title, column)
@@ -29,25 +35,24 @@ class Figures:
             [Cell(server), *(cells.get(c.title, Cell(None)) for c in columns)]
             for server, cells in self.by_server.items()
         ]
-        return Table([Column("server", kind="text"), *columns], rows)
+        return Table([Column("server", kind="text"), *columns], rows, self.notes)
 
 
 def _rankings(run: dict, cells: list[dict], found: Figures) -> None:
     ranking = plan_of(run).get("ranking")
     if not ranking:
         return
-    for p in figures.points(cells, "throughput"):
-        if p.sweep == ranking:
-            found.put(
-                p.server,
-                Column(f"{run['suite']} values/s", "values/s"),
-                Cell(
-                    Estimate(p.values_per_s["mean"], p.values_per_s["ci95"]),
-                    Status.MARKED if p.client_bound else None,
-                    "client-bound" if p.client_bound else None,
-                ),
-            )
-            found.put(p.server, Column(f"{run['suite']} p99 µs", "µs"), Cell(p.latency["p99_us"]))
+    suite = run["suite"]
+    points = [p for p in figures.points(cells, "throughput") if p.sweep == ranking]
+    standing = uncertainty.standings(points)
+    for p in points:
+        mine = standing[p.server]
+        found.put(p.server, Column(f"{suite} rank"), mine.cell())
+        found.put(p.server, Column(f"{suite} values/s", "values/s"), uncertainty.figure_cell(p.throughput, mine))
+        found.put(p.server, Column(f"{suite} CV", "%", 1, "percent"), Cell(p.throughput.cv if p.throughput else None))
+        found.put(p.server, Column(f"{suite} p99 µs", "µs"), Cell(p.latency["p99_us"]))
+    found.note(*uncertainty.method_notes(p.throughput for p in points))
+    found.note(*uncertainty.unstable_notes({f"{p.server} ({suite})": standing[p.server].unstable for p in points}))
 
 
 def _sweeps(run: dict, cells: list[dict], found: Figures) -> None:
@@ -56,7 +61,11 @@ def _sweeps(run: dict, cells: list[dict], found: Figures) -> None:
     points = [p for p in figures.points(cells) if p.sweep in signal_sweeps]
     for server, p in figures.highest_sustained(points).items():
         interval = p.config.get("publishing_interval_ms", 100)
-        found.put(server, Column(f"sustained signals/s at {interval:g} ms", "signals/s"), Cell(p.values_per_s["mean"]))
+        found.put(
+            server,
+            Column(f"sustained signals/s at {interval:g} ms", "signals/s"),
+            uncertainty.figure_cell(p.throughput),
+        )
     security = [p for p in figures.points(cells) if sweeps.get(p.sweep, {}).get("kind") == "security"]
     if not security:
         return
@@ -67,14 +76,16 @@ def _sweeps(run: dict, cells: list[dict], found: Figures) -> None:
     )
     base = {p.server: p for p in security if p.sweep == busiest and p.parameter == NO_SECURITY}
     mode = HEADLINE_SECURITY.split("/")[1]
+    label = f"{mode} / None throughput"
     for p in security:
-        if p.sweep == busiest and p.parameter == HEADLINE_SECURITY:
-            baseline = base.get(p.server)
+        baseline = base.get(p.server)
+        if p.sweep == busiest and p.parameter == HEADLINE_SECURITY and baseline:
+            ratio, paired = figures.throughput_ratio(p, baseline, figures.interleaved(run))
             found.put(
-                p.server,
-                Column(f"{mode} / None throughput", "ratio", 2),
-                Cell(ratio(p.values_per_s["mean"], baseline.values_per_s["mean"] if baseline else None)),
+                p.server, Column(label, "ratio", 2), uncertainty.ratio_cell(ratio, paired, above_one_suspect=True)
             )
+            found.note(*uncertainty.ratio_method_notes([(ratio, paired)]))
+            found.note(*uncertainty.above_one_notes(label, {p.server: ratio}))
 
 
 def _capacity(cells: list[dict], found: Figures) -> None:

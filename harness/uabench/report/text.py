@@ -3,7 +3,7 @@ figure that was not measured."""
 
 from __future__ import annotations
 
-from uabench.report.model import Cell, Column, CpuShare, Estimate, Span, Tally, Value
+from uabench.report.model import Cell, Column, CpuShare, Estimate, Interval, Rank, Span, Tally, Value
 
 MISSING = "–"
 
@@ -24,6 +24,12 @@ def value_text(value: Value, column: Column) -> str:
         return value
     if isinstance(value, Estimate):
         return number(value.mean, digits) + (f" ± {number(value.ci95, digits)}" if value.ci95 is not None else "")
+    if isinstance(value, Interval):
+        if value.low is None or value.high is None:
+            return number(value.center, digits)
+        return f"{number(value.center, digits)} [{number(value.low, digits)}–{number(value.high, digits)}]"
+    if isinstance(value, Rank):
+        return str(value.low) if value.low == value.high else f"{value.low}–{value.high}"
     if isinstance(value, CpuShare):
         return f"{number(value.total, digits)} ({number(value.user, digits)}/{number(value.system, digits)})"
     if isinstance(value, Span):
@@ -46,6 +52,14 @@ def cell_text(cell: Cell, column: Column) -> str:
     if cell.detail is not None and cell.detail != "":
         text += f" ({value_text(cell.detail, Column('', digits=column.digits))})"
     return text
+
+
+def repetitions_text(cell: Cell, column: Column) -> str:
+    """The values a figure was estimated from, for the HTML tooltip; empty if it has none."""
+    value = cell.value
+    if not isinstance(value, Interval) or not value.values:
+        return ""
+    return f"{len(value.values)} repetitions: " + ", ".join(number(v, column.digits) for v in value.values)
 
 
 def status_class(cell: Cell) -> str:

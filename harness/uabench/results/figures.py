@@ -4,12 +4,36 @@ report and by `uabench predict`'s model fit."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from uabench_contract import Histogram
 
 from uabench.engine.constants import SUSTAINED_CYCLE_RATIO
 from uabench.results import stats
+
+
+@dataclass(frozen=True)
+class Repetition:
+    """One repetition's figure, where it ran: run, repetition index and block (the interleaving
+    unit; a store from before interleaving has none, so the repetition index stands for it)."""
+
+    run_id: int
+    repetition: int
+    block: int
+    value: float
+
+
+def repetitions(cells: list[dict]) -> list[Repetition]:
+    return [
+        Repetition(
+            c["run_id"],
+            c["repetition"],
+            c["block"] if c.get("block") is not None else c["repetition"],
+            c["result"]["throughput"]["values_per_s"],
+        )
+        for c in cells
+    ]
 
 
 @dataclass
@@ -43,6 +67,8 @@ class Point:
     emulated: bool
     setup_ms: float | None = None  # median session set-up time
     histogram: object = field(default=None, repr=False)
+    throughput: stats.Estimate | None = None  # values/s: median and interval over the repetitions
+    per_repetition: list[Repetition] = field(default_factory=list)
 
     @property
     def cycle_ratio(self) -> float | None:
@@ -140,6 +166,8 @@ def points(cells: list[dict], kind: str = "sweep") -> list[Point]:
                 emulated=any(c.get("emulated") for c in group),
                 histogram=latency,
                 setup_ms=ms(stats.merge_histograms([r.get("session_setup_ns", []) for r in results]).percentile(50)),
+                throughput=stats.estimate([r["throughput"]["values_per_s"] for r in results]),
+                per_repetition=repetitions(group),
             )
         )
     return sorted(found, key=lambda p: (p.sweep, p.server, p.client, _order(p.parameter)))
@@ -212,6 +240,7 @@ class PubSubRow:
     held: int = 0  # repetitions that kept the interval without loss
     held_signals_per_s: float | None = None  # their mean signals/s
     held_publisher_cpu: float | None = None  # their mean publisher CPU %
+    held_throughput: stats.Estimate | None = None  # their signals/s: median and interval
 
     @property
     def cycle_ratio(self) -> float | None:
@@ -294,6 +323,9 @@ def pubsub_rows(cells: list[dict], kind: str) -> list[PubSubRow]:
                 held=len(kept),
                 held_signals_per_s=_mean([c["result"]["throughput"]["values_per_s"] for c in kept]),
                 held_publisher_cpu=_mean([(c.get("server_resources") or {}).get("cpu_percent") for c in kept]),
+                held_throughput=stats.estimate([c["result"]["throughput"]["values_per_s"] for c in kept])
+                if kept
+                else None,
             )
         )
     return sorted(found, key=lambda r: (r.publisher, r.subscriber, r.parameter))
@@ -313,3 +345,43 @@ def pubsub_highest_sustained(found: list[PubSubRow]) -> dict[str, PubSubRow]:
         ):
             best[row.publisher] = row
     return best
+
+
+# --- ratios of two points' throughput -------------------------------------------------------------
+
+RATIO_OF_MEDIANS = "ratio of medians; interval from the two 95% intervals (lowest/highest quotient, conservative)"
+
+
+def ratio_of_estimates(numerator: stats.Estimate | None, denominator: stats.Estimate | None) -> stats.Estimate | None:
+    """The ratio of two independent figures. Their intervals' extreme quotients bound the ratio's:
+    no closed form holds for medians of a few repetitions, and this errs on the wide side."""
+    if numerator is None or denominator is None or not denominator.center:
+        return None
+    center = numerator.center / denominator.center
+    low, high = -math.inf, math.inf  # unbounded, as a single value's interval is
+    ends = (numerator.low, numerator.high, denominator.low, denominator.high)
+    if all(math.isfinite(x) for x in ends) and denominator.low > 0:
+        low, high = numerator.low / denominator.high, numerator.high / denominator.low
+    return stats.Estimate(center, low, high, min(numerator.n, denominator.n), None, (), RATIO_OF_MEDIANS)
+
+
+def interleaved(run: dict) -> bool:
+    """Whether the run measured what it compares in interleaved blocks (it recorded the seed of
+    their order): only then is a repetition of one variant paired with the same block's
+    repetition of another. Before that, variants ran back to back and their repetition
+    indices say nothing about when they ran."""
+    return ((run.get("provenance") or {}).get("schedule") or {}).get("seed") is not None
+
+
+def throughput_ratio(numerator: Point, denominator: Point, paired: bool = True) -> tuple[stats.Estimate | None, bool]:
+    """numerator / denominator values/s, and whether it was paired: per block (same run, same
+    block) when `paired` (the run interleaved them) and both points ran in the same blocks, so
+    drift between blocks cancels; else the ratio of their medians."""
+    if not paired:
+        return ratio_of_estimates(numerator.throughput, denominator.throughput), False
+    top = {(r.run_id, r.block): r.value for r in numerator.per_repetition}
+    bottom = {(r.run_id, r.block): r.value for r in denominator.per_repetition}
+    blocks = sorted(top.keys() & bottom.keys())
+    if len(blocks) >= 2 and len(blocks) == len(top) == len(bottom):
+        return stats.paired_ratio([top[b] for b in blocks], [bottom[b] for b in blocks], seed=0), True
+    return ratio_of_estimates(numerator.throughput, denominator.throughput), False

@@ -1,0 +1,220 @@
+"""The "Steady state" section: how long (and how much load) each server took to become steady
+before it was measured, which never did, and how much else the host did meanwhile (steal, IRQ,
+other processes' CPU) with the repetitions that were disturbed and measured again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from uabench.report.model import Cell, Column, Section, Status, Table, row
+from uabench.report.sections import first_line
+from uabench.results import steady
+
+# What a warm-up used when its run did not record its rule (the engine's defaults).
+DEFAULT_RULE = {"tolerance": 0.02, "run": 3}
+
+
+@dataclass(frozen=True)
+class WarmUp:
+    suite: str
+    server: str
+    client: str
+    load: str
+    steady: bool
+    seconds: float | None  # to steady state (the whole warm-up when never steady)
+    warmup_s: float | None
+    chunks: int
+    values_before: int | None  # the load it took: values moved before the steady run
+    steady_values_per_s: float | None  # mean throughput of the steady run
+
+
+def rule_of(run: dict) -> dict:
+    return ((run["provenance"].get("schedule") or {}).get("steady_state")) or {}
+
+
+def _from_verdict(suite: str, cell: dict) -> WarmUp:
+    """A steady-state cell: the engine's own verdict over its warm-up chunks."""
+    r = cell["result"] or {}
+    throughputs, start = r.get("values_per_s") or [], r.get("steady_chunk")
+    run = (r.get("rule") or DEFAULT_RULE).get("run", DEFAULT_RULE["run"])
+    held = throughputs[start : start + run] if start is not None else []
+    return WarmUp(
+        suite,
+        cell["server"],
+        cell["client"],
+        cell["variant"],
+        bool(r.get("steady")),
+        r.get("seconds_to_steady"),
+        r.get("warmup_s"),
+        r.get("chunks", len(throughputs)),
+        r.get("values_before_steady"),
+        sum(held) / len(held) if held else None,
+    )
+
+
+def _from_chunks(suite: str, chunks: list[dict], rule: dict) -> WarmUp:
+    """Warm-up chunk cells without a verdict: the steady run found again with the run's rule."""
+    chunks = sorted(chunks, key=lambda c: c["repetition"])
+    results = [c["result"] or {} for c in chunks if c["status"] == "pass" and c.get("result")]
+    throughputs = [r["throughput"]["values_per_s"] for r in results]
+    run = rule.get("run", DEFAULT_RULE["run"])
+    start = steady.steady_start(throughputs, rule.get("tolerance", DEFAULT_RULE["tolerance"]), run)
+    begun = [r.get("start_ns") for r in results]
+    ended = results[-1].get("end_ns") if results else None
+
+    def since_first(ns: int | None) -> float | None:
+        return (ns - begun[0]) / 1e9 if ns is not None and begun and begun[0] is not None else None
+
+    values = [r.get("values", 0) for r in results]
+    held = throughputs[start : start + run] if start is not None else []
+    return WarmUp(
+        suite,
+        chunks[0]["server"],
+        chunks[0]["client"],
+        chunks[0]["variant"],
+        start is not None,
+        since_first(begun[start]) if start is not None else since_first(ended),
+        since_first(ended),
+        len(chunks),
+        sum(values[:start] if start is not None else values),
+        sum(held) / len(held) if held else None,
+    )
+
+
+def warm_ups(run: dict, cells: list[dict]) -> list[WarmUp]:
+    verdicts = [c for c in cells if c["kind"] == "steady-state"]
+    judged = {(c["server"], c["client"], c["variant"]) for c in verdicts}
+    found = [_from_verdict(run["suite"], c) for c in verdicts]
+    groups: dict[tuple, list[dict]] = {}
+    for c in cells:
+        if c["kind"] == "warmup" and (c["server"], c["client"], c["variant"]) not in judged:
+            groups.setdefault((c["server"], c["client"], c["variant"]), []).append(c)
+    found += [_from_chunks(run["suite"], group, rule_of(run)) for group in groups.values()]
+    return found
+
+
+STEADY_COLUMNS = [
+    Column("server", kind="text"),
+    Column("suite", kind="text"),
+    Column("load", kind="text"),
+    Column("load generator", kind="text"),
+    Column("steady", kind="text"),
+    Column("time to steady state s", "s", 1),
+    Column("warm-up s", "s", 1),
+    Column("chunks"),
+    Column("values before steady", "values"),
+    Column("steady values/s", "values/s"),
+]
+
+
+def _rule_text(runs: list[dict]) -> str:
+    rules = {str(rule_of(run)): rule_of(run) for run in runs if rule_of(run)}
+    if len(rules) != 1:
+        return "Each server is warmed up until successive chunks of its throughput agree (the rule is kept per run)."
+    rule = next(iter(rules.values()))
+    return (
+        f"Each server is loaded in chunks of {rule.get('chunk_s', 0):g} s until {rule.get('run')} successive chunks "
+        f"agree within ±{rule.get('tolerance', 0):.0%}, for at most {rule.get('bound_s', 0):g} s; only then is it "
+        "measured. The time to steady state runs from the first chunk to the first chunk of the steady run; the "
+        "load is the values moved before it. A server that never became steady is measured anyway and marked."
+    )
+
+
+def steady_table(found: list[WarmUp]) -> Table:
+    rows = [
+        row(
+            w.server,
+            w.suite,
+            w.load,
+            w.client,
+            Cell("yes") if w.steady else Cell("never", Status.MARKED),
+            w.seconds,
+            w.warmup_s,
+            w.chunks,
+            w.values_before,
+            w.steady_values_per_s,
+        )
+        for w in sorted(found, key=lambda w: (w.server, w.suite, w.load))
+    ]
+    never = [f"{w.server} ({w.suite}, {w.load})" for w in found if not w.steady]
+    notes = [f"Never steady within the bound: {', '.join(never)}."] if never else []
+    return Table(STEADY_COLUMNS, rows, notes)
+
+
+# --- host interference ---------------------------------------------------------------------------
+
+HOST_FIGURES = (("steal_percent", "steal"), ("irq_percent", "IRQ"), ("other_percent", "other processes"))
+HOST_COLUMNS = [
+    Column("run", kind="text"),
+    Column("cells"),
+    *(Column(f"{label} % (mean)", "% of the machine", 1) for _, label in HOST_FIGURES),
+    *(Column(f"{label} % (max)", "% of the machine", 1) for _, label in HOST_FIGURES),
+    Column("disturbed, measured again"),
+]
+
+
+def host_of(cell: dict) -> dict | None:
+    return (cell.get("result") or {}).get("host") or cell.get("host")
+
+
+def host_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section | None:
+    rows, notes = [], []
+    for run in runs:
+        cells = cells_of[run["id"]]
+        windows = [h for c in cells if (h := host_of(c))]
+        disturbed = [c for c in cells if c["status"] == "disturbed"]
+        if not windows and not disturbed:
+            continue
+
+        def figure(key: str, pick, windows=windows):
+            values = [w[key] for w in windows if w.get(key) is not None]
+            return pick(values) if values else None
+
+        rows.append(
+            row(
+                f"{run['id']}: {run['suite']}",
+                len(windows),
+                *(figure(key, lambda v: sum(v) / len(v)) for key, _ in HOST_FIGURES),
+                *(figure(key, max) for key, _ in HOST_FIGURES),
+                len(disturbed),
+            )
+        )
+        notes += [
+            f"run {run['id']}: {c['server']} ({c['client']}), {c['variant']}, repetition {c['repetition']}: "
+            f"{first_line(c['reason'])}"
+            for c in disturbed
+        ]
+    if not rows:
+        return None
+    threshold = next(
+        (
+            t
+            for run in runs
+            if (t := (run["provenance"].get("schedule") or {}).get("host_threshold_percent")) is not None
+        ),
+        None,
+    )
+    intro = (
+        "What else the machine did while cells were measured, from /proc/stat, in % of the whole machine: "
+        "steal time (a hypervisor running other guests), interrupt time and other processes' CPU. "
+        + (
+            f"A repetition with steal or other processes' CPU above {threshold:g} % was disturbed: it is kept in "
+            "the store as such (listed below) and measured again."
+            if threshold is not None
+            else ""
+        )
+    )
+    return Section("Host interference", paragraphs=[intro.strip()], tables=[Table(HOST_COLUMNS, rows)], notes=notes)
+
+
+def steady_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section | None:
+    found = [w for run in runs for w in warm_ups(run, cells_of[run["id"]])]
+    host = host_section(runs, cells_of)
+    if not found and not host:
+        return None
+    return Section(
+        "Steady state",
+        paragraphs=[_rule_text(runs)] if found else [],
+        tables=[steady_table(found)] if found else [],
+        subsections=[host] if host else [],
+    )

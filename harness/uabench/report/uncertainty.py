@@ -1,0 +1,150 @@
+"""How the report shows uncertainty: a figure with its interval and repetitions, the method
+stated once per table, ranks as intervals, unstable figures marked (with the reason as a note)
+and never given a rank, ratios with their interval and how it was found."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from uabench.report.model import Cell, Column, Interval, Rank, Status, Table, row
+from uabench.results import stats
+from uabench.results.figures import Point
+
+UNSTABLE = "unstable"
+
+
+def interval(found: stats.Estimate | None) -> Interval | None:
+    """The figure for the report; a single value has an unbounded interval, shown as none."""
+    if found is None:
+        return None
+    bounded = math.isfinite(found.low) and math.isfinite(found.high)
+    return Interval(found.center, found.low if bounded else None, found.high if bounded else None, tuple(found.values))
+
+
+def method_notes(estimates: Iterable[stats.Estimate | None]) -> list[str]:
+    """Each method a table's intervals come from, once."""
+    methods = dict.fromkeys(e.method for e in estimates if e is not None and e.method)
+    return [f"Intervals: {method}." for method in methods]
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where a server stands in a ranking: its rank interval, or why it has none."""
+
+    rank: Rank | None
+    unstable: str | None  # the sentence saying why the figure is unstable
+    excluded: str | None  # why it is not compared at all: client-bound, emulated
+
+    def cell(self) -> Cell:
+        if self.rank is not None:
+            return Cell(self.rank)
+        return Cell(None, Status.MARKED, self.excluded or UNSTABLE)
+
+
+def standings(points: list[Point]) -> dict[str, Standing]:
+    """Ranks by values/s (higher is better) among the servers whose figure is comparable and
+    stable; servers whose intervals overlap share ranks."""
+    found, comparable = {}, {}
+    for p in points:
+        excluded = ", ".join(m for m, on in (("client-bound", p.client_bound), ("emulated", p.emulated)) if on)
+        reason = stats.unstable(p.throughput, ranked=True) if p.throughput else "not measured"
+        found[p.server] = Standing(None, reason, excluded or None)
+        if not excluded and not reason and p.throughput:
+            comparable[p.server] = p.throughput
+    for server, (low, high) in stats.rank_intervals(comparable, higher_is_better=True).items():
+        found[server] = Standing(Rank(low, high), None, None)
+    return found
+
+
+def figure_cell(found: stats.Estimate | None, standing: Standing | None = None, unstable: str | None = None) -> Cell:
+    """A figure with its interval; marked when it is unstable or not comparable."""
+    reason = standing.unstable if standing else unstable
+    excluded = standing.excluded if standing else None
+    marks = [m for m in (excluded, UNSTABLE if reason else None) if m]
+    return Cell(interval(found), Status.MARKED if marks else None, ", ".join(marks) or None)
+
+
+def unstable_notes(reasons: dict[str, str | None]) -> list[str]:
+    return [f"{name}: {reason}" for name, reason in reasons.items() if reason]
+
+
+def ranking_notes(points: list[Point], found: dict[str, Standing]) -> list[str]:
+    return [
+        *method_notes(p.throughput for p in points),
+        'Rank: servers whose 95% intervals overlap share ranks ("2–3"); an unstable or not comparable '
+        "figure is shown but not ranked (–).",
+        *unstable_notes({server: s.unstable for server, s in found.items() if s.excluded is None}),
+    ]
+
+
+REPETITION_COLUMNS = [
+    Column("server", kind="text"),
+    Column("run"),
+    Column("block"),
+    Column("repetition"),
+    Column("values/s", "values/s"),
+]
+
+
+def repetition_table(points: list[Point], about: str) -> Table | None:
+    """Every repetition behind a table's figures, folded away in the HTML page."""
+    rows = [
+        row(p.server, r.run_id, r.block, r.repetition, r.value)
+        for p in points
+        for r in sorted(p.per_repetition, key=lambda r: (r.run_id, r.block, r.repetition))
+    ]
+    return Table(REPETITION_COLUMNS, rows, collapsed=f"Per-repetition values: {about}") if rows else None
+
+
+# --- ratios ------------------------------------------------------------------------------------------
+
+PAIRED = "paired per block (same run, same block)"
+
+
+def ratio_cell(found: stats.Estimate | None, paired: bool, above_one_suspect: bool = False) -> Cell:
+    """A ratio with its interval; "paired" or "medians" says how it was found. A ratio that
+    should not exceed 1 (encryption faster than plain) is marked unless its interval excludes 1."""
+    value = interval(found)
+    how = "paired" if paired else "medians"
+    if value is None:
+        return Cell(None)
+    if above_one_suspect and value.center is not None and value.center > 1:
+        return Cell(
+            value, Status.MARKED, f"{how}, " + ("> 1: needs explaining" if value.excludes(1) else "interval includes 1")
+        )
+    return Cell(value, None, how)
+
+
+def ratio_method_notes(found: Iterable[tuple[stats.Estimate | None, bool]]) -> list[str]:
+    notes = []
+    for estimate, paired in found:
+        if estimate is None:
+            continue
+        how = f"{PAIRED}; {estimate.method}" if paired else estimate.method
+        text = f'Ratios marked "{"paired" if paired else "medians"}": {how}.'
+        if text not in notes:
+            notes.append(text)
+    return notes
+
+
+def above_one_notes(label: str, ratios: dict[str, stats.Estimate | None]) -> list[str]:
+    """A sentence for every ratio above 1 where the work got heavier (encryption over plain)."""
+    notes = []
+    for name, found in ratios.items():
+        value = interval(found)
+        if value is None or value.center is None or value.center <= 1:
+            continue
+        if value.excludes(1):
+            notes.append(
+                f"{name}: {label} is {value.center:.2f} [{value.low:.2f}–{value.high:.2f}], above 1 with an interval "
+                "that excludes 1 — encryption measured faster than plain. That needs explaining (warm-up or order "
+                "effects, a different code path) before the figure is used."
+            )
+        else:
+            notes.append(
+                f"{name}: {label} is {value.center:.2f}, but its interval includes 1: not distinguishable from no "
+                "cost; it is not shown as a gain."
+            )
+    return notes
