@@ -490,6 +490,7 @@ def test_reference_records_keep_the_schema():
         (lambda r: r.update(workload="subscribe"), "$: 'subscription' is a required property"),
         (lambda r: r.update(role="subscriber"), "$: 'pubsub' is a required property"),
         (lambda r: r.update(throughput={"ops_per_s": "fast", "values_per_s": 1}), "$.throughput.ops_per_s"),
+        (lambda r: r.pop("timeline"), "$: 'timeline' is a required property"),
         (lambda r: r["timeline"].pop("ops"), "$.timeline: 'ops' is a required property"),
         (lambda r: r["timeline"]["values"].append(-1), "$.timeline.values[15]"),
         (lambda r: r["timeline"].update(window_ms=5), "$.timeline.window_ms"),
