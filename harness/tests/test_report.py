@@ -538,12 +538,12 @@ def test_the_encryption_ratio_has_an_interval_and_says_how_it_was_paired(tmp_pat
     assert ratio.center == pytest.approx(0.6, abs=0.01)
     assert re.fullmatch(r"0\.60 \[0\.\d\d–0\.\d\d\] \(paired\)", text.cell_text(found, Column("", digits=2)))
     assert any("paired per block" in note for note in table.notes)
-    # the same cells from a run that did not interleave them: a ratio of medians, and wider
+    # the same cells from a run that did not interleave them: unpaired, and wider
     store, run_id = _store_run(tmp_path, "unpaired", interleaved=False)
     unpaired, table = _security(store, run_id, plain, encrypted)
-    assert unpaired.detail == "medians"
+    assert unpaired.detail == "unpaired"
     assert unpaired.value.high - unpaired.value.low > ratio.high - ratio.low
-    assert any("ratio of medians" in note for note in table.notes)
+    assert any("ratio of the two figures" in note for note in table.notes)
 
 
 def test_an_encryption_ratio_above_one_is_explained_only_if_its_interval_excludes_one(tmp_path):
@@ -602,4 +602,4 @@ def test_the_reference_store_has_no_steady_state_and_marks_its_unstable_figures(
     [table] = model.sections[0].tables
     assert all(r[table.column("read rank")].value is None for r in table.rows)
     ratios = [r[table.column("SignAndEncrypt / None throughput")] for r in table.rows]
-    assert ratios and all(cell.detail.startswith("medians") for cell in ratios if cell.value)
+    assert ratios and all(cell.detail.startswith("unpaired") for cell in ratios if cell.value)

@@ -119,7 +119,7 @@ def _comparison(rows: list[PubSubRow], client_server: list[Point]) -> Section:
             if cs and cs.server_cpu_percent is not None and cs_signals
             else None
         )
-        # different runs, so never paired per block: the ratio of the two medians
+        # different runs, so never paired per block: the ratio of the two figures
         ratio = figures.ratio_of_estimates(ps.held_throughput, cs.throughput) if ps and cs else None
         ratios.append((ratio, False))
         table.append(

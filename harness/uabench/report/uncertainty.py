@@ -104,10 +104,10 @@ PAIRED = "paired per block (same run, same block)"
 
 
 def ratio_cell(found: stats.Estimate | None, paired: bool, above_one_suspect: bool = False) -> Cell:
-    """A ratio with its interval; "paired" or "medians" says how it was found. A ratio that
+    """A ratio with its interval; "paired" or "unpaired" says how it was found. A ratio that
     should not exceed 1 (encryption faster than plain) is marked unless its interval excludes 1."""
     value = interval(found)
-    how = "paired" if paired else "medians"
+    how = "paired" if paired else "unpaired"
     if value is None:
         return Cell(None)
     if above_one_suspect and value.center is not None and value.center > 1:
@@ -123,7 +123,7 @@ def ratio_method_notes(found: Iterable[tuple[stats.Estimate | None, bool]]) -> l
         if estimate is None:
             continue
         how = f"{PAIRED}; {estimate.method}" if paired else estimate.method
-        text = f'Ratios marked "{"paired" if paired else "medians"}": {how}.'
+        text = f'Ratios marked "{"paired" if paired else "unpaired"}": {how}.'
         if text not in notes:
             notes.append(text)
     return notes

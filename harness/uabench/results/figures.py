@@ -349,7 +349,10 @@ def pubsub_highest_sustained(found: list[PubSubRow]) -> dict[str, PubSubRow]:
 
 # --- ratios of two points' throughput -------------------------------------------------------------
 
-RATIO_OF_MEDIANS = "ratio of medians; interval from the two 95% intervals (lowest/highest quotient, conservative)"
+UNPAIRED = (
+    "ratio of the two figures (medians; means below 5 repetitions), interval from their 95% intervals "
+    "(lowest and highest quotient: conservative)"
+)
 
 
 def ratio_of_estimates(numerator: stats.Estimate | None, denominator: stats.Estimate | None) -> stats.Estimate | None:
@@ -362,7 +365,7 @@ def ratio_of_estimates(numerator: stats.Estimate | None, denominator: stats.Esti
     ends = (numerator.low, numerator.high, denominator.low, denominator.high)
     if all(math.isfinite(x) for x in ends) and denominator.low > 0:
         low, high = numerator.low / denominator.high, numerator.high / denominator.low
-    return stats.Estimate(center, low, high, min(numerator.n, denominator.n), None, (), RATIO_OF_MEDIANS)
+    return stats.Estimate(center, low, high, min(numerator.n, denominator.n), None, (), UNPAIRED)
 
 
 def interleaved(run: dict) -> bool:
@@ -376,7 +379,7 @@ def interleaved(run: dict) -> bool:
 def throughput_ratio(numerator: Point, denominator: Point, paired: bool = True) -> tuple[stats.Estimate | None, bool]:
     """numerator / denominator values/s, and whether it was paired: per block (same run, same
     block) when `paired` (the run interleaved them) and both points ran in the same blocks, so
-    drift between blocks cancels; else the ratio of their medians."""
+    drift between blocks cancels; else the ratio of the two figures."""
     if not paired:
         return ratio_of_estimates(numerator.throughput, denominator.throughput), False
     top = {(r.run_id, r.block): r.value for r in numerator.per_repetition}
