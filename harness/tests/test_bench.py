@@ -11,6 +11,7 @@ import psutil
 
 from uabench import plan, sdks
 from uabench.engine.session import Session, free_port
+from uabench.engine.warmup import SteadyRule
 from uabench.results.store import open_store
 
 SDK = "asyncua"
@@ -35,7 +36,7 @@ def test_a_server_killed_mid_run_fails_that_cell_and_the_next_cell_runs(tmp_path
     session = _session(tmp_path)
     sdk = sdks.get(SDK)
     try:
-        server = session.server(sdk)
+        server = session.server(sdk, warm=False)
         killer = threading.Timer(2.0, lambda: os.killpg(server.measured.process.pid, signal.SIGKILL))
         killer.start()
         config = session.client_config(server, _read(duration=4))
@@ -43,7 +44,7 @@ def test_a_server_killed_mid_run_fails_that_cell_and_the_next_cell_runs(tmp_path
         assert broken.status == "fail"
         assert "server exited with status -9" in broken.reason
 
-        restarted = session.server(sdk)
+        restarted = session.server(sdk, warm=False)
         assert restarted is not server
         config = session.client_config(restarted, _read())
         fine = session.record("interop", sdk, sdk, "after", 0, config, session.run_client(sdk, restarted, config))
@@ -54,6 +55,33 @@ def test_a_server_killed_mid_run_fails_that_cell_and_the_next_cell_runs(tmp_path
     assert [(c["variant"], c["status"]) for c in cells] == [("killed", "fail"), ("after", "pass")]
     assert cells[1]["result"]["verification"]["checked"] > 0
     assert cells[1]["server_resources"]["cpu_percent"] >= 0
+
+
+def test_servers_are_kept_paused_between_cells_and_warmed_up_once(tmp_path):
+    session = Session(
+        open_store(tmp_path / "store.sqlite"),
+        "read",
+        "smoke",
+        workdir=tmp_path / "run",
+        steady=SteadyRule(bound_s=0.5, chunk_s=0.3, chunk_warmup_s=0.1),
+    )
+    sdk = sdks.get(SDK)
+    try:
+        first = session.server(sdk)
+        other = session.server(sdk, warm=False, signals=200)  # another config: the first one pauses
+        assert psutil.Process(first.measured.process.pid).status() == psutil.STATUS_STOPPED
+        assert psutil.Process(other.measured.process.pid).status() != psutil.STATUS_STOPPED
+        again = session.server(sdk)  # the same process, running again, not warmed up twice
+        assert again is first and not other.alive  # a server with overrides is stopped, not kept
+        config = session.client_config(again, _read(duration=0.3))
+        assert session.run_client(sdk, again, config).status == "pass"
+    finally:
+        session.close()
+    cells = open_store(tmp_path / "store.sqlite").cells()
+    chunks = [c for c in cells if c["kind"] == "warmup"]
+    (verdict,) = [c for c in cells if c["kind"] == "steady-state"]
+    assert len(chunks) == verdict["result"]["chunks"] >= 3 and verdict["status"] in ("pass", "never_steady")
+    assert all(c["client_config"]["verify"] is False for c in chunks)
 
 
 def test_an_unreachable_endpoint_is_an_error_event_not_a_hang(tmp_path):

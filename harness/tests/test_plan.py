@@ -78,3 +78,39 @@ def test_a_profile_leaves_out_what_it_does_not_run():
     names = {case.name for case in plan.test_cases(subscription, profile="quick")}
     assert not any("publishing interval" in name for name in names)  # a sweep with no quick points
     assert any("publishing interval" in case.name for case in plan.test_cases(subscription, profile="smoke"))
+
+
+def test_one_ranking_test_measures_every_selected_server_and_carries_their_tags():
+    read = plan.load("read")
+    chosen = ["open62541", "asyncua"]
+    (ranking,) = [
+        c for c in plan.test_cases(read, chosen, "quick") if c.keyword == "Throughput Ranking Should Be Measured"
+    ]
+    client, variant, servers = ranking.args
+    assert variant == read.ranking and servers.split(",") == [s for s in plan._chosen("server", None, chosen)]
+    assert {f"server:{s}" for s in chosen} <= set(ranking.tags) and f"client:{client}" in ranking.tags
+
+
+def test_security_sweeps_are_one_interleaved_test_over_every_server():
+    encryption = plan.load("encryption")
+    cases = plan.test_cases(encryption, ["open62541", "asyncua"], "quick")
+    overhead = [c for c in cases if c.keyword == "Security Overhead Should Be Measured"]
+    assert [c.args[0] for c in overhead] == ["throughput, 10-element array"]  # quick: the headline ratio only
+    assert not any(c.keyword == "Sweep Should Complete" for c in cases)
+    assert len([c for c in plan.test_cases(encryption, None, "full") if "Security Overhead" in c.keyword]) == 4
+
+
+def test_figures_that_rank_get_at_least_five_repetitions():
+    for name, kind in (("read", "throughput"), ("write", "throughput"), ("encryption", "sweep")):
+        for profile in ("quick", "full"):
+            phase = plan.load(name).phase(profile, kind)
+            assert phase.repetitions >= 5 and phase.most_repetitions >= phase.repetitions
+
+
+def test_max_repetitions_is_an_integer(tmp_path):
+    text = BASE.replace(
+        "interop = { warmup_s = 0.1, duration_s = 0.3 }",
+        "interop = { warmup_s = 0.1, duration_s = 0.3, max_repetitions = 2.5 }",
+    )
+    with pytest.raises(PlanError, match="max_repetitions"):
+        plan.load(_write(tmp_path, text))

@@ -201,26 +201,30 @@ def test_estimate_adds_phases_startups_and_server_starts(tmp_path):
     plan = plans.load(path)
     overhead = estimate.CELL_OVERHEAD_S
     cases = [
-        case("Interop Cell Should Pass", "c", "s", "a"),  # starts server s
-        case("Interop Cell Should Pass", "c2", "s", "a"),  # s is running
-        case("Throughput Should Be Measured", "c", "s", "load"),
-        case("Sweep Should Complete", "signals", "c", "s"),  # every point restarts s
-        case("Capacity Should Be Found", "c", "s2"),  # starts s2
-        case("Interop Cell Should Pass", "c", "s", "a"),
-    ]  # s again
-    server_s, server_s2 = 5.0 + 4.0, 3.0 + 4.0
+        case("Interop Cell Should Pass", "c", "s", "a"),  # starts server s, not warmed: correctness only
+        case("Interop Cell Should Pass", "c2", "s", "a"),  # s is kept running
+        case("Throughput Ranking Should Be Measured", "c", "load", "s"),  # warms s up with its load
+        case("Sweep Should Complete", "signals", "c", "s"),  # every point starts its own s, not warmed
+        case("Capacity Should Be Found", "c", "s2"),  # starts s2 and warms it up with the reference load
+        case("Interop Cell Should Pass", "c", "s", "a"),  # s is still running
+    ]
+    # a warm-up chunk: the reference client's start, chunk warm-up and duration; the bound of
+    # 4 s allows 3 chunks (a steady run), so the typical warm-up is 3 chunks too
+    chunk = 2 + 0.2 + 1.0 + overhead
     expected = [
-        2 + 1 + 2 + overhead + server_s,
+        5 + (2 + 1 + 2 + overhead),
         1 + 1 + 2 + overhead,
-        3 * (2 + 0.5 + 1.5 + overhead),
-        3 * 2 * (2 + 0.25 + 0.75 + overhead) + 3 * server_s,
-        (4 + 2 + 1) * (2 + 1 + 1 + overhead) + server_s2,  # 100..800: 4 doublings, 2 refinements, overload
-        2 + 1 + 2 + overhead + server_s,
+        3 * chunk + 3 * (2 + 0.5 + 1.5 + overhead),
+        3 * 5 + 3 * 2 * (2 + 0.25 + 0.75 + overhead),
+        3 + 3 * chunk + (4 + 2 + 1) * (2 + 1 + 1 + overhead),  # 100..800: 4 doublings, 2 refinements, overload
+        2 + 1 + 2 + overhead,
     ]
     found = estimate.estimate(plan, "p", cases, STARTUP)
     assert found.tests == pytest.approx(expected)
     assert found.seconds == pytest.approx(sum(expected))
-    assert found.cells == 1 + 1 + 3 + 6 + 7 + 1
+    assert found.cells == 1 + 1 + (3 + 3) + 6 + (3 + 7) + 1
+    # at most: the ranking's most blocks, each repetition measured again once
+    assert found.upper == pytest.approx(found.seconds + 3 * (2 + 0.5 + 1.5 + overhead))
 
 
 def test_estimate_of_a_real_plan_covers_every_test():

@@ -44,8 +44,11 @@ PUBSUB_PLAN_KEYS = {
     "pubsub",
     "profiles",
 }
-# Seconds of load on every freshly started server before it is measured (JIT warm-up).
-SERVER_WARMUP_S = {"smoke": 0.0, "quick": 2.0, "full": 10.0}
+# The most seconds a server is warmed up before it is measured (engine.warmup: chunks of load
+# until the throughput is steady; a server not steady by then is marked "never steady"), and
+# the measured seconds of one chunk. A plan's `server_warmup_s` table overrides the bound.
+SERVER_WARMUP_S = {"smoke": 3.0, "quick": 20.0, "full": 60.0}
+STEADY_CHUNK_S = {"smoke": 0.3, "quick": 0.5, "full": 1.0}
 CAPACITY_KEYS = {
     "p99_ms": (0.01, 60000),
     "min_completed": (0.5, 1.0),
@@ -58,7 +61,14 @@ PHASES = ("interop", "throughput", "sweep", "capacity")
 SWEEP_KEYS = {"name", "kind", "values", "workload", "server", "stop", "clients", "total_signals"}
 SWEEP_KINDS = ("signals", "sessions", "interval", "nodes_per_request", "in_flight", "nodes", "security")
 STOP_METRICS = ("cycle_time_ratio", "p99_ms")
-PHASE_KEYS = {"warmup_s": (0, 3600), "duration_s": (0.1, 86400), "repetitions": (1, 1000)}
+# repetitions: of a ranking or an interleaved comparison the minimum, max_repetitions the most
+# (more while a figure's interval is wider than the target; engine.schedule).
+PHASE_KEYS = {
+    "warmup_s": (0, 3600),
+    "duration_s": (0.1, 86400),
+    "repetitions": (1, 1000),
+    "max_repetitions": (1, 1000),
+}
 # The phases of a PubSub profile and the keys each takes: the signals per cell (the sweep's
 # points) and the subscriber counts.
 PUBSUB_PHASES = {
@@ -81,10 +91,20 @@ class Phase:
     repetitions: int = 1
     signals: tuple[int, ...] = ()  # PubSub: signals per cell, one cell (sweep point) each
     counts: tuple[int, ...] = ()  # PubSub: subscriber counts
+    max_repetitions: int = 0  # interleaved comparisons: at most this many blocks (0: repetitions)
+
+    @property
+    def most_repetitions(self) -> int:
+        return max(self.repetitions, self.max_repetitions)
 
     def summary(self) -> dict:
         """What the report shows of a phase (kept with the run)."""
-        return {"warmup_s": self.warmup_s, "duration_s": self.duration_s, "repetitions": self.repetitions}
+        return {
+            "warmup_s": self.warmup_s,
+            "duration_s": self.duration_s,
+            "repetitions": self.repetitions,
+            "max_repetitions": self.most_repetitions,
+        }
 
 
 @dataclass(frozen=True)
@@ -224,9 +244,13 @@ class Plan:
     pubsub: PubSub | None = None
 
     def server_warmup_s(self, profile: str) -> float:
+        """The bound of a server's warm-up to steady state in `profile`."""
         if self.pubsub:
             return 0.0  # no server to warm up
         return (self.server_warmup or SERVER_WARMUP_S).get(profile, 0.0)
+
+    def steady_chunk_s(self, profile: str) -> float:
+        return STEADY_CHUNK_S.get(profile, 1.0)
 
     def phases_run(self, profile: str) -> dict[str, Phase]:
         """The phases of `profile` that some test of this plan runs."""
@@ -304,7 +328,7 @@ def _phase(raw: object, where: str, keys: frozenset[str] | set[str] = frozenset(
         if key not in raw:
             raise PlanError(f"{where}.{key}: missing")
     timing = {
-        key: _number(raw[key], f"{where}.{key}", *PHASE_KEYS[key], integer=key == "repetitions")
+        key: _number(raw[key], f"{where}.{key}", *PHASE_KEYS[key], integer=key in ("repetitions", "max_repetitions"))
         for key in PHASE_KEYS
         if key in raw
     }
@@ -312,6 +336,7 @@ def _phase(raw: object, where: str, keys: frozenset[str] | set[str] = frozenset(
         float(timing["warmup_s"]),
         float(timing["duration_s"]),
         int(timing.get("repetitions", 1)),
+        max_repetitions=int(timing.get("max_repetitions", 0)),
         signals=_int_list(raw.get("signals", 100), f"{where}.signals", 1, 1_000_000) if "signals" in keys else (),
         counts=_int_list(raw.get("counts", 1), f"{where}.counts", 1, 64) if "counts" in keys else (),
     )
@@ -649,20 +674,33 @@ def _client_server_tests(plan: Plan, only: list[str] | None, profile: str | None
         if profile is None or v.runs_in(profile)
     ]
     if reference:  # ranks the selected servers even when the selection leaves it out
+        # One test per ranking: it measures every selected server in interleaved blocks
+        # (engine.interleave), so it carries the tag of every server it measures.
+        measured = tuple(f"server:{server}" for server in servers)
         tests += [
             TestCase(
-                f"Throughput of {server} ({reference} load): {v.name}",
-                "Throughput Should Be Measured",
-                (reference, server, v.name),
-                ("throughput", f"client:{reference}", f"server:{server}"),
+                f"Throughput ranking ({reference} load): {v.name}",
+                "Throughput Ranking Should Be Measured",
+                (reference, v.name, ",".join(servers)),
+                ("throughput", "ranking", f"client:{reference}", *measured),
             )
-            for server in servers
             for v in plan.throughput
-            if profile is None or v.runs_in(profile)
+            if servers and (profile is None or v.runs_in(profile))
         ]
         for sweep in plan.sweeps:
             if profile is not None and not sweep.points(profile):
                 continue  # this profile leaves the sweep out
+            if interleaved(sweep):  # the security modes compared on every server, interleaved
+                if servers:
+                    tests.append(
+                        TestCase(
+                            f"Security overhead ({reference} load): {sweep.name}",
+                            "Security Overhead Should Be Measured",
+                            (sweep.name, reference, ",".join(servers)),
+                            ("sweep", "security", f"client:{reference}", *measured),
+                        )
+                    )
+                continue
             sweep_clients = [reference] if sweep.clients == "reference" else clients
             tests += [
                 TestCase(
@@ -703,6 +741,12 @@ def _client_server_tests(plan: Plan, only: list[str] | None, profile: str | None
                 )
             )
     return tests
+
+
+def interleaved(sweep: Sweep) -> bool:
+    """A sweep whose points are variants compared on one server (security modes against
+    None), not a load rising to a limit: its points and servers run in interleaved blocks."""
+    return sweep.kind == "security" and sweep.clients == "reference" and not sweep.stop
 
 
 def _pubsub_tests(plan: Plan, only: list[str] | None) -> list[TestCase]:

@@ -272,10 +272,12 @@ def run_cell(
     peer: Measured | None = None,
     peer_ready: Callable[[], object] | None = None,
     hosts: Hosts | None = None,
+    started: Callable[[int], None] | None = None,
 ) -> Outcome:
     """Starts one `role` process of `sdk` per config (process k on host k when `hosts` are
     given), waits for `peer_ready` (a peer still building its side while they start), collects
-    their results, combines and judges them, and samples the peer over their measured phase."""
+    their results, combines and judges them, and samples the peer over their measured phase.
+    `started(pid)` hears of every process started (a host sampler counts them as measured)."""
     if role not in sdk.roles:
         return Outcome("not_supported", sdk.reason_unsupported(role))
     before = [hosts.ip_counters(k) for k in range(hosts.count)] if hosts else []
@@ -295,6 +297,8 @@ def run_cell(
                     )
                 )
             )
+            if started is not None:
+                started(measured[-1].process.pid)
         if peer is not None and peer_ready is not None:
             try:
                 peer_ready()

@@ -24,3 +24,11 @@ MIN_CAPACITY_RATE = 10.0
 # Overload behaviour: throughput beyond capacity that stays at or above this share of the
 # capacity throughput is "graceful", below it "collapse".
 GRACEFUL_SHARE = 0.8
+
+# Repetitions of each side of the load generator's headroom check (one process against two):
+# whether one process limits the load is a yes/no question, not a ranked figure.
+HEADROOM_REPETITIONS = 3
+
+# A repetition disturbed by other load on the host (proc.host.disturbed) is measured again this
+# many times; the last attempt is kept whatever it met, its interference recorded with it.
+DISTURBED_RETRIES = 1

@@ -1,58 +1,88 @@
 """How long a run will take, estimated from its plan before anything starts.
 
-Every cell costs its process start-ups plus the phase's warm-up and measured duration, times
-its repetitions; a server is started (and warmed up) whenever the next cell needs another one.
-It is an estimate, not a promise: start-up times are typical figures per runtime, sweeps with
-a stop condition and capacity searches are counted at their longest (every point, every
-doubling up to the plan's bound), and the machine's load is not known in advance.
+The estimate follows the engine's schedule: a server of the default config is started once
+per suite and kept (paused while another one runs); a server with overrides (a sweep point,
+a refused policy) is started for its cell. A server is warmed up to steady state once per
+load (engine.warmup): the reference load before the cells that need a warm server, a
+ranking's own load before its blocks. An interleaved comparison runs its blocks of every
+(server, variant) once.
+
+Two figures: the typical duration (typical start-up times per runtime, a typical warm-up per
+runtime, the fewest repetitions) and the most it may take (every warm-up to its bound, the
+most repetitions, every disturbed repetition measured again once). Sweeps with a stop
+condition and capacity searches count at their longest in both. The machine's load is not
+known in advance.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from uabench import sdks
+from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
+from uabench.engine.schedule import STEADY_RUN
 from uabench.plan import Plan, TestCase, test_cases
 
 # Seconds from starting an adapter process to its first measured operation: a native binary
 # is ready at once, a JVM or Node.js needs seconds to load and compile.
 STARTUP_S = {"C": 0.3, "Python": 1.0, "Java": 3.0, "JavaScript": 1.5}
 STARTUP_DEFAULT_S = 1.5
+# Chunks a server of each runtime typically needs to reach steady state (the first steady
+# run of STEADY_RUN chunks included): a JIT runtime compiles over its first seconds of load.
+STEADY_CHUNKS = {"C": STEADY_RUN, "Python": STEADY_RUN, "Java": STEADY_RUN + 5, "JavaScript": STEADY_RUN + 2}
 # A client cell's own overhead besides its phases: connecting, writing the result, judging.
 CELL_OVERHEAD_S = 0.5
 # The negative security tests run a fixed short workload (library.NEGATIVE_WORKLOAD).
 NEGATIVE_CELL_S = 0.4
 # The test written in every suite: client/server, PubSub.
 CHECK_KEYWORDS = ("Adapters Should Be Installed", "PubSub Adapters Should Be Installed")
+# The load every fresh server is warmed up with (Session.REFERENCE_LOAD).
+REFERENCE_LOAD = "reference load"
 
 
 def startup_s(sdk_id: str) -> float:
     """Typical start-up of `sdk_id`'s adapter, by its runtime."""
+    return STARTUP_S.get(_language(sdk_id), STARTUP_DEFAULT_S)
+
+
+def _language(sdk_id: str) -> str:
     try:
-        return STARTUP_S.get(sdks.get(sdk_id).language, STARTUP_DEFAULT_S)
-    except (KeyError, ValueError):
-        return STARTUP_DEFAULT_S
+        return sdks.get(sdk_id).language
+    except sdks.UnknownSdk:
+        return ""
 
 
 @dataclass(frozen=True)
 class Estimate:
-    seconds: float
-    tests: tuple[float, ...]  # seconds of each test, in order
+    seconds: float  # typical
+    tests: tuple[float, ...]  # typical seconds of each test, in order
     cells: int
+    upper: float = 0.0  # at most
 
     def text(self) -> str:
         return (
-            f"estimated duration {clock(self.seconds)} for {len(self.tests)} tests, {self.cells} cells "
-            "(an estimate: typical start-up times, sweeps and capacity searches counted at their longest)"
+            f"estimated duration {clock(self.seconds)}, at most {clock(max(self.upper, self.seconds))}, "
+            f"for {len(self.tests)} tests, {self.cells} cells (typical start-up and warm-up times and the "
+            "fewest repetitions; at most: every warm-up to its bound and the most repetitions)"
         )
+
+
+def total(estimates: Sequence[Estimate]) -> Estimate:
+    """One estimate for several plans run one after another."""
+    return Estimate(
+        sum(e.seconds for e in estimates),
+        tuple(t for e in estimates for t in e.tests),
+        sum(e.cells for e in estimates),
+        sum(e.upper for e in estimates),
+    )
 
 
 def clock(seconds: float) -> str:
     """mm:ss, or h:mm:ss from an hour on."""
-    total = max(0, round(seconds))
-    hours, rest = divmod(total, 3600)
+    whole = max(0, round(seconds))
+    hours, rest = divmod(whole, 3600)
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
 
 
@@ -65,61 +95,135 @@ def for_plan(
     return estimate(plan, profile, [check, *test_cases(plan, only, profile)], startup)
 
 
+@dataclass
+class _Cost:
+    """Typical and longest seconds and the cells of one test."""
+
+    typical: float = 0.0
+    most: float = 0.0
+    cells: int = 0
+
+    def add(self, typical: float, most: float | None = None, cells: int = 0) -> None:
+        self.typical += typical
+        self.most += typical if most is None else most
+        self.cells += cells
+
+
+@dataclass
+class _Servers:
+    """The servers a Session keeps: started once per suite, warmed once per load."""
+
+    plan: Plan
+    profile: str
+    startup: Callable[[str], float]
+    alive: set[str] = field(default_factory=set)
+    warmed: set[tuple[str, str]] = field(default_factory=set)
+    compiled: set[str] = field(default_factory=set)  # servers past their first warm-up
+
+    def start(self, server: str, cost: _Cost) -> None:
+        if server not in self.alive:
+            self.alive.add(server)
+            cost.add(self.startup(server))
+
+    def warm(self, server: str, client: str, load: str, cost: _Cost, fresh: bool = False) -> None:
+        """Warm `server` up to steady state with `load` (once, unless it is a `fresh` server of
+        its own config)."""
+        if not fresh and (server, load) in self.warmed:
+            return
+        self.warmed.add((server, load))
+        chunk = self.startup(client) + self.plan.steady_chunk_s(self.profile) + 0.2 + CELL_OVERHEAD_S
+        bound = self.plan.server_warmup_s(self.profile)
+        most = max(STEADY_RUN, math.ceil(bound / chunk) + 1)
+        # a JIT runtime compiles during its first warm-up; later loads find it compiled
+        first = fresh or server not in self.compiled
+        self.compiled.add(server)
+        typical = min(STEADY_CHUNKS.get(_language(server), STEADY_RUN + 2) if first else STEADY_RUN, most)
+        cost.add(typical * chunk, most * chunk, typical)
+
+
 def estimate(
     plan: Plan, profile: str, cases: Sequence[TestCase], startup: Callable[[str], float] = startup_s
 ) -> Estimate:
     """The estimate of running `cases` (a plan's test cases, in order) in `profile`."""
-    per_test, cells, running = [], 0, None
-    for case in cases:
-        seconds, count, server = _cell_time(plan, profile, case, startup)
-        if server is not None and server != running:  # Session keeps one server running at a time
-            seconds += startup(server[0]) + plan.server_warmup_s(profile)
-            running = server
-        per_test.append(seconds)
-        cells += count
-    return Estimate(sum(per_test), tuple(per_test), cells)
+    servers = _Servers(plan, profile, startup)
+    costs = [_test_cost(plan, profile, case, servers) for case in cases]
+    return Estimate(
+        sum(c.typical for c in costs),
+        tuple(c.typical for c in costs),
+        sum(c.cells for c in costs),
+        sum(c.most for c in costs),
+    )
 
 
-def _cell_time(
-    plan: Plan, profile: str, case: TestCase, startup: Callable[[str], float]
-) -> tuple[float, int, tuple | None]:
-    """(seconds besides starting the server, cells, the server it needs) of one test."""
-    keyword, args = case.keyword, case.args
+def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers) -> _Cost:
+    keyword, args, startup = case.keyword, case.args, servers.startup
+    cost = _Cost()
 
-    def cells(kind: str, client: str, count: int) -> float:
+    def cell(kind: str, client: str) -> float:
         phase = plan.phase(profile, kind)
-        return count * phase.repetitions * (startup(client) + phase.warmup_s + phase.duration_s + CELL_OVERHEAD_S)
+        return startup(client) + phase.warmup_s + phase.duration_s + CELL_OVERHEAD_S
+
+    def blocks(kind: str, client: str, items: int) -> None:
+        """An interleaved comparison's blocks: the fewest, or the most with every repetition
+        disturbed as often as it is measured again."""
+        phase = plan.phase(profile, kind)
+        one = items * cell(kind, client)
+        most = phase.most_repetitions * one * (1 + DISTURBED_RETRIES)
+        cost.add(phase.repetitions * one, most, phase.repetitions * items)
 
     if keyword == "Interop Cell Should Pass":
         client, server, _ = args
-        phase = plan.phase(profile, "interop")
-        return startup(client) + phase.warmup_s + phase.duration_s + CELL_OVERHEAD_S, 1, (server,)
-    if keyword == "Throughput Should Be Measured":
-        client, server, _ = args
-        return cells("throughput", client, 1), plan.phase(profile, "throughput").repetitions, (server,)
-    if keyword == "Load Generator Headroom Should Be Measured":  # one process, then two
-        repetitions = plan.phase(profile, "throughput").repetitions
-        return cells("throughput", args[0], 2), 2 * repetitions, None
-    if keyword == "Sweep Should Complete":
+        servers.start(server, cost)
+        cost.add(cell("interop", client), cells=1)
+    elif keyword == "Throughput Ranking Should Be Measured":
+        client, variant, chosen = args
+        for server in chosen.split(","):
+            servers.start(server, cost)
+            servers.warm(server, client, variant, cost)
+        blocks("throughput", client, len(chosen.split(",")))
+    elif keyword == "Security Overhead Should Be Measured":
+        name, client, chosen = args
+        values = plan.sweep(name).points(profile)
+        for server in chosen.split(","):
+            servers.start(server, cost)
+            for value in values:
+                servers.warm(server, client, f"{name}: {value}", cost)
+        blocks("sweep", client, len(chosen.split(",")) * len(values))
+    elif keyword == "Load Generator Headroom Should Be Measured":  # one process, then two
+        repetitions = min(plan.phase(profile, "throughput").repetitions, HEADROOM_REPETITIONS)
+        cost.add(2 * repetitions * cell("throughput", args[0]), cells=2 * repetitions)
+    elif keyword == "Sweep Should Complete":
         name, client, server = args
         sweep, phase = plan.sweep(name), plan.phase(profile, "sweep")
         points = len(sweep.points(profile))
-        seconds = cells("sweep", client, points)
-        if sweep.server:  # every point configures the server anew, so each restarts it
-            seconds += points * (startup(server) + plan.server_warmup_s(profile))
-        return seconds, points * phase.repetitions, (server,)
-    if keyword == "Capacity Should Be Found":
+        warm = sweep.workload.get("workload") != "subscribe"
+        if sweep.server:  # every point configures the server anew, so each starts its own
+            for _ in range(points):
+                cost.add(startup(server))
+                if warm:
+                    servers.warm(server, client, REFERENCE_LOAD, cost, fresh=True)
+        else:
+            servers.start(server, cost)
+            if warm:
+                servers.warm(server, client, REFERENCE_LOAD, cost)
+        cost.add(points * phase.repetitions * cell("sweep", client), cells=points * phase.repetitions)
+    elif keyword == "Capacity Should Be Found":
         client, server = args
         capacity, phase = plan.capacity, plan.phase(profile, "capacity")
         assert capacity is not None, "capacity tests come only from plans with a [capacity] table"
+        servers.start(server, cost)
+        servers.warm(server, client, REFERENCE_LOAD, cost)
         doublings = max(1, math.floor(math.log2(capacity.max_rate / capacity.start_rate)) + 1)
         probes = doublings + capacity.refine_steps + 1  # the last one at the overload rate
-        return cells("capacity", client, probes), probes * phase.repetitions, (server,)
-    if keyword in ("Untrusted Client Should Be Rejected", "Unoffered Policy Should Be Refused"):
+        cost.add(probes * phase.repetitions * cell("capacity", client), cells=probes * phase.repetitions)
+    elif keyword == "Untrusted Client Should Be Rejected":
         client, server = args
-        # the refused configuration is a server of its own
-        return startup(client) + NEGATIVE_CELL_S + CELL_OVERHEAD_S, 1, (server, keyword)
-    if keyword in (
+        servers.start(server, cost)
+        cost.add(startup(client) + NEGATIVE_CELL_S + CELL_OVERHEAD_S, cells=1)
+    elif keyword == "Unoffered Policy Should Be Refused":
+        client, server = args  # the refused configuration is a server of its own
+        cost.add(startup(server) + startup(client) + NEGATIVE_CELL_S + CELL_OVERHEAD_S, cells=1)
+    elif keyword in (
         "PubSub Sweep Should Complete",
         "PubSub Subscriber Sweep Should Complete",
         "PubSub Interop Should Pass",
@@ -133,7 +237,9 @@ def _cell_time(
         phase = plan.phase(profile, kind)
         points = len(phase.signals) if kind == "sweep" else len(phase.counts) if kind == "subscribers" else 1
         one = startup(publisher) + startup(subscriber) + phase.warmup_s + phase.duration_s + CELL_OVERHEAD_S
-        return points * phase.repetitions * one, points * phase.repetitions, None
-    if keyword in CHECK_KEYWORDS:  # asks every adapter (args: which, when known) for its capabilities
-        return sum(startup(sdk) for sdk in (args or [sdk.id for sdk in sdks.all_sdks()])), 0, None
-    return CELL_OVERHEAD_S, 0, None  # a keyword this estimate does not know: counted as quick
+        cost.add(points * phase.repetitions * one, cells=points * phase.repetitions)
+    elif keyword in CHECK_KEYWORDS:  # asks every adapter (args: which, when known) for its capabilities
+        cost.add(sum(startup(sdk) for sdk in (args or [sdk.id for sdk in sdks.all_sdks()])))
+    else:
+        cost.add(CELL_OVERHEAD_S)  # a keyword this estimate does not know: counted as quick
+    return cost

@@ -5,6 +5,7 @@ moment it ends. Starting a session installs the cleanup of processes and namespa
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import time
 from dataclasses import dataclass, field
@@ -12,16 +13,41 @@ from pathlib import Path
 
 from uabench import paths, pki
 from uabench import plan as plan_module
-from uabench.engine import cells
+from uabench.engine import cells, schedule, warmup
 from uabench.engine.cells import Measured, Outcome
+from uabench.engine.warmup import SteadyRule, SteadyState
 from uabench.plan import Plan
-from uabench.proc import cleanup
+from uabench.proc import cleanup, host
 from uabench.proc.process import READY_TIMEOUT_S, AdapterError, AdapterProcess
 from uabench.proc.sampling import PerfStat
 from uabench.results import provenance
 from uabench.results.store import Store
 from uabench.sdks import Sdk, all_sdks
 from uabench.sdks import get as get_sdk
+
+# The load every freshly started server is warmed up with before anything is measured on it
+# (a ranking warms each server up with its own load as well).
+REFERENCE_LOAD_LABEL = "reference load"
+REFERENCE_LOAD = {
+    "workload": "read",
+    "nodes": [f"Signal_{i}" for i in range(100)],
+    "nodes_per_request": 10,
+    "in_flight": 8,
+}
+
+
+def _steady_reason(found: SteadyState, rule: SteadyRule) -> str:
+    if found.failure:
+        return f"a warm-up chunk failed: {found.failure}"
+    if found.steady:
+        return (
+            f"steady after {found.seconds:.1f} s "
+            f"({found.start} chunks before {rule.run} agreed within ±{rule.tolerance:.0%})"
+        )
+    return (
+        f"never steady within {rule.bound_s:g} s: {len(found.throughputs)} chunks, "
+        f"no {rule.run} successive ones within ±{rule.tolerance:.0%}"
+    )
 
 
 def free_port() -> int:
@@ -45,6 +71,9 @@ class Server:
     config: dict
     measured: Measured
     endpoint: str
+    overrides: dict = field(default_factory=dict)
+    warmed: set[str] = field(default_factory=set)  # the loads it was warmed up to steady state with
+    paused: bool = False
 
     @property
     def alive(self) -> bool:
@@ -52,6 +81,30 @@ class Server:
 
     def death_reason(self) -> str:
         return self.measured.death_reason()
+
+    def pause(self) -> None:
+        """Stops its whole process group (SIGSTOP): it uses no CPU while another server is
+        measured, and keeps its state (a JIT runtime's compiled code) for its next cell."""
+        if not self.paused and self.alive:
+            _signal_group(self.measured.process, signal.SIGSTOP)
+            self.paused = True
+
+    def resume(self) -> None:
+        if self.paused:
+            _signal_group(self.measured.process, signal.SIGCONT)
+            self.paused = False
+
+    def stop(self) -> tuple[int | None, float, bool]:
+        self.resume()  # a stopped process would hold its SIGTERM until it is continued
+        return self.measured.stop()
+
+
+def _signal_group(process: AdapterProcess, sig: signal.Signals) -> None:
+    if process.popen is not None and process.popen.poll() is None:
+        try:
+            os.killpg(process.popen.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 @dataclass
@@ -66,7 +119,8 @@ class Session:
     servers: dict[str, Server] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     plan: Plan | None = None
-    server_warmup_s: float = 0.0
+    steady: SteadyRule = field(default_factory=SteadyRule)
+    seed: int = field(default_factory=schedule.run_seed)
 
     def __post_init__(self) -> None:
         cleanup.install()  # from here on the run starts processes and namespaces
@@ -84,6 +138,13 @@ class Session:
             perf=PerfStat.available(),
             workdir=str(self.workdir),
             plan=self._plan_summary(),
+            schedule={
+                "seed": self.seed,
+                "order": "every block measures each compared item once, shuffled per block from the seed",
+                "target_half_width": schedule.TARGET_HALF_WIDTH,
+                "host_threshold_percent": host.DISTURBED_PERCENT,
+                "steady_state": self.steady.summary(),
+            },
             sdks={
                 sdk.id: {
                     "language": sdk.language,
@@ -144,15 +205,38 @@ class Session:
         config.update(overrides)
         return config
 
-    def server(self, sdk: Sdk, **overrides) -> Server:
-        """The running server of `sdk` with these config overrides, started (again) if it
-        is not running. Only one server runs at a time: another server's update loop on the
-        server cores would distort what this one measures."""
+    def server(self, sdk: Sdk, warm: bool = True, **overrides) -> Server:
+        """The running server of `sdk` with these config overrides, started if it is not
+        running; with `warm`, warmed up to steady state under the reference load (once).
+
+        Only one server runs at a time: another server's update loop on the server cores
+        would distort what this one measures. Servers of the default config stay alive but
+        paused (SIGSTOP) while another one runs, so an interleaved schedule switches between
+        them without losing a JIT runtime's warm-up; a server with overrides (a sweep point)
+        is stopped when another one is needed."""
         key = f"{sdk.id}:{provenance.config_hash(overrides)}"
         running = self.servers.get(key)
-        if running and running.alive:
-            return running
-        self.stop_servers()
+        if running is not None and not running.alive:
+            running.stop()
+            del self.servers[key]
+            running = None
+        for other_key, other in list(self.servers.items()):
+            if other_key == key:
+                continue
+            if other.overrides or not other.alive:
+                self.servers.pop(other_key).stop()
+            else:
+                other.pause()
+        if running is None:
+            running = self._start_server(sdk, overrides)
+            self.servers[key] = running
+        running.resume()
+        reference = plan_module.reference_client()
+        if warm and not running.warmed and reference is not None:
+            self.steady_state(running, get_sdk(reference), REFERENCE_LOAD, REFERENCE_LOAD_LABEL)
+        return running
+
+    def _start_server(self, sdk: Sdk, overrides: dict) -> Server:
         config = self.server_config(sdk, **overrides)
         process = AdapterProcess(
             sdk, "server", config, self.workdir, self.server_cpus, name=f"{sdk.id}-server-{config['port']}"
@@ -163,30 +247,62 @@ class Session:
         except AdapterError:
             measured.stop()
             raise
-        server = Server(sdk, config, measured, ready["endpoint"])
-        self.servers[key] = server
-        self._warm_up(server)
-        return server
+        return Server(sdk, config, measured, ready["endpoint"], dict(overrides))
 
-    def _warm_up(self, server: Server) -> None:
-        """Load a fresh server for a while before anything is measured on it, so a JIT
-        runtime (JVM, V8) is measured compiled; every server gets the same treatment."""
-        reference = plan_module.reference_client()
-        if self.server_warmup_s <= 0 or reference is None:
-            return
-        workload = {
-            "workload": "read",
-            "nodes": [f"Signal_{i}" for i in range(min(100, server.config["signals"]))] or ["Real"],
-            "nodes_per_request": 10,
-            "in_flight": 8,
-            "warmup_s": self.server_warmup_s,
-            "duration_s": 0.1,
-            "verify": False,
-        }
-        self.run_client(get_sdk(reference), server, self.client_config(server, workload))
+    def steady_state(self, server: Server, client: Sdk, workload: dict, label: str) -> SteadyState | None:
+        """Loads `server` with `workload` (verification off) in short unmeasured chunks until
+        its throughput is steady (engine.warmup), at most `steady.bound_s`; once per server
+        process and `label`. Every chunk is stored as a "warmup" cell, the verdict as a
+        "steady-state" cell (status pass, never_steady or fail): the time to steady state is a
+        figure of its own. None when this server was already warmed up for `label`."""
+        if label in server.warmed:
+            return None
+        server.warmed.add(label)
+        rule = self.steady
+        load = {k: v for k, v in workload.items() if k not in ("security", "warmup_s", "duration_s")}
+        chunk_load = {**load, "warmup_s": rule.chunk_warmup_s, "duration_s": rule.chunk_s, "verify": False}
+        config = self.client_config(server, chunk_load, workload.get("security"))
+        moved: list[int] = []
+
+        def chunk(index: int) -> float | str:
+            outcome = self.run_client(client, server, config)
+            self.record("warmup", client, server.sdk, label, index, config, outcome, server.config, index)
+            if outcome.status != "pass" or outcome.result is None:
+                return outcome.reason or outcome.status
+            moved.append(outcome.result["values"])
+            return float(outcome.result["throughput"]["values_per_s"])
+
+        found = warmup.warm_up(chunk, rule.bound_s, rule.tolerance, rule.run)
+        self.store.add_cell(
+            self.run_id,
+            suite=self.suite,
+            kind="steady-state",
+            client=client.id,
+            server=server.sdk.id,
+            variant=label,
+            parameter=None,
+            repetition=0,
+            status="fail" if found.failure else ("pass" if found.steady else "never_steady"),
+            reason=_steady_reason(found, rule),
+            config_hash=provenance.config_hash(config),
+            client_config=config,
+            server_config=server.config,
+            result={
+                "steady": found.steady,
+                "seconds_to_steady": found.seconds,
+                "warmup_s": found.elapsed_s,
+                "chunks": len(found.throughputs),
+                "steady_chunk": found.start,
+                "values_per_s": found.throughputs,
+                "chunk_starts_s": found.starts_s,
+                "values_before_steady": sum(moved[: found.start] if found.steady else moved),
+                "rule": rule.summary(),
+            },
+        )
+        return found
 
     def stop_servers(self) -> dict[str, tuple[int | None, float, bool]]:
-        outcomes = {server.sdk.id: server.measured.stop() for server in self.servers.values()}
+        outcomes = {server.sdk.id: server.stop() for server in self.servers.values()}
         self.servers.clear()
         return outcomes
 
@@ -209,16 +325,23 @@ class Session:
     def run_client(self, client: Sdk, server: Server | None, config: dict, processes: int = 1) -> Outcome:
         """Run `processes` client processes at once (all on the load generator's CPUs) to
         completion against `server`, combine what they measured and judge it."""
-        outcome = cells.run_cell(
-            client,
-            "client",
-            [config] * processes,
-            self.workdir,
-            self.client_cpus,
-            peer=server.measured if server else None,
-        )
+        # what else the host did meanwhile: the server and the clients are the measured processes
+        sampler = host.HostSampler([server.measured.process.pid] if server else []).start()
+        try:
+            outcome = cells.run_cell(
+                client,
+                "client",
+                [config] * processes,
+                self.workdir,
+                self.client_cpus,
+                peer=server.measured if server else None,
+                started=sampler.watch,
+            )
+        finally:
+            sampler.stop()
         if outcome.result:
             self.versions[client.id] = outcome.result.get("version", "?")
+            outcome.result["host"] = sampler.window(outcome.result["start_ns"], outcome.result["end_ns"])
         return outcome
 
     def cell(
@@ -232,10 +355,16 @@ class Session:
         processes: int = 1,
         parameter: object = None,
         server_overrides: dict | None = None,
+        warm: bool = True,
+        judge_host: bool = False,
+        steady_label: str | None = None,
     ) -> Outcome:
         """One measured and recorded client/server cell: `processes` clients with `workload`
-        against the server of `server` (with these config overrides). What the client or
-        server does not support is recorded as such without starting anything."""
+        against the server of `server` (with these config overrides), warmed up to steady
+        state first unless `warm` is off: with the reference load, or with `steady_label`
+        with this cell's own load (once per server process and label). What the client or server does not support is
+        recorded as such without starting anything. With `judge_host`, a cell the host's other
+        load disturbed (proc.host.disturbed) is recorded with status "disturbed" and its reason."""
         security = workload.get("security") or {}
         policy, mode = security.get("policy", "None"), security.get("mode", "None")
         missing = (
@@ -257,7 +386,7 @@ class Session:
                 parameter=parameter,
             )
         try:
-            running = self.server(server, **(server_overrides or {}))
+            running = self.server(server, warm and steady_label is None, **(server_overrides or {}))
         except AdapterError as error:
             return self.record(
                 kind,
@@ -269,8 +398,13 @@ class Session:
                 Outcome("fail", f"server did not start: {error}"),
                 parameter=parameter,
             )
+        if warm and steady_label is not None:
+            self.steady_state(running, client, workload, steady_label)
         config = self.client_config(running, {k: v for k, v in workload.items() if k != "security"}, security)
         outcome = self.run_client(client, running, config, processes)
+        disturbance = host.disturbed(outcome.result.get("host")) if outcome.result else None
+        if judge_host and outcome.status == "pass" and disturbance:
+            outcome.status, outcome.reason = "disturbed", disturbance
         return self.record(kind, client, server, variant, repetition, config, outcome, running.config, parameter)
 
     def record(

@@ -6,6 +6,7 @@ cases, one per cell of its plan, come from the pre-run modifier uabench.robot.mo
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,11 @@ from robot.libraries.BuiltIn import BuiltIn
 
 from uabench import plan as plans
 from uabench import sdks
-from uabench.engine import adapters, pubsub, search
+from uabench.engine import adapters, interleave, pubsub, schedule, search
 from uabench.engine.cells import Outcome, wrong_values
+from uabench.engine.constants import HEADROOM_REPETITIONS
 from uabench.engine.session import Session
+from uabench.engine.warmup import SteadyRule
 from uabench.proc import netns
 from uabench.proc.process import AdapterError
 from uabench.results import stats
@@ -52,14 +55,11 @@ class UabenchLibrary:
             None if self.store_location else output_dir / "runs" / f"{time.strftime('%Y%m%d-%H%M%S')}-{self.suite}"
         )
         extra: dict[str, Any] = {"workdir": run_dir} if run_dir else {}
-        self.session = Session(
-            store,
-            self.suite,
-            self.profile,
-            plan=self.plan,
-            server_warmup_s=self.plan.server_warmup_s(self.profile),
-            **extra,
+        steady = SteadyRule(
+            bound_s=self.plan.server_warmup_s(self.profile), chunk_s=self.plan.steady_chunk_s(self.profile)
         )
+        self.session = Session(store, self.suite, self.profile, plan=self.plan, steady=steady, **extra)
+        logger.info(f"schedule seed {self.session.seed} (UABENCH_SEED={self.session.seed} replays its block orders)")
         logger.info(f"run {self.session.run_id}, store {store.path}, work dir {self.session.workdir}")
 
     def finish_benchmark_run(self) -> None:
@@ -90,22 +90,116 @@ class UabenchLibrary:
         workload = dict(
             self.plan.variant("interop", variant).workload, warmup_s=phase.warmup_s, duration_s=phase.duration_s
         )
-        self._cell("interop", client, server, variant, 0, workload)
+        self._cell("interop", client, server, variant, 0, workload, warm=False)
 
-    def throughput_should_be_measured(self, client: str, server: str, variant: str) -> None:
-        """Measures `server` under the reference client's load, repeated per the profile."""
-        workload, repetitions = self._throughput_workload(variant)
-        outcomes = [
-            self._cell("throughput", client, server, variant, repetition, workload) for repetition in range(repetitions)
-        ]
-        values = stats.summarize([o.measured["throughput"]["values_per_s"] for o in outcomes])
-        latency = stats.latency_summary(search.merged_latency(outcomes))
-        bound = sum(o.client_bound for o in outcomes)
-        logger.info(
-            f"{server}: {values['mean']:.0f} values/s (95% CI ±{values['ci95'] or 0:.0f}), "
-            f"p50 {latency['p50_us']:.0f} µs, p99 {latency['p99_us']:.0f} µs"
-            + (f", client-bound in {bound} of {len(outcomes)} repetitions" if bound else "")
+    def throughput_ranking_should_be_measured(self, client: str, variant: str, servers: str) -> None:
+        """Ranks `servers` (comma-separated) under the reference client's load: each warmed up
+        to steady state with this load, then measured in interleaved blocks (each block every
+        server once, in an order shuffled per block) until every server's interval is narrow
+        or the profile's most repetitions are reached. Fails if a server's cell fails."""
+        phase = self.plan.phase(self.profile, "throughput")
+        workload = dict(
+            self.plan.variant("throughput", variant).workload, warmup_s=phase.warmup_s, duration_s=phase.duration_s
         )
+        found = self._compare("throughput", client, variant, [(s, None) for s in servers.split(",")], phase, workload)
+        for (server, _), outcomes in found.kept.items():
+            latency = stats.latency_summary(search.merged_latency(outcomes))
+            logger.info(
+                f"{server}: {_figure(outcomes)}, p50 {latency['p50_us']:.0f} µs, p99 {latency['p99_us']:.0f} µs"
+            )
+        self._compared(found)
+
+    def security_overhead_should_be_measured(self, name: str, client: str, servers: str) -> None:
+        """Every security mode of the sweep on every server in `servers`, interleaved: each
+        block measures every (server, mode) once in a shuffled order, so the ratio of a mode to
+        None is taken per block (paired) and drift hits every mode alike."""
+        sweep, phase = self.plan.sweep(name), self.plan.phase(self.profile, "sweep")
+        values = sweep.points(self.profile)
+
+        def workload(value) -> dict:
+            return dict(sweep.point(value)[1], warmup_s=phase.warmup_s, duration_s=phase.duration_s)
+
+        items = [(server, value) for server in servers.split(",") for value in values]
+        found = self._compare("sweep", client, name, items, phase, workload)
+        for (server, value), outcomes in found.kept.items():
+            line = f"{server}, {value}: {_figure(outcomes)}"
+            baseline = found.kept.get((server, values[0]))
+            if baseline and value != values[0]:
+                ratio = stats.paired_ratio(_throughputs(outcomes), _throughputs(baseline), seed=self._session().seed)
+                line += f"; {ratio.center:.3f} × {values[0]} [{ratio.low:.3f}, {ratio.high:.3f}] (paired per block)"
+            logger.info(line)
+        self._compared(found)
+
+    def _compare(
+        self,
+        kind: str,
+        client: str,
+        variant: str,
+        items: list[tuple[str, object]],
+        phase: plans.Phase,
+        workload: dict | Callable[[object], dict],
+    ) -> interleave.Interleaved[tuple[str, object]]:
+        """Runs `items` ((server, parameter) pairs) in interleaved, adaptive blocks; each item
+        is warmed up to steady state with its own load before its first repetition."""
+        session = self._session()
+        rule = schedule.Repetitions(phase.repetitions, phase.most_repetitions)
+
+        def measure(item: tuple[str, object], block: int, judge_host: bool) -> Outcome:
+            server, parameter = item
+            load = workload(parameter) if callable(workload) else workload
+            label = variant if parameter is None else f"{variant}: {parameter}"
+            return session.cell(
+                kind,
+                sdks.get(client),
+                sdks.get(server),
+                variant,
+                block,
+                load,
+                parameter=parameter,
+                steady_label=label,
+                judge_host=judge_host,
+            )
+
+        logger.info(
+            f"{len(items)} items in blocks of a shuffled order (seed {session.seed}); "
+            f"{rule.minimum} to {rule.maximum} blocks, until every 95 % interval is within ±{rule.target:.0%}"
+        )
+        return interleave.interleave(
+            items,
+            measure,
+            lambda outcome: outcome.measured["throughput"]["values_per_s"],
+            rule,
+            session.seed,
+            log=logger.info,
+        )
+
+    @staticmethod
+    def _compared(found: interleave.Interleaved[tuple[str, object]]) -> None:
+        """The verdict of an interleaved comparison: any item that failed fails the test, one
+        where nothing was supported is skipped; figures left wide are said so."""
+        logger.info(
+            f"{found.blocks} blocks"
+            + (f", {found.disturbed} disturbed repetitions measured again" if found.disturbed else "")
+            + (
+                f"; still wider than the target after the most blocks: {', '.join(map(str, found.wide))}"
+                if found.wide
+                else ""
+            )
+        )
+        failed = {item: o for item, o in found.dropped.items() if o.status != "not_supported"}
+        for item, outcome in found.dropped.items():
+            if outcome.status == "not_supported":
+                logger.info(f"{item}: not supported: {search.first_line(outcome.reason)}")
+        if failed:
+            raise AssertionError(
+                "; ".join(
+                    f"{item}: {outcome.status}: {search.first_line(outcome.reason)}" for item, outcome in failed.items()
+                )
+            )
+        if not found.kept:
+            raise SkipExecution(
+                "not supported: " + "; ".join(search.first_line(o.reason) for o in found.dropped.values())
+            )
 
     def load_generator_headroom_should_be_measured(self, client: str) -> None:
         """Loads the fastest server of this run with one and then two processes of the
@@ -117,6 +211,7 @@ class UabenchLibrary:
             raise AssertionError("no throughput result in this run to pick the fastest server from")
         assert self.plan.ranking, "headroom needs the plan's ranking variant"
         workload, repetitions = self._throughput_workload(self.plan.ranking)
+        repetitions = min(repetitions, HEADROOM_REPETITIONS)
 
         def measure(processes: int, repetition: int) -> Outcome:
             label = f"{processes} process" + ("es" if processes > 1 else "")
@@ -142,8 +237,18 @@ class UabenchLibrary:
 
         def measure(value, repetition: int) -> Outcome:
             overrides, point = workload(value)
+            # a subscription's cycle time is set by the server's update loop, not by how fast it
+            # answers requests: only request/response sweeps warm a server up to steady state
             return self._measure(
-                "sweep", client, server, name, repetition, point, parameter=value, server_overrides=overrides
+                "sweep",
+                client,
+                server,
+                name,
+                repetition,
+                point,
+                parameter=value,
+                server_overrides=overrides,
+                warm=point["workload"] != "subscribe",
             )
 
         def metric(value, outcomes: list[Outcome]) -> float | None:
@@ -257,7 +362,7 @@ class UabenchLibrary:
     def untrusted_client_should_be_rejected(self, client: str, server: str) -> None:
         """A client whose certificate the server does not trust must not read anything."""
         session = self._session()
-        running = session.server(sdks.get(server))
+        running = session.server(sdks.get(server), warm=False)
         security = {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}
         config = session.client_config(running, dict(NEGATIVE_WORKLOAD), security, identity=session.pki.stranger)
         self._expect_refusal(client, server, "untrusted certificate", config, running)
@@ -268,7 +373,7 @@ class UabenchLibrary:
         session = self._session()
         endpoints = [{"policy": "None", "mode": "None"}, {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}]
         security_config = dict(session.server_config(sdks.get(server))["security"], endpoints=endpoints)
-        running = session.server(sdks.get(server), security=security_config)
+        running = session.server(sdks.get(server), warm=False, security=security_config)
         config = session.client_config(running, dict(NEGATIVE_WORKLOAD), {"policy": "Basic256Sha256", "mode": "Sign"})
         self._expect_refusal(client, server, "unoffered policy", config, running)
 
@@ -308,6 +413,7 @@ class UabenchLibrary:
         processes: int = 1,
         parameter: object = None,
         server_overrides: dict | None = None,
+        warm: bool = True,
     ) -> Outcome:
         return self._session().cell(
             kind,
@@ -319,6 +425,7 @@ class UabenchLibrary:
             processes,
             parameter,
             server_overrides,
+            warm=warm,
         )
 
     def _cell(
@@ -330,9 +437,12 @@ class UabenchLibrary:
         repetition: int,
         workload: dict,
         processes: int = 1,
+        warm: bool = True,
     ) -> Outcome:
         """One recorded cell that must pass (skipped if not supported)."""
-        outcome = _passed(self._measure(kind, client_id, server_id, variant, repetition, workload, processes))
+        outcome = _passed(
+            self._measure(kind, client_id, server_id, variant, repetition, workload, processes, warm=warm)
+        )
         result = outcome.measured
         logger.info(
             f"{result['operations']['succeeded']} operations, {result['values']} values verified, "
@@ -385,6 +495,23 @@ class UabenchLibrary:
             self.start_benchmark_run()
         assert self.session
         return self.session
+
+
+def _throughputs(outcomes: list[Outcome]) -> list[float]:
+    return [o.measured["throughput"]["values_per_s"] for o in outcomes]
+
+
+def _figure(outcomes: list[Outcome]) -> str:
+    """values/s of a compared item: estimate, interval, CV, repetitions, and why it is unstable."""
+    found = stats.estimate(_throughputs(outcomes))
+    bound = sum(o.client_bound for o in outcomes)
+    cv = f", CV {found.cv:.1%}" if found.cv is not None else ""
+    why = stats.unstable(found, ranked=True)
+    return (
+        f"{found.center:.0f} values/s [{found.low:.0f}, {found.high:.0f}] ({found.n} repetitions{cv})"
+        + (f", client-bound in {bound}" if bound else "")
+        + (f" — {why}" if why else "")
+    )
 
 
 def _passed(outcome: Outcome) -> Outcome:

@@ -1,0 +1,75 @@
+"""Interleaved, randomised, adaptive repetitions of the things a figure compares (servers,
+and the variants compared on each: security modes, load). Block r measures every item once,
+in an order shuffled per block from the run's seed; blocks repeat until every item's figure
+is narrow enough (schedule.Repetitions). A repetition that other load on the host disturbed
+is measured again within its block. A plain function of a `measure` callable, so it runs the
+same for every suite and is tested without Robot or any SDK."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from uabench.engine.cells import Outcome
+from uabench.engine.constants import DISTURBED_RETRIES
+from uabench.engine.schedule import Repetitions, block_order, retry_disturbed
+
+K = TypeVar("K", bound=Hashable)  # what is compared: a server, or (server, variant)
+
+
+def _quiet(_line: str) -> None:
+    pass
+
+
+@dataclass
+class Interleaved(Generic[K]):
+    """Per item: the outcomes kept (one per block, in block order), or why it dropped out."""
+
+    blocks: int = 0
+    kept: dict[K, list[Outcome]] = field(default_factory=dict)
+    dropped: dict[K, Outcome] = field(default_factory=dict)  # failed or not supported
+    disturbed: int = 0  # repetitions measured again
+    wide: list[K] = field(default_factory=list)  # figures still wider than the target at the end
+
+    def values(self, figure: Callable[[Outcome], float]) -> dict[K, list[float]]:
+        return {item: [figure(o) for o in outcomes] for item, outcomes in self.kept.items()}
+
+
+def interleave(
+    items: Sequence[K],
+    measure: Callable[[K, int, bool], Outcome],
+    figure: Callable[[Outcome], float],
+    repetitions: Repetitions,
+    seed: int,
+    retries: int = DISTURBED_RETRIES,
+    log: Callable[[str], None] = _quiet,
+) -> Interleaved[K]:
+    """Measures `items` in blocks. `measure(item, block, judge_host)` runs and records one
+    repetition; with `judge_host` it returns status "disturbed" (already recorded as such) when
+    the host's interference was beyond its threshold, and the repetition is measured again up
+    to `retries` times. An item whose repetition fails or is not supported leaves the schedule."""
+    found: Interleaved[K] = Interleaved(kept={item: [] for item in items})
+    active = list(items)
+    while active:
+        for item in block_order(active, seed, found.blocks):
+            attempt = 0
+            while True:
+                outcome = measure(item, found.blocks, attempt < retries)
+                if not retry_disturbed(outcome.reason if outcome.status == "disturbed" else None, attempt, retries):
+                    break
+                found.disturbed += 1
+                log(f"block {found.blocks + 1}, {item}: disturbed ({outcome.reason}); measuring it again")
+                attempt += 1
+            if outcome.status != "pass":
+                found.dropped[item] = outcome
+                found.kept.pop(item, None)
+                active.remove(item)
+                continue
+            found.kept[item].append(outcome)
+        found.blocks += 1
+        values = found.values(figure)
+        if not active or repetitions.enough(values, found.blocks, seed):
+            found.wide = repetitions.wide(values, seed) if active else []
+            break
+    return found
