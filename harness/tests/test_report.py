@@ -585,7 +585,27 @@ def test_the_steady_state_section_comes_from_the_warmup_cells(tmp_path):
     assert milo[table.column("values before steady")].value == 50 + 80 + 95
     assert milo[table.column("steady values/s")].value == pytest.approx(100.5)
     assert node[table.column("steady")].value == "never" and node[table.column("steady")].status == Status.MARKED
+    assert node[table.column("time to steady state s")].value is None
     assert table.notes == ["Never steady within the bound: node-opcua (read, reference)."]
+    # the engine's own verdict, where it stored one, is taken as it is
+    verdict = {"steady": True, "seconds_to_steady": 2.5, "warmup_s": 4.0, "chunks": 5, "steady_chunk": 2}
+    verdict |= {"values_per_s": [5.0, 8.0, 10.0, 10.1, 10.0], "chunk_starts_s": [0, 1, 2.5, 3, 4]}
+    store.add_cell(
+        run_id,
+        suite="read",
+        kind="steady-state",
+        client="open62541",
+        server="asyncua",
+        variant="reference",
+        repetition=0,
+        status="pass",
+        result=verdict | {"values_before_steady": 13, "rule": SCHEDULE["steady_state"]},
+    )
+    run, cells = _run_and_cells(store, run_id)
+    [table] = steady_section([run], {run_id: cells}).tables
+    [judged] = [r for r in table.rows if r[0].value == "asyncua"]
+    assert [judged[table.column(c)].value for c in ("time to steady state s", "values before steady")] == [2.5, 13]
+    assert judged[table.column("steady values/s")].value == pytest.approx(10.033, abs=0.001)
     [host] = section.subsections
     [line] = host.tables[0].rows
     assert line[host.tables[0].column("steal % (max)")].value == 30.0

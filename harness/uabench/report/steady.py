@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from uabench.report.model import Cell, Column, Section, Status, Table, row
+from uabench.report.model import Cell, Column, Figure, Section, Series, Status, Table, row
 from uabench.report.sections import first_line
 from uabench.results import steady
 
@@ -21,11 +21,12 @@ class WarmUp:
     client: str
     load: str
     steady: bool
-    seconds: float | None  # to steady state (the whole warm-up when never steady)
+    seconds: float | None  # to steady state (None: never steady)
     warmup_s: float | None
     chunks: int
     values_before: int | None  # the load it took: values moved before the steady run
     steady_values_per_s: float | None  # mean throughput of the steady run
+    curve: tuple[tuple[float, float], ...] = ()  # (chunk start s, chunk values/s)
 
 
 def rule_of(run: dict) -> dict:
@@ -44,11 +45,12 @@ def _from_verdict(suite: str, cell: dict) -> WarmUp:
         cell["client"],
         cell["variant"],
         bool(r.get("steady")),
-        r.get("seconds_to_steady"),
+        r.get("seconds_to_steady") if r.get("steady") else None,
         r.get("warmup_s"),
         r.get("chunks", len(throughputs)),
         r.get("values_before_steady"),
         sum(held) / len(held) if held else None,
+        tuple(zip(r.get("chunk_starts_s") or [], throughputs, strict=False)),
     )
 
 
@@ -73,11 +75,12 @@ def _from_chunks(suite: str, chunks: list[dict], rule: dict) -> WarmUp:
         chunks[0]["client"],
         chunks[0]["variant"],
         start is not None,
-        since_first(begun[start]) if start is not None else since_first(ended),
+        since_first(begun[start]) if start is not None else None,
         since_first(ended),
         len(chunks),
         sum(values[:start] if start is not None else values),
         sum(held) / len(held) if held else None,
+        tuple((s, v) for b, v in zip(begun, throughputs, strict=True) if (s := since_first(b)) is not None),
     )
 
 
@@ -143,6 +146,7 @@ def steady_table(found: list[WarmUp]) -> Table:
 
 # --- host interference ---------------------------------------------------------------------------
 
+LISTED = 20  # disturbed repetitions named one by one; cells.csv has every one
 HOST_FIGURES = (("steal_percent", "steal"), ("irq_percent", "IRQ"), ("other_percent", "other processes"))
 HOST_COLUMNS = [
     Column("run", kind="text"),
@@ -180,12 +184,18 @@ def host_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section |
             )
         )
         notes += [
-            f"run {run['id']}: {c['server']} ({c['client']}), {c['variant']}, repetition {c['repetition']}: "
+            f"run {run['id']}, server {c['server']} (load generator {c['client']}), {c['variant']}, "
+            f"repetition {c['repetition']}: "
             f"{first_line(c['reason'])}"
             for c in disturbed
         ]
     if not rows:
         return None
+    if len(notes) > LISTED:
+        notes = [
+            *notes[:LISTED],
+            f"… and {len(notes) - LISTED} more disturbed repetitions (status disturbed in cells.csv).",
+        ]
     threshold = next(
         (
             t
@@ -212,9 +222,16 @@ def steady_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section
     host = host_section(runs, cells_of)
     if not found and not host:
         return None
+    curves = [
+        Series(f"{w.server} ({w.suite}, {w.load})", w.server, list(w.curve), style=w.suite) for w in found if w.curve
+    ]
+    plot = Figure(
+        "Throughput during warm-up", "line", "s since the first chunk", "values/s per chunk", curves, logy=True
+    )
     return Section(
         "Steady state",
         paragraphs=[_rule_text(runs)] if found else [],
         tables=[steady_table(found)] if found else [],
+        figures=[plot] if curves else [],
         subsections=[host] if host else [],
     )
