@@ -258,6 +258,26 @@ def cmd_remote(args: argparse.Namespace) -> int:
     return checks.run(["test_remote"], options, Path(args.junit or paths.RESULTS / "remote" / "junit.xml"))
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    """`uabench compare A B`: two stores (the newest run of every suite in each), or two run ids
+    of the --store store; the table printed, compare.md and compare.html written."""
+    from uabench.report import markdown
+    from uabench.results import compare
+
+    ids = [text.isdigit() for text in (args.a, args.b)]
+    if all(ids):
+        sides = [compare.load_side(args.store, int(text)) for text in (args.a, args.b)]
+    elif not any(ids):
+        sides = [compare.load_side(text) for text in (args.a, args.b)]
+    else:
+        raise ValueError(f"compare two stores or two run ids, not '{args.a}' and '{args.b}'")
+    report, _, _ = compare.document(*sides)
+    print("\n".join(markdown.section(report.sections[0])).rstrip())
+    for kind, path in compare.write(report, Path(args.out)).items():
+        print(f"{kind:9} {path}")
+    return 0
+
+
 def _split(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
@@ -370,6 +390,18 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("--out", default=str(paths.RESULTS / "report"), help="output directory (default: %(default)s)")
     report.add_argument("--run", type=int, action="append", help="run id(s) to report (default: latest per suite)")
     report.set_defaults(func=cmd_report)
+
+    compared = commands.add_parser(
+        "compare", help="compare two stores, or two runs of one store: every figure's change and a verdict"
+    )
+    compared.add_argument("a", help="store (path or sqlite:///path), or a run id in --store")
+    compared.add_argument("b", help="store, or a run id in --store")
+    # given after the subcommand it overrides the global --store; not given, the global one stands
+    compared.add_argument("--store", default=argparse.SUPPRESS, help="the store of two run ids")
+    compared.add_argument(
+        "--out", default=str(paths.RESULTS / "compare"), help="output directory (default: %(default)s)"
+    )
+    compared.set_defaults(func=cmd_compare)
     return main
 
 

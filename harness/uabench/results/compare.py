@@ -1,0 +1,415 @@
+"""`uabench compare A B`: the figures of two sets of runs side by side (two stores, or two runs of
+one store), each with its change, the change's interval and a verdict, and whether the rankings
+agree. A re-run on the same machine should come out "same" or "inconclusive" everywhere; an SDK
+upgrade shows which figures moved.
+
+The verdict of a figure, from its per-repetition values on either side:
+
+- same: the 95% interval of the relative change (B / A - 1) lies within ±MARGIN (equivalence
+  within a stated margin, as a two one-sided test would decide; checked first, so a real but small
+  shift inside the margin is "same");
+- faster / slower: the interval excludes 0 and the Mann-Whitney U test of the two sets of
+  repetitions gives p < ALPHA (both have to agree: the rank test makes no assumption on the shape
+  of the distribution, the interval says how large the change is);
+- inconclusive: anything else, e.g. too few repetitions for either to decide.
+
+A figure without per-repetition values (a ratio of two medians) is judged by its intervals alone:
+disjoint intervals are a change, anything else is inconclusive."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import scipy.stats
+
+from uabench.report import html, markdown
+from uabench.report.model import Cell, Column, Interval, Rank, Report, Section, Status, Table
+from uabench.results import figures, stats
+from uabench.results.store import Store, open_store
+
+MARGIN = 0.05  # the equivalence margin: a change within ±5 % is "same"
+ALPHA = 0.05
+SAME, FASTER, SLOWER, INCONCLUSIVE, MISSING = "same", "faster", "slower", "inconclusive", "missing"
+HEADLINE_SECURITY = "Basic256Sha256/SignAndEncrypt"
+NO_SECURITY = "None/None"
+
+
+# --- the figures of one side ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of a set of runs: which suite, what (``name``), for which server, its estimate
+    (center, interval, the per-repetition values). ``ranking`` names the group whose servers are
+    ranked against each other; ``headline`` figures are the ones the report's summary shows."""
+
+    suite: str
+    name: str
+    server: str
+    unit: str
+    estimate: stats.Estimate
+    headline: bool
+    ranking: str | None = None
+    detail: str | None = None  # e.g. the sweep point a sustained rate was found at, "client-bound"
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return self.suite, self.name, self.server
+
+
+@dataclass(frozen=True)
+class Side:
+    """What one side of the comparison is: a label, its store and runs, and its figures."""
+
+    label: str
+    store: str
+    runs: list[dict]
+    figures: list[Figure]
+
+
+def _plan(run: dict) -> dict:
+    return run["provenance"].get("plan") or {}
+
+
+def _marks(point: figures.Point) -> str | None:
+    return ", ".join(m for m, on in (("client-bound", point.client_bound), ("emulated", point.emulated)) if on) or None
+
+
+def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
+    """Every figure with repetitions of one run: throughput per variant (the plan's ranking
+    variant is a headline), the highest sustained rate of each signal sweep and the
+    SignAndEncrypt/None throughput ratio (headlines), every other sweep and PubSub point."""
+    suite, plan = run["suite"], _plan(run)
+    sweeps = plan.get("sweeps") or {}
+    found: list[Figure] = []
+    for p in figures.points(cells, "throughput"):
+        if p.throughput is not None:
+            found.append(
+                Figure(
+                    suite,
+                    f"values/s, {p.sweep}",
+                    p.server,
+                    "values/s",
+                    p.throughput,
+                    p.sweep == plan.get("ranking"),
+                    ranking=f"{suite}: {p.sweep}",
+                    detail=_marks(p),
+                )
+            )
+    swept = figures.points(cells)
+    for p in swept:
+        if p.throughput is not None:
+            name = f"values/s, {p.sweep} = {p.parameter}"
+            found.append(Figure(suite, name, p.server, "values/s", p.throughput, False, detail=_marks(p)))
+    signal_sweeps = {name for name, about in sweeps.items() if about.get("kind") == "signals"}
+    sustained = figures.highest_sustained([p for p in swept if p.sweep in signal_sweeps])
+    for server, p in sustained.items():
+        if p.throughput is not None:
+            interval = p.config.get("publishing_interval_ms", 100)
+            name = f"sustained signals/s at {interval:g} ms"
+            found.append(Figure(suite, name, server, "signals/s", p.throughput, True, detail=f"at {p.parameter}"))
+    found += _security_ratios(suite, sweeps, swept, run)
+    for kind in sorted({c["kind"] for c in cells if c["kind"].startswith("pubsub-")}):
+        for row in figures.pubsub_rows(cells, kind):
+            if row.held_throughput is not None:
+                name = f"{kind} held signals/s, {row.parameter}"
+                found.append(Figure(suite, name, row.publisher, "signals/s", row.held_throughput, False))
+    return found
+
+
+def _security_ratios(suite: str, sweeps: dict, swept: list[figures.Point], run: dict) -> list[Figure]:
+    """The SignAndEncrypt/None throughput ratio per server, in the security sweep that keeps the most
+    requests in flight (the summary's throughput figure)."""
+    security = [p for p in swept if sweeps.get(p.sweep, {}).get("kind") == "security"]
+    if not security:
+        return []
+    busiest = max(
+        {p.sweep for p in security},
+        key=lambda name: max(p.config.get("in_flight", 1) for p in security if p.sweep == name),
+    )
+    base = {p.server: p for p in security if p.sweep == busiest and p.parameter == NO_SECURITY}
+    found = []
+    for p in security:
+        if p.sweep == busiest and p.parameter == HEADLINE_SECURITY and p.server in base:
+            ratio, paired = figures.throughput_ratio(p, base[p.server], figures.interleaved(run))
+            if ratio is not None:
+                name = f"{HEADLINE_SECURITY.split('/')[1]} / None throughput"
+                found.append(
+                    Figure(suite, name, p.server, "ratio", ratio, True, detail="paired" if paired else "medians")
+                )
+    return found
+
+
+def latest_runs(store: Store) -> list[dict]:
+    """The newest finished-or-not run of every suite that measured anything (as the report takes them)."""
+    latest: dict[str, dict] = {}
+    for run in store.runs():
+        if run["suite"] != "check":
+            latest.pop(run["suite"], None)
+            latest[run["suite"]] = run
+    return sorted(latest.values(), key=lambda run: run["id"])
+
+
+def load_side(location: str, run_id: int | None = None) -> Side:
+    """One side: the newest run of every suite in a store, or one run of it. A missing store or
+    run is a ValueError (StoreError) with a sentence saying which."""
+    store = open_store(location, readonly=True)
+    try:
+        if run_id is None:
+            runs = latest_runs(store)
+            if not runs:
+                raise ValueError(f"the store {location} holds no runs")
+            label = str(location)
+        else:
+            runs = [r for r in store.runs() if r["id"] == run_id]
+            if not runs:
+                raise ValueError(f"the store {location} holds no run {run_id}")
+            label = f"run {run_id}"
+        found = [f for run in runs for f in run_figures(run, store.cells([run["id"]]))]
+    finally:
+        store.close()
+    return Side(label, str(location), runs, found)
+
+
+# --- verdicts ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Comparison:
+    key: tuple[str, str, str]
+    a: Figure | None
+    b: Figure | None
+    change: stats.Estimate | None  # B / A - 1
+    p_value: float | None  # Mann-Whitney U, two-sided
+    verdict: str
+    reason: str
+
+
+def _percent(x: float) -> str:
+    return f"{x * 100:+.1f} %"
+
+
+def judge(a: stats.Estimate, b: stats.Estimate, higher_is_better: bool = True, seed: int = 0) -> Comparison:
+    """The change from a to b with its interval, the Mann-Whitney U p-value and the verdict (the
+    rules in the module docstring). ``key``, ``a`` and ``b`` of the result are left empty."""
+    if a.values and b.values:
+        change = stats.relative_change(a.values, b.values, seed=seed)
+        p = float(scipy.stats.mannwhitneyu(a.values, b.values, alternative="two-sided").pvalue)
+    else:
+        change, p = _interval_change(a, b), None
+    low, high = change.low, change.high
+    bounded = math.isfinite(low) and math.isfinite(high)
+    if bounded and -MARGIN <= low and high <= MARGIN:
+        verdict = SAME
+        reason = f"the change's interval [{_percent(low)}, {_percent(high)}] lies within ±{MARGIN * 100:g} %"
+    elif bounded and (low > 0 or high < 0) and (p is None or p < ALPHA):
+        verdict = FASTER if (low > 0) == higher_is_better else SLOWER
+        test = "the intervals are disjoint" if p is None else f"Mann-Whitney U p = {p:.3g} < {ALPHA:g}"
+        reason = f"the change's interval [{_percent(low)}, {_percent(high)}] excludes 0 and {test}"
+    else:
+        verdict = INCONCLUSIVE
+        interval = f"the change's interval [{_percent(low)}, {_percent(high)}]"
+        if not bounded:
+            single = min(a.n, b.n) < 2
+            reason = "no interval: " + ("a single repetition" if single else "A's interval reaches 0")
+        elif low > 0 or high < 0:  # p is set: without repetitions this would be faster or slower
+            reason = f"{interval} excludes 0 but Mann-Whitney U p = {p:.3g} (not below {ALPHA:g})"
+        else:
+            reason = f"{interval} includes 0 and reaches beyond ±{MARGIN * 100:g} %"
+    return Comparison(("", "", ""), None, None, change, p, verdict, reason)
+
+
+def _interval_change(a: stats.Estimate, b: stats.Estimate) -> stats.Estimate:
+    """The change between two figures known only by their intervals: its extreme quotients, a
+    conservative interval (as figures.ratio_of_estimates bounds a ratio)."""
+    center = b.center / a.center - 1 if a.center else math.nan
+    ends = (a.low, a.high, b.low, b.high)
+    low, high = -math.inf, math.inf
+    if all(math.isfinite(x) for x in ends) and a.low > 0:
+        low, high = b.low / a.high - 1, b.high / a.low - 1
+    return stats.Estimate(center, low, high, b.n, None, (), "change from the two intervals (extreme quotients)")
+
+
+def compare(a: Iterable[Figure], b: Iterable[Figure]) -> list[Comparison]:
+    """Every figure of either side, matched by (suite, figure, server), in A's order then B's."""
+    mine = {f.key: f for f in a}
+    theirs = {f.key: f for f in b}
+    found = []
+    for key in [*mine, *(k for k in theirs if k not in mine)]:
+        left, right = mine.get(key), theirs.get(key)
+        if left is None or right is None:
+            where = "B" if left is None else "A"
+            found.append(Comparison(key, left, right, None, None, MISSING, f"measured only in {where}"))
+            continue
+        judged = judge(left.estimate, right.estimate)
+        found.append(Comparison(key, left, right, judged.change, judged.p_value, judged.verdict, judged.reason))
+    return found
+
+
+# --- rankings ------------------------------------------------------------------------------------------
+
+
+def ranks(side: Iterable[Figure]) -> dict[tuple[str, str, str], tuple[int, int]]:
+    """Rank intervals within every ranking group (servers whose intervals overlap share ranks);
+    client-bound and emulated figures are not ranked."""
+    groups: dict[str, dict[str, Figure]] = {}
+    for f in side:
+        if f.ranking and not f.detail:
+            groups.setdefault(f.ranking, {})[f.server] = f
+    found = {}
+    for members in groups.values():
+        estimates = {server: f.estimate for server, f in members.items()}
+        for server, rank in stats.rank_intervals(estimates).items():
+            found[members[server].key] = rank
+    return found
+
+
+def ranking_disagreements(a: Iterable[Figure], b: Iterable[Figure]) -> tuple[list[str], int]:
+    """Pairs of servers whose intervals are disjoint on both sides but in opposite order (a
+    sentence each), and how many pairs were separated on both sides (what agreement rests on)."""
+
+    def separated(side: Iterable[Figure]) -> dict[tuple[str, str, str], bool]:
+        """(group, upper, lower) -> True for every pair whose intervals are disjoint."""
+        groups: dict[str, list[Figure]] = {}
+        for f in side:
+            if f.ranking and not f.detail:
+                groups.setdefault(f.ranking, []).append(f)
+        out = {}
+        for group, members in groups.items():
+            for x in members:
+                for y in members:
+                    if x.estimate.low > y.estimate.high:
+                        out[(group, x.server, y.server)] = True
+        return out
+
+    left, right = separated(a), separated(b)
+    disagreements = [
+        f"{group}: {upper} above {lower} in A, below it in B"
+        for group, upper, lower in left
+        if (group, lower, upper) in right
+    ]
+    both = sum(1 for pair in left if pair in right) + len(disagreements)
+    return disagreements, both
+
+
+# --- the document ------------------------------------------------------------------------------------
+
+STATUS = {SAME: Status.PASS, FASTER: Status.FAIL, SLOWER: Status.FAIL, INCONCLUSIVE: Status.MARKED, MISSING: None}
+
+
+def _interval(e: stats.Estimate | None, scale: float = 1.0) -> Interval | None:
+    if e is None:
+        return None
+    bounded = math.isfinite(e.low) and math.isfinite(e.high)
+    return Interval(
+        e.center * scale,
+        e.low * scale if bounded else None,
+        e.high * scale if bounded else None,
+        tuple(v * scale for v in e.values),
+    )
+
+
+def _rank(found: tuple[int, int] | None) -> Rank | None:
+    return Rank(*found) if found else None
+
+
+def table(
+    found: list[Comparison], digits: int, ranks_a: dict, ranks_b: dict, collapsed: str | None = None
+) -> Table | None:
+    if not found:
+        return None
+    columns = [
+        Column("suite", kind="text"),
+        Column("figure", kind="text"),
+        Column("server", kind="text"),
+        Column("A", digits=digits),
+        Column("B", digits=digits),
+        Column("change %", "%: B / A - 1, with its 95% interval", 1),
+        Column("p", "Mann-Whitney U, two-sided", 3),
+        Column("verdict", kind="text"),
+        Column("A rank", kind="text"),
+        Column("B rank", kind="text"),
+        Column("why", kind="text"),
+    ]
+    rows = []
+    for c in found:
+        suite, name, server = c.key
+        detail = next((f.detail for f in (c.a, c.b) if f is not None and f.detail), None)
+        rows.append(
+            [
+                Cell(suite),
+                Cell(name),
+                Cell(server, detail=detail),
+                Cell(_interval(c.a.estimate) if c.a else None),
+                Cell(_interval(c.b.estimate) if c.b else None),
+                Cell(_interval(c.change, 100.0)),
+                Cell(c.p_value),
+                Cell(c.verdict, STATUS[c.verdict]),
+                Cell(_rank(ranks_a.get(c.key))),
+                Cell(_rank(ranks_b.get(c.key))),
+                Cell(c.reason),
+            ]
+        )
+    return Table(columns, rows, collapsed=collapsed)
+
+
+def _describe(side: Side, letter: str) -> str:
+    runs = ", ".join(f"{r['suite']} (run {r['id']}, {r['profile']} profile, {r['status']})" for r in side.runs)
+    where = f"the store {side.store}" if side.label == side.store else f"{side.label} of the store {side.store}"
+    return f"{letter}: {where}: {runs}."
+
+
+def document(a: Side, b: Side) -> tuple[Report, list[Comparison], list[str]]:
+    """The comparison as a report document, the comparisons themselves and the ranking sentences."""
+    found = compare(a.figures, b.figures)
+    ranks_a, ranks_b = ranks(a.figures), ranks(b.figures)
+    disagreements, separated = ranking_disagreements(a.figures, b.figures)
+
+    def unit_of(c: Comparison) -> str:
+        return (c.a or c.b).unit  # type: ignore[union-attr]  # every comparison has a side
+
+    def headline(c: Comparison) -> bool:
+        return any(f is not None and f.headline for f in (c.a, c.b))
+
+    tables = [
+        table([c for c in found if headline(c) and unit_of(c) != "ratio"], 0, ranks_a, ranks_b),
+        table([c for c in found if headline(c) and unit_of(c) == "ratio"], 3, ranks_a, ranks_b),
+        table(
+            [c for c in found if not headline(c)], 0, ranks_a, ranks_b, collapsed="Every other figure with repetitions"
+        ),
+    ]
+    counts = {v: sum(1 for c in found if c.verdict == v) for v in (SAME, FASTER, SLOWER, INCONCLUSIVE, MISSING)}
+    tally = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+    if disagreements:
+        agreement = "The rankings disagree: " + "; ".join(disagreements) + "."
+    elif separated:
+        agreement = (
+            f"The rankings agree: the {separated} pairs of servers whose intervals are disjoint in both are "
+            "in the same order."
+        )
+    else:
+        agreement = "The rankings cannot disagree: no pair of servers has disjoint intervals in both A and B."
+    paragraphs = [
+        _describe(a, "A"),
+        _describe(b, "B"),
+        f"Verdicts: {tally}. {agreement}",
+        f"Verdict: same when the 95% interval of the change (B / A - 1) lies within ±{MARGIN * 100:g} % (the "
+        f"equivalence margin); faster or slower when it excludes 0 and the Mann-Whitney U test on the repetitions "
+        f"gives p < {ALPHA:g}; inconclusive otherwise. Figures without repetitions (ratios of medians) are judged by "
+        "their intervals alone. Ranks are intervals: servers whose 95% intervals overlap share ranks.",
+    ]
+    methods = dict.fromkeys(c.change.method for c in found if c.change is not None)
+    notes = [f"Change intervals: {m}." for m in methods]
+    section = Section("Comparison", paragraphs=paragraphs, tables=[t for t in tables if t], notes=notes)
+    return Report(f"uabench compare: {a.label} against {b.label}", [section]), found, disagreements
+
+
+def write(report: Report, out_dir: Path) -> dict[str, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    outputs = {"markdown": out_dir / "compare.md", "html": out_dir / "compare.html"}
+    outputs["markdown"].write_text(markdown.render(report), encoding="utf-8")
+    outputs["html"].write_text(html.render(report), encoding="utf-8")
+    return outputs
