@@ -123,6 +123,17 @@ def test_overlapping_intervals_share_ranks():
     assert stats.format_rank(ranks["a"]) == "1\u20132" and stats.format_rank(ranks["c"]) == "3"
 
 
+def test_touching_intervals_overlap():
+    ranks = stats.rank_intervals({"a": _interval(10, 15), "b": _interval(15, 20)})
+    assert ranks == {"a": (1, 2), "b": (1, 2)}
+
+
+def test_a_figure_without_an_interval_shares_every_rank():
+    single = stats.estimate([12.0])
+    ranks = stats.rank_intervals({"a": _interval(10, 11), "b": _interval(20, 21), "one": single})
+    assert ranks == {"b": (1, 2), "a": (2, 3), "one": (1, 3)}
+
+
 def test_a_chain_of_overlaps_is_not_transitive():
     # a overlaps b, b overlaps c, a lies entirely above c
     ranks = stats.rank_intervals({"a": _interval(9, 12), "b": _interval(6, 10), "c": _interval(3, 7)})
