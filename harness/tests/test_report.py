@@ -427,7 +427,7 @@ SCHEDULE = {
 }
 
 
-def _result(values_per_s: float, host: dict | None = None, start_s: float = 0.0) -> dict:
+def _result(values_per_s: float, host: dict | None = None, start_s: float = 0.0, timeline: dict | None = None) -> dict:
     return {
         "throughput": {"values_per_s": values_per_s, "ops_per_s": values_per_s / 100},
         "latency_ns": [[100_000, 10]],
@@ -435,6 +435,7 @@ def _result(values_per_s: float, host: dict | None = None, start_s: float = 0.0)
         "start_ns": int(start_s * 1e9),
         "end_ns": int((start_s + 1) * 1e9),
         **({"host": host} if host else {}),
+        **({"timeline": timeline} if timeline else {}),
     }
 
 
@@ -562,7 +563,8 @@ def test_the_steady_state_section_comes_from_the_warmup_cells(tmp_path):
     _add(store, run_id, "warmup", "milo", "reference", [50.0, 80.0, 95.0, 100.0, 101.0, 100.5])
     _add(store, run_id, "warmup", "node-opcua", "reference", [10.0, 20.0, 30.0, 40.0])
     quiet, busy = {"steal_percent": 0.5, "irq_percent": 1.0, "other_percent": 2.0}, {"steal_percent": 30.0}
-    _add(store, run_id, "throughput", "milo", "bulk", [100.0, 101.0], host=quiet)
+    timeline = {"window_ms": 250, "start_ns": 0, "ops": [1, 2, 2, 2], "values": [10, 24, 25, 25]}
+    _add(store, run_id, "throughput", "milo", "bulk", [100.0, 101.0], host=quiet, timeline=timeline)
     _add(
         store,
         run_id,
@@ -612,6 +614,9 @@ def test_the_steady_state_section_comes_from_the_warmup_cells(tmp_path):
     assert line[host.tables[0].column("disturbed, measured again")].value == 1
     assert host.notes and "Host disturbed: steal" in host.notes[0]
     assert "## Steady state" in markdown.render(Report("t", [section]))
+    # the first measured repetition window by window, from the start of its warm-up
+    [repetition] = [f for f in section.figures if f.title.startswith("First measured repetition")]
+    assert [s.points for s in repetition.series] == [[(0.0, 40.0), (0.25, 96.0), (0.5, 100.0), (0.75, 100.0)]]
 
 
 def test_the_reference_store_has_no_steady_state_and_marks_its_unstable_figures(reference):

@@ -217,6 +217,41 @@ def host_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section |
     return Section("Host interference", paragraphs=[intro.strip()], tables=[Table(HOST_COLUMNS, rows)], notes=notes)
 
 
+def timeline_curve(result: dict) -> list[tuple[float, float]]:
+    """values/s per timeline window, by the window's start in s since the start of warm-up."""
+    timeline = result.get("timeline") or {}
+    window_s = (timeline.get("window_ms") or 0) / 1e3
+    if not window_s:
+        return []
+    return [(k * window_s, v / window_s) for k, v in enumerate(timeline.get("values") or [])]
+
+
+def first_repetitions(runs: list[dict], cells_of: dict[int, list[dict]]) -> Figure | None:
+    """The first measured repetition of every server in each ranking, window by window from the
+    start of its warm-up: whether the cell was still warming up when its measurement began."""
+    series = []
+    for run in runs:
+        ranking = (run["provenance"].get("plan") or {}).get("ranking")
+        first: dict[str, dict] = {}
+        for c in cells_of[run["id"]]:
+            if c["kind"] == "throughput" and c["variant"] == ranking and c["status"] == "pass" and c.get("result"):
+                first.setdefault(c["server"], c)
+        for server, c in sorted(first.items()):
+            curve = timeline_curve(c["result"])
+            if curve:
+                series.append(Series(f"{server} ({run['suite']}, {ranking})", server, curve, style=run["suite"]))
+    if not series:
+        return None
+    return Figure(
+        "First measured repetition per server: values/s per window from the start of its warm-up",
+        "line",
+        "s since the start of warm-up",
+        "values/s",
+        series,
+        logy=True,
+    )
+
+
 def steady_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section | None:
     found = [w for run in runs for w in warm_ups(run, cells_of[run["id"]])]
     host = host_section(runs, cells_of)
@@ -228,10 +263,11 @@ def steady_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section
     plot = Figure(
         "Throughput during warm-up", "line", "s since the first chunk", "values/s per chunk", curves, logy=True
     )
+    timeline = first_repetitions(runs, cells_of) if found else None
     return Section(
         "Steady state",
         paragraphs=[_rule_text(runs)] if found else [],
         tables=[steady_table(found)] if found else [],
-        figures=[plot] if curves else [],
+        figures=[f for f in (plot if curves else None, timeline) if f],
         subsections=[host] if host else [],
     )
