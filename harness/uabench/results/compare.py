@@ -363,8 +363,11 @@ def _describe(side: Side, letter: str) -> str:
 
 
 def document(a: Side, b: Side) -> tuple[Report, list[Comparison], list[str]]:
-    """The comparison as a report document, the comparisons themselves and the ranking sentences."""
-    found = compare(a.figures, b.figures)
+    """The comparison as a report document, the comparisons themselves and the ranking sentences.
+    Only the suites both sides ran are compared; the others are named."""
+    suites_a, suites_b = {r["suite"] for r in a.runs}, {r["suite"] for r in b.runs}
+    common = suites_a & suites_b
+    found = compare([f for f in a.figures if f.suite in common], [f for f in b.figures if f.suite in common])
     ranks_a, ranks_b = ranks(a.figures), ranks(b.figures)
     disagreements, separated = ranking_disagreements(a.figures, b.figures)
 
@@ -395,7 +398,12 @@ def document(a: Side, b: Side) -> tuple[Report, list[Comparison], list[str]]:
     paragraphs = [
         _describe(a, "A"),
         _describe(b, "B"),
-        f"Verdicts: {tally}. {agreement}",
+        *(
+            f"Not compared: {', '.join(sorted(only))} (run only in {letter})."
+            for letter, only in (("A", suites_a - common), ("B", suites_b - common))
+            if only
+        ),
+        f"Verdicts: {tally or 'no figure in common'}. {agreement}",
         f"Verdict: same when the 95% interval of the change (B / A - 1) lies within ±{MARGIN * 100:g} % (the "
         f"equivalence margin); faster or slower when it excludes 0 and the Mann-Whitney U test on the repetitions "
         f"gives p < {ALPHA:g}; inconclusive otherwise. Figures without repetitions (ratios of medians) are judged by "
