@@ -4,6 +4,7 @@ real busy process, measured and not."""
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import psutil
@@ -27,9 +28,9 @@ def test_parse_stat_reads_the_aggregate_line():
 
 
 def test_window_arithmetic():
-    # two CPUs for one second = 2 * TICK jiffies: measured 0.5 s, other processes 0.3 s, steal 0.2 s,
-    # interrupts 0.1 s, idle the rest
-    a = host.HostSample(1_000, _jiffies(), 10.0)
+    # two CPUs for one second = 2 * TICK jiffies: measured 0.5 s, the harness 0.1 s, other processes
+    # 0.2 s, steal 0.2 s, interrupts 0.1 s, idle the rest
+    a = host.HostSample(1_000, _jiffies(), 10.0, 3.0)
     b = host.HostSample(
         1_000_001_000,
         _jiffies(
@@ -40,6 +41,7 @@ def test_window_arithmetic():
             idle=int(0.9 * TICK),
         ),
         10.5,
+        3.1,
     )
     figures = host.interference([a, b], 0, 2_000_000_000_000)
     assert figures is not None
@@ -48,7 +50,8 @@ def test_window_arithmetic():
     assert figures["steal_percent"] == pytest.approx(10.0)
     assert figures["irq_percent"] == pytest.approx(5.0)
     assert figures["measured_percent"] == pytest.approx(25.0)
-    assert figures["other_percent"] == pytest.approx(15.0)
+    assert figures["harness_percent"] == pytest.approx(5.0)
+    assert figures["other_percent"] == pytest.approx(10.0)
 
 
 def test_a_window_needs_two_samples_inside():
@@ -109,3 +112,29 @@ def test_an_exited_process_keeps_its_cpu():
     time.sleep(0.05)
     last = sampler.sample()  # the process is gone: what it used must not vanish from the sum
     assert last.measured_s >= first.measured_s
+
+
+def test_the_harness_own_cpu_is_its_own_share():
+    """A thread spinning in this process (as the harness's samplers and readers run) is the
+    harness's share, read independently from this process's CPU time over the window."""
+    one_cpu = 100.0 / os.cpu_count()
+    me = psutil.Process()
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            pass
+
+    with host.HostSampler([], interval=0.05, clock=time.monotonic_ns) as sampler:
+        spinner = threading.Thread(target=spin)
+        spinner.start()
+        time.sleep(0.1)
+        start, used = time.monotonic_ns(), sum(me.cpu_times()[:2])
+        time.sleep(0.8)
+        end, used = time.monotonic_ns(), sum(me.cpu_times()[:2]) - used
+        stop.set()
+        spinner.join()
+    share = 100.0 * used / ((end - start) / 1e9) / os.cpu_count()
+    figures = sampler.window(start, end)
+    assert figures is not None and share > 0
+    assert figures["harness_percent"] == pytest.approx(share, abs=0.2 * one_cpu)

@@ -1,6 +1,6 @@
 """What else the host did while a cell was measured: steal time (a hypervisor running other guests
 on our CPUs), interrupt time (hard and soft IRQs) and the CPU of processes other than the measured
-ones, from /proc/stat, summarised over any window like ProcessSampler's resources. A repetition
+ones and the harness itself, from /proc/stat, summarised over any window like ProcessSampler's resources. A repetition
 run while the host was busy elsewhere is a disturbed one (``disturbed``).
 
 Percentages are of the whole machine's CPU time (every CPU together is 100 %)."""
@@ -31,6 +31,7 @@ class HostSample:
     at_ns: int
     jiffies: dict[str, int]  # cumulative, per FIELDS, summed over all CPUs
     measured_s: float  # cumulative CPU seconds of the measured process trees
+    harness_s: float = 0.0  # cumulative CPU seconds of this process (the harness: samplers, event readers)
 
 
 def parse_stat(text: str) -> dict[str, int]:
@@ -67,6 +68,7 @@ class HostSampler:
         self.samples: list[HostSample] = []
         # last CPU seconds seen per process, so that a process that exits keeps counting what it used
         self._cpu_by_pid: dict[tuple[int, float], float] = {}
+        self._self = psutil.Process()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="host-sampler", daemon=True)
@@ -97,7 +99,8 @@ class HostSampler:
 
     def sample(self) -> HostSample:
         measured = self._measured_cpu()
-        sample = HostSample(self.clock(), read_stat(), measured)
+        own = self._self.cpu_times()
+        sample = HostSample(self.clock(), read_stat(), measured, own.user + own.system)
         self.samples.append(sample)
         return sample
 
@@ -141,6 +144,7 @@ def interference(samples: list[HostSample], start_ns: int, end_ns: int) -> dict 
     tick = os.sysconf("SC_CLK_TCK")
     busy = sum(delta[field] for field in BUSY)
     measured_percent = 100.0 * (b.measured_s - a.measured_s) * tick / total
+    harness_percent = 100.0 * (b.harness_s - a.harness_s) * tick / total
 
     def percent(jiffies: int) -> float:
         return 100.0 * jiffies / total
@@ -154,9 +158,11 @@ def interference(samples: list[HostSample], start_ns: int, end_ns: int) -> dict 
         "iowait_percent": percent(delta["iowait"]),
         "busy_percent": busy_percent,
         "measured_percent": measured_percent,
+        "harness_percent": harness_percent,
         # interrupt time is left out: loopback traffic between the measured processes is handled in
-        # softirq context and would count the benchmark's own work as interference
-        "other_percent": max(0.0, percent(busy - delta["irq"] - delta["softirq"]) - measured_percent),
+        # softirq context and would count the benchmark's own work as interference; so is the
+        # harness, whose sampling is part of every measurement alike
+        "other_percent": max(0.0, percent(busy - delta["irq"] - delta["softirq"]) - measured_percent - harness_percent),
     }
 
 
