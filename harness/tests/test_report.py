@@ -554,7 +554,8 @@ def test_an_encryption_ratio_above_one_is_explained_only_if_its_interval_exclude
     assert any("excludes 1" in n and "needs explaining" in n for n in table.notes)
     store, run_id = _store_run(tmp_path, "unclear")
     found, table = _security(store, run_id, [100.0, 60.0, 140.0, 90.0, 110.0], [105.0, 150.0, 70.0, 95.0, 120.0])
-    assert found.status == Status.MARKED and found.detail == "paired, interval includes 1"
+    assert found.status == Status.MARKED and found.detail == "paired, interval includes 1, unstable"
+    assert any(n.startswith("x (SignAndEncrypt / None throughput): Unstable:") for n in table.notes)
     assert any("includes 1" in n and "not shown as a gain" in n for n in table.notes)
 
 

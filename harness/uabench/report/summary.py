@@ -6,7 +6,7 @@ from __future__ import annotations
 from uabench.report import uncertainty
 from uabench.report.model import Cell, Column, Section, Table
 from uabench.report.sections import NO_SECURITY, plan_of
-from uabench.results import figures
+from uabench.results import figures, stats
 
 # The security policy and mode whose cost the summary shows: the strongest one every SDK of this
 # benchmark supports.
@@ -61,11 +61,11 @@ def _sweeps(run: dict, cells: list[dict], found: Figures) -> None:
     points = [p for p in figures.points(cells) if p.sweep in signal_sweeps]
     for server, p in figures.highest_sustained(points).items():
         interval = p.config.get("publishing_interval_ms", 100)
-        found.put(
-            server,
-            Column(f"sustained signals/s at {interval:g} ms", "signals/s"),
-            uncertainty.figure_cell(p.throughput),
-        )
+        title = f"sustained signals/s at {interval:g} ms"
+        reason = stats.unstable(p.throughput) if p.throughput else None
+        found.put(server, Column(title, "signals/s"), uncertainty.figure_cell(p.throughput, unstable=reason))
+        found.note(*uncertainty.method_notes([p.throughput]))
+        found.note(*uncertainty.unstable_notes({f"{server} ({title})": reason}))
     security = [p for p in figures.points(cells) if sweeps.get(p.sweep, {}).get("kind") == "security"]
     if not security:
         return
@@ -81,11 +81,12 @@ def _sweeps(run: dict, cells: list[dict], found: Figures) -> None:
         baseline = base.get(p.server)
         if p.sweep == busiest and p.parameter == HEADLINE_SECURITY and baseline:
             ratio, paired = figures.throughput_ratio(p, baseline, figures.interleaved(run))
-            found.put(
-                p.server, Column(label, "ratio", 2), uncertainty.ratio_cell(ratio, paired, above_one_suspect=True)
-            )
+            reason = stats.unstable(ratio) if ratio else None
+            shown = uncertainty.ratio_cell(ratio, paired, above_one_suspect=True, unstable=reason)
+            found.put(p.server, Column(label, "ratio", 2), shown)
             found.note(*uncertainty.ratio_method_notes([(ratio, paired)]))
             found.note(*uncertainty.above_one_notes(label, {p.server: ratio}))
+            found.note(*uncertainty.unstable_notes({f"{p.server} ({label})": reason}))
 
 
 def _capacity(cells: list[dict], found: Figures) -> None:

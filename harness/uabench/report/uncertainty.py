@@ -103,18 +103,21 @@ def repetition_table(points: list[Point], about: str) -> Table | None:
 PAIRED = "paired per block (same run, same block)"
 
 
-def ratio_cell(found: stats.Estimate | None, paired: bool, above_one_suspect: bool = False) -> Cell:
+def ratio_cell(
+    found: stats.Estimate | None, paired: bool, above_one_suspect: bool = False, unstable: str | None = None
+) -> Cell:
     """A ratio with its interval; "paired" or "unpaired" says how it was found. A ratio that
-    should not exceed 1 (encryption faster than plain) is marked unless its interval excludes 1."""
+    should not exceed 1 (encryption faster than plain) is marked unless its interval excludes 1;
+    an unstable one (its reason given in a note) is marked so."""
     value = interval(found)
-    how = "paired" if paired else "unpaired"
     if value is None:
         return Cell(None)
+    marks = ["paired" if paired else "unpaired"]
     if above_one_suspect and value.center is not None and value.center > 1:
-        return Cell(
-            value, Status.MARKED, f"{how}, " + ("> 1: needs explaining" if value.excludes(1) else "interval includes 1")
-        )
-    return Cell(value, None, how)
+        marks.append("> 1: needs explaining" if value.excludes(1) else "interval includes 1")
+    if unstable:
+        marks.append(UNSTABLE)
+    return Cell(value, Status.MARKED if len(marks) > 1 else None, ", ".join(marks))
 
 
 def ratio_method_notes(found: Iterable[tuple[stats.Estimate | None, bool]]) -> list[str]:
