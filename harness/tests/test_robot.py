@@ -282,3 +282,24 @@ def test_one_run_writes_one_merged_output(tmp_path, monkeypatch, capfd):
     assert all(test.status == "PASS" for test in result.all_tests)
     assert sorted(p.name for p in run_dir.iterdir() if p.is_dir()) == ["read", "write"]  # each plan's run files
     assert f"[1/{result.test_count}]" in out and f"[{result.test_count}/{result.test_count}]" in out
+
+
+def test_include_patterns_choose_the_servers_a_ranking_measures(monkeypatch):
+    from uabench.robot import library
+
+    class Variables:
+        def __init__(self, include):
+            self.values = {"${OPTIONS.include}": include, "@{TEST TAGS}": ["throughput", "server:a", "server:b"]}
+
+        def get_variable_value(self, name, default=None):
+            return self.values.get(name, default)
+
+    for include, expected in (
+        ([], ["a", "b", "c"]),  # no --include: every server of the test
+        (["server:b"], ["b"]),
+        (["server:a", "server:c"], ["a", "c"]),
+        (["throughput"], ["a", "b", "c"]),  # a pattern the test matches as a whole
+        (["interop"], []),
+    ):
+        monkeypatch.setattr(library, "BuiltIn", lambda include=include: Variables(include))
+        assert library._included("a,b,c") == expected

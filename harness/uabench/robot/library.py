@@ -12,6 +12,7 @@ from typing import Any
 
 from robot.api import SkipExecution, logger
 from robot.libraries.BuiltIn import BuiltIn
+from robot.model import TagPatterns
 
 from uabench import plan as plans
 from uabench import sdks
@@ -101,7 +102,7 @@ class UabenchLibrary:
         workload = dict(
             self.plan.variant("throughput", variant).workload, warmup_s=phase.warmup_s, duration_s=phase.duration_s
         )
-        found = self._compare("throughput", client, variant, [(s, None) for s in servers.split(",")], phase, workload)
+        found = self._compare("throughput", client, variant, [(s, None) for s in _included(servers)], phase, workload)
         for (server, _), outcomes in found.kept.items():
             latency = stats.latency_summary(search.merged_latency(outcomes))
             logger.info(
@@ -119,7 +120,7 @@ class UabenchLibrary:
         def workload(value) -> dict:
             return dict(sweep.point(value)[1], warmup_s=phase.warmup_s, duration_s=phase.duration_s)
 
-        items = [(server, value) for server in servers.split(",") for value in values]
+        items = [(server, value) for server in _included(servers) for value in values]
         found = self._compare("sweep", client, name, items, phase, workload)
         for (server, value), outcomes in found.kept.items():
             line = f"{server}, {value}: {_figure(outcomes)}"
@@ -495,6 +496,18 @@ class UabenchLibrary:
             self.start_benchmark_run()
         assert self.session
         return self.session
+
+
+def _included(servers: str) -> list[str]:
+    """The servers of a comparison test that Robot's --include patterns select: the test carries
+    every server's tag, so `--include server:milo` runs it, and here it measures milo alone
+    (the patterns are matched against the test's tags with one server's tag in place of all)."""
+    chosen = servers.split(",")
+    patterns = TagPatterns(BuiltIn().get_variable_value("${OPTIONS.include}", []) or [])
+    if not patterns:
+        return chosen
+    tags = [t for t in BuiltIn().get_variable_value("@{TEST TAGS}", []) if not t.startswith("server:")]
+    return [server for server in chosen if patterns.match([*tags, f"server:{server}"])]
 
 
 def _throughputs(outcomes: list[Outcome]) -> list[float]:
