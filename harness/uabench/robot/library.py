@@ -328,7 +328,8 @@ class UabenchLibrary:
                 f"{server} does not sustain even {none.rate:g} requests/s within p99 ≤ {capacity.p99_ms:g} ms"
             ) from None
         sustained = found.figures
-        running = next(iter(session.servers.values()), None)
+        # the server the probes ran on (others may be kept paused beside it)
+        running = next((one for one in session.servers.values() if one.sdk.id == server and not one.paused), None)
         alive = bool(running and running.alive)
         behaviour = search.classify_overload(sustained["throughput"], found.overload.figures, alive)
         session.store.add_cell(
