@@ -5,12 +5,13 @@ run's provenance, not from plan names."""
 
 from __future__ import annotations
 
+import math
+
 from uabench.report import uncertainty
 from uabench.report.model import (
     Cell,
     Column,
     CpuShare,
-    Estimate,
     Figure,
     Section,
     Series,
@@ -26,6 +27,7 @@ from uabench.results import figures, model, stats
 from uabench.results.figures import SUSTAINED_CYCLE_RATIO, Point
 
 NO_SECURITY = "None/None"  # the security sweeps' baseline: policy None, mode None
+HEADROOM_GAIN = 0.05  # more load generator processes must deliver more than this to call one client-bound
 
 
 def first_line(text: str | None) -> str:
@@ -189,36 +191,34 @@ def headroom_section(run: dict, cells: list[dict]) -> Section | None:
             groups.setdefault(c["result"].get("processes", 1), []).append(c)
     if len(groups) < 2:
         return None
-    rows, means = [], {}
+    rows, values = [], {}
     for processes, group in sorted(groups.items()):
-        summary = stats.summarize([c["result"]["throughput"]["values_per_s"] for c in group])
-        means[processes] = summary
+        values[processes] = [c["result"]["throughput"]["values_per_s"] for c in group]
+        found = stats.estimate(values[processes])
         shares = [(c["client_resources"] or {}).get("cpu_percent") for c in group]
         cpu = [v for v in shares if v is not None]
         rows.append(
             row(
                 group[0]["variant"],
-                Estimate(summary["mean"], summary["ci95"]),
+                uncertainty.figure_cell(found),
                 sum(cpu) / len(cpu) if cpu else None,
                 len(group),
             )
         )
-    fewest, most = min(means), max(means)
-    one, more = means[fewest], means[most]
-    notes = []
-    if one["mean"]:
-        gain = more["mean"] / one["mean"] - 1
-        spread = ((one["ci95"] or 0) + (more["ci95"] or 0)) / one["mean"]
-        bound = gain > max(0.05, spread)
-        notes.append(
-            f"{most} processes deliver {gain:+.0%} (uncertainty ±{spread:.0%}) over {fewest}: the "
-            f"{fewest}-process figure "
-            + (
-                "WAS client-bound — the reference load generator is the bottleneck on this server."
-                if bound
-                else "was not client-bound; the load generator has headroom."
-            )
-        )
+    fewest, most = min(values), max(values)
+    change = stats.relative_change(values[fewest], values[most])
+    # more processes deliver clearly more: the whole interval above no change, the gain above 5 %
+    bound = math.isfinite(change.low) and change.low > 0 and change.center > HEADROOM_GAIN
+    spread = f"95% interval {change.low:+.0%} to {change.high:+.0%}" if math.isfinite(change.low) else "no interval"
+    notes = [
+        f"{most} processes deliver {change.center:+.0%} ({spread}) over {fewest}: the {fewest}-process figure "
+        + (
+            "WAS client-bound — the reference load generator is the bottleneck on this server."
+            if bound
+            else "was not shown to be client-bound; the load generator has headroom."
+        ),
+        f"Change: {change.method}.",
+    ]
     first = next(iter(groups.values()))[0]
     intro = (
         f"Reference load generator: {first['client']}; fastest server: {first['server']} "
@@ -226,7 +226,7 @@ def headroom_section(run: dict, cells: list[dict]) -> Section | None:
     )
     columns = [
         Column("load generator", kind="text"),
-        Column("values/s (mean ± 95% CI)", "values/s"),
+        Column("values/s [95% CI]", "values/s"),
         Column("load generator CPU %", "%"),
         Column("repetitions"),
     ]
