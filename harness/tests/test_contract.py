@@ -263,6 +263,20 @@ def test_timeline_counts_successful_completions_per_window_from_the_start_of_war
     assert contract.Timeline().record(end_ns=42) == {"window_ms": 100, "start_ns": 42, "ops": [], "values": []}
 
 
+def test_timelines_of_processes_side_by_side_combine_onto_the_earliest_start():
+    first = {"window_ms": 100, "start_ns": 1_000, "ops": [1, 2, 3], "values": [10, 20, 30]}
+    # starts 0.4 windows later: its windows land on the nearest combined ones
+    second = {"window_ms": 100, "start_ns": 40_001_000, "ops": [4, 5, 6], "values": [4, 5, 6]}
+    combined = contract.combine_timelines([first, second], end_ns=1_000 + 300_000_000)
+    assert combined == {"window_ms": 100, "start_ns": 1_000, "ops": [5, 7, 9], "values": [14, 25, 36]}
+    # 0.6 windows later: one window on, its last beyond the combined end
+    third = {**second, "start_ns": 60_001_000}
+    combined = contract.combine_timelines([first, third], end_ns=1_000 + 300_000_000)
+    assert combined["ops"] == [1, 6, 8]
+    with pytest.raises(ValueError):
+        contract.combine_timelines([first, {**second, "window_ms": 250}], end_ns=0)
+
+
 def test_recorder_timeline_is_in_the_result_with_the_configured_window():
     recorder = contract.Recorder(timeline_ms=10)
     recorder.timeline.begin(0, 50_000_000)

@@ -265,6 +265,27 @@ def timeline_problems(record: dict) -> list[str]:
     return problems
 
 
+def combine_timelines(timelines: list[dict], end_ns: int) -> dict:
+    """One timeline for processes that ran side by side (their records combined into one
+    whose end is `end_ns`): starts at the earliest start, and each process's window k is
+    added to the combined window nearest to it. Processes start a fraction of a window apart,
+    so a count may land up to half a window early or late; the sums stay exact."""
+    window_ms = timelines[0]["window_ms"]
+    if any(t["window_ms"] != window_ms for t in timelines):
+        raise ValueError("timelines of different window lengths cannot be combined")
+    window_ns = window_ms * 1_000_000
+    start_ns = min(t["start_ns"] for t in timelines)
+    windows = timeline_windows(start_ns, end_ns, window_ms)
+    ops, values = [0] * windows, [0] * windows
+    for timeline in timelines:
+        shift = round((timeline["start_ns"] - start_ns) / window_ns)
+        for k, (count, carried) in enumerate(zip(timeline["ops"], timeline["values"])):
+            if 0 <= k + shift < windows:
+                ops[k + shift] += count
+                values[k + shift] += carried
+    return {"window_ms": window_ms, "start_ns": start_ns, "ops": ops, "values": values}
+
+
 def timeline_windows(start_ns: int, end_ns: int, window_ms: int) -> int:
     """How many windows of window_ms cover [start_ns, end_ns): the last may be partial."""
     return max(0, -(-(end_ns - start_ns) // (window_ms * 1_000_000)))
