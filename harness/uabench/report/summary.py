@@ -58,7 +58,8 @@ def _rankings(run: dict, cells: list[dict], found: Figures) -> None:
 def _sweeps(run: dict, cells: list[dict], found: Figures) -> None:
     sweeps = plan_of(run).get("sweeps") or {}
     signal_sweeps = [name for name, about in sweeps.items() if about.get("kind") == "signals"]
-    points = [p for p in figures.points(cells) if p.sweep in signal_sweeps]
+    swept = figures.points(cells)
+    points = [p for p in swept if p.sweep in signal_sweeps]
     for server, p in figures.highest_sustained(points).items():
         interval = p.config.get("publishing_interval_ms", 100)
         title = f"sustained signals/s at {interval:g} ms"
@@ -66,7 +67,7 @@ def _sweeps(run: dict, cells: list[dict], found: Figures) -> None:
         found.put(server, Column(title, "signals/s"), uncertainty.figure_cell(p.throughput, unstable=reason))
         found.note(*uncertainty.method_notes([p.throughput]))
         found.note(*uncertainty.unstable_notes({f"{server} ({title})": reason}))
-    security = [p for p in figures.points(cells) if sweeps.get(p.sweep, {}).get("kind") == "security"]
+    security = [p for p in swept if sweeps.get(p.sweep, {}).get("kind") == "security"]
     if not security:
         return
     # the throughput figure: the security sweep that keeps the most requests in flight
