@@ -170,3 +170,19 @@ def test_a_failing_item_leaves_the_schedule_and_the_others_go_on():
     found = interleave(ITEMS, measure, lambda o: o.measured["throughput"]["values_per_s"], Repetitions(5, 8), seed=3)
     assert "milo" in found.dropped and "milo" not in found.kept
     assert found.blocks == 5 and all(len(v) == 5 for v in found.kept.values())
+
+
+def test_derived_figures_such_as_paired_ratios_are_judged_too():
+    def measure(item, _block, _judge):  # each figure alone is perfectly steady
+        return result(1000.0 if item == "None" else 500.0)
+
+    def figure(o):
+        return o.measured["throughput"]["values_per_s"]
+
+    def wobbly_ratio(values):  # a derived figure that stays wide
+        return {"ratio": [0.5 + 0.2 * (block % 2) for block in range(len(values["None"]))]}
+
+    rule = Repetitions(5, 8)
+    assert interleave(["None", "Sign"], measure, figure, rule, seed=1).blocks == 5
+    found = interleave(["None", "Sign"], measure, figure, rule, seed=1, derived=wobbly_ratio)
+    assert found.blocks == 8 and found.wide == ["ratio"]

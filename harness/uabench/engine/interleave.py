@@ -30,7 +30,7 @@ class Interleaved(Generic[K]):
     kept: dict[K, list[Outcome]] = field(default_factory=dict)
     dropped: dict[K, Outcome] = field(default_factory=dict)  # failed or not supported
     disturbed: int = 0  # repetitions measured again
-    wide: list[K] = field(default_factory=list)  # figures still wider than the target at the end
+    wide: list[Hashable] = field(default_factory=list)  # figures still wider than the target at the end
 
     def values(self, figure: Callable[[Outcome], float]) -> dict[K, list[float]]:
         return {item: [figure(o) for o in outcomes] for item, outcomes in self.kept.items()}
@@ -44,11 +44,14 @@ def interleave(
     seed: int,
     retries: int = DISTURBED_RETRIES,
     log: Callable[[str], None] = _quiet,
+    derived: Callable[[dict[K, list[float]]], dict[Hashable, list[float]]] | None = None,
 ) -> Interleaved[K]:
     """Measures `items` in blocks. `measure(item, block, judge_host)` runs and records one
     repetition; with `judge_host` it returns status "disturbed" (already recorded as such) when
     the host's interference was beyond its threshold, and the repetition is measured again up
-    to `retries` times. An item whose repetition fails or is not supported leaves the schedule."""
+    to `retries` times. An item whose repetition fails or is not supported leaves the schedule.
+    `derived(values)` gives further figures the stop rule judges too, such as the per-block
+    ratios of two items (a paired ratio is narrower than either figure when they drift together)."""
     found: Interleaved[K] = Interleaved(kept={item: [] for item in items})
     active = list(items)
     while active:
@@ -69,7 +72,9 @@ def interleave(
             found.kept[item].append(outcome)
         found.blocks += 1
         values = found.values(figure)
-        if not active or repetitions.enough(values, found.blocks, seed):
-            found.wide = repetitions.wide(values, seed) if active else []
+        judged: dict[Hashable, list[float]] = dict(values.items())
+        judged.update(derived(values) if derived else {})
+        if not active or repetitions.enough(judged, found.blocks, seed):
+            found.wide = repetitions.wide(judged, seed) if active else []
             break
     return found

@@ -121,7 +121,7 @@ class UabenchLibrary:
             return dict(sweep.point(value)[1], warmup_s=phase.warmup_s, duration_s=phase.duration_s)
 
         items = [(server, value) for server in _included(servers) for value in values]
-        found = self._compare("sweep", client, name, items, phase, workload)
+        found = self._compare("sweep", client, name, items, phase, workload, _ratios_to(values[0]))
         for (server, value), outcomes in found.kept.items():
             line = f"{server}, {value}: {_figure(outcomes)}"
             baseline = found.kept.get((server, values[0]))
@@ -139,6 +139,7 @@ class UabenchLibrary:
         items: list[tuple[str, object]],
         phase: plans.Phase,
         workload: dict | Callable[[object], dict],
+        derived: Callable[[dict], dict] | None = None,
     ) -> interleave.Interleaved[tuple[str, object]]:
         """Runs `items` ((server, parameter) pairs) in interleaved, adaptive blocks; each item
         is warmed up to steady state with its own load before its first repetition."""
@@ -172,6 +173,7 @@ class UabenchLibrary:
             rule,
             session.seed,
             log=logger.info,
+            derived=derived,
         )
 
     @staticmethod
@@ -509,6 +511,20 @@ def _included(servers: str) -> list[str]:
         return chosen
     tags = [t for t in BuiltIn().get_variable_value("@{TEST TAGS}", []) if not t.startswith("server:")]
     return [server for server in chosen if patterns.match([*tags, f"server:{server}"])]
+
+
+def _ratios_to(baseline: object) -> Callable[[dict], dict]:
+    """The per-block ratios of every (server, variant) to (server, `baseline`): the figures a
+    comparison reports, so the stop rule judges their intervals too."""
+
+    def ratios(values: dict) -> dict:
+        return {
+            ("ratio", server, variant): [a / b for a, b in zip(series, values[(server, baseline)], strict=False) if b]
+            for (server, variant), series in values.items()
+            if variant != baseline and (server, baseline) in values
+        }
+
+    return ratios
 
 
 def _throughputs(outcomes: list[Outcome]) -> list[float]:
