@@ -397,7 +397,7 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
                 above_one[f"{p.server} ({p.client}), {p.parameter}"] = throughput[0]
             security = [
                 ratio(p.latency["mean_us"], base.latency["mean_us"] if base else None),
-                uncertainty.ratio_cell(*throughput, above_one_suspect=True),
+                uncertainty.ratio_cell(*throughput, above_one_suspect=True, unstable=ratio_unstable(throughput[0])),
                 p.setup_ms,
                 ratio(p.setup_ms, base.setup_ms if base else None),
             ]
@@ -448,6 +448,10 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
     )
 
 
+def ratio_unstable(found: stats.Estimate | None) -> str | None:
+    return stats.unstable(found) if found else None
+
+
 def sweep_notes(
     points: list[Point],
     unstable: dict[int, str | None],
@@ -462,6 +466,9 @@ def sweep_notes(
         *uncertainty.ratio_method_notes(ratios),
         *uncertainty.above_one_notes("throughput relative to None", above_one),
         *uncertainty.unstable_notes({label[key]: reason for key, reason in unstable.items()}),
+        *uncertainty.unstable_notes(
+            {f"{name}, throughput relative to None": ratio_unstable(found) for name, found in above_one.items()}
+        ),
     ]
 
 

@@ -113,6 +113,8 @@ def ratio_cell(
     if value is None:
         return Cell(None)
     marks = ["paired" if paired else "unpaired"]
+    if value.low is None:
+        marks.append("no interval")  # a single block, or a denominator whose interval reaches 0
     if above_one_suspect and value.center is not None and value.center > 1:
         marks.append("> 1: needs explaining" if value.excludes(1) else "interval includes 1")
     if unstable:
