@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from uabench_contract import Histogram
+from uabench_contract import Histogram, combine_timelines
 
 from uabench.engine.constants import (
     CLIENT_BOUND_PERCENT,
@@ -198,6 +198,8 @@ def combine_results(results: list[dict], overlap: bool = False) -> dict:
             for r in results:
                 merged.merge(Histogram(r.get(key, [])))
             combined[key] = merged.sparse()
+    if all("timeline" in r for r in results):
+        combined["timeline"] = combine_timelines([r["timeline"] for r in results], combined["end_ns"])
     if "pubsub" in combined:
         combined.update(_combine_pubsub(results))
     return combined
