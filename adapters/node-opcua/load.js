@@ -39,8 +39,9 @@ class Backlog {
 
 export function makePhase(warmupS, durationS) {
   const start = nowNs();
-  const measureFrom = start + warmupS * 1e9;
-  const measureUntil = measureFrom + durationS * 1e9;
+  // Whole nanoseconds, so the record's start_ns minus the timeline's is exactly the warm-up.
+  const measureFrom = start + Math.round(warmupS * 1e9);
+  const measureUntil = measureFrom + Math.round(durationS * 1e9);
   return { start, measureFrom, measureUntil, graceUntil: measureUntil + GRACE_NS };
 }
 
