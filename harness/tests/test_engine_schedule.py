@@ -100,7 +100,7 @@ def test_a_rising_series_is_steady_once_three_chunks_agree():
 
 def test_a_series_that_never_settles_stops_at_the_bound():
     clock = Clock(step=1.0)
-    found = warmup.warm_up(clock.chunk(itertools.cycle([100, 120])), bound_s=5, clock=clock)
+    found = warmup.warm_up(clock.chunk(itertools.count(100, 10)), bound_s=5, clock=clock)  # still rising
     assert not found.steady and len(found.throughputs) == 5 and found.seconds == 5.0
 
 
@@ -108,6 +108,20 @@ def test_even_a_zero_bound_runs_a_steady_run_of_chunks():
     clock = Clock(step=1.0)
     found = warmup.warm_up(clock.chunk([100, 100, 100, 100]), bound_s=0, clock=clock)
     assert found.steady and len(found.throughputs) == schedule.STEADY_RUN
+
+
+def test_chunks_that_scatter_without_a_trend_are_steady():
+    clock = Clock(step=1.0)
+    scatter = [1050, 950, 1000, 1060, 940, 1010, 990]  # no three agree within ±2 %, nor are they ordered
+    found = warmup.warm_up(clock.chunk(scatter), bound_s=20, clock=clock)
+    assert found.steady and found.rule == "no trend" and found.start == 0 and len(found.throughputs) == 5
+
+
+def test_a_ramp_with_noise_is_not_steady():
+    clock = Clock(step=1.0)
+    ramp = [1000 * (1 + 0.06 * i) * (1.03 if i % 3 == 0 else 0.98) for i in range(8)]  # compiling, noisily
+    found = warmup.warm_up(clock.chunk(ramp), bound_s=8, clock=clock)
+    assert not found.steady and len(found.throughputs) == 8
 
 
 def test_a_failed_chunk_ends_the_warm_up():

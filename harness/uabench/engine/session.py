@@ -39,6 +39,11 @@ REFERENCE_LOAD = {
 def _steady_reason(found: SteadyState, rule: SteadyRule) -> str:
     if found.failure:
         return f"a warm-up chunk failed: {found.failure}"
+    if found.steady and found.rule == "no trend":
+        return (
+            f"steady after {found.seconds:.1f} s ({found.start} chunks before {warmup.TREND_CHUNKS} "
+            f"without a trend; no {rule.run} in a row agreed within ±{rule.tolerance:.0%})"
+        )
     if found.steady:
         return (
             f"steady after {found.seconds:.1f} s "
@@ -293,6 +298,7 @@ class Session:
                 "warmup_s": found.elapsed_s,
                 "chunks": len(found.throughputs),
                 "steady_chunk": found.start,
+                "steady_by": found.rule,
                 "values_per_s": found.throughputs,
                 "chunk_starts_s": found.starts_s,
                 "values_before_steady": sum(moved[: found.start] if found.steady else moved),

@@ -1,6 +1,17 @@
 """Warm-up to steady state: load a server in short chunks until its throughput is stable,
 bounded by a maximum time. A plain function of a `chunk` callable (one short unmeasured run,
-its throughput), so it is tested without any SDK."""
+its throughput), so it is tested without any SDK.
+
+Steady means one of two things, whichever comes first:
+- `run` successive chunks agree within ±tolerance (results.steady.steady_start), or
+- the last TREND_CHUNKS chunks show no trend: their Kendall rank correlation with time is
+  below TREND_TAU either way (a JIT runtime compiling makes chunks faster one after another;
+  noise does not order them). On a machine whose chunks scatter by more than the tolerance
+  (two cores shared by server, client and harness) every server would otherwise be warmed up
+  to the bound; the scatter stays visible in the measured repetitions' CV.
+
+MSER-5 (results.steady.mser5) over the chunks' timeline windows was considered and left out:
+each chunk is a new connection, and the level shifts between chunks look to it like transients."""
 
 from __future__ import annotations
 
@@ -8,7 +19,30 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import scipy.stats
+
 from uabench.engine.schedule import STEADY_RUN, STEADY_TOLERANCE, steady_index
+
+# No trend: over the last TREND_CHUNKS chunks, |Kendall's tau| with their order below TREND_TAU
+# (0.6 with 5 chunks: at most 7 of the 10 pairs in the same order; a random order reaches it
+# about one time in nine, a steady ramp always does).
+TREND_CHUNKS = 5
+TREND_TAU = 0.6
+
+
+def steady_from(
+    throughputs: list[float], tolerance: float = STEADY_TOLERANCE, run: int = STEADY_RUN
+) -> tuple[int, str] | None:
+    """(first chunk of the steady run, the rule that found it: "tolerance" or "no trend"), or None."""
+    start = steady_index(throughputs, tolerance, run)
+    if start is not None:
+        return start, "tolerance"
+    if len(throughputs) >= TREND_CHUNKS:
+        recent = throughputs[-TREND_CHUNKS:]
+        tau = scipy.stats.kendalltau(range(TREND_CHUNKS), recent).statistic
+        if abs(tau) < TREND_TAU:  # all equal (NaN) cannot reach here: those agree within any tolerance
+            return len(throughputs) - TREND_CHUNKS, "no trend"
+    return None
 
 
 @dataclass
@@ -19,6 +53,7 @@ class SteadyState:
     throughputs: list[float] = field(default_factory=list)
     starts_s: list[float] = field(default_factory=list)  # each chunk's start after the first
     start: int | None = None  # index of the first chunk of the steady run
+    rule: str | None = None  # which rule found it: "tolerance" or "no trend"
     elapsed_s: float = 0.0
     failure: str | None = None  # a chunk did not give a throughput
 
@@ -40,8 +75,8 @@ def warm_up(
     run: int = STEADY_RUN,
     clock: Callable[[], float] = time.monotonic,
 ) -> SteadyState:
-    """Runs `chunk(index)` (its throughput, or why it gave none) until `run` successive chunks
-    agree within ±`tolerance`, or `bound_s` has passed (at least `run` chunks either way)."""
+    """Runs `chunk(index)` (its throughput, or why it gave none) until the chunks are steady
+    (`steady_from`) or `bound_s` has passed (at least `run` chunks either way)."""
     found = SteadyState()
     begun = clock()
     while True:
@@ -52,8 +87,11 @@ def warm_up(
             found.starts_s.pop()
             break
         found.throughputs.append(value)
-        found.start = steady_index(found.throughputs, tolerance, run)
-        if found.steady or (clock() - begun >= bound_s and len(found.throughputs) >= run):
+        verdict = steady_from(found.throughputs, tolerance, run)
+        if verdict is not None:
+            found.start, found.rule = verdict
+            break
+        if clock() - begun >= bound_s and len(found.throughputs) >= run:
             break
     found.elapsed_s = clock() - begun
     return found
@@ -62,8 +100,8 @@ def warm_up(
 @dataclass(frozen=True)
 class SteadyRule:
     """How a server is warmed up: chunks of `chunk_s` measured seconds (after `chunk_warmup_s`
-    of the chunk client's own warm-up), until `run` successive chunks agree within ±`tolerance`
-    or `bound_s` has passed. A bound of 0 still runs `run` chunks: a server is never measured cold."""
+    of the chunk client's own warm-up), until they are steady (`steady_from`) or `bound_s` has
+    passed. A bound of 0 still runs `run` chunks: a server is never measured cold."""
 
     bound_s: float = 20.0
     chunk_s: float = 1.0
@@ -79,4 +117,6 @@ class SteadyRule:
             "chunk_warmup_s": self.chunk_warmup_s,
             "tolerance": self.tolerance,
             "run": self.run,
+            "trend_chunks": TREND_CHUNKS,
+            "trend_tau": TREND_TAU,
         }
