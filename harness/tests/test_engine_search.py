@@ -5,6 +5,7 @@ import pytest
 
 from uabench.engine import search
 from uabench.engine.cells import Outcome
+from uabench.engine.schedule import block_order
 
 
 def point(figure: float, status: str = "pass", wrong: bool = False) -> Outcome:
@@ -143,14 +144,16 @@ def test_headroom_compares_one_and_two_processes_on_the_fastest_server():
     ]
     cells[2]["status"] = "fail"
     assert search.fastest_server(cells, "v") == "b" and search.fastest_server(cells, "w") is None
+    outlier = {**cells[0], "result": {"throughput": {"values_per_s": 50}}}  # one fast repetition of a
+    assert search.fastest_server(cells + [outlier, dict(cells[0])], "v") == "b"  # the median decides
     measured = []
 
     def measure(processes: int, repetition: int) -> Outcome:
         measured.append((processes, repetition))
         return point(100 * processes + repetition)
 
-    figures, gain = search.headroom(measure, repetitions=2)
-    assert measured == [(1, 0), (1, 1), (2, 0), (2, 1)]
+    figures, gain = search.headroom(measure, repetitions=2, seed=4)
+    assert measured == [(p, r) for r in (0, 1) for p in block_order((1, 2), 4, r)]  # interleaved
     assert figures[1]["mean"] == 100.5 and figures[2]["mean"] == 200.5 and gain == pytest.approx(100 / 100.5)
 
 

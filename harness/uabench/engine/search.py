@@ -8,11 +8,13 @@ run the same for every communication model and can be tested without Robot or an
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from uabench.engine.cells import Outcome, wrong_values
 from uabench.engine.constants import GRACEFUL_SHARE, MIN_CAPACITY_RATE
+from uabench.engine.schedule import block_order
 from uabench.results import stats
 
 
@@ -218,15 +220,14 @@ def classify_overload(capacity_throughput: float, figures: dict | None, alive: b
 
 
 def fastest_server(cells: list[dict], variant: str | None) -> str | None:
-    """The server with the highest passing throughput of `variant` among stored cells."""
-    ranked = [
-        cell
-        for cell in cells
-        if cell["kind"] == "throughput" and cell["variant"] == variant and cell["status"] == "pass"
-    ]
-    if not ranked:
+    """The server with the highest median passing throughput of `variant` among stored cells."""
+    by_server: dict[str, list[float]] = {}
+    for cell in cells:
+        if cell["kind"] == "throughput" and cell["variant"] == variant and cell["status"] == "pass":
+            by_server.setdefault(cell["server"], []).append(cell["result"]["throughput"]["values_per_s"])
+    if not by_server:
         return None
-    return max(ranked, key=lambda c: c["result"]["throughput"]["values_per_s"])["server"]
+    return max(by_server, key=lambda server: statistics.median(by_server[server]))
 
 
 class CellFailed(Exception):
@@ -237,15 +238,19 @@ class CellFailed(Exception):
         self.outcome = outcome
 
 
-def headroom(measure: Callable[[int, int], Outcome], repetitions: int) -> tuple[dict[int, dict], float]:
+def headroom(measure: Callable[[int, int], Outcome], repetitions: int, seed: int = 0) -> tuple[dict[int, dict], float]:
     """The same load from 1 and from 2 load-generator processes (`measure(processes,
-    repetition)`): values/s of each, and the gain of two over one. If two deliver clearly
-    more, one process was the bottleneck."""
-    figures = {}
-    for processes in (1, 2):
-        outcomes = [measure(processes, repetition) for repetition in range(repetitions)]
-        failed = next((o for o in outcomes if o.status != "pass"), None)
-        if failed:
-            raise CellFailed(failed)
-        figures[processes] = stats.summarize([o.measured["throughput"]["values_per_s"] for o in outcomes])
+    repetition)`), interleaved: each repetition measures both, in an order shuffled from
+    `seed`. values/s of each, and the gain of two over one. If two deliver clearly more, one
+    process was the bottleneck."""
+    outcomes: dict[int, list[Outcome]] = {1: [], 2: []}
+    for repetition in range(repetitions):
+        for processes in block_order((1, 2), seed, repetition):
+            outcome = measure(processes, repetition)
+            if outcome.status != "pass":
+                raise CellFailed(outcome)
+            outcomes[processes].append(outcome)
+    figures = {
+        p: stats.summarize([o.measured["throughput"]["values_per_s"] for o in kept]) for p, kept in outcomes.items()
+    }
     return figures, figures[2]["mean"] / figures[1]["mean"] - 1

@@ -220,7 +220,7 @@ class UabenchLibrary:
             label = f"{processes} process" + ("es" if processes > 1 else "")
             return self._cell("headroom", client, fastest, label, repetition, workload, processes)
 
-        figures, gain = search.headroom(measure, repetitions)
+        figures, gain = search.headroom(measure, repetitions, session.seed)
         logger.info(
             f"{client} load on {fastest}: 1 process {figures[1]['mean']:.0f} values/s, "
             f"2 processes {figures[2]['mean']:.0f} values/s ({gain:+.0%})"
