@@ -160,3 +160,20 @@ def test_headroom_compares_one_and_two_processes_on_the_fastest_server():
 def test_headroom_fails_on_a_failed_cell():
     with pytest.raises(search.CellFailed):
         search.headroom(lambda processes, _: point(1, "fail" if processes == 2 else "pass"), repetitions=1)
+
+
+def test_a_disturbed_repetition_of_a_sweep_is_measured_again():
+    calls = []
+
+    def measure(value, repetition: int) -> Outcome:
+        calls.append((value, repetition))
+        return point(1, "disturbed") if calls.count((value, repetition)) == 1 and value == 2 else point(value)
+
+    found = search.sweep([1, 2, 3], measure, repetitions=1)
+    assert calls == [(1, 0), (2, 0), (2, 0), (3, 0)] and not found.failed
+    assert [value for value, _ in found.measured] == [1, 2, 3]
+
+
+def test_a_sweep_point_disturbed_beyond_its_retries_is_not_measured():
+    found = search.sweep([1], lambda value, repetition: point(1, "disturbed"), repetitions=1)
+    assert found.failed and not found.measured

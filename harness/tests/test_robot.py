@@ -223,8 +223,9 @@ def test_estimate_adds_phases_startups_and_server_starts(tmp_path):
     assert found.tests == pytest.approx(expected)
     assert found.seconds == pytest.approx(sum(expected))
     assert found.cells == 1 + 1 + (3 + 3) + 6 + (3 + 7) + 1
-    # at most: the ranking's most blocks, each repetition measured again once
-    assert found.upper == pytest.approx(found.seconds + 3 * (2 + 0.5 + 1.5 + overhead))
+    # at most: the ranking's most blocks and the sweep's points, each repetition measured again once
+    again = 3 * (2 + 0.5 + 1.5 + overhead) + 3 * 2 * (2 + 0.25 + 0.75 + overhead)
+    assert found.upper == pytest.approx(found.seconds + again)
 
 
 def test_estimate_of_a_real_plan_covers_every_test():

@@ -209,7 +209,8 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers) -> _
             servers.start(server, cost)
             if warm:
                 servers.warm(server, client, REFERENCE_LOAD, cost)
-        cost.add(points * phase.repetitions * cell("sweep", client), cells=points * phase.repetitions)
+        measured = points * phase.repetitions * cell("sweep", client)
+        cost.add(measured, measured * (1 + DISTURBED_RETRIES), cells=points * phase.repetitions)
     elif keyword == "Capacity Should Be Found":
         client, server = args
         capacity, phase = plan.capacity, plan.phase(profile, "capacity")

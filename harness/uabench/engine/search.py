@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from uabench.engine.cells import Outcome, wrong_values
-from uabench.engine.constants import GRACEFUL_SHARE, MIN_CAPACITY_RATE
+from uabench.engine.constants import DISTURBED_RETRIES, GRACEFUL_SHARE, MIN_CAPACITY_RATE
 from uabench.engine.schedule import block_order
 from uabench.results import stats
 
@@ -67,13 +67,21 @@ def sweep(
     one, the sweep ends at the first point that does not hold, or at the first point that
     fails: the limit reached, unless it is the first point or a wrong value (never a limit),
     which fail the sweep. A point that is not supported is skipped. `describe(value,
-    outcomes)` gives the log line of a measured point."""
+    outcomes)` gives the log line of a measured point. A repetition that comes back
+    "disturbed" (other load on the host; recorded as such) is measured again, DISTURBED_RETRIES
+    times at most: `measure` keeps its last attempt whatever it met."""
     found = SweepResult()
     for index, value in enumerate(values):
         outcomes: list[Outcome] = []
         for repetition in range(repetitions):
-            outcomes.append(measure(value, repetition))
-            if outcomes[-1].status != "pass":
+            outcome = measure(value, repetition)
+            for _ in range(DISTURBED_RETRIES):
+                if outcome.status != "disturbed":
+                    break
+                log(f"{value}: repetition {repetition} disturbed ({first_line(outcome.reason)}); measuring it again")
+                outcome = measure(value, repetition)
+            outcomes.append(outcome)
+            if outcome.status != "pass":
                 break
         passed = all(o.status == "pass" for o in outcomes)
         if stop and stop.retry_missed and passed and not stop.holds(value, outcomes):
