@@ -16,7 +16,8 @@ How figures that rank are measured (issue 11):
 
 1. Steady state, not a fixed warm-up. Before a server is measured under a load, it is loaded
    in short unmeasured chunks (verification off) until `STEADY_RUN` successive chunks agree
-   within ±2 %, at most the plan's `server_warmup_s` per profile. Every chunk is stored (kind
+   within ±2 % or the last five show no trend (warmup.steady_from), at most the plan's
+   `server_warmup_s` per profile. Every chunk is stored (kind
    "warmup"), and the verdict with the time and load to steady state (kind "steady-state",
    status pass or never_steady), per server and load: a JIT runtime's warm-up cost is a
    figure. Rankings warm each (server, load, security) up with its own load; other cells that
@@ -31,7 +32,11 @@ How figures that rank are measured (issue 11):
    is within ±3 % of its estimate, at least `repetitions` (≥ 5 for figures that rank) and at
    most `max_repetitions` blocks of the profile. A repetition whose host interference
    (proc.host: steal time, other processes' CPU) passed the threshold is stored with status
-   "disturbed" and its reason, and measured again (`DISTURBED_RETRIES` times at most).
+   "disturbed" and its reason, and measured again (`DISTURBED_RETRIES` times at most); sweep
+   points are measured again the same way.
+
+Sweeps with a stop condition (subscription signal rate, sessions), the scenarios' sweeps and
+the capacity search still run server after server: their points depend on the point before.
 
 Servers between cells — the choice, and why. Only one server may run at a time: another
 server's update loop on the server cores distorts what the measured one does. Restarting a
