@@ -71,12 +71,16 @@ def cpu_share(point: Point) -> CpuShare:
 
 
 def unmeasured(cells: list[dict], kinds: tuple[str, ...], variant: str | None = None) -> list[str]:
-    """The points a sweep tried and could not measure, with the first line of the reason."""
+    """The points a sweep tried and could not measure, with the first line of the reason. A
+    disturbed repetition was measured again (it is listed under host interference), so it is
+    not among them."""
     return [
         f"not measured: {c['server']} ({c['client']}) at {c.get('parameter')}: {c['status']} — "
         f"{first_line(c['reason'])}"
         for c in cells
-        if c["kind"] in kinds and (variant is None or c["variant"] == variant) and c["status"] != "pass"
+        if c["kind"] in kinds
+        and (variant is None or c["variant"] == variant)
+        and c["status"] not in ("pass", "disturbed")
     ]
 
 

@@ -227,7 +227,9 @@ def unstable(e: Estimate, ranked: bool = False) -> str | None:
         reasons.append("a single repetition gives no interval")
     if e.cv is not None and e.cv > CV_LIMIT:
         reasons.append(f"the repetitions vary by {e.cv * 100:.1f} % (CV above {CV_LIMIT * 100:g} %)")
-    if e.n >= 2 and e.width_ratio > WIDTH_LIMIT:
+    if e.n >= 2 and not math.isfinite(e.width_ratio):
+        reasons.append(f"no finite interval could be computed from {e.n} repetitions")
+    elif e.n >= 2 and e.width_ratio > WIDTH_LIMIT:
         reasons.append(
             f"its interval ({e.low:.4g} to {e.high:.4g}) is {e.width_ratio * 100:.0f} % of the value"
             f" (wider than {WIDTH_LIMIT * 100:g} %)"
