@@ -519,6 +519,22 @@ def test_an_unstable_figure_is_marked_with_its_reason_and_not_ranked(tmp_path):
     assert not any(n.startswith(("a:", "c:")) for n in notes)
 
 
+def test_a_summary_figure_above_the_headline_cv_is_marked_but_keeps_its_rank(tmp_path):
+    store, run_id = _store_run(tmp_path, "headline")
+    _add(store, run_id, "throughput", "a", "bulk", STABLE_A)  # CV about 1 %
+    _add(store, run_id, "throughput", "wobbly", "bulk", [50.0, 54.0, 47.0, 51.0, 45.0])  # CV about 7 %
+    run, cells = _run_and_cells(store, run_id)
+    summary = summary_section([run], {run_id: cells})
+    [table] = summary.tables
+    rows = {r[0].value: r for r in table.rows}
+    figure = table.column("read values/s")
+    assert [rows[s][table.column("read rank")].value for s in ("a", "wobbly")] == [Rank(1, 1), Rank(2, 2)]
+    assert rows["a"][figure].status is None
+    assert rows["wobbly"][figure].status == Status.MARKED and rows["wobbly"][figure].detail == "unstable"
+    [note] = [n for n in table.notes if n.startswith("wobbly (read):")]
+    assert "CV above 5 %" in note
+
+
 def _security(store, run_id, plain, encrypted):
     _add(store, run_id, "sweep", "x", "security", plain, parameter="None/None")
     _add(store, run_id, "sweep", "x", "security", encrypted, parameter="Basic256Sha256/SignAndEncrypt")

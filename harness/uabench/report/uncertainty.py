@@ -59,8 +59,9 @@ def standings(points: list[Point]) -> dict[str, Standing]:
 
 
 def figure_cell(found: stats.Estimate | None, standing: Standing | None = None, unstable: str | None = None) -> Cell:
-    """A figure with its interval; marked when it is unstable or not comparable."""
-    reason = standing.unstable if standing else unstable
+    """A figure with its interval; marked when it is unstable (by its standing, or for the given
+    reason) or not comparable."""
+    reason = unstable or (standing.unstable if standing else None)
     excluded = standing.excluded if standing else None
     marks = [m for m in (excluded, UNSTABLE if reason else None) if m]
     return Cell(interval(found), Status.MARKED if marks else None, ", ".join(marks) or None)

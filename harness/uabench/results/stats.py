@@ -112,6 +112,9 @@ def histogram_cv(histogram: Histogram) -> float | None:
 CV_LIMIT = 0.10  # pyperf warns above 10 % too
 WIDTH_LIMIT = 0.5  # an interval wider than half the value says little about the value
 MIN_RANKED = 5  # fewer repetitions than this do not rank
+# A headline figure (the report's summary) is published only with a CV within this; above it the
+# figure still ranks by its interval but carries an "unstable" mark saying so (issue 11's target).
+HEADLINE_CV_LIMIT = 0.05
 MIN_BOOTSTRAP = 5  # below this a bootstrap has too few distinct resamples to mean anything
 RESAMPLES = 10_000
 
@@ -218,15 +221,15 @@ def _bootstrap_interval(samples: tuple, statistic, confidence: float, seed: int,
     raise ValueError("bootstrap interval undefined")  # percentile intervals are always finite on finite data
 
 
-def unstable(e: Estimate, ranked: bool = False) -> str | None:
+def unstable(e: Estimate, ranked: bool = False, cv_limit: float = CV_LIMIT) -> str | None:
     """Why the figure should not be trusted, as one sentence in the manner of pyperf's warnings
     (None when it is fine): CV above CV_LIMIT, an interval wider than WIDTH_LIMIT of the value, no
     interval at all, or (``ranked``) fewer than MIN_RANKED repetitions for a figure that ranks."""
     reasons = []
     if e.n < 2:
         reasons.append("a single repetition gives no interval")
-    if e.cv is not None and e.cv > CV_LIMIT:
-        reasons.append(f"the repetitions vary by {e.cv * 100:.1f} % (CV above {CV_LIMIT * 100:g} %)")
+    if e.cv is not None and e.cv > cv_limit:
+        reasons.append(f"the repetitions vary by {e.cv * 100:.1f} % (CV above {cv_limit * 100:g} %)")
     if e.n >= 2 and not math.isfinite(e.width_ratio):
         reasons.append(f"no finite interval could be computed from {e.n} repetitions")
     elif e.n >= 2 and e.width_ratio > WIDTH_LIMIT:
