@@ -117,6 +117,13 @@ def test_chunks_that_scatter_without_a_trend_are_steady():
     assert found.steady and found.rule == "no trend" and found.start == 0 and len(found.throughputs) == 5
 
 
+def test_a_step_without_a_rank_trend_is_not_steady():
+    clock = Clock(step=1.0)
+    step = [123_000, 123_000, 262_000, 249_000, 262_000, 255_000, 258_000, 256_000]  # Milo, a reference run
+    found = warmup.warm_up(clock.chunk(step), bound_s=20, clock=clock)
+    assert found.steady and found.start >= 2  # steady only once the chunks after the step agree
+
+
 def test_a_ramp_with_noise_is_not_steady():
     clock = Clock(step=1.0)
     ramp = [1000 * (1 + 0.06 * i) * (1.03 if i % 3 == 0 else 0.98) for i in range(8)]  # compiling, noisily

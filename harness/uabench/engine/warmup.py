@@ -28,6 +28,9 @@ from uabench.engine.schedule import STEADY_RUN, STEADY_TOLERANCE, steady_index
 # about one time in nine, a steady ramp always does).
 TREND_CHUNKS = 5
 TREND_TAU = 0.6
+# ...and only while they scatter like noise: a JIT's step (Milo went 123k, 123k, 262k, 249k, 262k
+# values/s in a reference run, tau 0.53 with the ties) has no rank trend but is no steady state.
+TREND_SPREAD = 0.15  # (max - min) / mean of those chunks
 
 
 def steady_from(
@@ -40,7 +43,9 @@ def steady_from(
     if len(throughputs) >= TREND_CHUNKS:
         recent = throughputs[-TREND_CHUNKS:]
         tau = scipy.stats.kendalltau(range(TREND_CHUNKS), recent).statistic
-        if abs(tau) < TREND_TAU:  # all equal (NaN) cannot reach here: those agree within any tolerance
+        spread = (max(recent) - min(recent)) / (sum(recent) / len(recent)) if any(recent) else 0.0
+        # all equal (tau NaN) cannot reach here: those agree within any tolerance
+        if abs(tau) < TREND_TAU and spread <= TREND_SPREAD:
             return len(throughputs) - TREND_CHUNKS, "no trend"
     return None
 
@@ -119,4 +124,5 @@ class SteadyRule:
             "run": self.run,
             "trend_chunks": TREND_CHUNKS,
             "trend_tau": TREND_TAU,
+            "trend_spread": TREND_SPREAD,
         }
