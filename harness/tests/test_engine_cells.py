@@ -109,7 +109,7 @@ import signal, sys
 sys.path.insert(0, {str(paths.REPO / "harness")!r})
 from uabench.engine import pubsub, session
 from uabench.robot import library
-from uabench import report
+from uabench.report import files
 print(signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)
 from uabench.results.store import open_store
 session.Session(open_store({str(tmp_path / "s.sqlite")!r}), "read", "smoke", workdir=__import__("pathlib").Path(

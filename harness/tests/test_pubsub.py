@@ -12,12 +12,13 @@ import time
 
 import pytest
 
-from uabench import paths, report, sdks
+from uabench import paths, sdks
 from uabench import plan as plan_module
 from uabench.engine import pubsub
 from uabench.engine.session import Session
 from uabench.plan import PlanError
 from uabench.proc import netns
+from uabench.report import files
 from uabench.results.store import open_store
 
 ROOT = os.geteuid() == 0 and shutil.which("ip") is not None
@@ -281,7 +282,7 @@ def test_mismatched_dataset_layout_fails_the_cell(pubsub_store):
 
 def test_report_has_the_pubsub_section(pubsub_store):
     store, directory, _, _ = pubsub_store
-    outputs = report.build(store, directory / "report")
+    outputs = files.build(store, directory / "report")
     markdown = outputs["markdown"].read_text()
     assert "## PubSub (UADP over UDP multicast)" in markdown
     assert "### PubSub: signal-rate sweep" in markdown and "PubSub vs client/server" in markdown

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from uabench import paths, plan, report, sdks
+from uabench import paths, plan, sdks
 from uabench.engine.session import Session
-from uabench.report import document, html, markdown, plots, text
+from uabench.report import document, files, html, markdown, plots, text
 from uabench.report.model import (
     Cell,
     Column,
@@ -70,7 +70,7 @@ def reference(tmp_path_factory):
 
 def test_report_ranks_the_server_and_shows_the_matrix(small_store):
     store, directory = small_store
-    outputs = report.build(store, directory / "out")
+    outputs = files.build(store, directory / "out")
     text = outputs["markdown"].read_text()
     assert "Read: server ranking" in text
     section = text[text.index("## Read: server ranking") :]
@@ -96,7 +96,7 @@ def test_report_ranks_the_server_and_shows_the_matrix(small_store):
 
 def test_report_renders_in_headless_chromium_without_console_errors(small_store, tmp_path):
     store, directory = small_store
-    outputs = report.build(store, directory / "browser")
+    outputs = files.build(store, directory / "browser")
     chromium = shutil.which("chromium")
     assert chromium, "Debian's chromium is part of the setup (ci/apt-packages)"
     screenshot = directory / "browser" / "report.png"
@@ -384,7 +384,7 @@ def test_the_reference_report_regenerates_from_its_store(reference, tmp_path):
     """Every figure of the committed reference report is reproduced from its store (the bootstrap
     intervals are seeded, so they are reproduced too)."""
     store, _, _ = reference
-    outputs = report.build(store, tmp_path)
+    outputs = files.build(store, tmp_path)
     committed = _figures((REFERENCE / "report.md").read_text())
     regenerated = _figures(outputs["markdown"].read_text())
     assert len(committed) > 500

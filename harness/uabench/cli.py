@@ -87,7 +87,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from uabench.report import build
+    from uabench.report.files import build
 
     store = open_store(args.store, readonly=True)
     outputs = build(store, Path(args.out), args.run)
