@@ -2,6 +2,7 @@
 several processes' results (engine/cells.py); the cleanup installed by a session, not by an
 import. Cells run against real adapters in test_bench.py and test_pubsub.py."""
 
+import signal
 import subprocess
 import sys
 
@@ -118,6 +119,30 @@ print(signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["True", "False"], done.stderr
+
+
+def test_sigterm_ends_a_session_even_inside_a_runner_that_catches_everything(tmp_path):
+    """A test runner guards each test with `except BaseException` (pytest does, for SystemExit):
+    SIGTERM must still end the process, after the cleanup, as the signal's default action."""
+    script = f"""
+import sys, time
+sys.path.insert(0, {str(paths.REPO / "harness")!r})
+from uabench.engine import session
+from uabench.results.store import open_store
+session.Session(open_store({str(tmp_path / "s.sqlite")!r}), "read", "smoke", workdir=__import__("pathlib").Path(
+    {str(tmp_path / "run")!r}))
+for test in range(3):
+    try:
+        print("test", test, flush=True)
+        time.sleep(30)
+    except BaseException:
+        print("caught", flush=True)
+"""
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().split() == ["test", "0"]
+    child.send_signal(signal.SIGTERM)
+    assert child.wait(timeout=20) == -signal.SIGTERM
+    assert "caught" not in child.stdout.read()
 
 
 def test_a_suite_without_an_adapter_for_a_role_has_a_problem():
