@@ -40,6 +40,25 @@ def test_a_clear_change_is_faster_or_slower():
     )
 
 
+def test_a_change_that_may_lie_inside_the_noise_threshold_is_inconclusive():
+    # significant, but its interval straddles -5 %: criterion's rule reports no change
+    judged = compare.judge(_estimate(BASE), _estimate([v * 0.95 for v in reversed(BASE)]))
+    assert judged.p_value < 0.05 and judged.change.high < 0 and judged.change.low < -compare.MARGIN
+    assert judged.change.high > -compare.MARGIN
+    assert judged.verdict == compare.INCONCLUSIVE and "noise threshold" in judged.reason
+
+
+def test_repetitions_that_drift_are_inconclusive():
+    # B is 12 % lower but still rising rep after rep (a JIT compiling): not a figure to compare
+    rising = [82.0, 84.0, 85.0, 87.0, 88.0, 90.0, 91.0, 93.0]
+    judged = compare.judge(_estimate(BASE), _estimate(rising))
+    assert judged.change.high < -compare.MARGIN and judged.p_value < 0.05
+    assert judged.verdict == compare.INCONCLUSIVE and "B the repetitions rise" in judged.reason
+    # the same values in random order are a change
+    shuffled = [87.0, 82.0, 91.0, 85.0, 93.0, 84.0, 90.0, 88.0]
+    assert compare.judge(_estimate(BASE), _estimate(shuffled)).verdict == compare.SLOWER
+
+
 def test_three_repetitions_cannot_show_a_change_to_the_rank_test():
     # the interval excludes 0, but 3 against 3 repetitions cannot reach p < 0.05 (smallest p = 0.1)
     judged = compare.judge(_estimate([100.0, 101.0, 99.0]), _estimate([120.0, 121.0, 119.0]))

@@ -172,3 +172,14 @@ def test_relative_change_finds_a_shift_and_no_shift():
     assert 0 < faster.low < 0.10 < faster.high
     few = stats.relative_change([100.0, 102.0, 98.0], [110.0, 112.0, 108.0])
     assert "t-interval" in few.method and 0 < few.low < 0.10 < few.high
+
+
+def test_repetitions_that_trend_are_marked_as_drifting():
+    rising = stats.estimate([82.0, 84.0, 85.0, 87.0, 88.0, 90.0, 91.0, 93.0])
+    assert "rise in the order they were measured" in (stats.drift(rising) or "")
+    assert "not yet a steady state" in (stats.unstable(rising) or "")
+    falling = stats.estimate([93.0, 91.0, 90.0, 88.0, 87.0, 85.0, 84.0, 82.0])
+    assert "fall" in (stats.drift(falling) or "")
+    # the same values in an order without a trend, and too few to tell
+    assert stats.drift(stats.estimate([87.0, 82.0, 91.0, 85.0, 93.0, 84.0, 90.0, 88.0])) is None
+    assert stats.drift(stats.estimate([82.0, 84.0, 85.0, 87.0])) is None

@@ -19,7 +19,7 @@ from uabench.engine.warmup import SteadyRule, SteadyState
 from uabench.plan import Plan
 from uabench.proc import cleanup, host
 from uabench.proc.process import READY_TIMEOUT_S, AdapterError, AdapterProcess
-from uabench.proc.sampling import PerfStat
+from uabench.proc.sampling import INTERVAL_S, PerfStat
 from uabench.results import provenance
 from uabench.results.store import Store
 from uabench.sdks import Sdk, all_sdks
@@ -39,19 +39,20 @@ REFERENCE_LOAD = {
 def _steady_reason(found: SteadyState, rule: SteadyRule) -> str:
     if found.failure:
         return f"a warm-up chunk failed: {found.failure}"
+    held = len(found.throughputs) - (found.start or 0)
     if found.steady and found.rule == "no trend":
         return (
-            f"steady after {found.seconds:.1f} s ({found.start} chunks before {warmup.TREND_CHUNKS} "
-            f"without a trend; no {rule.run} in a row agreed within ±{rule.tolerance:.0%})"
+            f"steady after {found.seconds:.1f} s ({found.start} chunks, then {held} without a trend; "
+            f"no run as long as the climb agreed within ±{rule.tolerance:.0%})"
         )
     if found.steady:
         return (
             f"steady after {found.seconds:.1f} s "
-            f"({found.start} chunks before {rule.run} agreed within ±{rule.tolerance:.0%})"
+            f"({found.start} chunks, then {held} that agreed within ±{rule.tolerance:.0%})"
         )
     return (
-        f"never steady within {rule.bound_s:g} s: {len(found.throughputs)} chunks, "
-        f"no {rule.run} successive ones within ±{rule.tolerance:.0%}"
+        f"never steady within {rule.bound_s:g} s: {len(found.throughputs)} chunks, no run of them as "
+        f"long as the climb before it agreed within ±{rule.tolerance:.0%} or was without a trend"
     )
 
 
@@ -130,6 +131,12 @@ class Session:
     def __post_init__(self) -> None:
         cleanup.install()  # from here on the run starts processes and namespaces
         self.server_cpus, self.client_cpus = cpu_sets()
+        # The harness itself (its samplers, perf stat, event readers) runs beside the load
+        # generator, never on the server's cores: what it costs is then the same in every cell
+        # and never taken from the server that is measured. (Threads started later inherit it.)
+        self._harness_cpus = os.sched_getaffinity(0)
+        if self.client_cpus:
+            os.sched_setaffinity(0, self.client_cpus)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.pki = pki.make_pki(self.workdir / "pki")
         self.run_id = self.store.begin_run(self.suite, self.profile, self._provenance())
@@ -139,7 +146,12 @@ class Session:
             suite=self.suite,
             profile=self.profile,
             sdk_versions=self.versions,
-            pinning={"server_cpus": sorted(self.server_cpus or []), "client_cpus": sorted(self.client_cpus or [])},
+            pinning={
+                "server_cpus": sorted(self.server_cpus or []),
+                "client_cpus": sorted(self.client_cpus or []),
+                "harness_cpus": sorted(self.client_cpus or self._harness_cpus),
+                "sample_interval_s": INTERVAL_S,
+            },
             perf=PerfStat.available(),
             workdir=str(self.workdir),
             plan=self._plan_summary(),
@@ -452,5 +464,6 @@ class Session:
 
     def close(self, status: str = "finished") -> None:
         self.stop_servers()
+        os.sched_setaffinity(0, self._harness_cpus)
         self.store.update_provenance(self.run_id, self._provenance())
         self.store.finish_run(self.run_id, status)

@@ -8,10 +8,14 @@ The verdict of a figure, from its per-repetition values on either side:
 - same: the 95% interval of the relative change (B / A - 1) lies within ±MARGIN (equivalence
   within a stated margin, as a two one-sided test would decide; checked first, so a real but small
   shift inside the margin is "same");
-- faster / slower: the interval excludes 0 and the Mann-Whitney U test of the two sets of
-  repetitions gives p < ALPHA (both have to agree: the rank test makes no assumption on the shape
-  of the distribution, the interval says how large the change is);
-- inconclusive: anything else, e.g. too few repetitions for either to decide.
+- faster / slower: the whole interval lies beyond ±MARGIN on one side (criterion's noise
+  threshold: a change is reported only when it is larger than what re-runs on one machine differ
+  by) and the Mann-Whitney U test of the two sets of repetitions gives p < ALPHA (both have to
+  agree: the rank test makes no assumption on the shape of the distribution, the interval says
+  how large the change is);
+- inconclusive: anything else, e.g. too few repetitions for either to decide, a change that may
+  lie inside the margin, or repetitions that drift (stats.drift) on either side: a figure that
+  was still moving when it was measured cannot be compared.
 
 A figure without per-repetition values (a ratio of two medians) is judged by its intervals alone:
 disjoint intervals are a change, anything else is inconclusive."""
@@ -201,22 +205,29 @@ def judge(a: stats.Estimate, b: stats.Estimate, higher_is_better: bool = True, s
     else:
         change, p = _interval_change(a, b), None
     low, high = change.low, change.high
+    drifts = {side: stats.drift(e) for side, e in (("A", a), ("B", b))}
+    drifting = "; ".join(f"{side} {why}" for side, why in drifts.items() if why)
     bounded = math.isfinite(low) and math.isfinite(high)
     if bounded and -MARGIN <= low and high <= MARGIN:
         verdict = SAME
         reason = f"the change's interval [{_percent(low)}, {_percent(high)}] lies within ±{MARGIN * 100:g} %"
-    elif bounded and (low > 0 or high < 0) and (p is None or p < ALPHA):
+    elif bounded and (low > MARGIN or high < -MARGIN) and (p is None or p < ALPHA) and not drifting:
         verdict = FASTER if (low > 0) == higher_is_better else SLOWER
         test = "the intervals are disjoint" if p is None else f"Mann-Whitney U p = {p:.3g} < {ALPHA:g}"
-        reason = f"the change's interval [{_percent(low)}, {_percent(high)}] excludes 0 and {test}"
+        reason = f"the change's interval [{_percent(low)}, {_percent(high)}] lies beyond ±{MARGIN * 100:g} % and {test}"
     else:
         verdict = INCONCLUSIVE
         interval = f"the change's interval [{_percent(low)}, {_percent(high)}]"
         if not bounded:
             single = min(a.n, b.n) < 2
             reason = "no interval: " + ("a single repetition" if single else "A's interval reaches 0")
-        elif low > 0 or high < 0:  # p is set: without repetitions this would be faster or slower
-            reason = f"{interval} excludes 0 but Mann-Whitney U p = {p:.3g} (not below {ALPHA:g})"
+        elif drifting:
+            reason = f"{interval}, but in {drifting}"
+        elif low > 0 or high < 0:
+            if p is not None and not p < ALPHA:
+                reason = f"{interval} excludes 0 but Mann-Whitney U p = {p:.3g} (not below {ALPHA:g})"
+            else:
+                reason = f"{interval} excludes 0 but reaches inside the ±{MARGIN * 100:g} % noise threshold"
         else:
             reason = f"{interval} includes 0 and reaches beyond ±{MARGIN * 100:g} %"
     return Comparison(("", "", ""), None, None, change, p, verdict, reason)
@@ -405,8 +416,10 @@ def document(a: Side, b: Side) -> tuple[Report, list[Comparison], list[str]]:
         ),
         f"Verdicts: {tally or 'no figure in common'}. {agreement}",
         f"Verdict: same when the 95% interval of the change (B / A - 1) lies within ±{MARGIN * 100:g} % (the "
-        f"equivalence margin); faster or slower when it excludes 0 and the Mann-Whitney U test on the repetitions "
-        f"gives p < {ALPHA:g}; inconclusive otherwise. Figures without repetitions (ratios of medians) are judged by "
+        f"equivalence margin); faster or slower when it lies wholly beyond ±{MARGIN * 100:g} % (criterion's noise "
+        f"threshold) and the Mann-Whitney U test on the repetitions gives p < {ALPHA:g}; inconclusive otherwise, "
+        "and wherever the repetitions of either side drift (a trend in the order they were measured). "
+        "Figures without repetitions (ratios of medians) are judged by "
         "their intervals alone. Ranks are intervals: servers whose 95% intervals overlap share ranks.",
     ]
     methods = dict.fromkeys(c.change.method for c in found if c.change is not None)

@@ -239,9 +239,35 @@ def unstable(e: Estimate, ranked: bool = False, cv_limit: float = CV_LIMIT) -> s
         )
     if ranked and e.n < MIN_RANKED:
         reasons.append(f"{e.n} repetitions are too few to rank (at least {MIN_RANKED})")
+    drifting = drift(e)
+    if drifting:
+        reasons.append(drifting)
     if not reasons:
         return None
     return "Unstable: " + "; ".join(reasons) + "."
+
+
+# A trend through the repetitions, in the order they were measured: Kendall's tau with that order,
+# two-sided p below DRIFT_P, from DRIFT_MIN repetitions on (fewer cannot reach it). A steady server
+# gives repetitions in random order; a JIT runtime still compiling, or a leak, orders them.
+DRIFT_MIN = 5
+DRIFT_P = 0.05
+
+
+def drift(e: Estimate) -> str | None:
+    """Why the repetitions are no sample of one steady state (None if nothing says so): they rise
+    or fall in the order they were measured. Their median is then a point on a trend, and a re-run
+    that stops elsewhere on it gives another figure."""
+    if e.n < DRIFT_MIN or len(set(e.values)) < 2:
+        return None
+    found = scipy.stats.kendalltau(range(e.n), e.values)
+    if not found.pvalue < DRIFT_P:
+        return None
+    way = "rise" if found.statistic > 0 else "fall"
+    return (
+        f"the repetitions {way} in the order they were measured (Kendall tau {found.statistic:.2f}, "
+        f"p = {found.pvalue:.2g}): not yet a steady state"
+    )
 
 
 def rank_intervals(estimates: dict[str, Estimate], higher_is_better: bool = True) -> dict[str, tuple[int, int]]:
