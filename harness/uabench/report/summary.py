@@ -73,10 +73,15 @@ def _sweeps(run: dict, cells: list[dict], found: Figures) -> None:
     signal_sweeps = [name for name, about in sweeps.items() if about.get("kind") == "signals"]
     swept = figures.points(cells)
     points = [p for p in swept if p.sweep in signal_sweeps]
+    tried = {(p.sweep, p.server): figures.sweep_values(points, p.sweep, p.server) for p in points}
     for server, p in figures.highest_sustained(points).items():
         interval = p.config.get("publishing_interval_ms", 100)
         title = f"sustained signals/s at {interval:g} ms"
         reason = headline_unstable(p.throughput)
+        if p.parameter == tried[p.sweep, server][-1]:
+            # the sweep stopped short of the server's limit: the figure is what was offered at most
+            bound = f"a lower bound: the sweep's highest point ({p.parameter} signals) held"
+            reason = f"{reason[:-1]}; {bound}." if reason else f"Unstable: {bound}."
         found.put(server, Column(title, "signals/s"), uncertainty.figure_cell(p.throughput, unstable=reason))
         found.note(*uncertainty.method_notes([p.throughput]))
         found.note(*uncertainty.unstable_notes({f"{server} ({title})": reason}))

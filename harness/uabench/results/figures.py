@@ -180,6 +180,11 @@ def _order(parameter: str | None) -> tuple[int, float, str]:
         return (1, 0.0, str(parameter))
 
 
+def sweep_values(found: list[Point], sweep: str, server: str) -> list[str]:
+    """The parameters a sweep tried on a server, in sweep order."""
+    return sorted({p.parameter for p in found if p.sweep == sweep and p.server == server}, key=_order)
+
+
 def highest_sustained(found: list[Point]) -> dict[str, Point]:
     """Per server: the sweep point with the most signals/s whose cycle time held."""
     best: dict[str, Point] = {}
