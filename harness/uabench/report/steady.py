@@ -111,15 +111,25 @@ STEADY_COLUMNS = [
 
 
 def _rule_text(runs: list[dict]) -> str:
-    rules = {str(rule_of(run)): rule_of(run) for run in runs if rule_of(run)}
+    ruled = [(run["suite"], rule_of(run)) for run in runs if rule_of(run)]
+    # the bound is a plan's choice per suite; the rest of the rule is the harness's
+    rules = {str({k: v for k, v in rule.items() if k != "bound_s"}) for _, rule in ruled}
     if len(rules) != 1:
         return "Each server is warmed up until successive chunks of its throughput agree (the rule is kept per run)."
-    rule = next(iter(rules.values()))
+    rule = ruled[0][1]
+    bounds = ", ".join(f"{suite} {each.get('bound_s', 0):g} s" for suite, each in ruled)
+    shift = ""
+    if "trend_shift" in rule:
+        shift = f" and its later half within ±{rule['trend_shift']:.0%} of its earlier half"
     return (
-        f"Each server is loaded in chunks of {rule.get('chunk_s', 0):g} s until {rule.get('run')} successive chunks "
-        f"agree within ±{rule.get('tolerance', 0):.0%}, for at most {rule.get('bound_s', 0):g} s; only then is it "
-        "measured. The time to steady state runs from the first chunk to the first chunk of the steady run; the "
-        "load is the values moved before it. A server that never became steady is measured anyway and marked."
+        f"Each server is loaded in chunks of {rule.get('chunk_s', 0):g} s until it is steady: a run of chunks up to "
+        "the last one, at least as long as the climb before it, that agrees within "
+        f"±{rule.get('tolerance', 0):.0%} (at least {rule.get('run')} chunks), or that shows no trend (over the last "
+        f"{rule.get('trend_chunks')} or half of all chunks: |Kendall tau| below {rule.get('trend_tau')}, 10th to 90th "
+        f"percentile within {rule.get('trend_spread', 0):.0%} of the median{shift}); at most {bounds}. Only then is "
+        "it measured. The time to steady state runs from the first chunk to the first chunk of the steady run; the "
+        "load is the values moved before it. A server that never became steady is measured anyway and marked, and "
+        "measured repetitions that still trend are marked unstable."
     )
 
 
@@ -266,7 +276,7 @@ def steady_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section
     timeline = first_repetitions(runs, cells_of) if found else None
     return Section(
         "Steady state",
-        paragraphs=[_rule_text(runs)] if found else [],
+        paragraphs=[_rule_text([run for run in runs if run["suite"] in {w.suite for w in found}])] if found else [],
         tables=[steady_table(found)] if found else [],
         figures=[f for f in (plot if curves else None, timeline) if f],
         subsections=[host] if host else [],
