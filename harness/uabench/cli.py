@@ -61,6 +61,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"{args.profile} profile: {total.text()}", flush=True)
     if args.estimate:
         return 0
+    _writable_store(args.store)
     run_dir = paths.RESULTS / "runs" / time.strftime("%Y%m%d-%H%M%S")
     selection = {
         key: value
@@ -84,6 +85,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.report and not args.dryrun:
         status |= cmd_report(argparse.Namespace(store=args.store, out=args.out, run=None))
     return 1 if status else 0
+
+
+def _writable_store(location: str) -> None:
+    """The store `run` writes to, opened once before anything runs: a store it cannot use
+    (corrupt, a directory, read-only, newer, locked) is one line and exit 2 here rather than
+    a failed suite setup."""
+    open_store(location).close()
 
 
 def cmd_report(args: argparse.Namespace) -> int:

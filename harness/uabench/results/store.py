@@ -8,17 +8,33 @@ backend can be added behind the same interface.
 The schema is versioned with `PRAGMA user_version`. A writer migrates an older store when it
 opens it (MIGRATIONS, one step per version, each in its own transaction); a reader
 (`readonly=True`: report, model, predict) never writes and reads an older store as it is;
-a store newer than this harness is refused by both."""
+a store newer than this harness is refused by both.
+
+Whatever is wrong with the file (a directory, not SQLite, not writable for a writer, locked by
+another writer beyond LOCK_BOUND_S) is a StoreError of one line naming the store, raised when
+the store is opened, so `uabench run` refuses it before the first cell.
+
+Locks: a write waits CELL_WAIT_S for another writer's lock; a cell that still cannot be written
+is kept in memory and written before the next write. Closing the run waits up to LOCK_BOUND_S
+in all; cells that are still unwritten then go to a JSON-lines file beside the store, named in
+the error, so a lock never loses a measured cell."""
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 1
+
+# How long one write waits for another writer's lock (SQLite's busy timeout) before a cell is
+# kept in memory, and how long opening a store or closing a run waits for it in all.
+CELL_WAIT_S = 10.0
+LOCK_BOUND_S = 120.0
 
 # The schema of the newest version, for a new store.
 SCHEMA = """
@@ -91,32 +107,87 @@ class StoreError(Exception):
     pass
 
 
+def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
+    """A connection to the store, or a StoreError naming what is wrong with the path."""
+    if path.is_dir():
+        raise StoreError(f"results store {path} is a directory, not an SQLite file")
+    if readonly:
+        if not path.exists():
+            raise StoreError(f"no results store at {path}")
+        # Without a -wal file nobody is writing and every page is in the file itself:
+        # immutable, so reading creates nothing beside it (a committed store stays as it is).
+        immutable = "&immutable=1" if not path.with_name(path.name + "-wal").exists() else ""
+        location, uri = f"{path.resolve().as_uri()}?mode=ro{immutable}", True
+    else:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise StoreError(f"results store {path}: {path.parent} is not a directory") from None
+        except OSError as error:
+            raise StoreError(f"results store {path}: cannot create {path.parent}: {error.strerror}") from None
+        location, uri = str(path), False
+    try:
+        return sqlite3.connect(location, uri=uri, timeout=CELL_WAIT_S, isolation_level=None)
+    except sqlite3.Error as error:
+        raise StoreError(f"results store {path} cannot be opened: {error}") from None
+
+
+def _problem(path: Path, error: sqlite3.Error) -> StoreError:
+    """The one line for an SQLite error met while opening the store."""
+    text = str(error)
+    if "not a database" in text or "malformed" in text:
+        return StoreError(f"results store {path} is not a valid SQLite database ({text}): corrupt, or another file")
+    if "readonly" in text or "read-only" in text:
+        return StoreError(f"results store {path} is not writable ({text}): pass --store with a writable path")
+    if "locked" in text or "busy" in text:
+        return StoreError(f"results store {path} is locked by another writer for more than {LOCK_BOUND_S:.0f} s")
+    return StoreError(f"results store {path} cannot be used: {text}")
+
+
 class Store:
     def __init__(self, path: Path, readonly: bool = False) -> None:
         self.path = path
         self.readonly = readonly
-        if readonly:
-            if not path.exists():
-                raise StoreError(f"no results store at {path}")
-            # Without a -wal file nobody is writing and every page is in the file itself:
-            # immutable, so reading creates nothing beside it (a committed store stays as it is).
-            immutable = "&immutable=1" if not path.with_name(path.name + "-wal").exists() else ""
-            self.db = sqlite3.connect(
-                f"{path.resolve().as_uri()}?mode=ro{immutable}", uri=True, timeout=30, isolation_level=None
-            )
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        # Cells measured but not yet written because another writer held the lock.
+        self.pending: list[dict] = []
+        self.db = _connect(path, readonly)
         self.db.row_factory = sqlite3.Row
-        self.version = self._check_version()
-        if not readonly:
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self._migrate()
+        try:
+            self.version = self._check_version()
+            if not readonly:
+                self._until(LOCK_BOUND_S, self._prepare_writer)
+        except StoreError:
+            self.db.close()
+            raise
+        except sqlite3.Error as error:
+            self.db.close()
+            raise _problem(path, error) from None
+
+    def _prepare_writer(self) -> None:
+        self._migrate()
+        # A store may open read-only without error (a read-only file or file system): one
+        # write that is rolled back finds out now, before anything is measured.
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute(f"PRAGMA user_version = {self.version}")
+        finally:
+            self.db.execute("ROLLBACK")
+        self.db.execute("PRAGMA journal_mode=WAL")
+
+    def _until(self, bound_s: float, write: Callable[[], Any]) -> Any:
+        """`write` retried while another writer holds the lock, for at most `bound_s`."""
+        deadline = time.monotonic() + bound_s
+        while True:
+            try:
+                return write()
+            except sqlite3.OperationalError as error:
+                if not _locked(error) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.5)
 
     def _check_version(self) -> int:
         version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
         if version > SCHEMA_VERSION:
-            self.db.close()
             raise StoreError(
                 f"results store {self.path} has schema version {version}; this uabench supports "
                 f"versions up to {SCHEMA_VERSION}: use a newer uabench"
@@ -144,10 +215,13 @@ class Store:
             self.version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
 
     def close(self) -> None:
-        self.db.close()
+        try:
+            self._write_pending(LOCK_BOUND_S)
+        finally:
+            self.db.close()
 
     def begin_run(self, suite: str, profile: str, provenance: dict) -> int:
-        cursor = self.db.execute(
+        cursor = self._locked_write(
             "INSERT INTO runs (suite, profile, started_ns, provenance) VALUES (?, ?, ?, ?)",
             (suite, profile, time.time_ns(), json.dumps(provenance)),
         )
@@ -155,12 +229,22 @@ class Store:
         return cursor.lastrowid
 
     def update_provenance(self, run_id: int, provenance: dict) -> None:
-        self.db.execute("UPDATE runs SET provenance = ? WHERE id = ?", (json.dumps(provenance), run_id))
+        self._locked_write("UPDATE runs SET provenance = ? WHERE id = ?", (json.dumps(provenance), run_id))
 
     def finish_run(self, run_id: int, status: str = "finished") -> None:
-        self.db.execute("UPDATE runs SET finished_ns = ?, status = ? WHERE id = ?", (time.time_ns(), status, run_id))
+        self._write_pending(LOCK_BOUND_S)
+        self._locked_write("UPDATE runs SET finished_ns = ?, status = ? WHERE id = ?", (time.time_ns(), status, run_id))
 
-    def add_cell(self, run_id: int, **cell: Any) -> int:
+    def _locked_write(self, sql: str, args: tuple) -> sqlite3.Cursor:
+        """A run's own row: waited for up to LOCK_BOUND_S, then one line."""
+        try:
+            return self._until(LOCK_BOUND_S, lambda: self.db.execute(sql, args))
+        except sqlite3.Error as error:
+            raise _problem(self.path, error) from None
+
+    def add_cell(self, run_id: int, **cell: Any) -> int | None:
+        """The cell's id; None when another writer holds the lock beyond CELL_WAIT_S: the cell
+        is then kept in `pending` and written before the next write (or by close)."""
         cell = dict(cell)
         for column in JSON_COLUMNS:
             if column in cell and cell[column] is not None:
@@ -169,12 +253,47 @@ class Store:
         cell["emulated"] = int(bool(cell.get("emulated")))
         cell["run_id"] = run_id
         cell["created_ns"] = time.time_ns()
+        self.pending.append(cell)
+        try:
+            return self._write_pending(0.0)
+        except sqlite3.OperationalError as error:
+            if not _locked(error):
+                raise
+            return None
+
+    def _write_pending(self, bound_s: float) -> int | None:
+        """Every pending cell, oldest first (each in one transaction: stored whole or not at
+        all); the last one's id. After `bound_s` of locks the cells go to a file."""
+        last = None
+        try:
+            while self.pending:
+                last = self._until(bound_s, lambda: self._insert(self.pending[0]))
+                self.pending.pop(0)
+        except sqlite3.Error as error:
+            if bound_s == 0.0 and isinstance(error, sqlite3.OperationalError) and _locked(error):
+                raise  # add_cell keeps it for the next write
+            kept = self._keep_pending()
+            raise StoreError(
+                f"results store {self.path}: {len(kept[1])} measured cell(s) not written ({error}); kept in {kept[0]}"
+            ) from None
+        return last
+
+    def _insert(self, cell: dict) -> int:
         columns = ", ".join(cell)
         marks = ", ".join("?" for _ in cell)
         with self.db:  # one transaction: a cell is stored whole or not at all
             cursor = self.db.execute(f"INSERT INTO cells ({columns}) VALUES ({marks})", tuple(cell.values()))
         assert cursor.lastrowid is not None  # an INSERT always sets it
         return cursor.lastrowid
+
+    def _keep_pending(self) -> tuple[Path, list[dict]]:
+        """The unwritten cells as JSON lines beside the store (appended: never overwrites)."""
+        kept, self.pending = self.pending, []
+        target = self.path.with_name(f"{self.path.name}.unwritten-{os.getpid()}.jsonl")
+        with target.open("a", encoding="utf-8") as out:
+            for cell in kept:
+                out.write(json.dumps(cell) + "\n")
+        return target, kept
 
     def runs(self, suite: str | None = None) -> list[dict]:
         query, args = "SELECT * FROM runs", tuple[str, ...]()
@@ -195,6 +314,10 @@ class Store:
         where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
         rows = self.db.execute(f"SELECT * FROM cells{where} ORDER BY id", args).fetchall()
         return [_decode(row) for row in rows]
+
+
+def _locked(error: sqlite3.OperationalError) -> bool:
+    return "locked" in str(error) or "busy" in str(error)
 
 
 def _decode(row: sqlite3.Row) -> dict:
