@@ -47,6 +47,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from robot.run import run as run_robot  # robot.run the function, not the module
 
     from uabench.engine import estimate
+    from uabench.proc import cleanup, launcher
     from uabench.robot.modifier import Matrix
     from uabench.robot.progress import Progress
 
@@ -62,26 +63,33 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.estimate:
         return 0
     _writable_store(args.store)
+    _reap(args.store)
+    marker = launcher.mark_harness()  # every run this invocation stores carries it
     run_dir = paths.RESULTS / "runs" / time.strftime("%Y%m%d-%H%M%S")
     selection = {
         key: value
         for key, value in (("include", args.include), ("exclude", args.exclude), ("test", args.test))
         if value
     }
-    status = run_robot(
-        *[str(paths.SUITES / f"{one.suite}.robot") for one in chosen],
-        outputdir=str(run_dir),
-        prerunmodifier=[Matrix([str(one.path) for one in chosen], args.profile, args.sdk or "", run_dir)],
-        listener=[Progress()],
-        variable=[f"STORE:{args.store}"],
-        dryrun=args.dryrun,
-        name="uabench" if len(chosen) > 1 else None,
-        pythonpath=[str(paths.REPO / "harness")],
-        console="quiet",
-        loglevel="INFO",
-        **selection,
-    )
+    try:
+        status = run_robot(
+            *[str(paths.SUITES / f"{one.suite}.robot") for one in chosen],
+            outputdir=str(run_dir),
+            prerunmodifier=[Matrix([str(one.path) for one in chosen], args.profile, args.sdk or "", run_dir)],
+            listener=[Progress()],
+            variable=[f"STORE:{args.store}"],
+            dryrun=args.dryrun,
+            name="uabench" if len(chosen) > 1 else None,
+            pythonpath=[str(paths.REPO / "harness")],
+            console="quiet",
+            loglevel="INFO",
+            **selection,
+        )
+    except SystemExit:  # Robot's answer to a second signal: stop at once
+        status = 1
     print(f"Robot output, log and report: {run_dir}")
+    if _close_runs(args.store, marker, cleanup.received()):
+        return 130
     if args.report and not args.dryrun:
         status |= cmd_report(argparse.Namespace(store=args.store, out=args.out, run=None))
     return 1 if status else 0
@@ -92,6 +100,45 @@ def _writable_store(location: str) -> None:
     (corrupt, a directory, read-only, newer, locked) is one line and exit 2 here rather than
     a failed suite setup."""
     open_store(location).close()
+
+
+def _reap(store: str) -> None:
+    """Before anything runs: what a killed harness left in this store and on this machine is
+    marked and removed, one line each."""
+    from uabench.proc import orphans
+
+    opened = open_store(store)
+    try:
+        for line in orphans.reap(opened):
+            print(f"uabench: {line}", file=sys.stderr)
+    finally:
+        opened.close()
+
+
+def _close_runs(store: str, marker: str, signum: int | None) -> bool:
+    """After Robot: a run of this invocation still `running` lost its suite teardown, it is
+    `interrupted` after a signal, else `failed`. After a signal, one line says what was kept;
+    True then (the caller skips the report and exits 130)."""
+    import signal
+
+    opened = open_store(store)
+    try:
+        ours = [r for r in opened.runs() if (r["provenance"].get("harness") or {}).get("marker") == marker]
+        for run in ours:
+            if run["status"] == "running":
+                opened.finish_run(run["id"], "interrupted" if signum else "failed")
+        if signum is None:
+            return False
+        cells = len(opened.cells([r["id"] for r in ours])) if ours else 0
+    finally:
+        opened.close()
+    ids = ", ".join(str(r["id"]) for r in ours) or "none"
+    print(
+        f"uabench: stopped by {signal.Signals(signum).name}: kept {len(ours)} run(s) (id {ids}, stored as "
+        f"interrupted) with {cells} measured cell(s) in {store}; no report written",
+        file=sys.stderr,
+    )
+    return True
 
 
 def cmd_report(args: argparse.Namespace) -> int:

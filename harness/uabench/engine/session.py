@@ -17,7 +17,7 @@ from uabench.engine import cells, schedule, warmup
 from uabench.engine.cells import Measured, Outcome
 from uabench.engine.warmup import SteadyRule, SteadyState
 from uabench.plan import Plan
-from uabench.proc import cleanup, host
+from uabench.proc import cleanup, host, launcher
 from uabench.proc.process import READY_TIMEOUT_S, AdapterError, AdapterProcess
 from uabench.proc.sampling import INTERVAL_S, PerfStat
 from uabench.results import provenance
@@ -130,6 +130,8 @@ class Session:
 
     def __post_init__(self) -> None:
         cleanup.install()  # from here on the run starts processes and namespaces
+        # recorded with the run: the next invocation tells an abandoned run from a running one
+        self.harness = launcher.mark_harness()
         self.server_cpus, self.client_cpus = cpu_sets()
         # The harness itself (its samplers, perf stat, event readers) runs beside the load
         # generator, never on the server's cores: what it costs is then the same in every cell
@@ -154,6 +156,7 @@ class Session:
             },
             perf=PerfStat.available(),
             workdir=str(self.workdir),
+            harness={"marker": self.harness, "pid": os.getpid()},
             plan=self._plan_summary(),
             schedule={
                 "seed": self.seed,
@@ -463,6 +466,10 @@ class Session:
         return outcome
 
     def close(self, status: str = "finished") -> None:
+        """Stores the run's end: `interrupted` when the harness received a stop signal (the
+        cells measured before it are kept), else `status`."""
+        if cleanup.received() is not None:
+            status = "interrupted"
         self.stop_servers()
         os.sched_setaffinity(0, self._harness_cpus)
         self.store.update_provenance(self.run_id, self._provenance())

@@ -1,28 +1,54 @@
-"""Nothing the harness starts outlives it: adapter process groups and network namespaces are
-removed at interpreter exit and on SIGTERM/SIGHUP. Installed when a benchmark session starts
-(not at import, so importing the harness, e.g. for a report, changes no signal handling)."""
+"""Nothing the harness starts outlives it: adapter process groups, perf and network namespaces
+are removed at interpreter exit and on SIGINT/SIGTERM/SIGHUP, and the signal is remembered so
+the run is stored as interrupted and `uabench run` stops with exit 130 (received()). Installed
+when a benchmark session starts (not at import, so importing the harness, e.g. for a report,
+changes no signal handling). SIGKILL leaves no time for any of this: proc/launcher.py makes
+the children die with the harness, proc/orphans.py removes what is left on the next start."""
 
 from __future__ import annotations
 
 import atexit
 import os
 import signal
+import subprocess
 import threading
+import weakref
 
 from uabench.proc import netns, process
 
 _installed = False
 _lock = threading.Lock()
+_received: int | None = None
+# Other children that must not outlive the harness (perf stat); weak: a stopped one is forgotten.
+_adopted: weakref.WeakSet[subprocess.Popen] = weakref.WeakSet()
+
+
+def adopt(popen: subprocess.Popen) -> None:
+    """A child (its own process group) that remove_everything kills when it is still running."""
+    _adopted.add(popen)
+
+
+def received() -> int | None:
+    """The stop signal this harness received (SIGINT, SIGTERM, SIGHUP), or None."""
+    return _received
 
 
 def remove_everything() -> None:
     process.stop_all()
+    for popen in list(_adopted):
+        if popen.poll() is None:
+            try:
+                os.killpg(popen.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            popen.wait()
     netns.remove_all_hosts()
 
 
 def install() -> None:
-    """Once per interpreter: run remove_everything at exit and on SIGTERM/SIGHUP, then let
-    whoever handled the signal before (Robot) carry on, or die of the signal as by default. Signal handlers
+    """Once per interpreter: run remove_everything at exit and on SIGINT/SIGTERM/SIGHUP, then let
+    whoever handled the signal before (Robot: it stops the whole execution gracefully, every
+    suite teardown still runs) carry on, or die of the signal as by default. Signal handlers
     can only be set from the main thread; elsewhere only the exit hook is registered."""
     global _installed
     with _lock:
@@ -32,13 +58,17 @@ def install() -> None:
     atexit.register(remove_everything)
     if threading.current_thread() is not threading.main_thread():
         return
-    for sig in (signal.SIGTERM, signal.SIGHUP):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         previous = signal.getsignal(sig)
 
         def handler(signum, frame, previous=previous):
+            global _received
+            _received = _received or signum
             remove_everything()
             if callable(previous):
                 previous(signum, frame)
+                return
+            if previous == signal.SIG_IGN:
                 return
             # The default action, for real: SystemExit would be caught by a runner that guards
             # each test (pytest under `uabench check`), which would then start the next one.

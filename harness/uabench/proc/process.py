@@ -13,13 +13,15 @@ import time
 from collections import deque
 from pathlib import Path
 
+from uabench.proc import launcher
 from uabench.sdks import Sdk
 
 READY_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 5.0
 
 _live: set[AdapterProcess] = set()
-_live_lock = threading.Lock()
+# Re-entrant: stop_all runs in a signal handler, possibly on the main thread while it holds the lock.
+_live_lock = threading.RLock()
 
 
 class AdapterError(Exception):
@@ -66,7 +68,8 @@ class AdapterProcess:
             stdout=subprocess.PIPE,
             stderr=stderr,
             start_new_session=True,  # own process group: one signal reaches the whole tree
-            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
+            # dies with the harness even on SIGKILL (proc/launcher.py)
+            preexec_fn=launcher.preexec((lambda: os.sched_setaffinity(0, cpus)) if cpus else None),
         )
         stderr.close()
         with _live_lock:

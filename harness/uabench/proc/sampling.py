@@ -15,6 +15,8 @@ from pathlib import Path
 
 import psutil
 
+from uabench.proc import cleanup, launcher
+
 # Every sample walks the process tree and every thread's status: at 0.1 s the samplers of one cell
 # (client, server, host, each with perf stat -I) took 5.8 % of the machine's CPU in the measured
 # windows, and the read figures scattered twice as much as at 0.5 s (1.4 %); 0.25 s keeps the
@@ -172,7 +174,9 @@ class PerfStat:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
+            preexec_fn=launcher.preexec(),  # dies with the harness even on SIGKILL
         )
+        cleanup.adopt(self.popen)  # and is stopped with the adapters on a signal
         return self
 
     def stop(self) -> None:
