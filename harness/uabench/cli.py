@@ -10,7 +10,7 @@ from pathlib import Path
 from uabench import paths, plan, sdks
 from uabench.plan import PlanError
 from uabench.results.model import ModelError
-from uabench.results.store import StoreError, open_store
+from uabench.results.store import Store, StoreError, open_store
 
 DEFAULT_SUITES = ("read", "write")
 
@@ -56,6 +56,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     estimates = []
     for one in chosen:
         one.phase(args.profile, "interop")
+        plan.require_cells(one, only, args.profile)  # a plan that selects nothing is an error
         estimates.append(estimate.for_plan(one, args.profile, only))
         print(f"{one.path.stem}: {estimate.clock(estimates[-1].seconds)} ({len(estimates[-1].tests)} tests)")
     total = estimate.total(estimates)
@@ -145,10 +146,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     from uabench.report.files import build
 
     store = open_store(args.store, readonly=True)
+    _note_skipped(store, args.run)
     outputs = build(store, Path(args.out), args.run)
     for kind, path in outputs.items():
         print(f"{kind:9} {path}")
     return 0
+
+
+def _note_skipped(store: Store, chosen: list[int] | None) -> None:
+    """The one line naming the runs a report or comparison of the latest runs skipped."""
+    from uabench.results.runs import latest_finished, note
+
+    line = None if chosen else note(latest_finished(store)[1])
+    if line:
+        print(f"uabench: {store.path}: {line}", file=sys.stderr)
 
 
 def cmd_capacity(args: argparse.Namespace) -> int:
@@ -326,6 +337,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         sides = [compare.load_side(text) for text in (args.a, args.b)]
     else:
         raise ValueError(f"compare two stores or two run ids, not '{args.a}' and '{args.b}'")
+    for side in sides if not any(ids) else []:
+        opened = open_store(side.store, readonly=True)
+        _note_skipped(opened, None)
+        opened.close()
     report, _, _ = compare.document(*sides)
     print("\n".join(markdown.section(report.sections[0])).rstrip())
     for kind, path in compare.write(report, Path(args.out)).items():

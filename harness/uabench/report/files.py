@@ -9,16 +9,17 @@ import json
 from pathlib import Path
 
 from uabench.report import html, markdown
-from uabench.report.document import document, latest_runs
+from uabench.report.document import document
 from uabench.report.sections import first_line
 from uabench.results import figures, stats
+from uabench.results.runs import latest_finished
 from uabench.results.store import Store
 
 
 def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict[str, Path]:
-    runs = [r for r in store.runs() if r["id"] in run_ids] if run_ids else latest_runs(store)
+    runs = [r for r in store.runs() if r["id"] in run_ids] if run_ids else latest_finished(store)[0]
     if not runs:
-        raise ValueError(f"no runs in the store {store.path}")
+        raise ValueError(f"no {'such' if run_ids else 'finished'} runs in the store {store.path}")
     cells_of = {run["id"]: store.cells([run["id"]]) for run in runs}
     report = document(runs, cells_of)
     exported = [with_block(c, run) for run in runs for c in cells_of[run["id"]]]

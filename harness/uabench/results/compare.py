@@ -32,6 +32,7 @@ import scipy.stats
 from uabench.report import html, markdown
 from uabench.report.model import Cell, Column, Interval, Rank, Report, Section, Status, Table
 from uabench.results import figures, stats
+from uabench.results.runs import latest_finished
 from uabench.results.store import Store, open_store
 
 MARGIN = 0.05  # the equivalence margin: a change within ±5 % is "same"
@@ -148,13 +149,8 @@ def _security_ratios(suite: str, sweeps: dict, swept: list[figures.Point], run: 
 
 
 def latest_runs(store: Store) -> list[dict]:
-    """The newest finished-or-not run of every suite that measured anything (as the report takes them)."""
-    latest: dict[str, dict] = {}
-    for run in store.runs():
-        if run["suite"] != "check":
-            latest.pop(run["suite"], None)
-            latest[run["suite"]] = run
-    return sorted(latest.values(), key=lambda run: run["id"])
+    """The newest finished run of every suite that measured anything (as the report takes them)."""
+    return latest_finished(store)[0]
 
 
 def load_side(location: str, run_id: int | None = None) -> Side:
