@@ -112,19 +112,77 @@ function requireReadable(name, file) {
   }
 }
 
-export function loadConfig(file) {
-  let text;
+// SPEC §2 "unreadable config": the limits every adapter applies before it looks at a key.
+export const CONFIG_MAX_BYTES = 16 * 1024 * 1024;
+export const CONFIG_MAX_DEPTH = 64;
+
+// At most CONFIG_MAX_BYTES + 1 bytes, so a huge file (or a device) is never read whole.
+function readLimited(file) {
+  const fd = fs.openSync(file, "r");
   try {
-    text = fs.readFileSync(file, "utf8");
+    const buffer = Buffer.alloc(CONFIG_MAX_BYTES + 1);
+    let length = 0;
+    for (let n; length < buffer.length && (n = fs.readSync(fd, buffer, length, buffer.length - length, null)) > 0; ) length += n;
+    return buffer.subarray(0, length);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+// The nesting depth of JSON text, counted before parsing because the reviver of parseConfig
+// recurses and a 100 000-deep array would exhaust the stack. Hand-written: ajv and JSON.parse
+// have no depth limit; brackets inside strings do not count.
+function deeperThanLimit(text) {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > CONFIG_MAX_DEPTH) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+// A string that no UTF-8 text can hold (an escaped unpaired surrogate) or one holding U+0000.
+function badString(node) {
+  if (typeof node === "string") return !node.isWellFormed() ? "an unpaired surrogate" : node.includes("\0") ? "\\u0000" : null;
+  if (node === null || typeof node !== "object") return null;
+  for (const [key, value] of Object.entries(node)) {
+    const problem = badString(key) ?? badString(value);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+export function loadConfig(file) {
+  let bytes;
+  try {
+    bytes = readLimited(file);
   } catch (error) {
     throw new ConfigError(`config: cannot read ${file}: ${error.code}`);
   }
+  if (bytes.length > CONFIG_MAX_BYTES) throw new ConfigError(`config: ${file} is larger than ${CONFIG_MAX_BYTES} bytes`);
+  let text;
+  try {
+    // fatal: refuse what is not UTF-8 (not U+FFFD); ignoreBOM keeps a BOM, which JSON refuses.
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new ConfigError(`config: ${file} is not UTF-8`);
+  }
+  if (deeperThanLimit(text)) throw new ConfigError(`config: ${file} is nested deeper than ${CONFIG_MAX_DEPTH} levels`);
   let raw;
   try {
     raw = parseConfig(text);
   } catch (error) {
     throw new ConfigError(`config: ${file} is not valid JSON: ${error.message}`);
   }
+  const problem = badString(raw);
+  if (problem) throw new ConfigError(`config: ${file} is not valid JSON: a string holds ${problem}`);
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError(`config: ${file} must hold a JSON object`);
   return raw;
 }

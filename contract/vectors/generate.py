@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
+import tempfile
 from pathlib import Path
 
 import uabench_contract as contract
@@ -303,6 +304,135 @@ GOOD = [
     ("subscriber", {"timeline_ms": 10000}),
 ]
 
+# Unreadable config files (SPEC §2): refused before any key is looked at, by every role, with
+# the `config` error whose message says why (`says`). As bytes, since most are not JSON text:
+# the file is the concatenation of each [hex, times] part. The last two are at the limits
+# and read, then refused for their unknown key.
+SERVER_TEXT = b'{"port": 4840'
+NOT_UTF8 = "is not UTF-8"
+NOT_JSON = "is not valid JSON"
+TOO_DEEP = f"is nested deeper than {contract.CONFIG_MAX_DEPTH} levels"
+NOT_OBJECT = "must hold a JSON object"
+TOO_LARGE = f"is larger than {contract.CONFIG_MAX_BYTES} bytes"
+
+
+def nested(depth: int, opening: bytes, closing: bytes, key: str = "x") -> list:
+    """`{"port": 4840, "<key>": ` and `depth - 1` more containers: the file is `depth` deep."""
+    return [
+        [(SERVER_TEXT + f', "{key}": '.encode()).hex(), 1],
+        [opening.hex(), depth - 1],
+        [b"1".hex(), 1],
+        [closing.hex(), depth - 1],
+        [b"}".hex(), 1],
+    ]
+
+
+def padded(text: bytes, size: int) -> list:
+    return [[text.hex(), 1], [b" ".hex(), size - len(text)]]
+
+
+UNREADABLE = [
+    ("byte 0xff in a string", [[b'{"port": 4840, "host": "\xff"}'.hex(), 1]], NOT_UTF8),
+    ("byte 0xff first", [[b'\xff{"port": 4840}'.hex(), 1]], NOT_UTF8),
+    ("Latin-1 text", [[b'{"port": 4840, "host": "h\xe9te"}'.hex(), 1]], NOT_UTF8),
+    ("overlong '/'", [[b'{"port": 4840, "host": "\xc0\xaf"}'.hex(), 1]], NOT_UTF8),
+    (
+        "UTF-8 of a surrogate",
+        [[b'{"port": 4840, "host": "\xed\xa0\x80"}'.hex(), 1]],
+        NOT_UTF8,
+    ),
+    (
+        "above U+10FFFF",
+        [[b'{"port": 4840, "host": "\xf4\x90\x80\x80"}'.hex(), 1]],
+        NOT_UTF8,
+    ),
+    ("sequence cut at the end", [[b'{"port": 4840}\n\xe2\x82'.hex(), 1]], NOT_UTF8),
+    ("empty file", [], NOT_JSON),
+    ("byte-order mark", [[b'\xef\xbb\xbf{"port": 4840}'.hex(), 1]], NOT_JSON),
+    ("unterminated object", [[SERVER_TEXT.hex(), 1]], NOT_JSON),
+    ("data after the object", [[b'{"port": 4840} {}'.hex(), 1]], NOT_JSON),
+    ("single quotes", [[b"{'port': 4840}".hex(), 1]], NOT_JSON),
+    ("comment", [[b'{"port": 4840 /* x */}'.hex(), 1]], NOT_JSON),
+    ("NaN", [[b'{"port": 4840, "update_interval_ms": NaN}'.hex(), 1]], NOT_JSON),
+    (
+        "Infinity",
+        [[b'{"port": 4840, "update_interval_ms": -Infinity}'.hex(), 1]],
+        NOT_JSON,
+    ),
+    (
+        "escaped unpaired surrogate",
+        [[b'{"port": 4840, "host": "a\\udc80"}'.hex(), 1]],
+        NOT_JSON,
+    ),
+    ("escaped U+0000", [[b'{"port": 4840, "host": "a\\u0000b"}'.hex(), 1]], NOT_JSON),
+    (
+        "arrays one deeper than the limit",
+        nested(contract.CONFIG_MAX_DEPTH + 1, b"[", b"]"),
+        TOO_DEEP,
+    ),
+    (
+        "objects one deeper than the limit",
+        nested(contract.CONFIG_MAX_DEPTH + 1, b'{"a": ', b"}"),
+        TOO_DEEP,
+    ),
+    ("arrays 100000 deep", nested(100_000, b"[", b"]"), TOO_DEEP),
+    ("objects 100000 deep", nested(100_000, b'{"a": ', b"}"), TOO_DEEP),
+    ("an array", [[b"[]".hex(), 1]], NOT_OBJECT),
+    ("null", [[b"null".hex(), 1]], NOT_OBJECT),
+    ("a string", [[b'"{\\"port\\": 4840}"'.hex(), 1]], NOT_OBJECT),
+    ("a number", [[b"4840".hex(), 1]], NOT_OBJECT),
+    ("true", [[b"true".hex(), 1]], NOT_OBJECT),
+    (
+        "one byte over the size limit",
+        padded(b'{"port": 4840}', contract.CONFIG_MAX_BYTES + 1),
+        TOO_LARGE,
+    ),
+    (
+        "at the depth limit",
+        nested(contract.CONFIG_MAX_DEPTH, b"[", b"]", "depth_limit"),
+        "depth_limit",
+    ),
+    (
+        "at the size limit",
+        padded(b'{"port": 4840, "size_limit": 1}', contract.CONFIG_MAX_BYTES),
+        "size_limit",
+    ),
+]
+
+
+def file_bytes(parts: list) -> bytes:
+    return b"".join(bytes.fromhex(text) * times for text, times in parts)
+
+
+def unreadable_configs(directory: Path) -> list[dict]:
+    vectors = []
+    for n, (name, parts, says) in enumerate(UNREADABLE):
+        path = directory / f"{n}.json"
+        path.write_bytes(file_bytes(parts))
+        try:
+            contract.server_config(contract.load_config(str(path)))
+        except contract.ConfigError as error:
+            if says not in str(error):
+                raise SystemExit(
+                    f"{name}: reference message {error} does not say {says!r}"
+                ) from None
+        else:
+            raise SystemExit(f"the reference accepts the unreadable config {name}")
+        vectors.append(
+            {
+                "name": name,
+                "role": "server",
+                "parts": parts,
+                "says": says,
+                "exit": contract.EXIT_CONFIG,
+                "kind": "config",
+                "any_role": says
+                in (NOT_UTF8, NOT_JSON, TOO_DEEP, NOT_OBJECT, TOO_LARGE),
+            }
+        )
+    return vectors
+
+
 FILL = {
     "server": contract.server_config,
     "client": contract.client_config,
@@ -584,12 +714,17 @@ def write(name: str, description: str, body: dict) -> None:
 
 
 def main() -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        unreadable = unreadable_configs(Path(directory))
     write(
         "configs.json",
         "SPEC §3 and §8. bad: the adapter must print an error event of `kind` naming `key` in its message and "
         "exit with `exit`, before connecting; `schema` says whether contract/schema alone rejects it (else the "
-        "adapter's own code must). good: accepted; `filled` is the config with every default filled in.",
-        {"bad": bad_configs(), "good": good_configs()},
+        "adapter's own code must). good: accepted; `filled` is the config with every default filled in. "
+        "unreadable: the config file is the concatenation of bytes.fromhex(hex) * times of each [hex, times] part; "
+        "running `role` on it must print an error event of `kind` whose message contains `says` and exit with `exit` "
+        "(`any_role`: the same for every role, since it is refused before any key is read).",
+        {"bad": bad_configs(), "good": good_configs(), "unreadable": unreadable},
     )
     write(
         "histogram.json",

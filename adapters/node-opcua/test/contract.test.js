@@ -3,10 +3,11 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { DataType, Variant, VariantArrayType } from "node-opcua";
-import { SCHEMA_DIR, checkConfig, clientConfig, parseConfig, problems, serverConfig } from "../config.js";
+import { SCHEMA_DIR, checkConfig, clientConfig, loadConfig, parseConfig, problems, serverConfig } from "../config.js";
 import { Histogram, bucket } from "../histogram.js";
 import { ARRAYS, REAL_VALUE, doubleArray, image, page, sdd, signal, writeValue, writeVerificationValue } from "../model.js";
 import { ConfigError } from "../protocol.js";
@@ -31,6 +32,28 @@ test("bad config vectors are refused naming the key", async (t) => {
       assert.throws(() => ROLE[vector.role](vector.config), (error) => {
         assert.ok(error instanceof ConfigError, String(error));
         assert.ok(error.message.includes(vector.key), `${error.message} does not name '${vector.key}'`);
+        return true;
+      });
+    });
+  }
+});
+
+// The file of an unreadable vector: each [hex, times] part repeated, in order (latin1 maps
+// bytes to characters one to one, so String.repeat can do the repeating).
+const fileBytes = (parts) =>
+  Buffer.from(parts.map(([hex, times]) => Buffer.from(hex, "hex").toString("latin1").repeat(times)).join(""), "latin1");
+
+test("unreadable config files are refused saying why", async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "uabench-node-vectors-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  for (const vector of CONFIGS.unreadable) {
+    await t.test(vector.name, () => {
+      const file = path.join(dir, "config.json");
+      fs.writeFileSync(file, fileBytes(vector.parts));
+      assert.deepEqual([vector.exit, vector.kind], [2, "config"]);
+      assert.throws(() => ROLE[vector.role](loadConfig(file)), (error) => {
+        assert.ok(error instanceof ConfigError, String(error));
+        assert.ok(error.message.includes(vector.says), `${error.message} does not say '${vector.says}'`);
         return true;
       });
     });

@@ -457,17 +457,69 @@ def _fill(raw: dict, keys: dict[str, Key], prefix: str = "") -> dict:
     return out
 
 
+# SPEC §2 "unreadable config": limits every adapter applies before it looks at a key, so
+# that no input can exhaust a parser's stack or memory (a 100 000-deep array overflows
+# Python's json) and every adapter refuses the same files.
+CONFIG_MAX_BYTES = 16 * 1024 * 1024
+CONFIG_MAX_DEPTH = 64
+
+
 def load_config(path: str) -> dict:
+    """The JSON object in the config file at `path`, or a ConfigError saying why it is unreadable."""
     try:
-        with open(path, encoding="utf-8") as stream:
-            raw = json.load(stream)
+        with open(path, "rb") as stream:
+            data = stream.read(CONFIG_MAX_BYTES + 1)
     except OSError as error:
         raise ConfigError(f"config: cannot read {path}: {error.strerror}") from error
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"config: {path} is not valid JSON: {error}") from error
+    if len(data) > CONFIG_MAX_BYTES:
+        raise ConfigError(f"config: {path} is larger than {CONFIG_MAX_BYTES} bytes")
+    try:
+        text = data.decode(
+            "utf-8"
+        )  # strict: refuses overlong forms, surrogates, > U+10FFFF
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"config: {path} is not UTF-8 (byte {error.start})") from None
+    try:
+        raw = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise ConfigError(
+            f"config: {path} is nested deeper than {CONFIG_MAX_DEPTH} levels"
+        ) from None
+    except ValueError as error:  # JSONDecodeError, and NaN / Infinity
+        raise ConfigError(f"config: {path} is not valid JSON: {error}") from None
+    problem = _unreadable_document(raw)
+    if problem:
+        raise ConfigError(f"config: {path} {problem}")
     if not isinstance(raw, dict):
         raise ConfigError(f"config: {path} must hold a JSON object")
     return raw
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _unreadable_document(root: Any) -> str | None:
+    """Depth beyond the limit, or a string no UTF-8 text can hold (an unpaired surrogate
+    escape) or holding U+0000; walked without recursion, whatever the depth."""
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            if depth > CONFIG_MAX_DEPTH:
+                return f"is nested deeper than {CONFIG_MAX_DEPTH} levels"
+            children = (
+                [*node.keys(), *node.values()] if isinstance(node, dict) else node
+            )
+            stack.extend((child, depth + 1) for child in children)
+        elif isinstance(node, str):
+            if "\0" in node:
+                return "is not valid JSON: a string holds \\u0000"
+            try:
+                node.encode("utf-8")
+            except UnicodeEncodeError:
+                return "is not valid JSON: a string holds an unpaired surrogate"
+    return None
 
 
 def server_config(raw: dict) -> dict:
