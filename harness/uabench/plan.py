@@ -13,9 +13,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-import uabench_contract as contract
-
-from uabench import paths, sdks
+from uabench import paths, plan_contract, sdks
 
 PLANS = paths.SUITES / "plans"
 PLAN_KEYS = {
@@ -78,6 +76,10 @@ PUBSUB_PHASES = {
 }
 PUBSUB_GROUPS = "239.255.0.0/16"
 RANGE = re.compile(r"^([A-Za-z]+_)(\d+)\.\.(\d+)$")
+INDEXED_NODE = re.compile(r"^(Signal_|Write_)(\d+)$")
+# The subscriber counts of a PubSub sweep: one network namespace each (proc.netns), a bound of
+# the harness, not of the adapter contract.
+MOST_SUBSCRIBERS = 64
 
 
 class PlanError(ValueError):
@@ -152,7 +154,7 @@ class Sweep:
         elif self.kind in ("nodes_per_request", "in_flight"):
             workload[self.kind] = int(value)
         elif self.kind == "nodes":
-            workload["nodes"] = expand_nodes(value, f"sweep {self.name}")
+            workload["nodes"] = expand_nodes(value, f"sweep {self.name}", server)
         elif self.kind == "security":
             policy, _, mode = str(value).partition("/")
             workload["security"] = {"policy": policy, "mode": mode or "None"}
@@ -177,25 +179,26 @@ def _capacity(raw: object) -> Capacity | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        raise PlanError("capacity: must be a table")
+        raise PlanError(f"capacity: must be a table ([capacity]), got {raw!r}")
     values = {}
     for key, value in raw.items():
         if key == "workload":
             continue
         if key not in CAPACITY_KEYS:
             raise PlanError(f"capacity: unknown key '{key}' (known: workload, {', '.join(CAPACITY_KEYS)})")
-        values[key] = _number(value, f"capacity.{key}", *CAPACITY_KEYS[key])
+        values[key] = _number(value, f"capacity.{key}", *CAPACITY_KEYS[key], integer=key == "refine_steps")
     missing = set(CAPACITY_KEYS) - set(values)
     if missing:
         raise PlanError(f"capacity: missing {', '.join(sorted(missing))}")
+    if values["max_rate"] < values["start_rate"]:
+        raise PlanError(f"capacity.max_rate: {values['max_rate']!r} is below start_rate = {values['start_rate']!r}")
     workload = raw.get("workload")
     if not isinstance(workload, dict):
         raise PlanError("capacity.workload: missing or not a table")
     workload = dict(workload, nodes=expand_nodes(workload.get("nodes", []), "capacity.workload.nodes"))
-    try:
-        contract.client_config({"endpoint": "opc.tcp://plan-check:4840", **workload, "rate": 1.0})
-    except contract.ConfigError as error:
-        raise PlanError(f"capacity.workload: {error}") from None
+    # the search offers rates from start_rate up to the overload beyond max_rate
+    for rate in (values["start_rate"], values["max_rate"] * values["overload_factor"]):
+        _adapter_config("client", {**workload, "rate": rate}, f"capacity.workload (at rate {rate:g}/s)")
     return Capacity(
         float(values["p99_ms"]),
         float(values["min_completed"]),
@@ -280,22 +283,50 @@ class Plan:
         raise PlanError(f"{self.path}: no {kind} variant '{name}'")
 
 
-def expand_nodes(value: str | list[str], where: str) -> list[str]:
-    """ "Signal_0..99" stands for Signal_0 … Signal_99; lists may mix ranges and names."""
+def expand_nodes(value: object, where: str, server: dict | None = None) -> list[str]:
+    """ "Signal_0..99" stands for Signal_0 … Signal_99; lists may mix ranges and names. An
+    indexed name (Signal_i, Write_j) must exist on a server of config `server` (the contract's
+    defaults where it says nothing): a range is bounded before it is expanded."""
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-        raise PlanError(f"{where}: must be a node name, a range like 'Signal_0..99', or a list of them")
-    nodes = []
-    for item in items:
+        raise PlanError(f"{where}: must be a node name, a range like 'Signal_0..99', or a list of them, got {value!r}")
+    limits = plan_contract.node_limits(server or {})
+    nodes: list[str] = []
+    for index, item in enumerate(items):
+        here = where if isinstance(value, str) else f"{where}[{index}]"
         match = RANGE.match(item)
-        if match:
-            prefix, low, high = match.group(1), int(match.group(2)), int(match.group(3))
-            if high < low:
-                raise PlanError(f"{where}: empty range '{item}'")
-            nodes += [f"{prefix}{i}" for i in range(low, high + 1)]
-        else:
+        if not match:
+            single = INDEXED_NODE.match(item)
+            if single:
+                _within(single.group(1), int(single.group(2)), limits, f"{here}: '{item}'")
             nodes.append(item)
+            continue
+        prefix, low, high = match.group(1), int(match.group(2)), int(match.group(3))
+        if prefix not in limits:
+            raise PlanError(f"{here}: '{item}' is no range of the address space (ranges: {', '.join(limits)}i..j)")
+        if high < low:
+            raise PlanError(f"{here}: empty range '{item}'")
+        _within(prefix, high, limits, f"{here}: '{item}'")
+        nodes += [f"{prefix}{i}" for i in range(low, high + 1)]
     return nodes
+
+
+def _within(prefix: str, index: int, limits: dict[str, int], what: str) -> None:
+    count, key = limits[prefix], plan_contract.INDEXED[prefix]
+    if index >= count:
+        held = f"{prefix}0 … {prefix}{count - 1}" if count else f"no {prefix} node"
+        raise PlanError(
+            f"{what} names {prefix}{index}, but the server holds {held} (server config '{key}' = {count}; "
+            f"the contract allows at most {plan_contract.bound('server', key, 'maximum')})"
+        )
+
+
+def _adapter_config(role: str, config: dict, where: str) -> dict:
+    """The adapters would refuse it at run time; refuse it here, before anything starts."""
+    try:
+        return plan_contract.check(role, config)
+    except plan_contract.ConfigError as error:
+        raise PlanError(f"{where}: {error}") from None
 
 
 def _number(value: object, where: str, low: float, high: float, integer: bool = False) -> float:
@@ -317,10 +348,25 @@ def _int_list(value: object, where: str, low: int, high: int) -> tuple[int, ...]
     return tuple(int(_number(v, f"{where}[{i}]", low, high, integer=True)) for i, v in enumerate(items))
 
 
+def _boolean(raw: dict, key: str) -> bool:
+    """A yes/no key: TOML's true or false only (a string like "no" would be true in Python)."""
+    value = raw.get(key, False)
+    if not isinstance(value, bool):
+        raise PlanError(f"key '{key}' must be true or false, got {value!r}")
+    return value
+
+
+def _text(raw: dict, key: str, default: str | None) -> str | None:
+    value = raw.get(key, default)
+    if value is not None and not isinstance(value, str):
+        raise PlanError(f"key '{key}' must be a string, got {value!r}")
+    return value
+
+
 def _phase(raw: object, where: str, keys: frozenset[str] | set[str] = frozenset(PHASE_KEYS)) -> Phase:
     """One phase table; `keys` are those this kind of phase takes."""
     if not isinstance(raw, dict):
-        raise PlanError(f"{where}: must be a table with {', '.join(sorted(keys))}")
+        raise PlanError(f"{where}: must be a table with {', '.join(sorted(keys))}, got {raw!r}")
     for key in raw:
         if key not in keys:
             raise PlanError(f"{where}.{key}: unknown key (known: {', '.join(sorted(keys))})")
@@ -332,13 +378,17 @@ def _phase(raw: object, where: str, keys: frozenset[str] | set[str] = frozenset(
         for key in PHASE_KEYS
         if key in raw
     }
+    signals = (int(plan_contract.bound("pubsub", "signals", b)) for b in ("default", "minimum", "maximum"))
+    default_signals, fewest, most = signals
     return Phase(
         float(timing["warmup_s"]),
         float(timing["duration_s"]),
         int(timing.get("repetitions", 1)),
         max_repetitions=int(timing.get("max_repetitions", 0)),
-        signals=_int_list(raw.get("signals", 100), f"{where}.signals", 1, 1_000_000) if "signals" in keys else (),
-        counts=_int_list(raw.get("counts", 1), f"{where}.counts", 1, 64) if "counts" in keys else (),
+        signals=_int_list(raw.get("signals", default_signals), f"{where}.signals", fewest, most)
+        if "signals" in keys
+        else (),
+        counts=_int_list(raw.get("counts", 1), f"{where}.counts", 1, MOST_SUBSCRIBERS) if "counts" in keys else (),
     )
 
 
@@ -346,7 +396,7 @@ def _variants(raw: object, where: str, profiles: list[str]) -> tuple[Variant, ..
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        raise PlanError(f"{where}: must be an array of tables ([[{where}]])")
+        raise PlanError(f"{where}: must be an array of tables ([[{where}]]), got {raw!r}")
     variants, names = [], set()
     for index, entry in enumerate(raw):
         here = f"{where}[{index}]"
@@ -357,7 +407,7 @@ def _variants(raw: object, where: str, profiles: list[str]) -> tuple[Variant, ..
                 f"{here}: only {', '.join(sorted(allowed))} are allowed" + (f" (got {extra})" if extra else "")
             )
         only = entry.get("profiles")
-        if only is not None and (not isinstance(only, list) or not set(only) <= set(profiles)):
+        if only is not None and (not isinstance(only, list) or not only or not set(only) <= set(profiles)):
             raise PlanError(f"{here}.profiles: a list of this plan's profiles ({', '.join(profiles)}), got {only!r}")
         name = entry.get("name")
         if not isinstance(name, str) or not name:
@@ -369,10 +419,7 @@ def _variants(raw: object, where: str, profiles: list[str]) -> tuple[Variant, ..
         if not isinstance(workload, dict):
             raise PlanError(f"{here}.workload: missing or not a table")
         workload = dict(workload, nodes=expand_nodes(workload.get("nodes", []), f"{here}.workload.nodes"))
-        try:  # the adapters would refuse it; refuse it here, before anything starts
-            contract.client_config({"endpoint": "opc.tcp://plan-check:4840", **workload})
-        except contract.ConfigError as error:
-            raise PlanError(f"{here}.workload: {error}") from None
+        _adapter_config("client", workload, f"{here}.workload")
         variants.append(Variant(name, workload, tuple(only) if only is not None else None))
     return tuple(variants)
 
@@ -381,7 +428,7 @@ def _sweeps(raw: object, profiles: list[str]) -> tuple[Sweep, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        raise PlanError("sweep: must be an array of tables ([[sweep]])")
+        raise PlanError(f"sweep: must be an array of tables ([[sweep]]), got {raw!r}")
     sweeps, names = [], set()
     for index, entry in enumerate(raw):
         here = f"sweep[{index}]"
@@ -409,40 +456,50 @@ def _sweeps(raw: object, profiles: list[str]) -> tuple[Sweep, ...]:
             not isinstance(stop, dict)
             or set(stop) != {"metric", "above"}
             or stop["metric"] not in STOP_METRICS
+            or isinstance(stop["above"], bool)
             or not isinstance(stop["above"], (int, float))
+            or not stop["above"] > 0
         ):
-            raise PlanError(f"{here}.stop: must be {{ metric = one of {', '.join(STOP_METRICS)}, above = number }}")
+            raise PlanError(
+                f"{here}.stop: must be {{ metric = one of {', '.join(STOP_METRICS)}, above = positive number }}"
+            )
         clients = entry.get("clients", "reference")
         if clients not in ("reference", "all"):
             raise PlanError(f'{here}.clients: must be "reference" or "all", got {clients!r}')
-        total = entry.get("total_signals", 1000)
-        if isinstance(total, bool) or not isinstance(total, int) or not 1 <= total <= 100000:
-            raise PlanError(f"{here}.total_signals: an integer in [1, 100000], got {total!r}")
+        total = entry.get("total_signals", plan_contract.bound("server", "signals", "default"))
+        _number(total, f"{here}.total_signals", 1, plan_contract.bound("server", "signals", "maximum"), integer=True)
         server = entry.get("server", {})
         if not isinstance(server, dict):
-            raise PlanError(f"{here}.server: must be a table of server config keys")
-        try:
-            contract.server_config({"port": 4840, **server})
-        except contract.ConfigError as error:
-            raise PlanError(f"{here}.server: {error}") from None
+            raise PlanError(f"{here}.server: must be a table of server config keys, got {server!r}")
+        _adapter_config("server", server, f"{here}.server")
         workload = entry.get("workload")
         if not isinstance(workload, dict):
             raise PlanError(f"{here}.workload: missing or not a table")
         workload = dict(workload)
         if "nodes" in workload:
-            workload["nodes"] = expand_nodes(workload["nodes"], f"{here}.workload.nodes")
+            workload["nodes"] = expand_nodes(workload["nodes"], f"{here}.workload.nodes", server)
         sweep = Sweep(name, kind, {k: tuple(v) for k, v in values.items()}, workload, server, stop, clients, total)
-        for profile_values in sweep.values.values():
-            for value in profile_values:
-                _, point = sweep.point(value)
-                if "security" in point:  # the harness supplies the certificates at run time
-                    point["security"] = dict(point["security"], certificate="c.der", private_key="k.pem")
-                try:
-                    contract.client_config({"endpoint": "opc.tcp://plan-check:4840", **point})
-                except contract.ConfigError as error:
-                    raise PlanError(f"{here} at value {value!r}: {error}") from None
+        for profile, profile_values in values.items():
+            for position, value in enumerate(profile_values):
+                where = f"{here}.values" + ("" if profile == "*" else f".{profile}") + f"[{position}] = {value!r}"
+                _sweep_point(sweep, value, where)
         sweeps.append(sweep)
     return tuple(sweeps)
+
+
+def _sweep_point(sweep: Sweep, value: object, where: str) -> None:
+    """Every config a sweep point makes, server and client, as the adapters will get it."""
+    try:  # the raw value first: Sweep.point converts it (int(), a division by it)
+        plan_contract.sweep_value(sweep.kind, value, sweep.workload)
+    except plan_contract.ConfigError as error:
+        raise PlanError(f"{where}: {error}") from None
+    server, point = sweep.point(value)
+    _adapter_config("server", server, f"{where}: server")
+    if "nodes" in point:
+        expand_nodes(point["nodes"], f"{where}: nodes", server)
+    if "security" in point:  # the harness supplies the certificates at run time
+        point["security"] = dict(point["security"], certificate="c.der", private_key="k.pem")
+    _adapter_config("client", point, f"{where}: client")
 
 
 def _server_warmup(raw: object, profiles: list[str]) -> dict[str, float] | None:
@@ -466,47 +523,101 @@ def _interop_pairs(raw: object, profiles: list[str]) -> dict[str, str] | None:
     return dict(raw)
 
 
-def _sdk_selection(raw: object, where: str) -> tuple[str, ...] | None:
+def _sdk_selection(raw: object, key: str, role: str) -> tuple[str, ...] | None:
+    """ "all", or a list of the ids of SDKs with `role`; an unknown id is refused, not skipped."""
     if raw in (None, "all"):
         return None
-    if not isinstance(raw, list) or not all(isinstance(s, str) for s in raw):
-        raise PlanError(f'{where}: must be "all" or a list of SDK ids')
+    if not isinstance(raw, list) or not raw or not all(isinstance(s, str) for s in raw):
+        raise PlanError(f"key '{key}': must be \"all\" or a non-empty list of SDK ids, got {raw!r}")
+    _sdk_ids(raw, key, role)
     return tuple(raw)
 
 
-def load(location: str | Path) -> Plan:
-    """A plan by suite name ('read') or by path; a `[pubsub]` table makes it a PubSub plan."""
+def _sdk_ids(ids: list[str], key: str, role: str) -> None:
+    known = {sdk.id: sdk for sdk in sdks.all_sdks()}
+    for index, sdk_id in enumerate(ids):
+        here = f"{key}[{index}]" if len(ids) > 1 or key.endswith("s") else key
+        if sdk_id not in known:
+            raise PlanError(f"{here}: unknown SDK '{sdk_id}' (known: {', '.join(sorted(known)) or 'none'})")
+        if role not in known[sdk_id].roles:
+            with_role = ", ".join(sdk.id for sdk in sdks.with_role(role)) or "none"
+            raise PlanError(f"{here}: SDK '{sdk_id}' has no {role} role (with it: {with_role})")
+
+
+def _plan_path(location: str | Path) -> Path:
+    """A suite name ('read') is the shipped plan; anything else is a path to a plan file."""
     path = Path(location)
-    if not path.suffix:
-        path = PLANS / f"{location}.toml"
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    shipped = PLANS / f"{location}.toml"
+    if not path.suffix and not path.is_dir() and shipped.exists():
+        return shipped
+    if path.is_dir():
+        raise PlanError(f"{path}: is a directory, not a plan file (plans are TOML files, e.g. {PLANS / 'read.toml'})")
+    if not path.exists():
+        if path.suffix or len(path.parts) > 1:
+            raise PlanError(f"{path}: no such plan file")
         known = ", ".join(p.stem for p in sorted(PLANS.glob("*.toml")))
-        raise PlanError(f"no plan '{location}' (known: {known})") from None
+        raise PlanError(f"no plan '{location}' (known: {known})")
+    return path
+
+
+def _read(path: Path) -> dict:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise PlanError(f"{path}: cannot read the plan: {error.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise PlanError(
+            f"{path}: line {line}, byte offset {error.start}: not UTF-8 (byte 0x{data[error.start]:02x}); "
+            "TOML plans are UTF-8 text"
+        ) from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise PlanError(f"{path}: {error}") from None
+
+
+def load(location: str | Path) -> Plan:
+    """A plan by suite name ('read') or by path; a `[pubsub]` table makes it a PubSub plan.
+    Every problem is a PlanError naming the file and the key, found before anything starts.
+
+    Written by hand rather than as a JSON Schema of the plan: its rules depend on the suites on
+    disk, the SDK registry and the contract schemas (checked through jsonschema, in
+    plan_contract), and each message names the TOML key as the plan's author wrote it."""
+    path = _plan_path(location)
+    raw = _read(path)
+    try:
+        return _parse(path, raw)
+    except PlanError as error:
+        raise PlanError(f"{path}: {error}") from None
+
+
+def _parse(path: Path, raw: dict) -> Plan:
+    if "pubsub" in raw and not isinstance(raw["pubsub"], dict):
+        raise PlanError(f"key 'pubsub' must be a table ([pubsub]) of PubSub config keys, got {raw['pubsub']!r}")
     pubsub = "pubsub" in raw
-    where = str(path)
     known_keys = PUBSUB_PLAN_KEYS if pubsub else PLAN_KEYS
     for key in raw:
         if key not in known_keys:
-            raise PlanError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(known_keys))})")
+            kind = "PubSub plan (it has a [pubsub] table)" if pubsub else "client/server plan"
+            raise PlanError(f"unknown key '{key}' in a {kind} (known: {', '.join(sorted(known_keys))})")
     suite = raw.get("suite")
     if not isinstance(suite, str) or not (paths.SUITES / f"{suite}.robot").exists():
-        raise PlanError(f"{where}: key 'suite' must name a Robot suite in suites/, got {suite!r}")
+        raise PlanError(f"key 'suite' must name a Robot suite in suites/, got {suite!r}")
     profiles = raw.get("profiles")
     if not isinstance(profiles, dict) or not profiles:
-        raise PlanError(f"{where}: key 'profiles' must hold at least one profile table")
-    common = {"path": path, "suite": suite, "description": str(raw.get("description", ""))}
-    return _pubsub_plan(where, raw, common) if pubsub else _client_server_plan(where, raw, common)
+        raise PlanError(f"key 'profiles' must hold at least one profile table, got {profiles!r}")
+    common = {"path": path, "suite": suite, "description": _text(raw, "description", "")}
+    return _pubsub_plan(raw, common) if pubsub else _client_server_plan(raw, common)
 
 
-def _client_server_plan(where: str, raw: dict, common: dict) -> Plan:
+def _client_server_plan(raw: dict, common: dict) -> Plan:
     parsed_profiles = {}
     for name, phases in raw["profiles"].items():
         if not isinstance(phases, dict) or set(phases) - set(PHASES):
-            raise PlanError(f"{where}: profiles.{name} may hold only {', '.join(PHASES)} tables")
+            raise PlanError(f"profiles.{name} may hold only {', '.join(PHASES)} tables")
         parsed_profiles[name] = {
             kind: _phase(phases.get(kind, {"warmup_s": 0.2, "duration_s": 0.5}), f"profiles.{name}.{kind}")
             for kind in PHASES
@@ -514,73 +625,89 @@ def _client_server_plan(where: str, raw: dict, common: dict) -> Plan:
     plan = Plan(
         **common,
         profiles=parsed_profiles,
-        servers=_sdk_selection(raw.get("servers"), f"{where}: servers"),
-        clients=_sdk_selection(raw.get("clients"), f"{where}: clients"),
-        ranking=raw.get("ranking"),
-        headroom=bool(raw.get("headroom", False)),
+        servers=_sdk_selection(raw.get("servers"), "servers", "server"),
+        clients=_sdk_selection(raw.get("clients"), "clients", "client"),
+        ranking=_text(raw, "ranking", None),
+        headroom=_boolean(raw, "headroom"),
         interop=_variants(raw.get("interop"), "interop", list(parsed_profiles)),
         throughput=_variants(raw.get("throughput"), "throughput", list(parsed_profiles)),
         sweeps=_sweeps(raw.get("sweep"), list(parsed_profiles)),
-        negative_security=bool(raw.get("negative_security", False)),
+        negative_security=_boolean(raw, "negative_security"),
         capacity=_capacity(raw.get("capacity")),
         interop_pairs=_interop_pairs(raw.get("interop_pairs"), list(parsed_profiles)),
         server_warmup=_server_warmup(raw.get("server_warmup_s"), list(parsed_profiles)),
     )
     if plan.ranking is not None and plan.ranking not in {v.name for v in plan.throughput}:
-        raise PlanError(f"{where}: key 'ranking' names no throughput variant: {plan.ranking!r}")
+        raise PlanError(f"key 'ranking' names no throughput variant: {plan.ranking!r}")
     if not (plan.interop or plan.throughput or plan.sweeps or plan.negative_security or plan.capacity):
-        raise PlanError(f"{where}: the plan has no [[interop]], [[throughput]] or [[sweep]] sections")
+        raise PlanError("the plan has no [[interop]], [[throughput]] or [[sweep]] sections")
     return plan
 
 
-def _pubsub_plan(where: str, raw: dict, common: dict) -> Plan:
-    if not isinstance(raw.get("pubsub"), dict):
-        raise PlanError(f"{where}: key 'pubsub' must be a table")
+def _pubsub_plan(raw: dict, common: dict) -> Plan:
     config = dict(raw["pubsub"])
     try:
         groups = ipaddress.IPv4Network(config.pop("groups", PUBSUB_GROUPS))
-    except ValueError as error:
-        raise PlanError(f"{where}: pubsub.groups: {error}") from None
+    except (TypeError, ValueError) as error:
+        raise PlanError(f"pubsub.groups: {error}") from None
     if not groups.is_multicast:
-        raise PlanError(f"{where}: pubsub.groups must be a multicast range, got {groups}")
+        raise PlanError(f"pubsub.groups must be a multicast range, got {groups}")
     for key in ("address", "interface", "signals", "warmup_s", "duration_s"):
         if key in config:
-            raise PlanError(f"{where}: pubsub.{key} is set per cell by the harness")
-    try:
-        contract.subscriber_config(config)
-    except contract.ConfigError as error:
-        raise PlanError(f"{where}: pubsub: {error}") from None
+            raise PlanError(f"pubsub.{key} is set per cell by the harness")
+    _adapter_config("subscriber", config, "pubsub")
     parsed = {}
     for name, tables in raw["profiles"].items():
         if not isinstance(tables, dict) or set(tables) != set(PUBSUB_PHASES):
-            raise PlanError(f"{where}: profiles.{name} must hold exactly the tables {', '.join(PUBSUB_PHASES)}")
+            raise PlanError(f"profiles.{name} must hold exactly the tables {', '.join(PUBSUB_PHASES)}")
         parsed[name] = {
             kind: _phase(tables[kind], f"profiles.{name}.{kind}", keys) for kind, keys in PUBSUB_PHASES.items()
         }
         for kind in PUBSUB_PHASES:  # every configuration the profile will run must be valid
             for signals in parsed[name][kind].signals:
-                try:
-                    contract.subscriber_config({**config, "signals": signals})
-                except contract.ConfigError as error:
-                    raise PlanError(f"{where}: profiles.{name}.{kind}.signals = {signals}: {error}") from None
+                for role in ("publisher", "subscriber"):
+                    _adapter_config(role, {**config, "signals": signals}, f"profiles.{name}.{kind}.signals = {signals}")
     sweep = raw.get("subscriber_sweep", "reference")
     if sweep not in ("reference", "all"):
-        raise PlanError(f'{where}: key \'subscriber_sweep\' must be "reference" or "all", got {sweep!r}')
+        raise PlanError(f'key \'subscriber_sweep\' must be "reference" or "all", got {sweep!r}')
     reference = raw.get("reference_subscriber", "open62541")
     if not isinstance(reference, str):
-        raise PlanError(f"{where}: key 'reference_subscriber' must be an SDK id")
+        raise PlanError(f"key 'reference_subscriber' must be an SDK id, got {reference!r}")
+    _sdk_ids([reference], "reference_subscriber", "subscriber")
     return Plan(
         **common,
         profiles=parsed,
         pubsub=PubSub(
-            publishers=_sdk_selection(raw.get("publishers"), f"{where}: publishers"),
-            subscribers=_sdk_selection(raw.get("subscribers"), f"{where}: subscribers"),
+            publishers=_sdk_selection(raw.get("publishers"), "publishers", "publisher"),
+            subscribers=_sdk_selection(raw.get("subscribers"), "subscribers", "subscriber"),
             reference_subscriber=reference,
             subscriber_sweep=sweep,
             config=config,
             groups=groups,
         ),
     )
+
+
+def require_cells(plan: Plan, only: list[str] | None, profile: str) -> list[TestCase]:
+    """The test cases `plan` runs in `profile` for the SDK selection `only`; a plan that selects
+    none is an error, not an empty run that passes."""
+    cases = test_cases(plan, only, profile)
+    if not cases:
+        chosen = f"--sdk {','.join(only)}" if only else "every SDK here"
+        raise PlanError(
+            f"{plan.path}: selects no test in profile '{profile}' with {chosen} "
+            f"({_selection_text(plan)}; a sweep or variant may also leave this profile out)"
+        )
+    return cases
+
+
+def _selection_text(plan: Plan) -> str:
+    """The SDKs of each role the plan lets run here."""
+    if plan.pubsub:
+        roles = {"publisher": plan.pubsub.publishers, "subscriber": plan.pubsub.subscribers}
+    else:
+        roles = {"server": plan.servers, "client": plan.clients}
+    return "; ".join(f"{role}s: {', '.join(_chosen(role, ids, None)) or 'none'}" for role, ids in roles.items())
 
 
 def reference_client() -> str | None:
