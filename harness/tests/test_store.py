@@ -1,11 +1,17 @@
 import hashlib
+import json
+import os
 import shutil
 import sqlite3
+import subprocess
+import threading
+import time
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 
+from uabench.results import store as store_module
 from uabench.results.store import SCHEMA_VERSION, StoreError, open_store
 
 
@@ -122,3 +128,196 @@ def test_a_version_0_store_without_the_late_columns_is_read_and_migrated(tmp_pat
     old, new = store.cells()
     assert old["emulated"] is False and new["emulated"] is True and new["client_perf"] == {"cycles": 1}
     assert _version(path) == SCHEMA_VERSION
+
+
+# --- stores that cannot be used: one line, exit 2, before anything runs -----------------------
+
+RUN = ["run", "read", "--profile", "smoke", "--sdk", "open62541"]
+
+
+def _uabench(capsys, store, *argv) -> tuple[int, str]:
+    from uabench import cli
+
+    code = cli.main(["--store", str(store), *argv])
+    return code, capsys.readouterr().err
+
+
+def _one_line(err: str) -> str:
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+def _stored_store(path: Path) -> Path:
+    store = open_store(path)
+    run = store.begin_run("read", "smoke", {})
+    store.add_cell(run, suite="read", kind="interop", client="a", server="b", variant="v", repetition=0, status="pass")
+    store.finish_run(run)
+    store.close()
+    return path
+
+
+@pytest.mark.parametrize("command", [RUN, ["report", "--out", "OUT"], ["model"]])
+def test_a_corrupt_store_is_one_line_and_exit_2(tmp_path, capsys, command):
+    path = tmp_path / "corrupt.sqlite"
+    path.write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 64)  # the magic, then garbage
+    before = path.read_bytes()
+    argv = [str(tmp_path / "out") if part == "OUT" else part for part in command]
+    code, err = _uabench(capsys, path, *argv)
+    assert code == 2
+    assert f"results store {path} is not a valid SQLite database" in _one_line(err)
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["corrupt.sqlite"]
+
+
+@pytest.mark.parametrize("command", [RUN, ["model"]])
+def test_a_directory_as_store_is_one_line_and_exit_2(tmp_path, capsys, command):
+    code, err = _uabench(capsys, tmp_path, *command)
+    assert code == 2 and f"results store {tmp_path} is a directory" in _one_line(err)
+
+
+def test_a_store_under_a_file_is_one_line_and_exit_2(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    code, err = _uabench(capsys, tmp_path / "file" / "s.sqlite", *RUN)
+    assert code == 2 and f"{tmp_path / 'file'} is not a directory" in _one_line(err)
+
+
+@pytest.fixture
+def read_only_dir(tmp_path):
+    """A directory nobody can write to: a read-only tmpfs for root (root writes through file
+    modes), file modes for anyone else. Yields a function that seals it."""
+    target = tmp_path / "sealed"
+    target.mkdir()
+    mounted = False
+
+    def seal() -> None:
+        nonlocal mounted
+        if os.geteuid() != 0:
+            for path in [*target.iterdir(), target]:
+                path.chmod(0o555 if path.is_dir() else 0o444)
+            return
+        staged = tmp_path / "staged"
+        target.rename(staged)
+        target.mkdir()
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(target)], capture_output=True)
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs to make a read-only store as root: {done.stderr.decode().strip()}")
+        mounted = True
+        for path in staged.iterdir():
+            shutil.copy(path, target / path.name)
+        subprocess.run(["mount", "-o", "remount,ro", str(target)], check=True)
+
+    yield target, seal
+    if mounted:
+        subprocess.run(["umount", str(target)], check=True)
+    else:
+        for path in [target, *target.iterdir()]:
+            path.chmod(0o755)
+
+
+def test_a_read_only_store_is_refused_by_run_and_read_by_report(read_only_dir, capsys):
+    directory, seal = read_only_dir
+    path = _stored_store(directory / "s.sqlite")
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA journal_mode=DELETE")  # as committed: a rollback journal
+    seal()
+    code, err = _uabench(capsys, path, *RUN)
+    assert code == 2 and f"results store {path} is not writable" in _one_line(err)
+    reader = open_store(path, readonly=True)
+    assert len(reader.cells()) == 1
+    reader.close()
+    assert sorted(p.name for p in directory.iterdir()) == ["s.sqlite"]
+
+
+def test_a_newer_store_stops_run_before_anything_runs(tmp_path, capsys):
+    path = _stored_store(tmp_path / "future.sqlite")
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    code, err = _uabench(capsys, path, *RUN)
+    assert code == 2 and f"has schema version {SCHEMA_VERSION + 1}" in _one_line(err)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+def test_reading_commands_keep_the_journal_mode_and_write_nothing(tmp_path, capsys):
+    path = _stored_store(tmp_path / "s.sqlite")
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA journal_mode=DELETE")
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    _uabench(capsys, path, "model")  # fits nothing here; it only has to read
+    _uabench(capsys, path, "predict", "--sdk", "open62541", "--signals", "10", "--interval-ms", "100")
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite"]
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+# --- a store locked by another writer ------------------------------------------------------------
+
+
+@pytest.fixture
+def short_locks(monkeypatch):
+    monkeypatch.setattr(store_module, "CELL_WAIT_S", 0.3)
+    monkeypatch.setattr(store_module, "LOCK_BOUND_S", 1.5)
+
+
+@pytest.fixture
+def locked(tmp_path):
+    """A store, and a second connection holding its write lock until released."""
+    path = _stored_store(tmp_path / "s.sqlite")
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    yield path, holder
+    holder.close()
+
+
+def test_a_locked_store_stops_run_after_the_stated_bound(short_locks, locked, capsys):
+    path, _ = locked
+    started = time.monotonic()
+    code, err = _uabench(capsys, path, *RUN)
+    assert code == 2 and f"results store {path} is locked by another writer for more than 2 s" in _one_line(err)
+    assert time.monotonic() - started >= 1.5
+
+
+CELL = dict(suite="read", kind="interop", client="a", server="b", variant="v", status="pass")
+
+
+def test_a_cell_meeting_a_lock_is_kept_and_written_with_the_next(short_locks, tmp_path):
+    path = _stored_store(tmp_path / "s.sqlite")
+    store = open_store(path)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    assert store.add_cell(1, repetition=1, **CELL) is None and len(store.pending) == 1
+    holder.execute("ROLLBACK")
+    assert store.add_cell(1, repetition=2, **CELL) is not None and not store.pending
+    assert [cell["repetition"] for cell in store.cells([1])] == [0, 1, 2]
+    store.close()
+    holder.close()
+
+
+def test_closing_a_run_waits_for_a_lock_that_ends(short_locks, tmp_path):
+    path = _stored_store(tmp_path / "s.sqlite")
+    store = open_store(path)
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    assert store.add_cell(1, repetition=1, **CELL) is None
+    threading.Timer(0.8, lambda: holder.execute("ROLLBACK")).start()
+    store.finish_run(1)
+    assert [cell["repetition"] for cell in store.cells([1])] == [0, 1]
+    store.close()
+    holder.close()
+
+
+def test_cells_locked_out_beyond_the_bound_go_to_a_file_named_in_one_line(short_locks, tmp_path):
+    path = _stored_store(tmp_path / "s.sqlite")
+    store = open_store(path)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    assert store.add_cell(1, repetition=1, **CELL) is None
+    with pytest.raises(StoreError) as refused:
+        store.finish_run(1)
+    message = str(refused.value)
+    kept = path.with_name(f"{path.name}.unwritten-{os.getpid()}.jsonl")
+    assert "1 measured cell(s) not written" in message and str(kept) in message and "\n" not in message
+    [line] = kept.read_text().splitlines()
+    assert json.loads(line)["repetition"] == 1 and not store.pending
+    holder.close()
+    store.close()
