@@ -1,0 +1,151 @@
+"""The fault suite of `uabench run` (issue 13): a stop signal and a SIGKILL of the harness
+while a faulty server (fixtures/faulty/wedged: never ready, leaves a child that does not exec)
+keeps it waiting, after a real cell was measured. Each test runs the real CLI against a
+checkout with the real reference SDK and the faulty adapter, and asserts the exact outcome:
+the exit status, the run's status, the cells kept, the line printed and no process left."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from uabench import paths
+from uabench.proc.sampling import PerfStat
+
+FIXTURES = Path(__file__).parent / "fixtures" / "faulty"
+REFERENCE = "open62541"
+# one real cell against the reference server, then the faulty server: it never gets ready
+TESTS = [f"{REFERENCE} reads {server}: every node type, 1 node/request" for server in (REFERENCE, "wedged")]
+
+
+@pytest.fixture
+def fault_repo(tmp_path) -> Path:
+    if not (paths.ADAPTERS / REFERENCE / "run").exists():
+        pytest.skip(f"the reference SDK {REFERENCE} is not built here")
+    repo = tmp_path / "repo"
+    for part in ("implementations", "adapters"):
+        (repo / part).mkdir(parents=True)
+        (repo / part / REFERENCE).symlink_to(paths.REPO / part / REFERENCE)
+    (repo / "implementations" / "wedged").mkdir()
+    shutil.copy(FIXTURES / "wedged" / "sdk.toml", repo / "implementations" / "wedged")
+    (repo / "adapters" / "wedged").mkdir()
+    shutil.copy(FIXTURES / "wedged" / "run", repo / "adapters" / "wedged")
+    shutil.copytree(paths.SUITES, repo / "suites")
+    return repo
+
+
+def _uabench(repo: Path, store: Path, *args: str) -> subprocess.Popen:
+    env = {**os.environ, "UABENCH_REPO": str(repo), "UABENCH_RESULTS": str(repo / "results")}
+    env.pop("UABENCH_HARNESS", None)
+    command = [sys.executable, "-m", "uabench.cli", "--store", str(store), *args]
+    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _run(repo: Path, store: Path) -> subprocess.Popen:
+    selection = [part for name in TESTS for part in ("--test", name)]
+    return _uabench(repo, store, "run", "read", "--profile", "smoke", "--sdk", f"{REFERENCE},wedged", *selection)
+
+
+def _marked(pid: int) -> list[psutil.Process]:
+    """Every process carrying the marker of the harness `pid` (proc/launcher.py)."""
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if process.environ().get("UABENCH_HARNESS", "").startswith(f"{pid}:"):
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
+
+
+def _alive(processes: list[psutil.Process]) -> list[str]:
+    names = []
+    for process in processes:
+        try:
+            if process.status() != psutil.STATUS_ZOMBIE:
+                names.append(" ".join(process.cmdline()))
+        except psutil.Error:
+            continue
+    return names
+
+
+def _command(process: psutil.Process) -> str:
+    try:
+        return " ".join(process.cmdline())
+    except psutil.Error:
+        return ""
+
+
+def _wait_for_wedged_server(harness: subprocess.Popen, seconds: float = 60) -> dict[psutil.Process, str]:
+    """The harness's processes and their command lines once the faulty server runs (the real
+    cell is then stored)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert harness.poll() is None, harness.communicate()
+        found = {process: _command(process) for process in _marked(harness.pid)}
+        if "sleep 1001" in found.values() and "sleep 1000" in found.values():
+            return found
+        time.sleep(0.1)
+    harness.kill()
+    raise AssertionError(f"the faulty server did not start within {seconds} s: {harness.communicate()}")
+
+
+def _runs(store: Path) -> list[tuple[int, str, int]]:
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+        return db.execute(
+            "SELECT id, status, (SELECT count(*) FROM cells WHERE run_id = runs.id) FROM runs ORDER BY id"
+        ).fetchall()
+
+
+def _wait_gone(processes: list[psutil.Process], seconds: float) -> list[str]:
+    deadline = time.monotonic() + seconds
+    while _alive(processes) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return _alive(processes)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_signal_stops_the_run_keeps_its_cells_and_exits_130(fault_repo, tmp_path, sig):
+    store = tmp_path / "store.sqlite"
+    harness = _run(fault_repo, store)
+    started = _wait_for_wedged_server(harness)
+    harness.send_signal(sig)
+    out, err = harness.communicate(timeout=30)
+    assert harness.returncode == 130, out[-2000:] + err[-2000:]
+    assert _runs(store) == [(1, "interrupted", 1)]  # the real cell kept, the one cut not stored
+    assert f"uabench: stopped by {sig.name}: kept 1 run(s) (id 1, stored as interrupted) with 1 measured" in err
+    assert "Robot output" in out and "report" not in err.replace("no report written", "")
+    assert _wait_gone(list(started), 5) == []  # adapters, perf and the faulty server's own child
+
+
+def test_sigkill_of_the_harness_leaves_nothing_and_the_next_run_marks_it_abandoned(fault_repo, tmp_path):
+    store = tmp_path / "store.sqlite"
+    harness = _run(fault_repo, store)
+    started = _wait_for_wedged_server(harness)
+    harness.kill()
+    harness.communicate(timeout=30)
+    # the adapters and perf die with the harness (PR_SET_PDEATHSIG) ...
+    assert {command.split()[0] for command in started.values()} >= {"sleep"} | (
+        {"perf"} if PerfStat.available() else set()
+    )
+    assert _wait_gone([p for p, command in started.items() if command != "sleep 1000"], 5) == []
+    # ... the faulty server's child that did not exec is left, and the next run removes it
+    orphan = [p for p, command in started.items() if command == "sleep 1000"]
+    assert _alive(orphan) == ["sleep 1000"]
+    assert _runs(store) == [(1, "running", 1)]
+    nothing = ["--test", "no such test"]
+    after = _uabench(fault_repo, store, "run", "read", "--profile", "smoke", "--sdk", REFERENCE, *nothing)
+    _, err = after.communicate(timeout=120)
+    assert "uabench: run 1 (read) was left running by a harness that is gone: abandoned" in err
+    assert f"uabench: killed 1 process(es) an abandoned run left: {orphan[0].pid} (sleep)" in err
+    assert _runs(store)[0] == (1, "abandoned", 1)
+    assert _wait_gone(orphan, 5) == []
