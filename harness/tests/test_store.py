@@ -207,7 +207,8 @@ def read_only_dir(tmp_path):
 
     yield target, seal
     if mounted:
-        subprocess.run(["umount", str(target)], check=True)
+        # lazy: a connection still open (a failed run) must not keep the mount behind
+        subprocess.run(["umount", "--lazy", str(target)], check=True)
     else:
         for path in [target, *target.iterdir()]:
             path.chmod(0o755)
