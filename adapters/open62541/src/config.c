@@ -23,16 +23,57 @@ const char *const WORKLOAD_NAMES[WORKLOAD_COUNT] = {"read", "write", "subscribe"
 
 /* --- the parsed document ----------------------------------------------------------- */
 
+/* Nesting depth of a parsed document: Jansson's own limit (2048) is far above the
+ * contract's, and it has no option to lower it. Recursion is bounded by Jansson's limit. */
+static int depth_of(const json_t *node) {
+    int deepest = 0;
+    size_t index;
+    const char *key;
+    const json_t *child;
+    if(json_is_object(node)) {
+        json_object_foreach((json_t *)node, key, child) {
+            int d = depth_of(child);
+            deepest = d > deepest ? d : deepest;
+        }
+    } else if(json_is_array(node)) {
+        json_array_foreach(node, index, child) {
+            int d = depth_of(child);
+            deepest = d > deepest ? d : deepest;
+        }
+    } else {
+        return 0;
+    }
+    return deepest + 1;
+}
+
+/* SPEC §2 "unreadable config": at most CONFIG_MAX_BYTES, UTF-8, JSON (Jansson refuses NaN,
+ * \u0000 and unpaired surrogate escapes), nested at most CONFIG_MAX_DEPTH deep, an object. */
 static json_t *document_load(const char *path) {
     FILE *file = fopen(path, "rb");
     if(!file)
         config_error("config: cannot read %s: %s", path, strerror(errno));
-    json_error_t error;
-    json_t *root = json_loadf(file, 0, &error);
+    char *text = malloc(CONFIG_MAX_BYTES + 1);
+    if(!text)
+        fail("runtime", EXIT_RUNTIME, "out of memory reading %s", path);
+    size_t length = fread(text, 1, CONFIG_MAX_BYTES + 1, file);
+    int read_error = ferror(file) ? errno : 0;
     fclose(file);
+    if(read_error)
+        config_error("config: cannot read %s: %s", path, strerror(read_error));
+    if(length > CONFIG_MAX_BYTES)
+        config_error("config: %s is larger than %d bytes", path, CONFIG_MAX_BYTES);
+    json_error_t error;
+    json_t *root = json_loadb(text, length, JSON_DECODE_ANY, &error);
+    free(text);
+    if(!root && json_error_code(&error) == json_error_invalid_utf8)
+        config_error("config: %s is not UTF-8 (byte %d)", path, error.position);
+    if(!root && json_error_code(&error) == json_error_stack_overflow)
+        config_error("config: %s is nested deeper than %d levels", path, CONFIG_MAX_DEPTH);
     if(!root)
         config_error("config: %s is not valid JSON: %s (near byte %d)", path, error.text,
                      error.position);
+    if(depth_of(root) > CONFIG_MAX_DEPTH)
+        config_error("config: %s is nested deeper than %d levels", path, CONFIG_MAX_DEPTH);
     if(!json_is_object(root))
         config_error("config: %s must hold a JSON object", path);
     return root;

@@ -4,6 +4,10 @@
 #ifndef UABENCH_CONFIG_H
 #define UABENCH_CONFIG_H
 
+/* SPEC §2: a config file larger than this, or nested deeper, is unreadable (exit 2). */
+#define CONFIG_MAX_BYTES (16 * 1024 * 1024)
+#define CONFIG_MAX_DEPTH 64
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>

@@ -88,12 +88,8 @@ static void load_and_print(const char *role, const char *path) {
     fflush(stdout);
 }
 
-static outcome run_loader(const char *role, const json_t *config) {
-    char path[] = "/tmp/uabench-vector-XXXXXX";
-    int fd = mkstemp(path);
-    FILE *file = fdopen(fd, "w");
-    json_dumpf(config, file, JSON_COMPACT);
-    fclose(file);
+/* Runs the loader of `role` on the file at `path` in a child. */
+static outcome run_loader_on(const char *role, const char *path) {
     int channel[2];
     if(pipe(channel) != 0)
         abort();
@@ -115,6 +111,16 @@ static outcome run_loader(const char *role, const json_t *config) {
     int status;
     waitpid(child, &status, 0);
     out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    return out;
+}
+
+static outcome run_loader(const char *role, const json_t *config) {
+    char path[] = "/tmp/uabench-vector-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *file = fdopen(fd, "w");
+    json_dumpf(config, file, JSON_COMPACT);
+    fclose(file);
+    outcome out = run_loader_on(role, path);
     unlink(path);
     return out;
 }
@@ -139,6 +145,58 @@ static void bad_configs(const json_t *vectors) {
               text(json_object_get(vector, "config")), exit_code, kind, quoted, out.exit_code,
               out.output);
         json_decref(event);
+    }
+}
+
+/* An unreadable vector's file: each [hex, times] part's bytes `times` times, in order. */
+static void write_parts(FILE *file, const json_t *parts) {
+    size_t i;
+    const json_t *part;
+    json_array_foreach(parts, i, part) {
+        const char *hex = json_string_value(json_array_get(part, 0));
+        size_t length = strlen(hex) / 2;
+        unsigned char bytes[256];
+        if(length > sizeof(bytes)) {
+            fprintf(stderr, "contract-vectors: a part of %zu bytes is too long\n", length);
+            exit(2);
+        }
+        for(size_t k = 0; k < length; k++)
+            sscanf(hex + 2 * k, "%2hhx", &bytes[k]);
+        for(json_int_t n = json_integer_value(json_array_get(part, 1)); n > 0; n--)
+            fwrite(bytes, 1, length, file);
+    }
+}
+
+static void unreadable_configs(const json_t *vectors) {
+    static const char *const ROLES[] = {"server", "client", "publisher", "subscriber"};
+    size_t i;
+    const json_t *vector;
+    json_array_foreach(json_object_get(vectors, "unreadable"), i, vector) {
+        char path[] = "/tmp/uabench-vector-XXXXXX";
+        FILE *file = fdopen(mkstemp(path), "w");
+        write_parts(file, json_object_get(vector, "parts"));
+        fclose(file);
+        const char *name = json_string_value(json_object_get(vector, "name"));
+        const char *says = json_string_value(json_object_get(vector, "says"));
+        const char *kind = json_string_value(json_object_get(vector, "kind"));
+        int exit_code = (int)json_integer_value(json_object_get(vector, "exit"));
+        /* Refused before any key is read: then the same for every role. */
+        bool any_role = json_is_true(json_object_get(vector, "any_role"));
+        for(int r = 0; r < 4; r++) {
+            const char *role = ROLES[r];
+            if(!any_role && strcmp(role, json_string_value(json_object_get(vector, "role"))))
+                continue;
+            outcome out = run_loader_on(role, path);
+            json_t *event = json_loads(out.output, 0, NULL);
+            const char *message = json_string_value(json_object_get(event, "message"));
+            const char *got_kind = json_string_value(json_object_get(event, "kind"));
+            check(out.exit_code == exit_code && got_kind && strcmp(got_kind, kind) == 0 &&
+                      message && strstr(message, says),
+                  "unreadable %s config (%s): want exit %d, kind %s saying '%s'; got exit %d: %s",
+                  role, name, exit_code, kind, says, out.exit_code, out.output);
+            json_decref(event);
+        }
+        unlink(path);
     }
 }
 
@@ -353,6 +411,7 @@ int main(int argc, char **argv) {
     json_t *buckets = load(argv[1], "histogram.json");
     json_t *functions = load(argv[1], "values.json");
     bad_configs(configs);
+    unreadable_configs(configs);
     good_configs(configs);
     histograms(buckets);
     values(functions);
