@@ -6,6 +6,7 @@ the exit status, the run's status, the cells kept, the line printed and no proce
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -13,6 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -28,7 +30,7 @@ TESTS = [f"{REFERENCE} reads {server}: every node type, 1 node/request" for serv
 
 
 @pytest.fixture
-def fault_repo(tmp_path) -> Path:
+def fault_repo(tmp_path) -> Iterator[Path]:
     if not (paths.ADAPTERS / REFERENCE / "run").exists():
         pytest.skip(f"the reference SDK {REFERENCE} is not built here")
     repo = tmp_path / "repo"
@@ -40,7 +42,19 @@ def fault_repo(tmp_path) -> Path:
     (repo / "adapters" / "wedged").mkdir()
     shutil.copy(FIXTURES / "wedged" / "run", repo / "adapters" / "wedged")
     shutil.copytree(paths.SUITES, repo / "suites")
-    return repo
+    yield repo
+    # a test that failed may have left what it was to prove gone: kill what this checkout started
+    left = [p for p in psutil.process_iter() if _environ(p).get("UABENCH_REPO") == str(repo)]
+    for process in left:
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+
+
+def _environ(process: psutil.Process) -> dict[str, str]:
+    try:
+        return process.environ()
+    except psutil.Error:
+        return {}
 
 
 def _uabench(repo: Path, store: Path, *args: str) -> subprocess.Popen:
@@ -57,14 +71,7 @@ def _run(repo: Path, store: Path) -> subprocess.Popen:
 
 def _marked(pid: int) -> list[psutil.Process]:
     """Every process carrying the marker of the harness `pid` (proc/launcher.py)."""
-    found = []
-    for process in psutil.process_iter():
-        try:
-            if process.environ().get("UABENCH_HARNESS", "").startswith(f"{pid}:"):
-                found.append(process)
-        except psutil.Error:
-            continue
-    return found
+    return [p for p in psutil.process_iter() if _environ(p).get("UABENCH_HARNESS", "").startswith(f"{pid}:")]
 
 
 def _alive(processes: list[psutil.Process]) -> list[str]:
@@ -149,3 +156,33 @@ def test_sigkill_of_the_harness_leaves_nothing_and_the_next_run_marks_it_abandon
     assert f"uabench: killed 1 process(es) an abandoned run left: {orphan[0].pid} (sleep)" in err
     assert _runs(store)[0] == (1, "abandoned", 1)
     assert _wait_gone(orphan, 5) == []
+
+
+def test_reports_take_the_newest_finished_run_and_name_the_runs_skipped(tmp_path):
+    from uabench.results import runs
+    from uabench.results.store import open_store
+
+    store = open_store(tmp_path / "store.sqlite")
+    statuses = {"read": ["finished", "interrupted", "abandoned"], "write": ["failed"], "check": ["running"]}
+    for suite, ended in statuses.items():
+        for status in ended:
+            store.finish_run(store.begin_run(suite, "smoke", {}), status)
+    chosen, skipped = runs.latest_finished(store)
+    assert [run["id"] for run in chosen] == [1]
+    assert runs.note(skipped) == (
+        "skipped runs that did not finish: 2 (read, interrupted), 3 (read, abandoned), 4 (write, failed)"
+    )
+    store.close()
+    # the report of a store whose only run was interrupted: the run named, nothing rendered
+    cut = open_store(tmp_path / "cut.sqlite")
+    cut.finish_run(cut.begin_run("read", "smoke", {}), "interrupted")
+    cut.close()
+    env = {**os.environ, "UABENCH_RESULTS": str(tmp_path)}
+    command = [sys.executable, "-m", "uabench.cli", "--store", str(tmp_path / "cut.sqlite"), "report"]
+    done = subprocess.run([*command, "--out", str(tmp_path / "r")], env=env, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"uabench: {tmp_path / 'cut.sqlite'}: skipped runs that did not finish: 1 (read, interrupted)\n"
+        f"uabench: error: no finished runs in the store {tmp_path / 'cut.sqlite'}\n",
+    )
+    assert not (tmp_path / "r").exists()
