@@ -1,6 +1,6 @@
 import pytest
 
-from uabench import plan
+from uabench import cli, plan, sdks
 from uabench.plan import PlanError
 
 
@@ -114,3 +114,163 @@ def test_max_repetitions_is_an_integer(tmp_path):
     )
     with pytest.raises(PlanError, match="max_repetitions"):
         plan.load(_write(tmp_path, text))
+
+
+# --- every bad plan refused before anything starts: `uabench run` names the file and key ---
+
+KNOWN = ", ".join(sorted(sdk.id for sdk in sdks.all_sdks()))
+SWEEP = """
+[[sweep]]
+name = "s"
+kind = "{kind}"
+values = {values}
+workload = {{ workload = "subscribe" }}
+"""
+PUBSUB = (plan.PLANS / "pubsub.toml").read_text()
+
+
+def _sweep(kind: str, values: str) -> str:
+    return BASE + SWEEP.format(kind=kind, values=values)
+
+
+def _sdks_with(role: str) -> str:
+    return ", ".join(sdk.id for sdk in sdks.with_role(role))
+
+
+BAD_PLANS = {
+    "sessions = 0 in a sweep": (
+        _sweep("sessions", "[0, 5]"),
+        "sweep[0].values[0] = 0: config: key 'sessions': 0 is less than the minimum of 1",
+    ),
+    "negative sessions in a sweep": (
+        _sweep("sessions", "{ quick = [1, -2] }"),
+        "sweep[0].values.quick[1] = -2: config: key 'sessions': -2 is less than the minimum of 1",
+    ),
+    "pubsub = 5": ("pubsub = 5\n" + BASE, "key 'pubsub' must be a table ([pubsub]) of PubSub config keys, got 5"),
+    "pubsub = 5 in the PubSub plan": (
+        PUBSUB.replace("[pubsub]", "pubsub = 5\n[ignored]"),
+        "key 'pubsub' must be a table ([pubsub]) of PubSub config keys, got 5",
+    ),
+    "a node range of a billion": (
+        BASE.replace("Signal_0..9", "Signal_0..999999999"),
+        "interop[0].workload.nodes: 'Signal_0..999999999' names Signal_999999999, but the server holds "
+        "Signal_0 … Signal_999 (server config 'signals' = 1000; the contract allows at most 100000)",
+    ),
+    "a node one past the server's signals": (
+        BASE.replace('"Signal_0..9"', '["Tick", "Signal_1000"]'),
+        "interop[0].workload.nodes[1]: 'Signal_1000' names Signal_1000, but the server holds "
+        "Signal_0 … Signal_999 (server config 'signals' = 1000; the contract allows at most 100000)",
+    ),
+    "a write range past the server's writes": (
+        BASE.replace('"read", nodes = "Signal_0..9"', '"write", nodes = "Write_0..100"'),
+        "interop[0].workload.nodes: 'Write_0..100' names Write_100, but the server holds "
+        "Write_0 … Write_99 (server config 'writes' = 100; the contract allows at most 100000)",
+    ),
+    "a range of no indexed nodes": (
+        BASE.replace("Signal_0..9", "Array_0..9"),
+        "interop[0].workload.nodes: 'Array_0..9' is no range of the address space (ranges: Signal_i..j, Write_i..j)",
+    ),
+    "signals 200000 in a sweep": (
+        _sweep("signals", "[100, 200000]"),
+        "sweep[0].values[1] = 200000: config: key 'signals': 200000 is greater than the maximum of 100000",
+    ),
+    "a fractional signal count": (
+        _sweep("signals", "[2.5]"),
+        "sweep[0].values[0] = 2.5: config: key 'signals': 2.5 is not of type 'integer'",
+    ),
+    "an interval the client refuses": (
+        _sweep("interval", "[0]"),
+        "sweep[0].values[0] = 0: client: config: key 'publishing_interval_ms': 0 is less than the minimum of 1",
+    ),
+    "a sweep's server beyond the contract": (
+        _sweep("nodes_per_request", "[1]").replace('"subscribe" }', '"read", nodes = "Signal_0..9" }')
+        + "server = { signals = 200000 }\n",
+        "sweep[0].server: config: key 'signals': 200000 is greater than the maximum of 100000",
+    ),
+    "a misspelt server SDK": (
+        'servers = ["open62451"]\n' + BASE,
+        f"servers[0]: unknown SDK 'open62451' (known: {KNOWN})",
+    ),
+    "a client SDK that is no client": (
+        'clients = ["open62541", "nodeopcua"]\n' + BASE,
+        f"clients[1]: unknown SDK 'nodeopcua' (known: {KNOWN})",
+    ),
+    "a publisher without the publisher role": (
+        PUBSUB.replace('publishers = "all"', 'publishers = ["milo"]'),
+        f"publishers[0]: SDK 'milo' has no publisher role (with it: {_sdks_with('publisher')})",
+    ),
+    "a misspelt reference subscriber": (
+        PUBSUB.replace('reference_subscriber = "open62541"', 'reference_subscriber = "open6541"'),
+        f"reference_subscriber: unknown SDK 'open6541' (known: {KNOWN})",
+    ),
+    "no servers at all": (
+        "servers = []\n" + BASE,
+        "key 'servers': must be \"all\" or a non-empty list of SDK ids, got []",
+    ),
+    'headroom = "no"': ('headroom = "no"\n' + BASE, "key 'headroom' must be true or false, got 'no'"),
+    "negative_security = 1": ("negative_security = 1\n" + BASE, "key 'negative_security' must be true or false, got 1"),
+    "a description that is no string": ("description = 5\n" + BASE, "key 'description' must be a string, got 5"),
+    "empty sweep values": (
+        _sweep("signals", "{ quick = [] }"),
+        "sweep[0].values: a non-empty list, or a table of non-empty lists per profile",
+    ),
+    "a stop bound that is a boolean": (
+        _sweep("signals", "[10]") + 'stop = { metric = "p99_ms", above = true }\n',
+        "sweep[0].stop: must be { metric = one of cycle_time_ratio, p99_ms, above = positive number }",
+    ),
+    "a fractional refine_steps": (
+        BASE
+        + "[capacity]\np99_ms = 20.0\nmin_completed = 0.99\nstart_rate = 100\nmax_rate = 800\n"
+        + 'refine_steps = 2.5\noverload_factor = 1.5\nworkload = { workload = "read", nodes = "Signal_0..9" }\n',
+        "capacity.refine_steps: must be an integer in [0, 20], got 2.5",
+    ),
+}
+
+
+def _run(args: list[str], capsys, store: str = "") -> tuple[int, str]:
+    status = cli.main([*(["--store", store] if store else []), "run", *args])
+    return status, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text,message", BAD_PLANS.values(), ids=BAD_PLANS.keys())
+def test_a_bad_plan_is_refused_naming_the_file_and_the_key(tmp_path, capsys, text, message):
+    path = _write(tmp_path, text)
+    assert _run([str(path), "--profile", "quick", "--estimate"], capsys) == (2, f"uabench: error: {path}: {message}\n")
+
+
+def test_a_bad_plan_file_is_refused_naming_it(tmp_path, capsys):
+    missing, latin1 = tmp_path / "none.toml", tmp_path / "latin1.toml"
+    latin1.write_bytes(b'suite = "read"\n# caf\xe9\n')
+    assert _run([str(tmp_path), "--estimate"], capsys) == (
+        2,
+        f"uabench: error: {tmp_path}: is a directory, not a plan file (plans are TOML files, e.g. "
+        f"{plan.PLANS / 'read.toml'})\n",
+    )
+    assert _run([str(missing), "--estimate"], capsys) == (2, f"uabench: error: {missing}: no such plan file\n")
+    assert _run([str(latin1), "--estimate"], capsys) == (
+        2,
+        f"uabench: error: {latin1}: line 2, byte offset 20: not UTF-8 (byte 0xe9); TOML plans are UTF-8 text\n",
+    )
+
+
+def test_a_plan_that_selects_nothing_is_refused_before_the_store_is_touched(tmp_path, capsys):
+    path, store = _write(tmp_path, 'servers = ["milo"]\n' + BASE), tmp_path / "store.sqlite"
+    status, err = _run([str(path), "--profile", "quick", "--sdk", "open62541"], capsys, str(store))
+    assert (status, err) == (
+        2,
+        f"uabench: error: {path}: selects no test in profile 'quick' with --sdk open62541 (servers: milo; "
+        f"clients: {_sdks_with('client')}; a sweep or variant may also leave this profile out)\n",
+    )
+    assert not store.exists()
+
+
+def test_a_range_is_bounded_before_it_is_expanded():
+    with pytest.raises(PlanError, match="names Signal_99999999999999"):
+        plan.expand_nodes("Signal_0..99999999999999", "x")
+    assert plan.expand_nodes("Signal_0..1499", "x", {"signals": 1500})[-1] == "Signal_1499"
+
+
+@pytest.mark.parametrize("profile", ["smoke", "quick", "full"])
+def test_every_shipped_plan_loads_and_selects_tests(profile):
+    for path in sorted(plan.PLANS.glob("*.toml")):
+        assert plan.require_cells(plan.load(path.stem), None, profile), path

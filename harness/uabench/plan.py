@@ -303,7 +303,8 @@ def expand_nodes(value: object, where: str, server: dict | None = None) -> list[
             continue
         prefix, low, high = match.group(1), int(match.group(2)), int(match.group(3))
         if prefix not in limits:
-            raise PlanError(f"{here}: '{item}' is no range of the address space (ranges: {', '.join(limits)}i..j)")
+            families = ", ".join(f"{family}i..j" for family in limits)
+            raise PlanError(f"{here}: '{item}' is no range of the address space (ranges: {families})")
         if high < low:
             raise PlanError(f"{here}: empty range '{item}'")
         _within(prefix, high, limits, f"{here}: '{item}'")
