@@ -1,10 +1,21 @@
 package org.uabench.milo;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -134,22 +145,106 @@ final class Config {
       Double rate, int subscriptions, double publishingIntervalMs, double samplingIntervalMs,
       int queueSize, ObjectNode asRun) {}
 
+  /** SPEC §2 "unreadable config": limits applied before any key is looked at. */
+  static final int CONFIG_MAX_BYTES = 16 * 1024 * 1024;
+
+  static final int CONFIG_MAX_DEPTH = 64;
+
+  // Jackson counts nesting as SPEC does (the top object is depth 1) and refuses more before
+  // it builds anything; trailing tokens after the object are refused, as by every other adapter.
+  private static final ObjectMapper CONFIG_JSON =
+      JsonMapper.builder(
+              JsonFactory.builder()
+                  .streamReadConstraints(
+                      StreamReadConstraints.builder().maxNestingDepth(CONFIG_MAX_DEPTH).build())
+                  .build())
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .build();
+
   static ObjectNode load(String path) throws ConfigException {
-    JsonNode raw;
-    try {
-      raw = Protocol.JSON.readTree(Files.readString(Path.of(path)));
+    byte[] bytes;
+    try (InputStream in = Files.newInputStream(Path.of(path))) {
+      bytes = in.readNBytes(CONFIG_MAX_BYTES + 1);
     } catch (java.nio.file.NoSuchFileException e) {
       throw new ConfigException("config: cannot read " + path + ": No such file or directory");
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new ConfigException(
-          "config: " + path + " is not valid JSON: " + e.getOriginalMessage());
     } catch (IOException e) {
       throw new ConfigException("config: cannot read " + path + ": " + e.getMessage());
     }
-    if (raw == null || !raw.isObject()) {
+    if (bytes.length > CONFIG_MAX_BYTES) {
+      throw new ConfigException("config: " + path + " is larger than " + CONFIG_MAX_BYTES + " bytes");
+    }
+    String text;
+    try {
+      // newDecoder() reports malformed input (String's constructor would replace it with U+FFFD).
+      text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
+    } catch (CharacterCodingException e) {
+      throw new ConfigException("config: " + path + " is not UTF-8");
+    }
+    JsonNode raw;
+    try {
+      raw = CONFIG_JSON.readTree(text);
+    } catch (StreamConstraintsException e) {
+      throw new ConfigException(
+          "config: " + path + " is nested deeper than " + CONFIG_MAX_DEPTH + " levels");
+    } catch (JsonProcessingException e) {
+      throw new ConfigException(
+          "config: " + path + " is not valid JSON: " + e.getOriginalMessage());
+    }
+    if (raw == null || raw.isMissingNode()) {  // Jackson's answer to a file with no value
+      throw new ConfigException("config: " + path + " is not valid JSON: no value");
+    }
+    String problem = badString(raw);
+    if (problem != null) {
+      throw new ConfigException("config: " + path + " is not valid JSON: a string holds " + problem);
+    }
+    if (!raw.isObject()) {
       throw new ConfigException("config: " + path + " must hold a JSON object");
     }
     return (ObjectNode) raw;
+  }
+
+  /** A string no UTF-8 text can hold (an escaped unpaired surrogate) or one holding U+0000. */
+  private static String badString(JsonNode node) {
+    if (node == null) {
+      return null;
+    }
+    if (node.isTextual()) {
+      return badString(node.textValue());
+    }
+    Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+    while (fields.hasNext()) {
+      Map.Entry<String, JsonNode> field = fields.next();
+      String problem = badString(field.getKey());
+      if (problem == null) {
+        problem = badString(field.getValue());
+      }
+      if (problem != null) {
+        return problem;
+      }
+    }
+    for (JsonNode child : node.isArray() ? node : List.<JsonNode>of()) {
+      String problem = badString(child);
+      if (problem != null) {
+        return problem;
+      }
+    }
+    return null;
+  }
+
+  private static String badString(String text) {
+    if (text.indexOf('\0') >= 0) {
+      return "\\u0000";
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return "an unpaired surrogate";
+      }
+    }
+    return null;
   }
 
   static Server server(ObjectNode raw) throws ConfigException {

@@ -7,15 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Stream;
 import org.eclipse.milo.opcua.stack.core.types.builtin.unsigned.UInteger;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
 import org.uabench.milo.Protocol.ConfigException;
 
 /**
@@ -59,6 +63,37 @@ class ContractVectorsTest {
         ConfigException error =
             assertThrows(ConfigException.class, () -> asRun(role, vector.get("config")));
         assertTrue(error.getMessage().contains(key), error.getMessage() + " does not name " + key);
+      }));
+    }
+    return tests.stream();
+  }
+
+  /** An unreadable vector's file: each [hex, times] part's bytes `times` times, in order. */
+  private static byte[] fileBytes(JsonNode parts) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (JsonNode part : parts) {
+      byte[] bytes = HexFormat.of().parseHex(part.get(0).asText());
+      for (int n = part.get(1).asInt(); n > 0; n--) {
+        out.write(bytes, 0, bytes.length);
+      }
+    }
+    return out.toByteArray();
+  }
+
+  @TestFactory
+  Stream<DynamicTest> unreadableConfigsSayWhy(@TempDir Path dir) throws IOException {
+    List<DynamicTest> tests = new ArrayList<>();
+    for (JsonNode vector : vectors("configs.json").get("unreadable")) {
+      String role = vector.get("role").asText();
+      assertEquals("config", vector.get("kind").asText());
+      assertEquals(Protocol.EXIT_CONFIG, vector.get("exit").asInt());
+      String says = vector.get("says").asText();
+      tests.add(DynamicTest.dynamicTest(vector.get("name").asText() + " says " + says, () -> {
+        Path file = dir.resolve("config.json");
+        Files.write(file, fileBytes(vector.get("parts")));
+        ConfigException error =
+            assertThrows(ConfigException.class, () -> asRun(role, Config.load(file.toString())));
+        assertTrue(error.getMessage().contains(says), error.getMessage() + " does not say " + says);
       }));
     }
     return tests.stream();
