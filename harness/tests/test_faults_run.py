@@ -25,8 +25,12 @@ from uabench.proc.sampling import PerfStat
 
 FIXTURES = Path(__file__).parent / "fixtures" / "faulty"
 REFERENCE = "open62541"
-# one real cell against the reference server, then the faulty server: it never gets ready
-TESTS = [f"{REFERENCE} reads {server}: every node type, 1 node/request" for server in (REFERENCE, "wedged")]
+# one real cell against the reference server, then the faulty server: it never gets ready; a
+# signal then must stop the write plan too (it would measure one cell)
+TESTS = [
+    *(f"{REFERENCE} reads {server}: every node type, 1 node/request" for server in (REFERENCE, "wedged")),
+    f"{REFERENCE} writes {REFERENCE}: 10 nodes/request",
+]
 
 
 @pytest.fixture
@@ -37,17 +41,21 @@ def fault_repo(tmp_path) -> Iterator[Path]:
     for part in ("implementations", "adapters"):
         (repo / part).mkdir(parents=True)
         (repo / part / REFERENCE).symlink_to(paths.REPO / part / REFERENCE)
-    (repo / "implementations" / "wedged").mkdir()
-    shutil.copy(FIXTURES / "wedged" / "sdk.toml", repo / "implementations" / "wedged")
-    (repo / "adapters" / "wedged").mkdir()
-    shutil.copy(FIXTURES / "wedged" / "run", repo / "adapters" / "wedged")
+    for faulty in ("wedged", "dying"):
+        for part, name in (("implementations", "sdk.toml"), ("adapters", "run")):
+            (repo / part / faulty).mkdir()
+            shutil.copy(FIXTURES / faulty / name, repo / part / faulty)
     shutil.copytree(paths.SUITES, repo / "suites")
     yield repo
     # a test that failed may have left what it was to prove gone: kill what this checkout started
-    left = [p for p in psutil.process_iter() if _environ(p).get("UABENCH_REPO") == str(repo)]
-    for process in left:
+    for process in [p for p in psutil.process_iter() if _environ(p).get("UABENCH_REPO") == str(repo)]:
         with contextlib.suppress(psutil.Error):
             process.kill()
+
+
+def _marked_by_repo(repo: Path) -> list[str]:
+    """The live processes started from this checkout."""
+    return _alive([p for p in psutil.process_iter() if _environ(p).get("UABENCH_REPO") == str(repo)])
 
 
 def _environ(process: psutil.Process) -> dict[str, str]:
@@ -64,9 +72,11 @@ def _uabench(repo: Path, store: Path, *args: str) -> subprocess.Popen:
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _run(repo: Path, store: Path) -> subprocess.Popen:
-    selection = [part for name in TESTS for part in ("--test", name)]
-    return _uabench(repo, store, "run", "read", "--profile", "smoke", "--sdk", f"{REFERENCE},wedged", *selection)
+def _run(
+    repo: Path, store: Path, faulty: str = "wedged", plans: tuple[str, ...] = ("read", "write")
+) -> subprocess.Popen:
+    selection = [part for name in TESTS for part in ("--test", name.replace("wedged", faulty))]
+    return _uabench(repo, store, "run", *plans, "--profile", "smoke", "--sdk", f"{REFERENCE},{faulty}", *selection)
 
 
 def _marked(pid: int) -> list[psutil.Process]:
@@ -128,7 +138,8 @@ def test_a_stop_signal_stops_the_run_keeps_its_cells_and_exits_130(fault_repo, t
     harness.send_signal(sig)
     out, err = harness.communicate(timeout=30)
     assert harness.returncode == 130, out[-2000:] + err[-2000:]
-    assert _runs(store) == [(1, "interrupted", 1)]  # the real cell kept, the one cut not stored
+    # the real cell kept, the one cut not stored, the write plan never started
+    assert _runs(store) == [(1, "interrupted", 1)]
     assert f"uabench: stopped by {sig.name}: kept 1 run(s) (id 1, stored as interrupted) with 1 measured" in err
     assert "Robot output" in out and "report" not in err.replace("no report written", "")
     assert _wait_gone(list(started), 5) == []  # adapters, perf and the faulty server's own child
@@ -136,7 +147,7 @@ def test_a_stop_signal_stops_the_run_keeps_its_cells_and_exits_130(fault_repo, t
 
 def test_sigkill_of_the_harness_leaves_nothing_and_the_next_run_marks_it_abandoned(fault_repo, tmp_path):
     store = tmp_path / "store.sqlite"
-    harness = _run(fault_repo, store)
+    harness = _run(fault_repo, store, plans=("read",))
     started = _wait_for_wedged_server(harness)
     harness.kill()
     harness.communicate(timeout=30)
@@ -186,3 +197,16 @@ def test_reports_take_the_newest_finished_run_and_name_the_runs_skipped(tmp_path
         f"uabench: error: no finished runs in the store {tmp_path / 'cut.sqlite'}\n",
     )
     assert not (tmp_path / "r").exists()
+
+
+def test_a_server_that_dies_once_ready_fails_its_cell_and_the_run_finishes(fault_repo, tmp_path):
+    store = tmp_path / "store.sqlite"
+    out, err = _run(fault_repo, store, faulty="dying", plans=("read",)).communicate(timeout=120)
+    assert _runs(store) == [(1, "finished", 2)], out[-2000:] + err[-2000:]
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+        cells = db.execute("SELECT server, status, reason FROM cells ORDER BY id").fetchall()
+    assert sorted(cell[:2] for cell in cells) == [("dying", "fail"), (REFERENCE, "pass")]
+    reason = next(cell[2] for cell in cells if cell[0] == "dying")
+    assert reason.startswith("dying server exited with status 3 during the run\n")
+    assert "dying: exits before serving anything" in reason  # its stderr, quoted
+    assert _marked_by_repo(fault_repo) == []
