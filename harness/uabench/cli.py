@@ -301,6 +301,13 @@ def cmd_remote(args: argparse.Namespace) -> int:
         raise ValueError("give exactly one of --binary PATH or --image NAME")
     if bool(args.namespace_pi) == bool(args.target):
         raise ValueError("give --target user@host or --namespace-pi (the local stand-in), not both")
+    if args.target:
+        from uabench.arm import remote
+
+        try:  # before ssh or pytest sees it: a target such as -oProxyCommand=... is refused here
+            remote.check_target(args.target, args.port, args.workdir)
+        except remote.RemoteError as error:
+            raise ValueError(str(error)) from None
     options = [
         "--store",
         str(args.store),
@@ -312,14 +319,11 @@ def cmd_remote(args: argparse.Namespace) -> int:
     ]
     if args.target:
         options += [
-            "--remote-target",
-            args.target,
-            "--remote-port",
-            str(args.port),
-            "--remote-workdir",
-            args.workdir,
-            *(["--remote-identity", args.identity] if args.identity else []),
-            *(["--remote-known-hosts", args.known_hosts] if args.known_hosts else []),
+            f"--remote-target={args.target}",
+            f"--remote-port={args.port}",
+            f"--remote-workdir={args.workdir}",
+            *([f"--remote-identity={args.identity}"] if args.identity else []),
+            *([f"--remote-known-hosts={args.known_hosts}"] if args.known_hosts else []),
         ]
     return checks.run(["test_remote"], options, Path(args.junit or paths.RESULTS / "remote" / "junit.xml"))
 
@@ -443,7 +447,12 @@ def parser() -> argparse.ArgumentParser:
     remote.add_argument("--port", type=int, default=22, help="ssh port (default: %(default)s)")
     remote.add_argument("--identity", help="ssh private key")
     remote.add_argument("--known-hosts", help="known_hosts file (default: the user's)")
-    remote.add_argument("--workdir", default="/tmp/uabench-remote", help="directory on the remote host")
+    remote.add_argument(
+        "--workdir",
+        default="",
+        help="directory on the remote host in which the run's own directory is made (mktemp -d) and removed "
+        "afterwards (default: the remote's $TMPDIR or /tmp)",
+    )
     remote.add_argument("--binary", help="adapter binary to copy and run (e.g. .cache/dist/aarch64/uabench-open62541)")
     remote.add_argument("--image", help="container image to podman save/load and run (localhost/uabench/milo:arm64)")
     remote.add_argument("--sdk", default="open62541", help="the SDK the binary or image is (default: %(default)s)")

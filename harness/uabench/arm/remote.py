@@ -12,14 +12,21 @@ container image (`podman save | ssh host podman load`). The role is then started
 Locally the role is an ordinary AdapterProcess whose `run` is `python -m uabench.remote
 launch ...`: it uploads the config (and the certificate files it names, with their paths
 rewritten), opens the ssh channel and, on SIGTERM, sends the remote adapter SIGTERM and
-waits for it. Only `ssh`/`scp` (openssh-client) are needed here; `sh` and /proc there.
+waits for it. Only `ssh`/`scp` (openssh-client) are needed here; `sh`, `mktemp` and /proc there.
+
+Everything goes into a directory made by `mktemp -d` on the remote host (not a predictable
+/tmp path), removed with everything uploaded to it (configs, private keys, the adapter) when
+the role is done or deploying fails. A target is checked before ssh sees it, and passed after
+`--`, so it can never be read as an ssh option.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
+import re
 import shlex
 import signal
 import stat
@@ -62,6 +69,23 @@ class RemoteError(Exception):
     pass
 
 
+# [user@]host: a user name and a host name, IPv4 or IPv6 address; neither may start with '-'
+# (ssh would read it as an option even after validation elsewhere: `--` is passed as well).
+TARGET = re.compile(r"(?:(?P<user>[A-Za-z0-9_.][A-Za-z0-9_.-]*)@)?(?P<host>[A-Za-z0-9_.:%\[\]][A-Za-z0-9_.:%\[\]-]*)")
+
+
+def check_target(target: str, port: int = 22, parent: str = "") -> None:
+    """A RemoteError of one line for a target, port or remote directory ssh must not get."""
+    if not target or TARGET.fullmatch(target) is None:
+        raise RemoteError(
+            f"remote target {target!r} is not user@host (letters, digits, '.', '_', '-', ':'; not starting with '-')"
+        )
+    if not 0 < port < 65536:
+        raise RemoteError(f"remote port {port} is not between 1 and 65535")
+    if parent and (not parent.startswith("/") or any(ord(c) < 32 for c in parent)):
+        raise RemoteError(f"remote directory {parent!r} is not an absolute path")
+
+
 @dataclass(frozen=True)
 class RemoteHost:
     """`user@host` reachable with key-based ssh (no password prompts)."""
@@ -70,8 +94,12 @@ class RemoteHost:
     port: int = 22
     identity: str | None = None  # private key file
     known_hosts: str | None = None  # a known_hosts file; None = the user's
-    workdir: str = "/tmp/uabench-remote"
+    parent: str = ""  # where the work directory is made; "" = the remote's $TMPDIR or /tmp
     strict_host_key: bool = True
+    workdir: str = ""  # the work directory, once made (`prepare`)
+
+    def __post_init__(self) -> None:
+        check_target(self.target, self.port, self.parent)
 
     @property
     def address(self) -> str:
@@ -79,7 +107,7 @@ class RemoteHost:
 
     def ssh_base(self) -> list[str]:
         options = [*SSH_OPTIONS, "-p", str(self.port)]
-        return ["ssh", *options, *self._auth(), self.target]
+        return ["ssh", *options, *self._auth(), "--", self.target]
 
     def _auth(self) -> list[str]:
         extra = []
@@ -112,6 +140,7 @@ class RemoteHost:
             "-P",
             str(self.port),
             *self._auth(),
+            "--",
             str(local),
             f"{self.target}:{remote}",
         ]
@@ -126,6 +155,8 @@ class RemoteHost:
 
     def to_args(self) -> list[str]:
         args = ["--target", self.target, "--port", str(self.port), "--workdir", self.workdir]
+        if self.parent:
+            args += ["--parent", self.parent]
         if self.identity:
             args += ["--identity", self.identity]
         if self.known_hosts:
@@ -147,23 +178,67 @@ class Deployment:
     facts: dict = field(default_factory=dict)
 
 
+def make_workdir(host: RemoteHost) -> RemoteHost:
+    """The host with its own work directory, made by `mktemp -d` there (mode 0700, a name
+    nobody can guess or claim first)."""
+    template = shlex.quote(f"{host.parent}/uabench.XXXXXXXX") if host.parent else '"${TMPDIR:-/tmp}/uabench.XXXXXXXX"'
+    made = host.ssh(f"mktemp -d {template}").stdout.decode(errors="replace").strip()
+    if not made.startswith("/") or "\n" in made:
+        raise RemoteError(f"mktemp -d on {host.target} gave {made!r}, not a directory")
+    return dataclasses.replace(host, workdir=made)
+
+
+def remove_workdir(host: RemoteHost) -> list[str]:
+    """Stop what still runs from the work directory and remove it with everything uploaded to
+    it (configs, private keys, the adapter). Returns what is left afterwards ([]: nothing)."""
+    if not host.workdir:
+        return []
+    script = (
+        f'd={shlex.quote(host.workdir)}; pids=$(cat "$d"/*.pid 2>/dev/null); '
+        'for p in $pids; do kill -KILL "$p" 2>/dev/null; done; rm -rf -- "$d"; '
+        # a killed process may take a moment to go; 2 s each at most
+        'for p in $pids; do i=0; while kill -0 "$p" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done; '
+        'kill -0 "$p" 2>/dev/null && echo "process $p still runs"; done; '
+        '[ -e "$d" ] && echo "directory $d still there"; true'
+    )
+    left = host.ssh(script, timeout=60).stdout.decode(errors="replace")
+    return [line for line in left.splitlines() if line.strip()]
+
+
 def prepare(host: RemoteHost) -> dict:
-    """Create the work directory, install the wrapper, learn the remote's clock tick and
-    page size (to turn /proc samples into CPU % and bytes)."""
-    host.ssh(f"mkdir -p {shlex.quote(host.workdir)}")
+    """Install the wrapper in the work directory, learn the remote's clock tick and page size
+    (to turn /proc samples into CPU % and bytes)."""
     wrapper = f"{host.workdir}/uabench-remote"
     host.ssh(f"cat > {shlex.quote(wrapper)} && chmod +x {shlex.quote(wrapper)}", input=REMOTE_WRAPPER.encode())
     facts = host.ssh("getconf CLK_TCK; getconf PAGESIZE; uname -m; nproc").stdout.decode().split()
     return {"clk_tck": int(facts[0]), "page_size": int(facts[1]), "machine": facts[2], "cpus": int(facts[3])}
 
 
-def deploy_binary(host: RemoteHost, binary: Path) -> Deployment:
+def _deploy(host: RemoteHost, install) -> Deployment:
+    """A fresh work directory, `install(host_with_workdir, facts)` into it; the directory is
+    removed again when installing fails (or is interrupted)."""
     started = time.monotonic()
-    facts = prepare(host)
-    remote = f"{host.workdir}/{binary.name}"
-    host.copy_to(binary, remote)
-    host.ssh(f"chmod +x {shlex.quote(remote)}")
-    return Deployment(host, [remote], "binary", str(binary), round(time.monotonic() - started, 2), facts)
+    host = make_workdir(host)
+    try:
+        deployment = install(host, prepare(host))
+    except BaseException:
+        try:
+            remove_workdir(host)
+        except (RemoteError, subprocess.TimeoutExpired):
+            pass  # the install's own error is the one to report
+        raise
+    deployment.seconds = round(time.monotonic() - started, 2)
+    return deployment
+
+
+def deploy_binary(host: RemoteHost, binary: Path) -> Deployment:
+    def install(host: RemoteHost, facts: dict) -> Deployment:
+        remote = f"{host.workdir}/{binary.name}"
+        host.copy_to(binary, remote)
+        host.ssh(f"chmod +x {shlex.quote(remote)}")
+        return Deployment(host, [remote], "binary", str(binary), facts=facts)
+
+    return _deploy(host, install)
 
 
 def deploy_image(
@@ -173,18 +248,23 @@ def deploy_image(
     `env` (NAME=VALUE) adapt `podman run` to the remote, e.g. for the namespace Pi."""
     from uabench.arm import images
 
-    started = time.monotonic()
-    facts = prepare(host)
-    save = subprocess.Popen(["podman", "save", image], stdout=subprocess.PIPE, env=images.podman_env())
-    try:
-        host.ssh("podman load -q", stdin=save.stdout, timeout=1800)
-    finally:
-        if save.stdout:
-            save.stdout.close()
-        save.wait()
-    if save.returncode != 0:
-        raise RemoteError(f"podman save {image} failed ({save.returncode})")
-    command = [
+    def install(host: RemoteHost, facts: dict) -> Deployment:
+        save = subprocess.Popen(["podman", "save", image], stdout=subprocess.PIPE, env=images.podman_env())
+        try:
+            host.ssh("podman load -q", stdin=save.stdout, timeout=1800)
+        finally:
+            if save.stdout:
+                save.stdout.close()
+            save.wait()
+        if save.returncode != 0:
+            raise RemoteError(f"podman save {image} failed ({save.returncode})")
+        return Deployment(host, _podman_run(host, image, run_args, env), "image", image, facts=facts)
+
+    return _deploy(host, install)
+
+
+def _podman_run(host: RemoteHost, image: str, run_args: list[str] | None, env: list[str] | None) -> list[str]:
+    return [
         *(["env", *env] if env else []),
         "podman",
         "run",
@@ -196,7 +276,6 @@ def deploy_image(
         f"{host.workdir}:{host.workdir}",
         image,
     ]
-    return Deployment(host, command, "image", image, round(time.monotonic() - started, 2), facts)
 
 
 # --- the launcher (runs locally as an adapter's `run`) ---------------------------------------
@@ -230,9 +309,17 @@ def _rewrite_config(host: RemoteHost, config: dict, name: str) -> dict:
 
 def launch(host: RemoteHost, command: list[str], adapter_args: list[str]) -> int:
     """Run `command adapter_args` on the remote host with the wrapper; the config file named
-    by --config is uploaded first. Returns the remote exit status."""
-    args = list(adapter_args)
+    by --config is uploaded first, and removed with every file uploaded for it (private keys,
+    certificates) when the role ends, however it ends. Returns the remote exit status."""
     name = f"role-{os.getpid()}"
+    try:
+        return _run_role(host, command, list(adapter_args), name)
+    finally:
+        workdir = shlex.quote(host.workdir)
+        host.ssh(f"rm -f -- {workdir}/{name}.json {workdir}/{name}-*", check=False, timeout=20)
+
+
+def _run_role(host: RemoteHost, command: list[str], args: list[str], name: str) -> int:
     if "--config" in args:
         index = args.index("--config") + 1
         local = Path(args[index])
@@ -466,12 +553,23 @@ def serve_and_check(
         raise
     finally:
         session.close(status)
-        host.ssh(
-            f"for f in {shlex.quote(host.workdir)}/*.pid; do kill -KILL $(cat $f) 2>/dev/null; done; true",
-            check=False,
-            timeout=20,
-        )
+        steps.append(_removed(deployment.host))
     return steps, resources
+
+
+def _removed(host: RemoteHost) -> RemoteStep:
+    """The work directory removed with what still runs from it and every uploaded file."""
+    begun = time.monotonic()
+    try:
+        left = remove_workdir(host)
+    except (RemoteError, subprocess.TimeoutExpired) as error:
+        left = [f"not removed: {str(error).splitlines()[0] if str(error) else type(error).__name__}"]
+    return RemoteStep(
+        "nothing left on the remote host",
+        "fail" if left else "pass",
+        "; ".join(left) or f"{host.workdir} removed",
+        round(time.monotonic() - begun, 1),
+    )
 
 
 # --- command line of the launcher --------------------------------------------------------------
@@ -479,7 +577,13 @@ def serve_and_check(
 
 def _host_from(args: argparse.Namespace) -> RemoteHost:
     return RemoteHost(
-        args.target, args.port, args.identity, args.known_hosts, args.workdir, not args.accept_new_host_key
+        args.target,
+        args.port,
+        args.identity,
+        args.known_hosts,
+        args.parent,
+        not args.accept_new_host_key,
+        args.workdir,
     )
 
 
@@ -492,7 +596,8 @@ def main(argv: list[str] | None = None) -> int:
         one.add_argument("--port", type=int, default=22)
         one.add_argument("--identity")
         one.add_argument("--known-hosts")
-        one.add_argument("--workdir", default="/tmp/uabench-remote")
+        one.add_argument("--workdir", required=True, help="the work directory made by mktemp -d there")
+        one.add_argument("--parent", default="")
         one.add_argument("--accept-new-host-key", action="store_true")
     launch_parser.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
@@ -500,7 +605,11 @@ def main(argv: list[str] | None = None) -> int:
     # rest = remote command ... followed by the adapter's role arguments (role --config FILE)
     roles = {"capabilities", "server", "client", "publisher", "subscriber"}
     split = next((i for i, part in enumerate(rest) if part in roles), len(rest))
-    return launch(_host_from(args), rest[:split], rest[split:])
+    try:
+        return launch(_host_from(args), rest[:split], rest[split:])
+    except (RemoteError, OSError, ValueError, subprocess.TimeoutExpired) as error:
+        print(f"uabench remote launch: {error}", file=sys.stderr)  # one line, on the adapter's log
+        return 1
 
 
 if __name__ == "__main__":

@@ -39,7 +39,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--remote-port", type=int, default=22)
     group.addoption("--remote-identity", default=None)
     group.addoption("--remote-known-hosts", default=None)
-    group.addoption("--remote-workdir", default="/tmp/uabench-remote")
+    group.addoption(
+        "--remote-workdir", default="", help="where the run's mktemp -d directory is made (default: $TMPDIR or /tmp)"
+    )
     group.addoption("--remote-binary", default=None, help="adapter binary to deploy (default: the host build)")
     group.addoption(
         "--remote-image",

@@ -5,6 +5,8 @@ the store as suite `remote`. Real ssh, real adapters, no mocks."""
 
 from __future__ import annotations
 
+import shlex
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,12 +60,15 @@ def served(
     else:
         pi = request.getfixturevalue("namespace_pi")
         host, run_args, env = pi.remote_host(), pi.PODMAN_RUN_ARGS, pi.podman_env()
-    deployment = _deploy(remote_target, host, unavailable, run_args, env)
-    steps, resources = remote.serve_and_check(
-        store, host, deployment, remote_target.sdk, workdir=tmp_path_factory.mktemp("remote")
-    )
+    try:
+        deployment = _deploy(remote_target, host, unavailable, run_args, env)
+        steps, resources = remote.serve_and_check(
+            store, host, deployment, remote_target.sdk, workdir=tmp_path_factory.mktemp("remote")
+        )
+    except (remote.RemoteError, subprocess.TimeoutExpired) as error:  # one line, not a traceback
+        pytest.fail(f"remote host {host.target}: {error}", pytrace=False)
     run_id = max(run["id"] for run in store.runs(suite="remote"))
-    yield RemoteRun(host, {step.step: step for step in steps}, resources, store.cells([run_id]))
+    yield RemoteRun(deployment.host, {step.step: step for step in steps}, resources, store.cells([run_id]))
 
 
 def _passed(served: RemoteRun, step: str) -> remote.RemoteStep:
@@ -102,7 +107,11 @@ def test_cells_are_stored_as_native(served: RemoteRun) -> None:
     assert not any(cell["emulated"] for cell in served.cells)
 
 
-def test_nothing_is_left_running_remotely(served: RemoteRun) -> None:
+def test_nothing_is_left_on_the_remote_host(served: RemoteRun) -> None:
+    """The run's mktemp -d directory (the adapter, configs, keys, samples) is gone, and so is
+    every process started from it."""
+    removed = _passed(served, "nothing left on the remote host")
     workdir = served.host.workdir
-    left = served.host.ssh(f"for f in {workdir}/*.pid; do kill -0 $(cat $f) 2>/dev/null && echo alive; done; true")
-    assert b"alive" not in left.stdout
+    assert workdir and "/uabench." in workdir, f"not a mktemp -d directory: {workdir!r}"
+    left = served.host.ssh(f"[ -e {shlex.quote(workdir)} ] && echo present; true")
+    assert b"present" not in left.stdout, f"{workdir} is still on the remote host ({removed.detail})"
