@@ -214,6 +214,15 @@ BAD_PLANS = {
         _sweep("signals", "{ quick = [] }"),
         "sweep[0].values: a non-empty list, or a table of non-empty lists per profile",
     ),
+    "a swept node that is no name": (
+        _sweep("nodes", '["Real", 5]').replace('"subscribe" }', '"read" }'),
+        "sweep[0].values[1] = 5: must be a node name, a range like 'Signal_0..99', or a list of them, got 5",
+    ),
+    "a swept node range past the sweep's server": (
+        _sweep("nodes", '["Signal_0..1999"]').replace('"subscribe" }', '"read" }') + "server = { signals = 1500 }\n",
+        "sweep[0].values[0] = 'Signal_0..1999': 'Signal_0..1999' names Signal_1999, but the server holds "
+        "Signal_0 … Signal_1499 (server config 'signals' = 1500; the contract allows at most 100000)",
+    ),
     "a stop bound that is a boolean": (
         _sweep("signals", "[10]") + 'stop = { metric = "p99_ms", above = true }\n',
         "sweep[0].stop: must be { metric = one of cycle_time_ratio, p99_ms, above = positive number }",
@@ -274,3 +283,7 @@ def test_a_range_is_bounded_before_it_is_expanded():
 def test_every_shipped_plan_loads_and_selects_tests(profile):
     for path in sorted(plan.PLANS.glob("*.toml")):
         assert plan.require_cells(plan.load(path.stem), None, profile), path
+
+
+def test_an_sdk_selection_of_nothing_is_refused(capsys):
+    assert _run(["read", "--sdk", ",", "--estimate"], capsys) == (2, "uabench: error: --sdk ',' names no SDK\n")

@@ -494,6 +494,8 @@ def _sweep_point(sweep: Sweep, value: object, where: str) -> None:
         plan_contract.sweep_value(sweep.kind, value, sweep.workload)
     except plan_contract.ConfigError as error:
         raise PlanError(f"{where}: {error}") from None
+    if sweep.kind == "nodes":  # named here, not by Sweep.point's own expansion
+        expand_nodes(value, where, sweep.server)
     server, point = sweep.point(value)
     _adapter_config("server", server, f"{where}: server")
     if "nodes" in point:
@@ -742,6 +744,8 @@ def selected(ids: str | None) -> list[str] | None:
     if not ids:
         return None
     chosen = [part.strip() for part in ids.split(",") if part.strip()]
+    if not chosen:
+        raise ValueError(f"--sdk {ids!r} names no SDK")
     known = {sdk.id for sdk in sdks.all_sdks()}
     for sdk_id in chosen:
         if sdk_id not in known:
