@@ -210,3 +210,20 @@ def test_a_server_that_dies_once_ready_fails_its_cell_and_the_run_finishes(fault
     assert reason.startswith("dying server exited with status 3 during the run\n")
     assert "dying: exits before serving anything" in reason  # its stderr, quoted
     assert _marked_by_repo(fault_repo) == []
+
+
+def test_a_stop_signal_while_a_cell_is_stored_takes_effect_once_it_is_stored():
+    script = """
+import os, signal
+from uabench.proc import cleanup
+cleanup.install()
+try:
+    with cleanup.signals_deferred():
+        os.kill(os.getpid(), signal.SIGINT)
+        print("stored", flush=True)
+    print("went on", flush=True)
+except KeyboardInterrupt:
+    print("interrupted after the block", cleanup.received() == signal.SIGINT, flush=True)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines() == ["stored", "interrupted after the block True"], done.stderr

@@ -293,8 +293,7 @@ class Session:
             return float(outcome.result["throughput"]["values_per_s"])
 
         found = warmup.warm_up(chunk, rule.bound_s, rule.tolerance, rule.run)
-        self.store.add_cell(
-            self.run_id,
+        self.add_cell(
             suite=self.suite,
             kind="steady-state",
             client=client.id,
@@ -442,8 +441,7 @@ class Session:
     ) -> Outcome:
         """Stores one cell: `client` is the measured side (clients, subscribers), `server`
         the peer (server, publisher)."""
-        outcome.cell_id = self.store.add_cell(
-            self.run_id,
+        outcome.cell_id = self.add_cell(
             suite=self.suite,
             kind=kind,
             client=client.id,
@@ -464,6 +462,11 @@ class Session:
             client_bound=outcome.client_bound,
         )
         return outcome
+
+    def add_cell(self, **cell) -> int | None:
+        """Stores one cell of this run; a stop signal waits until it is stored."""
+        with cleanup.signals_deferred():
+            return self.store.add_cell(self.run_id, **cell)
 
     def close(self, status: str = "finished") -> None:
         """Stores the run's end: `interrupted` when the harness received a stop signal (the

@@ -8,11 +8,13 @@ the children die with the harness, proc/orphans.py removes what is left on the n
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import signal
 import subprocess
 import threading
 import weakref
+from collections.abc import Callable, Iterator
 
 from uabench.proc import netns, process
 
@@ -21,6 +23,27 @@ _lock = threading.Lock()
 _received: int | None = None
 # Other children that must not outlive the harness (perf stat); weak: a stopped one is forgotten.
 _adopted: weakref.WeakSet[subprocess.Popen] = weakref.WeakSet()
+
+
+_deferring = 0
+_pending: list[Callable[[], None]] = []
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """A stop signal's effect on the main thread (Robot's exception that ends the test, or the
+    default action) waits until the block ends: a measured cell being stored is never cut off
+    half-way. The cleanup itself (stopping the processes) is not deferred."""
+    global _deferring
+    _deferring += 1
+    try:
+        yield
+    finally:
+        _deferring -= 1
+        if not _deferring and _pending:
+            act = _pending[0]
+            _pending.clear()
+            act()
 
 
 def adopt(popen: subprocess.Popen) -> None:
@@ -65,14 +88,21 @@ def install() -> None:
             global _received
             _received = _received or signum
             remove_everything()
-            if callable(previous):
-                previous(signum, frame)
+            if _deferring:
+                _pending.append(lambda: _pass_on(signum, frame, previous))
                 return
-            if previous == signal.SIG_IGN:
-                return
-            # The default action, for real: SystemExit would be caught by a runner that guards
-            # each test (pytest under `uabench check`), which would then start the next one.
-            signal.signal(signum, signal.SIG_DFL)
-            os.kill(os.getpid(), signum)
+            _pass_on(signum, frame, previous)
 
         signal.signal(sig, handler)
+
+
+def _pass_on(signum, frame, previous) -> None:
+    if callable(previous):
+        previous(signum, frame)
+        return
+    if previous == signal.SIG_IGN:
+        return
+    # The default action, for real: SystemExit would be caught by a runner that guards
+    # each test (pytest under `uabench check`), which would then start the next one.
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)

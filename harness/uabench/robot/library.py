@@ -338,8 +338,7 @@ class UabenchLibrary:
         running = next((one for one in session.servers.values() if one.sdk.id == server and not one.paused), None)
         alive = bool(running and running.alive)
         behaviour = search.classify_overload(sustained["throughput"], found.overload.figures, alive)
-        session.store.add_cell(
-            session.run_id,
+        session.add_cell(
             suite=self.suite,
             kind="capacity-verdict",
             client=client,
