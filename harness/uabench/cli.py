@@ -50,6 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from uabench.proc import cleanup, launcher
     from uabench.robot.modifier import Matrix
     from uabench.robot.progress import Progress
+    from uabench.robot.signals import StopSignals
 
     only = plan.selected(args.sdk)
     chosen = [plan.load(name) for name in (args.plans or DEFAULT_SUITES)]
@@ -64,6 +65,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.estimate:
         return 0
     _writable_store(args.store)
+    cleanup.note_signals()  # until Robot runs: robot.signals.StopSignals takes over then
     _reap(args.store)
     marker = launcher.mark_harness()  # every run this invocation stores carries it
     run_dir = paths.RESULTS / "runs" / time.strftime("%Y%m%d-%H%M%S")
@@ -77,7 +79,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             *[str(paths.SUITES / f"{one.suite}.robot") for one in chosen],
             outputdir=str(run_dir),
             prerunmodifier=[Matrix([str(one.path) for one in chosen], args.profile, args.sdk or "", run_dir)],
-            listener=[Progress()],
+            listener=[Progress(), StopSignals()],
             variable=[f"STORE:{args.store}"],
             dryrun=args.dryrun,
             name="uabench" if len(chosen) > 1 else None,
@@ -133,12 +135,13 @@ def _close_runs(store: str, marker: str, signum: int | None) -> bool:
         cells = len(opened.cells([r["id"] for r in ours])) if ours else 0
     finally:
         opened.close()
-    ids = ", ".join(str(r["id"]) for r in ours) or "none"
-    print(
-        f"uabench: stopped by {signal.Signals(signum).name}: kept {len(ours)} run(s) (id {ids}, stored as "
-        f"interrupted) with {cells} measured cell(s) in {store}; no report written",
-        file=sys.stderr,
+    ids = ", ".join(str(r["id"]) for r in ours)
+    kept = (
+        f"kept {len(ours)} run(s) (id {ids}, stored as interrupted) with {cells} measured cell(s) in {store}"
+        if ours
+        else "no run had started"
     )
+    print(f"uabench: stopped by {signal.Signals(signum).name}: {kept}; no report written", file=sys.stderr)
     return True
 
 

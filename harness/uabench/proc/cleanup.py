@@ -56,6 +56,20 @@ def received() -> int | None:
     return _received
 
 
+def note_signals() -> None:
+    """Before Robot runs (and before install): a stop signal is remembered, then raised as
+    KeyboardInterrupt (Robot ends with 'stopped by user' when it is starting)."""
+
+    def handler(signum, _frame):
+        global _received
+        _received = _received or signum
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, handler)
+
+
 def remove_everything() -> None:
     process.stop_all()
     for popen in list(_adopted):
