@@ -341,13 +341,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if all(ids):
         sides = [compare.load_side(args.store, int(text)) for text in (args.a, args.b)]
     elif not any(ids):
+        for location in (args.a, args.b):  # the newest finished runs: say which were skipped
+            opened = open_store(location, readonly=True)
+            _note_skipped(opened, None)
+            opened.close()
         sides = [compare.load_side(text) for text in (args.a, args.b)]
     else:
         raise ValueError(f"compare two stores or two run ids, not '{args.a}' and '{args.b}'")
-    for side in sides if not any(ids) else []:
-        opened = open_store(side.store, readonly=True)
-        _note_skipped(opened, None)
-        opened.close()
     report, _, _ = compare.document(*sides)
     print("\n".join(markdown.section(report.sections[0])).rstrip())
     for kind, path in compare.write(report, Path(args.out)).items():
