@@ -241,14 +241,15 @@ def test_a_newer_store_stops_run_before_anything_runs(tmp_path, capsys):
 @pytest.mark.parametrize("mode", ["delete", "wal"])
 def test_reading_commands_keep_the_journal_mode_and_write_nothing(tmp_path, capsys, mode):
     (tmp_path / "store").mkdir()
-    path = _stored_store(tmp_path / "store" / "s.sqlite")
+    path = tmp_path / "store" / "s.sqlite"
+    shutil.copy(VERSION_0, path)  # real runs with their provenance, which a report needs
     with closing(sqlite3.connect(path)) as db:
         db.execute(f"PRAGMA journal_mode={mode}")
     before = hashlib.sha256(path.read_bytes()).hexdigest()
     _uabench(capsys, path, "model")  # fits nothing here; it only has to read
     _uabench(capsys, path, "predict", "--sdk", "open62541", "--signals", "10", "--interval-ms", "100")
-    _uabench(capsys, path, "report", "--out", str(tmp_path / "report"))
-    _uabench(capsys, path, "compare", str(path), str(path), "--out", str(tmp_path / "compare"))
+    assert _uabench(capsys, path, "report", "--out", str(tmp_path / "report"))[0] == 0
+    assert _uabench(capsys, path, "compare", str(path), str(path), "--out", str(tmp_path / "compare"))[0] == 0
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in path.parent.iterdir()) == ["s.sqlite"]
     with closing(sqlite3.connect(path)) as db:
