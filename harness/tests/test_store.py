@@ -327,3 +327,19 @@ def test_cells_locked_out_beyond_the_bound_go_to_a_file_named_in_one_line(short_
     assert json.loads(line)["repetition"] == 1 and not store.pending
     holder.close()
     store.close()
+
+
+def test_a_store_damaged_beyond_its_header_is_one_line_and_exit_2(tmp_path, capsys):
+    path = tmp_path / "damaged.sqlite"
+    store = open_store(path)
+    run = store.begin_run("read", "smoke", {})
+    for repetition in range(200):
+        store.add_cell(run, repetition=repetition, result={"pad": "x" * 500}, **CELL)
+    store.close()
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA journal_mode=DELETE")
+    data = bytearray(path.read_bytes())
+    data[8192:24576] = bytes(range(256)) * 64  # pages 3 to 6: the cells' b-tree
+    path.write_bytes(bytes(data))
+    code, err = _uabench(capsys, path, "model")
+    assert code == 2 and f"results store {path} is not a valid SQLite database" in _one_line(err)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -287,19 +288,25 @@ class Store:
         return cursor.lastrowid
 
     def _keep_pending(self) -> tuple[Path, list[dict]]:
-        """The unwritten cells as JSON lines beside the store (appended: never overwrites)."""
-        kept, self.pending = self.pending, []
-        target = self.path.with_name(f"{self.path.name}.unwritten-{os.getpid()}.jsonl")
-        with target.open("a", encoding="utf-8") as out:
-            for cell in kept:
-                out.write(json.dumps(cell) + "\n")
-        return target, kept
+        """The unwritten cells as JSON lines beside the store, or in the temporary directory
+        when the store's directory cannot be written (appended: never overwrites)."""
+        name = f"{self.path.name}.unwritten-{os.getpid()}.jsonl"
+        lines = "".join(json.dumps(cell) + "\n" for cell in self.pending)
+        for directory in (self.path.parent, Path(tempfile.gettempdir())):
+            try:
+                with (directory / name).open("a", encoding="utf-8") as out:
+                    out.write(lines)
+            except OSError:
+                continue
+            kept, self.pending = self.pending, []
+            return directory / name, kept
+        raise StoreError(f"results store {self.path}: {len(self.pending)} measured cell(s) could not be kept anywhere")
 
     def runs(self, suite: str | None = None) -> list[dict]:
         query, args = "SELECT * FROM runs", tuple[str, ...]()
         if suite:
             query, args = query + " WHERE suite = ?", (suite,)
-        rows = self.db.execute(query + " ORDER BY id", args).fetchall()
+        rows = self._read(query + " ORDER BY id", args)
         return [dict(row) | {"provenance": json.loads(row["provenance"])} for row in rows]
 
     def cells(self, run_ids: list[int] | None = None, suite: str | None = None) -> list[dict]:
@@ -312,8 +319,14 @@ class Store:
             clauses.append("suite = ?")
             args.append(suite)
         where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-        rows = self.db.execute(f"SELECT * FROM cells{where} ORDER BY id", args).fetchall()
-        return [_decode(row) for row in rows]
+        return [_decode(row) for row in self._read(f"SELECT * FROM cells{where} ORDER BY id", tuple(args))]
+
+    def _read(self, sql: str, args: tuple) -> list[sqlite3.Row]:
+        """Rows, or one line when the file is damaged beyond its header (found only on reading)."""
+        try:
+            return self.db.execute(sql, args).fetchall()
+        except sqlite3.DatabaseError as error:
+            raise _problem(self.path, error) from None
 
 
 def _locked(error: sqlite3.OperationalError) -> bool:
