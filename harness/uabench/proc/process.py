@@ -139,6 +139,8 @@ class AdapterProcess:
         killed = False
         if self.popen.poll() is None:
             _signal_group(self.popen.pid, signal.SIGTERM)
+            # a paused server (SIGSTOP, engine.session) would hold the SIGTERM until continued
+            _signal_group(self.popen.pid, signal.SIGCONT)
             if self.wait_exit(timeout) is None:
                 killed = True
                 _signal_group(self.popen.pid, signal.SIGKILL)
