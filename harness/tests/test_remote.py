@@ -156,3 +156,17 @@ def test_the_work_directory_is_private_and_uploaded_keys_go_when_the_role_ends(t
         left = sorted(path.name for path in workdir.iterdir())
         assert not [name for name in left if name.endswith((".json", ".pem"))], left
         assert remote.remove_workdir(host) == [] and not workdir.exists()
+
+
+@needs_pi
+def test_a_check_that_cannot_start_still_removes_the_deployment(tmp_path):
+    """Failing before the session exists (an SDK id nobody has) still removes what was deployed."""
+    from uabench import sdks
+
+    with pi_namespace.PiNamespace() as pi:
+        host = pi.remote_host()
+        deployment = remote.deploy_binary(host, Path("/bin/true"))
+        assert Path(deployment.host.workdir).is_dir()
+        with pytest.raises(sdks.UnknownSdk):
+            remote.serve_and_check(open_store(tmp_path / "s.sqlite"), host, deployment, "no-such-sdk")
+        assert not list(pi.dir.glob("uabench.*")), "the remote work directory was left behind"

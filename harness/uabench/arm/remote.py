@@ -466,20 +466,23 @@ def serve_and_check(
     from uabench.engine.session import Session
     from uabench.proc.process import AdapterError
 
-    reference = sdks.get(plan.reference_client() or sdk_id)
-    session = Session(
-        store, "remote", "smoke", workdir=workdir or paths.RESULTS / "runs" / time.strftime("remote-%Y%m%d-%H%M%S")
-    )
-    base = sdks.get(sdk_id)
-    launcher = write_launcher(session.workdir / f"run-{sdk_id}-remote", deployment)
-    remote_sdk = arm.LaunchedSdk(
-        **arm._fields(base), launcher=launcher, arch=deployment.facts.get("machine", "?"), how="remote"
-    )
+    try:  # the deployment is removed however this ends, also before the session exists
+        reference, base = sdks.get(plan.reference_client() or sdk_id), sdks.get(sdk_id)
+        session = Session(
+            store, "remote", "smoke", workdir=workdir or paths.RESULTS / "runs" / time.strftime("remote-%Y%m%d-%H%M%S")
+        )
+    except BaseException:
+        _removed(deployment.host)
+        raise
     variant = f"remote {host.target} ({deployment.facts.get('machine', '?')}, {deployment.kind})"
     steps = [RemoteStep("deploy", "pass", f"{deployment.kind} {deployment.what}", deployment.seconds)]
     resources = None
     status = "finished"
     try:
+        launcher = write_launcher(session.workdir / f"run-{sdk_id}-remote", deployment)
+        remote_sdk = arm.LaunchedSdk(
+            **arm._fields(base), launcher=launcher, arch=deployment.facts.get("machine", "?"), how="remote"
+        )
         begun = time.monotonic()
         try:
             server = arm.start_server(session, remote_sdk, ready_timeout, host=host.address)
