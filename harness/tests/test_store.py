@@ -343,3 +343,47 @@ def test_a_store_damaged_beyond_its_header_is_one_line_and_exit_2(tmp_path, caps
     path.write_bytes(bytes(data))
     code, err = _uabench(capsys, path, "model")
     assert code == 2 and f"results store {path} is not a valid SQLite database" in _one_line(err)
+
+
+def test_a_run_keeps_the_cells_measured_while_another_writer_holds_the_store(short_locks, tmp_path, monkeypatch):
+    """A real `uabench run`: a second writer takes the store's lock once the first cell is in
+    and holds it for 3 s (beyond a cell's wait); the cells measured meanwhile are kept and
+    written afterwards, none lost."""
+    from robot.api import ExecutionResult
+
+    from uabench import cli, paths
+
+    monkeypatch.setattr(store_module, "LOCK_BOUND_S", 30.0)
+    monkeypatch.setattr(paths, "RESULTS", tmp_path)
+    path = tmp_path / "s.sqlite"
+    window: list[int] = []
+
+    def hold() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            try:
+                with closing(sqlite3.connect(path, timeout=0.1)) as peek:
+                    if peek.execute("SELECT count(*) FROM cells").fetchone()[0]:
+                        break
+            except sqlite3.Error:
+                continue
+        with closing(sqlite3.connect(path, isolation_level=None, timeout=10)) as holder:
+            holder.execute("BEGIN IMMEDIATE")
+            window.append(time.time_ns())
+            time.sleep(3)
+            window.append(time.time_ns())
+            holder.execute("ROLLBACK")
+
+    holder = threading.Thread(target=hold, daemon=True)
+    holder.start()
+    argv = ["--store", str(path), "run", "read", "--profile", "smoke", "--sdk", "open62541", "--include", "interop"]
+    assert cli.main(argv) == 0
+    holder.join(timeout=10)
+    assert len(window) == 2, "the lock was never taken"
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    tests = ExecutionResult(str(run_dir / "output.xml")).suite.test_count
+    store = open_store(path, readonly=True)
+    cells = store.cells()
+    assert len(cells) == tests and store.runs()[0]["status"] == "finished"
+    assert any(window[0] <= cell["created_ns"] <= window[1] for cell in cells), "no cell met the lock"
