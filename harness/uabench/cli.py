@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
 
 from uabench import paths, plan, sdks
 from uabench.plan import PlanError
+from uabench.proc.lock import CoresTaken
 from uabench.results.model import ModelError
 from uabench.results.store import Store, StoreError, open_store
 
@@ -46,8 +48,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     the run's directory, tests from the Matrix modifier, `[k/N]` progress from the listener."""
     from robot.run import run as run_robot  # robot.run the function, not the module
 
+    from uabench import rundir
     from uabench.engine import estimate
-    from uabench.proc import cleanup, launcher
+    from uabench.proc import cleanup, launcher, lock
     from uabench.robot.modifier import Matrix
     from uabench.robot.progress import Progress
     from uabench.robot.signals import StopSignals
@@ -64,11 +67,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"{args.profile} profile: {total.text()}", flush=True)
     if args.estimate:
         return 0
+    lock.claim(os.sched_getaffinity(0), f"store {args.store}")  # until this process ends (proc/lock.py)
     _writable_store(args.store)
     cleanup.note_signals()  # until Robot runs: robot.signals.StopSignals takes over then
     _reap(args.store)
     marker = launcher.mark_harness()  # every run this invocation stores carries it
-    run_dir = paths.RESULTS / "runs" / time.strftime("%Y%m%d-%H%M%S")
+    run_dir = rundir.new()
     selection = {
         key: value
         for key, value in (("include", args.include), ("exclude", args.exclude), ("test", args.test))
@@ -163,6 +167,28 @@ def _note_skipped(store: Store, chosen: list[int] | None) -> None:
     line = None if chosen else note(latest_finished(store)[1])
     if line:
         print(f"uabench: {store.path}: {line}", file=sys.stderr)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """`uabench import RUN_DIR_OR_SPOOL`: the cells a store could not take, loaded from the
+    run's spool (each cell once, however often it is imported)."""
+    from uabench.results import spool
+
+    store = open_store(args.store)
+    try:
+        done = spool.import_into(store, Path(args.spool))
+    finally:
+        store.close()
+    print(
+        f"uabench import: {store.path}: {done.runs_added} run(s) added, {done.runs_present} already there; "
+        f"{done.cells_added} cell(s) added, {done.cells_present} already there"
+        + (
+            "; the spool's last line was cut short (a write the harness never finished) and skipped"
+            if done.torn
+            else ""
+        )
+    )
+    return 0
 
 
 def cmd_capacity(args: argparse.Namespace) -> int:
@@ -468,6 +494,12 @@ def parser() -> argparse.ArgumentParser:
     remote.add_argument("--junit", help="JUnit XML file (default: results/remote/junit.xml)")
     remote.set_defaults(func=cmd_remote)
 
+    imported = commands.add_parser("import", help="load a run's spool (cells a store could not take) into a store")
+    imported.add_argument("spool", help="a run directory (results/runs/...) or its cells.jsonl")
+    # given after the subcommand it overrides the global --store; not given, the global one stands
+    imported.add_argument("--store", default=argparse.SUPPRESS, help="the store to load it into")
+    imported.set_defaults(func=cmd_import)
+
     report = commands.add_parser("report", help="write the report from the results store")
     report.add_argument("--out", default=str(paths.RESULTS / "report"), help="output directory (default: %(default)s)")
     report.add_argument("--run", type=int, action="append", help="run id(s) to report (default: latest per suite)")
@@ -491,7 +523,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, PlanError, ModelError, StoreError, sdks.UnknownSdk) as error:
+    except (ValueError, PlanError, ModelError, StoreError, sdks.UnknownSdk, CoresTaken) as error:
         print(f"uabench: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -7,11 +7,13 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from uabench import paths, pki
+from uabench import pki, rundir
 from uabench import plan as plan_module
 from uabench.engine import cells, schedule, warmup
 from uabench.engine.cells import Measured, Outcome
@@ -20,8 +22,8 @@ from uabench.plan import Plan
 from uabench.proc import cleanup, host, launcher
 from uabench.proc.process import READY_TIMEOUT_S, AdapterError, AdapterProcess
 from uabench.proc.sampling import INTERVAL_S, PerfStat
-from uabench.results import provenance
-from uabench.results.store import Store
+from uabench.results import provenance, spool
+from uabench.results.store import Store, StoreError
 from uabench.sdks import Sdk, all_sdks
 from uabench.sdks import get as get_sdk
 
@@ -120,13 +122,17 @@ class Session:
     store: Store
     suite: str
     profile: str
-    workdir: Path = field(default_factory=lambda: paths.RESULTS / "runs" / time.strftime("%Y%m%d-%H%M%S"))
+    workdir: Path = field(default_factory=rundir.new)  # its own, also beside a run started in the same second
     run_id: int = 0
     servers: dict[str, Server] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     plan: Plan | None = None
     steady: SteadyRule = field(default_factory=SteadyRule)
     seed: int = field(default_factory=schedule.run_seed)
+    # the run's key in the spool of its directory (results.spool), kept in its provenance
+    spool_key: str = field(default_factory=spool.new_key)
+    _spool_begun: bool = field(default=False, init=False, repr=False)
+    _spool_failed: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
         cleanup.install()  # from here on the run starts processes and namespaces
@@ -156,6 +162,7 @@ class Session:
             },
             perf=PerfStat.available(),
             workdir=str(self.workdir),
+            spool_key=self.spool_key,
             harness={"marker": self.harness, "pid": os.getpid()},
             plan=self._plan_summary(),
             schedule={
@@ -463,10 +470,42 @@ class Session:
         )
         return outcome
 
+    @property
+    def spool_file(self) -> spool.Spool:
+        return spool.Spool(self.workdir / spool.NAME)
+
+    def _spool(self, write: Callable[[spool.Spool], None]) -> None:
+        """One record into the run's spool, its run record first. A spool that cannot be
+        written is said once and the run goes on: the store still gets every cell."""
+        try:
+            if not self._spool_begun:
+                self.spool_file.begin(self.spool_key, self.suite, self.profile, self._provenance())
+                self._spool_begun = True
+            write(self.spool_file)
+        except spool.SpoolError as error:
+            if not self._spool_failed:
+                print(f"uabench: warning: {error}; cells go to the store only", file=sys.stderr)
+            self._spool_failed = True
+
+    def _store_failed(self, error: StoreError) -> StoreError:
+        if self._spool_failed:
+            return error
+        return StoreError(
+            f"{error}; every measured cell of this run is kept in {self.spool_file.path}: "
+            f"`uabench import {self.workdir}` loads it into a store"
+        )
+
     def add_cell(self, **cell) -> int | None:
-        """Stores one cell of this run; a stop signal waits until it is stored."""
+        """Stores one cell of this run, first in the spool (on disk when it returns), then in
+        the store; a stop signal waits until it is stored. A store that fails raises a
+        StoreError naming the spool."""
+        cell["created_ns"] = time.time_ns()  # part of its key: set once, the same in spool and store
         with cleanup.signals_deferred():
-            return self.store.add_cell(self.run_id, **cell)
+            self._spool(lambda file: file.cell(self.spool_key, cell))
+            try:
+                return self.store.add_cell(self.run_id, **cell)
+            except StoreError as error:
+                raise self._store_failed(error) from None
 
     def close(self, status: str = "finished") -> None:
         """Stores the run's end: `interrupted` when the harness received a stop signal (the
@@ -475,5 +514,9 @@ class Session:
             status = "interrupted"
         self.stop_servers()
         os.sched_setaffinity(0, self._harness_cpus)
-        self.store.update_provenance(self.run_id, self._provenance())
-        self.store.finish_run(self.run_id, status)
+        self._spool(lambda file: file.end(self.spool_key, status, self._provenance()))
+        try:
+            self.store.update_provenance(self.run_id, self._provenance())
+            self.store.finish_run(self.run_id, status)
+        except StoreError as error:
+            raise self._store_failed(error) from None

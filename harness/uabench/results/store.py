@@ -236,6 +236,49 @@ class Store:
         self._write_pending(LOCK_BOUND_S)
         self._locked_write("UPDATE runs SET finished_ns = ?, status = ? WHERE id = ?", (time.time_ns(), status, run_id))
 
+    def run_by_key(self, field: str, key: str) -> int | None:
+        """The run whose provenance holds `key` at `field` (a spool's run key), if any."""
+        rows = self._read(f"SELECT id FROM runs WHERE json_extract(provenance, '$.{field}') = ?", (key,))
+        return rows[0]["id"] if rows else None
+
+    def add_run(
+        self, suite: str, profile: str, started_ns: int, provenance: dict, status: str, finished_ns: int | None
+    ) -> int:
+        """A run as it was recorded elsewhere (a spool): its own times and status."""
+        cursor = self._locked_write(
+            "INSERT INTO runs (suite, profile, started_ns, finished_ns, status, provenance) VALUES (?, ?, ?, ?, ?, ?)",
+            (suite, profile, started_ns, finished_ns, status, json.dumps(provenance)),
+        )
+        assert cursor.lastrowid is not None  # an INSERT always sets it
+        return cursor.lastrowid
+
+    def end_unended_run(self, run_id: int, status: str, finished_ns: int | None, provenance: dict) -> None:
+        """The end a spool saw, for a run the store has as running or abandoned (its harness
+        could not write its end here)."""
+        self._locked_write(
+            "UPDATE runs SET finished_ns = ?, status = ?, provenance = ? "
+            "WHERE id = ? AND status IN ('running', 'abandoned')",
+            (finished_ns, status, json.dumps(provenance), run_id),
+        )
+
+    def has_cell(self, run_id: int, cell: dict) -> bool:
+        """A cell of this run with the same key (results.spool) is stored."""
+        rows = self._read(
+            "SELECT 1 FROM cells WHERE run_id = ? AND created_ns = ? AND kind = ? AND client = ? AND server = ? "
+            "AND variant = ? AND parameter IS ? AND repetition = ? LIMIT 1",
+            (
+                run_id,
+                cell["created_ns"],
+                cell["kind"],
+                cell["client"],
+                cell["server"],
+                cell["variant"],
+                cell.get("parameter"),
+                cell["repetition"],
+            ),
+        )
+        return bool(rows)
+
     def _locked_write(self, sql: str, args: tuple) -> sqlite3.Cursor:
         """A run's own row: waited for up to LOCK_BOUND_S, then one line."""
         try:
@@ -253,7 +296,7 @@ class Store:
         cell["client_bound"] = int(bool(cell.get("client_bound")))
         cell["emulated"] = int(bool(cell.get("emulated")))
         cell["run_id"] = run_id
-        cell["created_ns"] = time.time_ns()
+        cell.setdefault("created_ns", time.time_ns())  # a spooled cell keeps its own: its key (results.spool)
         self.pending.append(cell)
         try:
             return self._write_pending(0.0)

@@ -1,0 +1,130 @@
+"""A measured cell is never lost (issue 13): every cell is in the run's spool before the store
+sees it, a store that refuses it names the spool, and `uabench import` loads a spool into a
+store once however often it is imported. Real sessions, stores and files; the store's fault is a
+real one (a trigger that aborts every insert, as an incompatible store would)."""
+
+import json
+import sqlite3
+from contextlib import closing
+
+import pytest
+
+from uabench import cli
+from uabench.engine.session import Session
+from uabench.results import spool
+from uabench.results.store import StoreError, open_store
+
+CELL = {
+    "suite": "read",
+    "kind": "throughput",
+    "client": "open62541",
+    "server": "asyncua",
+    "variant": "1 node/request",
+    "parameter": None,
+    "status": "pass",
+    "reason": None,
+    "result": {"throughput": {"values_per_s": 1234.5}},
+}
+
+
+def _refuse_cells(path) -> None:
+    """Another writer makes the store refuse every cell (an incompatible store)."""
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("CREATE TRIGGER refuse BEFORE INSERT ON cells BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        db.commit()
+
+
+def _import(capsys, store, source) -> tuple[int, str, str]:
+    status = cli.main(["--store", str(store), "import", str(source)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _keys(store_path) -> list[tuple]:
+    store = open_store(store_path, readonly=True)
+    keys = [(c["repetition"], c["created_ns"], c["result"]) for c in store.cells()]
+    store.close()
+    return keys
+
+
+def test_a_cell_the_store_refuses_is_in_the_spool_named_and_imported_once(tmp_path, capsys):
+    path = tmp_path / "store.sqlite"
+    session = Session(open_store(path), "read", "smoke", workdir=tmp_path / "run")
+    session.add_cell(repetition=0, **CELL)
+    _refuse_cells(path)
+    with pytest.raises(StoreError) as refused:
+        session.add_cell(repetition=1, **CELL)
+    message = str(refused.value)
+    assert str(tmp_path / "run" / spool.NAME) in message and f"uabench import {tmp_path / 'run'}" in message
+    assert "\n" not in message
+    session.close()
+    session.store.close()
+
+    fresh = tmp_path / "fresh.sqlite"
+    status, out, _ = _import(capsys, fresh, tmp_path / "run")
+    assert status == 0 and "1 run(s) added" in out and "2 cell(s) added, 0 already there" in out
+    [run] = open_store(fresh, readonly=True).runs()
+    assert run["status"] == "finished" and run["provenance"][spool.KEY] == session.spool_key
+    assert run["provenance"]["workdir"] == str(tmp_path / "run")
+    assert [key[0] for key in _keys(fresh)] == [0, 1]
+
+    status, out, _ = _import(capsys, fresh, tmp_path / "run" / spool.NAME)  # again: nothing twice
+    assert status == 0 and "0 run(s) added, 1 already there" in out and "0 cell(s) added, 2 already there" in out
+    assert len(_keys(fresh)) == 2
+
+    # into the store that refused it: only the refused cell is added, to the same run
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("DROP TRIGGER refuse")
+        db.commit()
+    status, out, _ = _import(capsys, path, tmp_path / "run")
+    assert status == 0 and "1 cell(s) added, 1 already there" in out
+    assert _keys(path) == _keys(fresh)
+    assert [r["status"] for r in open_store(path, readonly=True).runs()] == ["finished"]
+
+
+def test_a_run_that_never_ended_is_imported_abandoned_and_a_torn_last_line_skipped(tmp_path, capsys):
+    file = spool.Spool(tmp_path / spool.NAME)
+    file.begin("k1", "read", "smoke", {"workdir": str(tmp_path)})
+    file.cell("k1", {**CELL, "repetition": 0, "created_ns": 1})
+    whole = file.path.stat().st_size
+    with file.path.open("a") as out:
+        out.write('{"record":"cell","run":"k1","cell":{"suite"')  # the harness died mid-write
+    status, out, _ = _import(capsys, tmp_path / "s.sqlite", tmp_path)
+    assert status == 0 and "1 cell(s) added" in out and "last line was cut short" in out
+    [run] = open_store(tmp_path / "s.sqlite", readonly=True).runs()
+    assert run["status"] == "abandoned" and run["finished_ns"] is None
+
+    with file.path.open("r+") as torn:
+        torn.truncate(whole)
+    file.end("k1", "interrupted", {"workdir": str(tmp_path)})  # a later end is taken by that run
+    status, out, err = _import(capsys, tmp_path / "s.sqlite", tmp_path)
+    assert status == 0 and "0 cell(s) added, 1 already there" in out, err
+    assert [r["status"] for r in open_store(tmp_path / "s.sqlite", readonly=True).runs()] == ["interrupted"]
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (["not json"], "line 2 is not a spool record: Expecting value: line 1 column 1 (char 0)"),
+        (
+            [json.dumps({"record": "cell", "run": "unknown", "cell": {}})],
+            "line 2 is not a spool record: its run 'unknown' has no run record before it",
+        ),
+        ([json.dumps({"record": "what"})], "line 2 is not a spool record: unknown record 'what'"),
+    ],
+)
+def test_a_line_that_is_no_spool_record_is_one_line_naming_it_and_exit_2(tmp_path, capsys, lines, expected):
+    file = spool.Spool(tmp_path / spool.NAME)
+    file.begin("k1", "read", "smoke", {})
+    with file.path.open("a") as out:
+        out.write("".join(line + "\n" for line in lines))
+    status, out, err = _import(capsys, tmp_path / "s.sqlite", file.path)
+    assert status == 2 and out == ""
+    assert err == f"uabench: error: spool {file.path} {expected}\n"
+    assert open_store(tmp_path / "s.sqlite", readonly=True).runs() == []  # nothing half imported
+
+
+def test_a_directory_without_a_spool_is_one_line_and_exit_2(tmp_path, capsys):
+    status, _, err = _import(capsys, tmp_path / "s.sqlite", tmp_path)
+    assert status == 2 and err.startswith(f"uabench: error: no spool at {tmp_path / spool.NAME}: ")
+    assert err.count("\n") == 1

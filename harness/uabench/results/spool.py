@@ -1,0 +1,176 @@
+"""The spool of a run: every measured cell as one JSON line in the run's directory, flushed and
+fsync'd before the cell goes to the store. A store that is locked beyond its bound, read-only
+or incompatible then loses nothing: `uabench import RUN_DIR` loads the spool into a store later.
+
+A spool holds the runs of one run directory (several plans, one session each). Its records:
+- {"record": "run", "key", "suite", "profile", "started_ns", "provenance"} when a session starts,
+- {"record": "cell", "run": key, "cell": {...the store's cell columns, created_ns}} per cell,
+- {"record": "end", "run": key, "status", "finished_ns", "provenance"} when it ends.
+
+A run is found again in a store by its key (kept in its provenance as "spool_key"), a cell by
+its run and its (kind, client, server, variant, parameter, repetition, created_ns): importing
+twice, or a spool whose cells partly reached the store, adds each cell once.
+
+Written by hand (a few lines of JSON): an append-only line file with fsync is all it needs,
+and a database library would bring back the very locks the spool is there to survive."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from uabench.results.store import Store
+
+NAME = "cells.jsonl"
+KEY = "spool_key"  # the provenance field holding a run's spool key
+# the run status of a run the spool saw start but never end (its harness died)
+UNENDED = "abandoned"
+
+
+class SpoolError(ValueError):
+    """A spool that cannot be written or read: one line naming the file (and line)."""
+
+
+def new_key() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass
+class Spool:
+    path: Path
+
+    def append(self, record: dict[str, Any]) -> None:
+        """One record, on disk (flushed and fsync'd) when this returns."""
+        line = json.dumps(record, separators=(",", ":")) + "\n"  # as the store writes its JSON columns
+        try:
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write(line)
+                out.flush()
+                os.fsync(out.fileno())
+        except (OSError, ValueError) as error:
+            raise SpoolError(f"spool {self.path} cannot be written: {error}") from None
+
+    def begin(self, key: str, suite: str, profile: str, provenance: dict) -> None:
+        self.append(
+            {
+                "record": "run",
+                "key": key,
+                "suite": suite,
+                "profile": profile,
+                "started_ns": time.time_ns(),
+                "provenance": provenance,
+            }
+        )
+
+    def cell(self, key: str, cell: dict) -> None:
+        self.append({"record": "cell", "run": key, "cell": cell})
+
+    def end(self, key: str, status: str, provenance: dict) -> None:
+        self.append(
+            {"record": "end", "run": key, "status": status, "finished_ns": time.time_ns(), "provenance": provenance}
+        )
+
+
+@dataclass
+class SpooledRun:
+    key: str
+    suite: str
+    profile: str
+    started_ns: int
+    provenance: dict
+    status: str = UNENDED
+    finished_ns: int | None = None
+    cells: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class Loaded:
+    runs: list[SpooledRun]
+    torn: bool  # the last line was cut short (the harness died while writing it)
+
+
+def locate(path: Path) -> Path:
+    """The spool file of a run directory, or the file itself."""
+    spool = path / NAME if path.is_dir() else path
+    if not spool.is_file():
+        raise SpoolError(f"no spool at {spool}: name a run directory (it holds {NAME}) or a spool file")
+    return spool
+
+
+def load(path: Path) -> Loaded:
+    """Every run of a spool with its cells. A last line without its newline is a write the
+    harness did not finish (no cell was stored from it): skipped and said; any other line that
+    is not a spool record is an error naming it."""
+    spool = locate(path)
+    try:
+        text = spool.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SpoolError(f"spool {spool} cannot be read: {error}") from None
+    lines = text.split("\n")
+    torn = lines[-1] != ""
+    runs: dict[str, SpooledRun] = {}
+    for number, line in enumerate(lines[:-1], start=1):
+        try:
+            _take(runs, json.loads(line))
+        except (ValueError, KeyError, TypeError) as error:
+            raise SpoolError(f"spool {spool} line {number} is not a spool record: {error}") from None
+    return Loaded(list(runs.values()), torn)
+
+
+def _take(runs: dict[str, SpooledRun], record: dict) -> None:
+    kind = record["record"]
+    if kind in ("cell", "end") and record["run"] not in runs:
+        raise ValueError(f"its run {record['run']!r} has no run record before it")
+    if kind == "run":
+        runs[record["key"]] = SpooledRun(
+            record["key"], record["suite"], record["profile"], int(record["started_ns"]), dict(record["provenance"])
+        )
+    elif kind == "cell":
+        if not isinstance(record["cell"], dict):
+            raise TypeError("its cell is not an object")
+        runs[record["run"]].cells.append(record["cell"])
+    elif kind == "end":
+        run = runs[record["run"]]
+        run.status, run.finished_ns = str(record["status"]), int(record["finished_ns"])
+        run.provenance = dict(record["provenance"])
+    else:
+        raise ValueError(f"unknown record {kind!r}")
+
+
+@dataclass
+class Imported:
+    runs_added: int = 0
+    runs_present: int = 0
+    cells_added: int = 0
+    cells_present: int = 0
+    torn: bool = False
+
+
+def import_into(store: Store, path: Path) -> Imported:
+    """Loads a spool into `store`: a run not there yet is added with its provenance and
+    status; a run there that never ended takes the spool's end; a cell is added unless
+    already there."""
+    loaded = load(path)
+    done = Imported(torn=loaded.torn)
+    for run in loaded.runs:
+        provenance = {**run.provenance, KEY: run.key}
+        run_id = store.run_by_key(KEY, run.key)
+        if run_id is None:
+            run_id = store.add_run(run.suite, run.profile, run.started_ns, provenance, run.status, run.finished_ns)
+            done.runs_added += 1
+        else:
+            done.runs_present += 1
+            if run.status != UNENDED:
+                store.end_unended_run(run_id, run.status, run.finished_ns, provenance)
+        for cell in run.cells:
+            if store.has_cell(run_id, cell):
+                done.cells_present += 1
+            else:
+                store.add_cell(run_id, **cell)
+                done.cells_added += 1
+    return done
