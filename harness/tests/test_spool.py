@@ -126,5 +126,5 @@ def test_a_line_that_is_no_spool_record_is_one_line_naming_it_and_exit_2(tmp_pat
 
 def test_a_directory_without_a_spool_is_one_line_and_exit_2(tmp_path, capsys):
     status, _, err = _import(capsys, tmp_path / "s.sqlite", tmp_path)
-    assert status == 2 and err.startswith(f"uabench: error: no spool at {tmp_path / spool.NAME}: ")
+    assert status == 2 and err.startswith(f"uabench: error: no spool at {tmp_path}: ")
     assert err.count("\n") == 1

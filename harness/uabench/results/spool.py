@@ -94,19 +94,27 @@ class Loaded:
     torn: bool  # the last line was cut short (the harness died while writing it)
 
 
-def locate(path: Path) -> Path:
-    """The spool file of a run directory, or the file itself."""
-    spool = path / NAME if path.is_dir() else path
-    if not spool.is_file():
-        raise SpoolError(f"no spool at {spool}: name a run directory (it holds {NAME}) or a spool file")
-    return spool
+def locate(path: Path) -> list[Path]:
+    """The spool files of a run directory (its own, or those of its plans' directories, as
+    `uabench run` makes them), or the file itself."""
+    if path.is_file():
+        return [path]
+    found = [path / NAME] if (path / NAME).is_file() else sorted(path.glob(f"*/{NAME}"))
+    if not found:
+        raise SpoolError(f"no spool at {path}: name a run directory (it or its plans' directories hold {NAME})")
+    return found
 
 
 def load(path: Path) -> Loaded:
-    """Every run of a spool with its cells. A last line without its newline is a write the
-    harness did not finish (no cell was stored from it): skipped and said; any other line that
-    is not a spool record is an error naming it."""
-    spool = locate(path)
+    """Every run of the spools of `path` with its cells, all read before anything is imported."""
+    loaded = [_load_file(spool) for spool in locate(path)]
+    return Loaded([run for one in loaded for run in one.runs], any(one.torn for one in loaded))
+
+
+def _load_file(spool: Path) -> Loaded:
+    """A last line without its newline is a write the harness did not finish (no cell was
+    stored from it): skipped and said; any other line that is not a spool record is an error
+    naming it."""
     try:
         text = spool.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
