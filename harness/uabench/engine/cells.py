@@ -8,6 +8,7 @@ In the store the peer sits in the `server` columns and the measured processes in
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -28,6 +29,7 @@ from uabench.proc.sampling import PerfStat, ProcessSampler
 from uabench.results import records
 from uabench.sdks import Sdk
 
+RAW_RECORD_CHARS = 2000  # of a record that breaks the contract, kept in its cell's reason
 HISTOGRAMS = ("latency_ns", "cycle_time_ns", "delay_ns", "session_setup_ns")
 IP_COUNTERS = ("ReasmReqds", "ReasmOKs", "ReasmFails", "InReceives")
 
@@ -141,10 +143,19 @@ def judge(result: dict | None, role: str = "client") -> str | None:
 def check_result(event: dict, role: str) -> str | None:
     """The one check of a result event before it counts: the record keeps the contract (its
     JSON Schema and SPEC rules), then the measurement is judged. Why it fails, or None."""
+    return contract_breach(event) or judge(event, role)
+
+
+def contract_breach(event: dict) -> str | None:
+    """Why a result record as an adapter printed it breaks the contract (JSON Schema and SPEC
+    rules), with the record itself (shortened) for the failed cell, or None. Nothing of such a
+    record is combined, sampled or judged: its fields cannot be trusted to have their types."""
     problems = records.validate_result(event)
-    if problems:
-        return "the result record breaks the contract: " + "; ".join(problems[:5])
-    return judge(event, role)
+    if not problems:
+        return None
+    raw = json.dumps(event)
+    raw = raw if len(raw) <= RAW_RECORD_CHARS else raw[:RAW_RECORD_CHARS] + f"… ({len(raw)} characters)"
+    return f"the result record breaks the contract: {'; '.join(problems[:5])}; the record: {raw}"
 
 
 def wrong_values(outcome: Outcome) -> bool:
@@ -312,9 +323,19 @@ def run_cell(
     finally:
         for one in measured:
             one.stop()
+    # the line protocol comes first: a process that printed anything but events is broken, and so
+    # is what it measured (also a result line cut short, which never became an event)
+    violations = [v for v in (one.process.protocol_violation() for one in [*measured, *filter(None, [peer])]) if v]
     if failure or any(e["event"] == "error" for e in events):
-        return _broken(events, failure, peer)
-    reasons = [check_result(event, role) for event in events]  # the records as the adapters wrote them
+        return _broken(events, failure, peer, violations)
+    if violations:
+        return Outcome("fail", "\n".join(violations))
+    breaches = [
+        f"{role} {k}: {why}" if len(events) > 1 else why for k, e in enumerate(events) if (why := contract_breach(e))
+    ]
+    if breaches:
+        return Outcome("fail", "\n".join(breaches))
+    reasons = [judge(event, role) for event in events]  # the records as the adapters wrote them
     if hosts:
         for k, event in enumerate(events):
             after = hosts.ip_counters(k)
@@ -339,12 +360,13 @@ def run_cell(
     return outcome
 
 
-def _broken(events: list[dict], failure: str | None, peer: Measured | None) -> Outcome:
-    """A cell whose processes did not all give a result: the first error, and the peer's
-    death when it died (the likely cause)."""
+def _broken(events: list[dict], failure: str | None, peer: Measured | None, violations: list[str]) -> Outcome:
+    """A cell whose processes did not all give a result: the first error, after the peer's
+    death when it died (the likely cause) and any break of the line protocol (a result line
+    that did not parse is one)."""
     errors = [e for e in events if e["event"] == "error"]
     kind = errors[0].get("kind", "runtime") if errors else "runtime"
-    reason = failure or f"{kind}: {errors[0].get('message', '')}"
+    reason = "\n".join([*violations, failure or f"{kind}: {errors[0].get('message', '')}"])
     if peer and not peer.alive:
         reason = peer.death_reason() + "\n" + reason
     return Outcome("not_supported" if kind == "not_supported" else "fail", reason)

@@ -13,11 +13,18 @@ import time
 from collections import deque
 from pathlib import Path
 
+import uabench_contract as contract
+
 from uabench.proc import launcher
 from uabench.sdks import Sdk
 
 READY_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 5.0
+# The lines an adapter may print on stdout (contract/schema/event.json, SPEC §2): anything else
+# breaks the protocol and fails the cell it belongs to.
+EVENTS = frozenset(contract.schema("event")["properties"]["event"]["enum"])
+QUOTED_LINES = 3  # the first few offending lines are quoted in the cell's reason
+QUOTED_CHARS = 200
 
 _live: set[AdapterProcess] = set()
 # Re-entrant: stop_all runs in a signal handler, possibly on the main thread while it holds the lock.
@@ -49,7 +56,8 @@ class AdapterProcess:
         self.config_path = workdir / f"{self.name}.json"
         self.stderr_path = workdir / f"{self.name}.stderr.log"
         self.events: queue.Queue[dict] = queue.Queue()
-        self.protocol_errors: list[str] = []
+        self.protocol_errors: list[str] = []  # the first QUOTED_LINES stdout lines that are not events
+        self.protocol_error_count = 0
         self.popen: subprocess.Popen | None = None
         self.returncode: int | None = None
         self.started_ns = 0
@@ -85,10 +93,12 @@ class AdapterProcess:
                 continue
             try:
                 event = json.loads(line)
-                if not isinstance(event, dict) or "event" not in event:
-                    raise ValueError("not an event object")
-            except ValueError:
-                self.protocol_errors.append(line[:200])
+            except (ValueError, RecursionError):  # not JSON, or nested too deep for the parser
+                event = None
+            if not isinstance(event, dict) or not isinstance(event.get("event"), str) or event["event"] not in EVENTS:
+                self.protocol_error_count += 1
+                if len(self.protocol_errors) < QUOTED_LINES:
+                    self.protocol_errors.append(line[:QUOTED_CHARS])
                 continue
             self.events.put(event)
         self.events.put({"event": "_eof"})
@@ -153,6 +163,17 @@ class AdapterProcess:
         return self.returncode, time.monotonic() - begun, killed
 
     # --- diagnostics ---------------------------------------------------------------------
+
+    def protocol_violation(self) -> str | None:
+        """Why its stdout broke the line protocol so far (the first lines quoted), or None."""
+        if not self.protocol_error_count:
+            return None
+        quoted = "; ".join(repr(line) for line in self.protocol_errors)
+        more = f" (first {len(self.protocol_errors)})" if self.protocol_error_count > len(self.protocol_errors) else ""
+        return (
+            f"{self.sdk.id} {self.role} broke the protocol: {self.protocol_error_count} stdout line(s) that are "
+            f"not contract JSON events{more}: {quoted}"
+        )
 
     def stderr_tail(self, lines: int = 15) -> list[str]:
         try:
