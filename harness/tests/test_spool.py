@@ -55,7 +55,9 @@ def test_a_cell_the_store_refuses_is_in_the_spool_named_and_imported_once(tmp_pa
     with pytest.raises(StoreError) as refused:
         session.add_cell(repetition=1, **CELL)
     message = str(refused.value)
-    assert str(tmp_path / "run" / spool.NAME) in message and f"uabench import {tmp_path / 'run'}" in message
+    assert message.startswith(
+        f"measured cell kept in {tmp_path / 'run' / spool.NAME} (`uabench import {tmp_path / 'run'}`"
+    )
     assert "\n" not in message
     session.close()
     session.store.close()
@@ -128,3 +130,35 @@ def test_a_directory_without_a_spool_is_one_line_and_exit_2(tmp_path, capsys):
     status, _, err = _import(capsys, tmp_path / "s.sqlite", tmp_path)
     assert status == 2 and err.startswith(f"uabench: error: no spool at {tmp_path}: ")
     assert err.count("\n") == 1
+
+
+def test_a_real_run_into_a_store_that_refuses_every_cell_keeps_them_all_for_import(tmp_path, monkeypatch, capsys):
+    """A real `uabench run` (the reference SDK, interop tests of the smoke profile) into a store
+    that refuses every cell: each test fails naming the spool, `uabench import` then loads a
+    cell of every test into a fresh store."""
+    from robot.api import ExecutionResult
+
+    from uabench import paths
+
+    if not (paths.ADAPTERS / "open62541" / "run").exists():
+        pytest.skip("the reference SDK open62541 is not built here")
+    monkeypatch.setattr(paths, "RESULTS", tmp_path)
+    path = tmp_path / "refusing.sqlite"
+    open_store(path).close()
+    _refuse_cells(path)
+    argv = ["--store", str(path), "run", "read", "--profile", "smoke", "--sdk", "open62541", "--include", "interop"]
+    assert cli.main(argv) == 1
+    capsys.readouterr()
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    tests = list(ExecutionResult(str(run_dir / "output.xml")).suite.all_tests)
+    assert tests and all(test.status == "FAIL" for test in tests)
+    spools = list(run_dir.glob(f"*/{spool.NAME}"))
+    assert all(test.message.startswith(f"StoreError: measured cell kept in {spools[0]}") for test in tests)
+
+    fresh = tmp_path / "fresh.sqlite"
+    status, out, _ = _import(capsys, fresh, run_dir)
+    assert status == 0 and "1 run(s) added" in out
+    store = open_store(fresh, readonly=True)
+    interop = [cell for cell in store.cells() if cell["kind"] == "interop"]
+    assert len(interop) == len(tests) and all(cell["status"] == "pass" for cell in interop)
+    assert open_store(path, readonly=True).cells() == []

@@ -490,9 +490,9 @@ class Session:
     def _store_failed(self, error: StoreError) -> StoreError:
         if self._spool_failed:
             return error
+        # the spool first: a progress line shows only the start of a failure
         return StoreError(
-            f"{error}; every measured cell of this run is kept in {self.spool_file.path}: "
-            f"`uabench import {self.workdir}` loads it into a store"
+            f"measured cell kept in {self.spool_file.path} (`uabench import {self.workdir}` loads it later): {error}"
         )
 
     def add_cell(self, **cell) -> int | None:
