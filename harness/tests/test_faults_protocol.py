@@ -5,6 +5,7 @@ and the faulty clients of fixtures/faulty/protocol (the reference client, its st
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -16,8 +17,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
-from test_faults_run import REFERENCE, _alive, _marked, _marked_by_repo, _runs, _uabench
+from test_faults_run import REFERENCE, _alive, _environ, _marked, _marked_by_repo, _runs, _uabench
 
 from uabench import paths, rundir
 from uabench.proc import lock
@@ -43,7 +45,11 @@ def protocol_repo(tmp_path, monkeypatch) -> Iterator[Path]:
             shutil.copy(FIXTURES / faulty / name, repo / part / faulty)  # the run script, not its link
     shutil.copytree(paths.SUITES, repo / "suites")
     yield repo
-    assert _marked_by_repo(repo) == []  # nothing any run of the test started is left
+    left = _marked_by_repo(repo)  # nothing any run of the test started is left ...
+    for process in [p for p in psutil.process_iter() if _environ(p).get("UABENCH_REPO") == str(repo)]:
+        with contextlib.suppress(psutil.Error):  # ... and if it is, the test fails without leaving it
+            process.kill()
+    assert left == []
 
 
 def _cells(store: Path, client: str) -> list[tuple[str, str]]:
