@@ -113,6 +113,13 @@ def test_a_run_that_never_ended_is_imported_abandoned_and_a_torn_last_line_skipp
             "line 2 is not a spool record: its run 'unknown' has no run record before it",
         ),
         ([json.dumps({"record": "what"})], "line 2 is not a spool record: unknown record 'what'"),
+        (["[1]"], "line 2 is not a spool record: not a JSON object"),
+        ([json.dumps({"record": "run"})], "line 2 is not a spool record: it lacks 'key'"),
+        ([json.dumps({"record": "cell", "run": "k1", "cell": {}})], "line 2 is not a spool record: its cell lacks "),
+        (
+            [json.dumps({"record": "cell", "run": "k1", "cell": {**CELL, "repetition": 0, "created_ns": 1, "x": 1}})],
+            "line 2 is not a spool record: its cell has unknown fields ['x']",
+        ),
     ],
 )
 def test_a_line_that_is_no_spool_record_is_one_line_naming_it_and_exit_2(tmp_path, capsys, lines, expected):
@@ -122,7 +129,7 @@ def test_a_line_that_is_no_spool_record_is_one_line_naming_it_and_exit_2(tmp_pat
         out.write("".join(line + "\n" for line in lines))
     status, out, err = _import(capsys, tmp_path / "s.sqlite", file.path)
     assert status == 2 and out == ""
-    assert err == f"uabench: error: spool {file.path} {expected}\n"
+    assert err.startswith(f"uabench: error: spool {file.path} {expected}") and err.count("\n") == 1
     assert open_store(tmp_path / "s.sqlite", readonly=True).runs() == []  # nothing half imported
 
 

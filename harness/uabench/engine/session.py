@@ -148,6 +148,7 @@ class Session:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.pki = pki.make_pki(self.workdir / "pki")
         self.run_id = self.store.begin_run(self.suite, self.profile, self._provenance())
+        self._spool(lambda _file: None)  # the run's record in its spool: when it began, also if it measures nothing
 
     def _provenance(self) -> dict:
         return provenance.collect(

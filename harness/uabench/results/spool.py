@@ -24,12 +24,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from uabench.results.store import Store
+from uabench.results.store import JSON_COLUMNS, Store
 
 NAME = "cells.jsonl"
 KEY = "spool_key"  # the provenance field holding a run's spool key
 # the run status of a run the spool saw start but never end (its harness died)
 UNENDED = "abandoned"
+# the fields of a spooled cell: the store's cell columns but its id and run
+CELL_KEY = ("kind", "client", "server", "variant", "repetition", "created_ns")
+CELL_FIELDS = {
+    *CELL_KEY,
+    *JSON_COLUMNS,
+    *("suite", "parameter", "status", "reason", "config_hash", "client_bound", "emulated"),
+}
 
 
 class SpoolError(ValueError):
@@ -124,8 +131,13 @@ def _load_file(spool: Path) -> Loaded:
     runs: dict[str, SpooledRun] = {}
     for number, line in enumerate(lines[:-1], start=1):
         try:
-            _take(runs, json.loads(line))
-        except (ValueError, KeyError, TypeError) as error:
+            record = json.loads(line)
+            if not isinstance(record, dict):
+                raise TypeError("not a JSON object")
+            _take(runs, record)
+        except KeyError as error:
+            raise SpoolError(f"spool {spool} line {number} is not a spool record: it lacks {error}") from None
+        except (ValueError, TypeError) as error:
             raise SpoolError(f"spool {spool} line {number} is not a spool record: {error}") from None
     return Loaded(list(runs.values()), torn)
 
@@ -139,15 +151,26 @@ def _take(runs: dict[str, SpooledRun], record: dict) -> None:
             record["key"], record["suite"], record["profile"], int(record["started_ns"]), dict(record["provenance"])
         )
     elif kind == "cell":
-        if not isinstance(record["cell"], dict):
-            raise TypeError("its cell is not an object")
-        runs[record["run"]].cells.append(record["cell"])
+        runs[record["run"]].cells.append(_cell(record["cell"]))
     elif kind == "end":
         run = runs[record["run"]]
         run.status, run.finished_ns = str(record["status"]), int(record["finished_ns"])
         run.provenance = dict(record["provenance"])
     else:
         raise ValueError(f"unknown record {kind!r}")
+
+
+def _cell(cell: object) -> dict:
+    """A spooled cell the store can take: an object with its key and only the store's columns."""
+    if not isinstance(cell, dict):
+        raise TypeError("its cell is not an object")
+    missing = [name for name in (*CELL_KEY, "suite", "status") if name not in cell]
+    unknown = sorted(set(cell) - CELL_FIELDS)
+    if missing or unknown:
+        raise ValueError(f"its cell lacks {missing}" if missing else f"its cell has unknown fields {unknown}")
+    if not isinstance(cell["created_ns"], int) or not isinstance(cell["repetition"], int):
+        raise TypeError("its cell's created_ns and repetition must be integers")
+    return cell
 
 
 @dataclass

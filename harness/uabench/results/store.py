@@ -17,7 +17,8 @@ the store is opened, so `uabench run` refuses it before the first cell.
 Locks: a write waits CELL_WAIT_S for another writer's lock; a cell that still cannot be written
 is kept in memory and written before the next write. Closing the run waits up to LOCK_BOUND_S
 in all; cells that are still unwritten then go to a JSON-lines file beside the store, named in
-the error, so a lock never loses a measured cell."""
+the error, so a lock never loses a measured cell. (A session also has every cell in its run's
+spool before it comes here, results.spool; `uabench import` loads that into a store.)"""
 
 from __future__ import annotations
 
