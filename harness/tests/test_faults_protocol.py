@@ -145,3 +145,13 @@ def test_two_runs_started_in_the_same_second_have_their_own_directories(tmp_path
     assert len(set(made)) == 3 and all(d.is_dir() and not any(d.iterdir()) for d in made)
     assert len({d.name[:15] for d in made}) <= 2  # named by the second they began (rarely two)
     assert all(d.stat().st_mode & 0o777 == 0o700 for d in made)  # its private keys stay its owner's
+
+
+def test_a_run_called_in_process_frees_its_cores_when_it_ends(tmp_path, monkeypatch, capsys):
+    from uabench import cli
+
+    monkeypatch.setenv("UABENCH_LOCK_DIR", str(tmp_path / "locks"))
+    # refused after its cores were claimed: the store is a directory
+    assert cli.main(["--store", str(tmp_path), "run", "read", "--profile", "smoke", "--sdk", REFERENCE]) == 2
+    assert "uabench: error: " in capsys.readouterr().err
+    assert lock._held == {}  # else every later run on this machine would be refused until pytest ends

@@ -11,6 +11,7 @@ from pathlib import Path
 from uabench import paths, plan, sdks
 from uabench.plan import PlanError
 from uabench.proc.lock import CoresTaken
+from uabench.proc.lock import release as release_cores
 from uabench.results.model import ModelError
 from uabench.results.store import Store, StoreError, open_store
 
@@ -529,6 +530,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("uabench: interrupted; adapters stopped, results so far are in the store", file=sys.stderr)
         return 130
+    finally:
+        release_cores()  # a run's cores are free once its command ends, also when called in-process
 
 
 if __name__ == "__main__":
