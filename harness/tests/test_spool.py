@@ -130,13 +130,17 @@ def test_a_line_that_is_no_spool_record_is_one_line_naming_it_and_exit_2(tmp_pat
     status, out, err = _import(capsys, tmp_path / "s.sqlite", file.path)
     assert status == 2 and out == ""
     assert err.startswith(f"uabench: error: spool {file.path} {expected}") and err.count("\n") == 1
-    assert open_store(tmp_path / "s.sqlite", readonly=True).runs() == []  # nothing half imported
+    assert not (tmp_path / "s.sqlite").exists()  # read whole before the store is touched
 
 
-def test_a_directory_without_a_spool_is_one_line_and_exit_2(tmp_path, capsys):
+def test_a_directory_without_a_spool_or_an_empty_spool_is_one_line_and_exit_2(tmp_path, capsys):
     status, _, err = _import(capsys, tmp_path / "s.sqlite", tmp_path)
     assert status == 2 and err.startswith(f"uabench: error: no spool at {tmp_path}: ")
     assert err.count("\n") == 1
+    (tmp_path / spool.NAME).touch()
+    status, _, err = _import(capsys, tmp_path / "s.sqlite", tmp_path)
+    assert status == 2 and err == f"uabench: error: spool {tmp_path / spool.NAME} holds no run\n"
+    assert not (tmp_path / "s.sqlite").exists()
 
 
 def test_a_real_run_into_a_store_that_refuses_every_cell_keeps_them_all_for_import(tmp_path, monkeypatch, capsys):

@@ -175,9 +175,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     run's spool (each cell once, however often it is imported)."""
     from uabench.results import spool
 
+    loaded = spool.load(Path(args.spool))  # a spool that cannot be read leaves the store untouched
     store = open_store(args.store)
     try:
-        done = spool.import_into(store, Path(args.spool))
+        done = spool.import_into(store, loaded)
     finally:
         store.close()
     print(

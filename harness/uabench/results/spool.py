@@ -114,8 +114,12 @@ def locate(path: Path) -> list[Path]:
 
 def load(path: Path) -> Loaded:
     """Every run of the spools of `path` with its cells, all read before anything is imported."""
-    loaded = [_load_file(spool) for spool in locate(path)]
-    return Loaded([run for one in loaded for run in one.runs], any(one.torn for one in loaded))
+    files = locate(path)
+    loaded = [_load_file(spool) for spool in files]
+    runs = [run for one in loaded for run in one.runs]
+    if not runs:
+        raise SpoolError(f"spool {', '.join(map(str, files))} holds no run")
+    return Loaded(runs, any(one.torn for one in loaded))
 
 
 def _load_file(spool: Path) -> Loaded:
@@ -182,11 +186,10 @@ class Imported:
     torn: bool = False
 
 
-def import_into(store: Store, path: Path) -> Imported:
-    """Loads a spool into `store`: a run not there yet is added with its provenance and
-    status; a run there that never ended takes the spool's end; a cell is added unless
-    already there."""
-    loaded = load(path)
+def import_into(store: Store, loaded: Loaded) -> Imported:
+    """Loads a spool (read whole by `load` first) into `store`: a run not there yet is added
+    with its provenance and status; a run there that never ended takes the spool's end; a cell
+    is added unless already there."""
     done = Imported(torn=loaded.torn)
     for run in loaded.runs:
         provenance = {**run.provenance, KEY: run.key}
