@@ -52,20 +52,26 @@ def protocol_repo(tmp_path, monkeypatch) -> Iterator[Path]:
     assert left == []
 
 
-def _cells(store: Path, client: str) -> list[tuple[str, str]]:
+def _cells(store: Path) -> list[tuple[str, str, str, str]]:
     with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
-        return db.execute("SELECT status, reason FROM cells WHERE client = ? ORDER BY id", (client,)).fetchall()
+        return db.execute("SELECT client, server, status, reason FROM cells ORDER BY id").fetchall()
 
 
-def _read(repo: Path, store: Path, client: str) -> subprocess.Popen:
-    test = f"{client} reads {REFERENCE}: {CELL}"
-    return _uabench(repo, store, "run", "read", "--profile", "smoke", "--sdk", f"{REFERENCE},{client}", "--test", test)
+def _read(repo: Path, store: Path, client: str, server: str = REFERENCE) -> subprocess.Popen:
+    test = f"{client} reads {server}: {CELL}"
+    sdks = ",".join(dict.fromkeys((REFERENCE, client, server)))
+    return _uabench(repo, store, "run", "read", "--profile", "smoke", "--sdk", sdks, "--test", test)
 
 
 REASONS = {
     "chatty": re.escape(
         "chatty client broke the protocol: 2 stdout line(s) that are not contract JSON events: "
         "'connecting to the server ...'; '*** chatty client v0 ***'"
+    )
+    + r"\Z",
+    "chatty server": re.escape(
+        "chatty server broke the protocol: 2 stdout line(s) that are not contract JSON events: "
+        "'connecting to the server ...'; '*** chatty server v0 ***'"
     )
     + r"\Z",
     "truncated": re.escape(
@@ -81,14 +87,19 @@ REASONS = {
 }
 
 
-@pytest.mark.parametrize("client", FAULTY)
-def test_a_client_that_breaks_the_protocol_fails_its_cell_with_the_lines_quoted(protocol_repo, tmp_path, client):
+@pytest.mark.parametrize("client,server", [*((c, REFERENCE) for c in FAULTY), (REFERENCE, "chatty")])
+def test_an_adapter_that_breaks_the_protocol_fails_its_cell_with_the_lines_quoted(
+    protocol_repo, tmp_path, client, server
+):
     store = tmp_path / "store.sqlite"
-    out, err = _read(protocol_repo, store, client).communicate(timeout=120)
+    out, err = _read(protocol_repo, store, client, server).communicate(timeout=120)
     assert "1 test, 0 passed, 1 failed" in out, out[-2000:] + err[-2000:]
     assert _runs(store)[0][1] == "finished"
-    [(status, reason)] = _cells(store, client)  # stored, not dropped (the same cell of the reference passes)
-    assert status == "fail" and re.match(REASONS[client], reason, re.DOTALL), reason
+    # stored, not dropped (the same cell of the reference against itself passes: the next test)
+    [(stored_client, stored_server, status, reason)] = _cells(store)
+    assert (stored_client, stored_server, status) == (client, server, "fail")
+    expected = REASONS[client if server == REFERENCE else f"{server} server"]
+    assert re.match(expected, reason, re.DOTALL), reason
 
 
 def test_two_runs_at_once_the_second_refused_with_one_line(protocol_repo, tmp_path):
@@ -119,6 +130,9 @@ def test_two_runs_at_once_the_second_refused_with_one_line(protocol_repo, tmp_pa
     again = _read(protocol_repo, stores[1], REFERENCE)
     again_out, again_err = again.communicate(timeout=120)
     assert again.returncode == 0, again_out[-2000:] + again_err[-2000:]
+    # each run its own directory with its own certificates (the refused one made none)
+    certificates = [d / "read" / "pki" / "server.der" for d in (protocol_repo / "results" / "runs").iterdir()]
+    assert len(certificates) == 2 and certificates[0].read_bytes() != certificates[1].read_bytes()
 
 
 def test_a_lock_dies_with_its_holder_even_on_sigkill(tmp_path, monkeypatch):
