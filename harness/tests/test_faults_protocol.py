@@ -169,3 +169,17 @@ def test_a_run_called_in_process_frees_its_cores_when_it_ends(tmp_path, monkeypa
     assert cli.main(["--store", str(tmp_path), "run", "read", "--profile", "smoke", "--sdk", REFERENCE]) == 2
     assert "uabench: error: " in capsys.readouterr().err
     assert lock._held == {}  # else every later run on this machine would be refused until pytest ends
+
+
+def test_a_lock_directory_that_cannot_be_used_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+    from uabench import cli
+
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("UABENCH_LOCK_DIR", str(tmp_path / "file"))
+    store = tmp_path / "store.sqlite"
+    assert cli.main(["--store", str(store), "run", "read", "--profile", "smoke", "--sdk", REFERENCE]) == 2
+    assert capsys.readouterr().err == (
+        f"uabench: error: {tmp_path / 'file'}: cannot claim this run's cores there (File exists); set "
+        "UABENCH_LOCK_DIR to a directory every uabench run on this machine can write\n"
+    )
+    assert not store.exists() and lock._held == {}

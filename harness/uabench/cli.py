@@ -10,7 +10,7 @@ from pathlib import Path
 
 from uabench import paths, plan, sdks
 from uabench.plan import PlanError
-from uabench.proc.lock import CoresTaken
+from uabench.proc.lock import LockError
 from uabench.proc.lock import release as release_cores
 from uabench.results.model import ModelError
 from uabench.results.store import Store, StoreError, open_store
@@ -525,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, PlanError, ModelError, StoreError, sdks.UnknownSdk, CoresTaken) as error:
+    except (ValueError, PlanError, ModelError, StoreError, sdks.UnknownSdk, LockError) as error:
         print(f"uabench: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -26,7 +26,11 @@ DEFAULT_DIR = Path("/run/lock") if os.access("/run/lock", os.W_OK) else Path(tem
 _held: dict[int, int] = {}  # core -> the descriptor holding its lock, for this process's life
 
 
-class CoresTaken(Exception):
+class LockError(Exception):
+    """The cores of this run cannot be claimed: one line for the user."""
+
+
+class CoresTaken(LockError):
     """Another live uabench run holds some of the cores this run would measure on."""
 
 
@@ -38,10 +42,22 @@ def claim(cores: set[int], holder: str) -> None:
     """Holds the lock of every core in `cores` until this process ends (a process claiming a
     core it holds already keeps it); CoresTaken naming the other run when one is held."""
     directory = lock_dir()
-    if not directory.is_dir():
-        directory.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(OSError):  # every user's runs share the cores, and so the locks
-            directory.chmod(0o1777)
+    before = set(_held)
+    try:
+        if not directory.is_dir():
+            directory.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(OSError):  # every user's runs share the cores, and so the locks
+                directory.chmod(0o1777)
+        _claim(directory, cores, holder)
+    except OSError as error:
+        release([core for core in _held if core not in before])
+        raise LockError(
+            f"{directory}: cannot claim this run's cores there ({error.strerror or error}); "
+            "set UABENCH_LOCK_DIR to a directory every uabench run on this machine can write"
+        ) from error
+
+
+def _claim(directory: Path, cores: set[int], holder: str) -> None:
     taken: dict[int, str] = {}
     got: list[int] = []
     for core in sorted(cores - set(_held)):
