@@ -1,4 +1,5 @@
 import os
+import shutil
 import stat
 import tempfile
 import time
@@ -13,6 +14,11 @@ from uabench.sdks import Sdk
 # The runs of the tests claim cores (proc/lock.py) in a lock directory of the test session's
 # own: a benchmark run elsewhere on this machine neither refuses them nor is refused by them.
 os.environ["UABENCH_LOCK_DIR"] = tempfile.mkdtemp(prefix="uabench-test-locks-")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The test session's lock directory goes with it (a run leaves nothing behind)."""
+    shutil.rmtree(os.environ["UABENCH_LOCK_DIR"], ignore_errors=True)
 
 
 def group_alive(pgid: int) -> list[int]:
