@@ -119,12 +119,13 @@ def remote_targets(config: pytest.Config) -> list[RemoteTarget]:
         return [RemoteTarget(target, sdk, binary, image)]
     if target:
         raise pytest.UsageError("--remote-target needs --remote-binary or --remote-image")
-    # The namespace Pi: the host build of the C adapter, and its arm64 image under qemu.
+    # The namespace Pi: the host build of the C adapter, and (with --arm-how image) its arm64
+    # image under qemu.
     host = host_binary()
-    return [
-        RemoteTarget(None, "open62541", str(host) if host else str(HOST_BINARIES[0])),
-        RemoteTarget(None, "open62541", image=images.image_name("open62541", images.arch("arm64"))),
-    ]
+    found = [RemoteTarget(None, "open62541", str(host) if host else str(HOST_BINARIES[0]))]
+    if "image" in _split(config.getoption("arm_how")):
+        found.append(RemoteTarget(None, "open62541", image=images.image_name("open62541", images.arch("arm64"))))
+    return found
 
 
 HOST_BINARIES = (
