@@ -1,5 +1,6 @@
 import os
 import shutil
+import sqlite3
 import stat
 import tempfile
 import time
@@ -19,6 +20,16 @@ os.environ["UABENCH_LOCK_DIR"] = tempfile.mkdtemp(prefix="uabench-test-locks-")
 def pytest_sessionfinish(session, exitstatus):
     """The test session's lock directory goes with it (a run leaves nothing behind)."""
     shutil.rmtree(os.environ["UABENCH_LOCK_DIR"], ignore_errors=True)
+
+
+def version0_store(path: Path) -> Path:
+    """A version-0 results store (before PRAGMA user_version) at `path`, with real runs and
+    their provenance: built from its SQL text (data/store-v0.sql, an `sqlite3 .dump`), so the
+    fixture is reviewable text and the committed copy is never the one a test opens."""
+    with sqlite3.connect(path) as db:
+        db.executescript((Path(__file__).parent / "data" / "store-v0.sql").read_text())
+    db.close()
+    return path
 
 
 def group_alive(pgid: int) -> list[int]:

@@ -10,6 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from conftest import version0_store
 
 from uabench import paths, plan, sdks
 from uabench.engine.session import Session
@@ -638,7 +639,7 @@ def test_the_steady_state_section_comes_from_the_warmup_cells(tmp_path):
 def version_0(tmp_path_factory):
     """A store of schema version 0 (the first reference store, cut down) and its document model."""
     copy = tmp_path_factory.mktemp("v0") / "uabench.sqlite"
-    shutil.copy(Path(__file__).parent / "data" / "store-v0.sqlite", copy)
+    version0_store(copy)
     store = open_store(copy)
     runs = document.latest_runs(store)
     cells_of = {run["id"]: store.cells([run["id"]]) for run in runs}

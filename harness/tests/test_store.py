@@ -10,6 +10,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from conftest import version0_store
 
 from uabench.results import store as store_module
 from uabench.results.store import SCHEMA_VERSION, StoreError, open_store
@@ -45,7 +46,6 @@ def test_unknown_store_scheme_is_refused(tmp_path):
 
 # A store of schema version 0: the first reference store, cut down to a ranking and a security
 # sweep (the committed reference store is of the current version).
-VERSION_0 = Path(__file__).parent / "data" / "store-v0.sqlite"
 
 
 def _version(path) -> int:
@@ -74,7 +74,7 @@ def test_a_newer_store_is_refused_by_writers_and_readers(tmp_path):
 
 def test_a_version_0_store_is_read_as_is_and_migrated_by_a_writer(tmp_path):
     copy = tmp_path / "reference.sqlite"
-    shutil.copy(VERSION_0, copy)  # never the committed file itself
+    version0_store(copy)
     assert _version(copy) == 0
     before = hashlib.sha256(copy.read_bytes()).hexdigest()
 
@@ -242,7 +242,7 @@ def test_a_newer_store_stops_run_before_anything_runs(tmp_path, capsys):
 def test_reading_commands_keep_the_journal_mode_and_write_nothing(tmp_path, capsys, mode):
     (tmp_path / "store").mkdir()
     path = tmp_path / "store" / "s.sqlite"
-    shutil.copy(VERSION_0, path)  # real runs with their provenance, which a report needs
+    version0_store(path)  # real runs with their provenance, which a report needs
     with closing(sqlite3.connect(path)) as db:
         db.execute(f"PRAGMA journal_mode={mode}")
     before = hashlib.sha256(path.read_bytes()).hexdigest()
