@@ -222,3 +222,26 @@ def test_derived_figures_such_as_paired_ratios_are_judged_too():
     assert interleave(["None", "Sign"], measure, figure, rule, seed=1).blocks == 5
     found = interleave(["None", "Sign"], measure, figure, rule, seed=1, derived=wobbly_ratio)
     assert found.blocks == 8 and found.wide == ["ratio"]
+
+
+def test_the_time_budget_ends_further_blocks_but_never_the_fewest():
+    noisy = itertools.cycle([1000.0, 1400.0, 700.0])
+    asked: list[float] = []
+
+    def measure(item, _block, _judge):
+        return result(next(noisy) if item == "milo" else 1000.0)
+
+    def figure(o):
+        return o.measured["throughput"]["values_per_s"]
+
+    def one_more(block_s: float) -> bool:  # room for exactly one block beyond the fewest
+        asked.append(block_s)
+        return len(asked) == 1
+
+    found = interleave(ITEMS, measure, figure, Repetitions(5, 8), seed=3, fits=one_more)
+    assert found.blocks == 6 and found.budget_stopped and found.wide == ["milo"]
+    assert len(asked) == 2 and all(seconds >= 0 for seconds in asked)  # asked only after the fewest blocks
+    unbounded = interleave(ITEMS, measure, figure, Repetitions(5, 8), seed=3)
+    assert unbounded.blocks == 8 and not unbounded.budget_stopped
+    never = interleave(ITEMS, measure, figure, Repetitions(5, 8), seed=3, fits=lambda _s: False)
+    assert never.blocks == 5 and never.budget_stopped

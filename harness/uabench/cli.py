@@ -48,6 +48,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     return checks.run(["test_contract"], [], junit, keyword=" or ".join(args.sdk))
 
 
+def _time_budget(text: str) -> float:
+    from uabench.engine import budget
+
+    try:
+        return budget.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """One Robot execution of every plan's suite: one output.xml, log.html and report.html in
     the run's directory, tests from the Matrix modifier, `[k/N]` progress from the listener."""
@@ -57,6 +66,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from uabench.engine import estimate
     from uabench.proc import cleanup, launcher, lock
     from uabench.robot.modifier import Matrix
+    from uabench.robot.pacing import Pacer, budget_note
     from uabench.robot.progress import Progress
     from uabench.robot.signals import StopSignals
 
@@ -70,6 +80,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{one.path.stem}: {estimate.clock(estimates[-1].seconds)} ({len(estimates[-1].tests)} tests)")
     total = estimate.total(estimates)
     print(f"{args.profile} profile: {total.text()}", flush=True)
+    listeners: list[object] = [Progress(), StopSignals()]
+    if args.time_budget is not None:
+        listeners.append(Pacer(args.time_budget))
+        print(f"time budget {estimate.clock(args.time_budget)}: {budget_note(total.seconds, args.time_budget)}")
     if args.estimate:
         return 0
     lock.claim(os.sched_getaffinity(0), f"store {args.store}")  # until this process ends (proc/lock.py)
@@ -88,7 +102,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             *[str(paths.SUITES / f"{one.suite}.robot") for one in chosen],
             outputdir=str(run_dir),
             prerunmodifier=[Matrix([str(one.path) for one in chosen], args.profile, args.sdk or "", run_dir)],
-            listener=[Progress(), StopSignals()],
+            listener=listeners,
             variable=[f"STORE:{args.store}"],
             dryrun=args.dryrun,
             name="uabench" if len(chosen) > 1 else None,
@@ -432,6 +446,12 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--report", action="store_true", help="write the report afterwards")
     run.add_argument("--out", default=str(paths.RESULTS / "report"), help="report directory")
     run.add_argument("--estimate", action="store_true", help="print the estimated duration and exit")
+    run.add_argument(
+        "--time-budget",
+        type=_time_budget,
+        metavar="SECONDS|MM:SS",
+        help="end adaptive repetitions so that the run ends near this time (default: only the plan's most blocks)",
+    )
     run.add_argument("--dryrun", action="store_true", help="Robot's dry run: list and check the tests, measure nothing")
     run.add_argument(
         "--include",

@@ -1,12 +1,14 @@
 """Interleaved, randomised, adaptive repetitions of the things a figure compares (servers,
 and the variants compared on each: security modes, load). Block r measures every item once,
 in an order shuffled per block from the run's seed; blocks repeat until every item's figure
-is narrow enough (schedule.Repetitions). A repetition that other load on the host disturbed
+is narrow enough (schedule.Repetitions), or until a further block no longer fits the run's
+time budget (engine.budget). A repetition that other load on the host disturbed
 is measured again within its block. A plain function of a `measure` callable, so it runs the
 same for every suite and is tested without Robot or any SDK."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -22,6 +24,10 @@ def _quiet(_line: str) -> None:
     pass
 
 
+def _unbounded(_block_s: float) -> bool:
+    return True
+
+
 @dataclass
 class Interleaved(Generic[K]):
     """Per item: the outcomes kept (one per block, in block order), or why it dropped out."""
@@ -31,6 +37,7 @@ class Interleaved(Generic[K]):
     dropped: dict[K, Outcome] = field(default_factory=dict)  # failed or not supported
     disturbed: int = 0  # repetitions measured again
     wide: list[Hashable] = field(default_factory=list)  # figures still wider than the target at the end
+    budget_stopped: bool = False  # the time budget ended the blocks before every figure was narrow
 
     def values(self, figure: Callable[[Outcome], float]) -> dict[K, list[float]]:
         return {item: [figure(o) for o in outcomes] for item, outcomes in self.kept.items()}
@@ -45,16 +52,20 @@ def interleave(
     retries: int = DISTURBED_RETRIES,
     log: Callable[[str], None] = _quiet,
     derived: Callable[[dict[K, list[float]]], dict[Hashable, list[float]]] | None = None,
+    fits: Callable[[float], bool] = _unbounded,
 ) -> Interleaved[K]:
     """Measures `items` in blocks. `measure(item, block, judge_host)` runs and records one
     repetition; with `judge_host` it returns status "disturbed" (already recorded as such) when
     the host's interference was beyond its threshold, and the repetition is measured again up
     to `retries` times. An item whose repetition fails or is not supported leaves the schedule.
     `derived(values)` gives further figures the stop rule judges too, such as the per-block
-    ratios of two items (a paired ratio is narrower than either figure when they drift together)."""
+    ratios of two items (a paired ratio is narrower than either figure when they drift together).
+    `fits(seconds)` tells whether a further block, as long as the last one took, fits the time
+    budget; the fewest blocks are measured whatever it says."""
     found: Interleaved[K] = Interleaved(kept={item: [] for item in items})
     active = list(items)
     while active:
+        block_started = time.monotonic()
         for item in block_order(active, seed, found.blocks):
             attempt = 0
             while True:
@@ -76,5 +87,8 @@ def interleave(
         judged.update(derived(values) if derived else {})
         if not active or repetitions.enough(judged, found.blocks, seed):
             found.wide = repetitions.wide(judged, seed) if active else []
+            break
+        if found.blocks >= repetitions.minimum and not fits(time.monotonic() - block_started):
+            found.wide, found.budget_stopped = repetitions.wide(judged, seed), True
             break
     return found

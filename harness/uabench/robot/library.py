@@ -16,7 +16,7 @@ from robot.model import TagPatterns
 
 from uabench import plan as plans
 from uabench import sdks
-from uabench.engine import adapters, interleave, pubsub, schedule, search
+from uabench.engine import adapters, budget, interleave, pubsub, schedule, search
 from uabench.engine.cells import Outcome, wrong_values
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
 from uabench.engine.session import Session
@@ -174,6 +174,7 @@ class UabenchLibrary:
             session.seed,
             log=logger.info,
             derived=derived,
+            fits=budget.block_fits,
         )
 
     @staticmethod
@@ -184,7 +185,9 @@ class UabenchLibrary:
             f"{found.blocks} blocks"
             + (f", {found.disturbed} disturbed repetitions measured again" if found.disturbed else "")
             + (
-                f"; still wider than the target after the most blocks: {', '.join(map(str, found.wide))}"
+                "; still wider than the target after "
+                + ("the blocks the time budget allowed" if found.budget_stopped else "the most blocks")
+                + f": {', '.join(map(str, found.wide))}"
                 if found.wide
                 else ""
             )

@@ -37,7 +37,7 @@ class Progress:
         if data.parent is None:
             self.total, self.started, self.estimated_done = data.test_count, 0, 0.0
             self.clock_started = time.monotonic()
-            self.seconds = dict(_estimates(data))
+            self.seconds = dict(estimates(data))
         if data.tests:
             shown = ", ".join(f"{key} {value}" for key, value in data.metadata.items())
             self._print(f"== {data.name}" + (f" ({shown})" if shown else ""))
@@ -67,7 +67,7 @@ class Progress:
         return sum(self.seconds.values())
 
 
-def _estimates(suite: TestSuite):
+def estimates(suite: TestSuite):
     """(test id, estimated seconds) of every test in `suite` and below."""
     if suite.tests:
         variables = {v.name: unescape(v.value[0]) for v in suite.resource.variables if v.value}
@@ -81,7 +81,7 @@ def _estimates(suite: TestSuite):
                 pass  # the suite fails on its plan by itself; its tests are counted as quick
         yield from zip((test.id for test in suite.tests), seconds, strict=True)
     for child in suite.suites:
-        yield from _estimates(child)
+        yield from estimates(child)
 
 
 def _case(test: RunningTest) -> plans.TestCase:
