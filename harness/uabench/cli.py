@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -37,15 +38,25 @@ def cmd_check(args: argparse.Namespace) -> int:
         print("uabench check: name SDKs or pass --all", file=sys.stderr)
         return 2
     junit = Path(args.junit or paths.RESULTS / "check" / "junit.xml")
+    if not args.all:
+        for sdk_id in args.sdk:
+            sdks.get(sdk_id)  # an unknown name is an error, not an empty selection
+    _claim_cores("uabench check")  # its adapters run on these cores as a run's do
     if args.all:  # every contract check, and the ARM and remote checks of the builds here
         # The ARM images take far longer to build than a check run (docs/arm.md): their checks run
         # only when asked for, so that a plain --all never reports them as skipped.
         options = ["--arm-how", "image,binary" if args.images else "binary"]
         options += ["--require-builds"] if args.require_builds else []
         return checks.run(["test_contract", "test_arm_smoke", "test_remote"], options, junit)
-    for sdk_id in args.sdk:
-        sdks.get(sdk_id)  # an unknown name is an error, not an empty selection
     return checks.run(["test_contract"], [], junit, keyword=" or ".join(args.sdk))
+
+
+def _claim_cores(holder: str) -> None:
+    """This invocation's CPUs, held until it ends (proc/lock.py): refused with one line when
+    another uabench run or check holds any of them."""
+    from uabench.proc import lock
+
+    lock.claim(os.sched_getaffinity(0), holder)
 
 
 def _time_budget(text: str) -> float:
@@ -64,12 +75,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from uabench import rundir
     from uabench.engine import estimate
-    from uabench.proc import cleanup, launcher, lock
+    from uabench.proc import cleanup, launcher
     from uabench.robot.modifier import Matrix
     from uabench.robot.pacing import Pacer, budget_note
     from uabench.robot.progress import Progress
     from uabench.robot.signals import StopSignals
 
+    _seed()
     only = plan.selected(args.sdk)
     chosen = [plan.load(name) for name in (args.plans or DEFAULT_SUITES)]
     estimates = []
@@ -86,10 +98,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"time budget {estimate.clock(args.time_budget)}: {budget_note(total.seconds, args.time_budget)}")
     if args.estimate:
         return 0
-    lock.claim(os.sched_getaffinity(0), f"store {args.store}")  # until this process ends (proc/lock.py)
+    _claim_cores(f"store {args.store}")
     _writable_store(args.store)
     cleanup.note_signals()  # until Robot runs: robot.signals.StopSignals takes over then
-    _reap(args.store)
     marker = launcher.mark_harness()  # every run this invocation stores carries it
     run_dir = rundir.new()
     selection = {
@@ -128,17 +139,45 @@ def _writable_store(location: str) -> None:
     open_store(location).close()
 
 
-def _reap(store: str) -> None:
-    """Before anything runs: what a killed harness left in this store and on this machine is
-    marked and removed, one line each."""
-    from uabench.proc import orphans
+def _seed() -> None:
+    """UABENCH_SEED (a run's seed from its provenance, to replay its block orders) checked
+    before anything runs: a bad one would otherwise end the first measured test."""
+    given = os.environ.get("UABENCH_SEED")
+    if given is not None and not (given.strip().isdigit() and int(given) < 2**32):
+        raise ValueError(f"UABENCH_SEED: '{given}' is not a seed (a whole number from 0 to {2**32 - 1})")
 
-    opened = open_store(store)
+
+# The commands that start processes (adapters, perf, pytest, ssh, podman) remove what a killed
+# harness left before they start; the others only name it.
+ACTING = frozenset({"run", "capacity", "check", "remote", "arm-smoke", "images"})
+
+
+def _leftovers(command: str, store: str) -> None:
+    """Before any command: what killed harnesses left (their runs in this store, processes,
+    network namespaces; proc/orphans.py) removed, or only named by a command that changes
+    nothing; one line on stderr when there is anything. A store that cannot be opened is left
+    to the command itself to report."""
+    from uabench.proc import launcher, orphans
+
+    acting = command in ACTING
+    opened = None
+    with contextlib.suppress(StoreError):
+        opened = open_store(store, readonly=True)  # one that is not there is not created here
+        if acting:
+            opened.close()
+            opened = None
+            opened = open_store(store)
     try:
-        for line in orphans.reap(opened):
-            print(f"uabench: {line}", file=sys.stderr)
+        line = orphans.reap(opened) if acting else orphans.seen(opened)
+    except StoreError:  # the store is busy or read-only: the processes and namespaces still go
+        line = orphans.reap(None) if acting else orphans.seen(None)
     finally:
-        opened.close()
+        if opened is not None:
+            opened.close()
+    if line:
+        print(line, file=sys.stderr)
+    if acting:
+        launcher.mark_harness()  # what it starts carries its marker: a later invocation can prove it
 
 
 def _close_runs(store: str, marker: str, signum: int | None) -> bool:
@@ -556,6 +595,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
+        _leftovers(args.command, args.store)
         return args.func(args)
     except (ValueError, PlanError, ModelError, StoreError, sdks.UnknownSdk, LockError) as error:
         print(f"uabench: error: {error}", file=sys.stderr)

@@ -5,6 +5,7 @@ namespace). Needs root and iproute2."""
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import re
 import shutil
@@ -12,7 +13,12 @@ import subprocess
 import threading
 from dataclasses import dataclass, field
 
-HOST_PREFIX = "uabench-"
+import psutil
+
+from uabench.proc import launcher
+
+HOST_PREFIX = "uabench-"  # then the owner's token (owner_token): uabench-1234-1700000000123-t1h0
+BRIDGE_ALIAS = "uabench-hosts-"  # then the owner's token
 NETWORK = ipaddress.IPv4Network("198.18.0.0/15")  # RFC 2544: reserved for benchmarking
 MTU = 1500
 _hosts_live: set[Hosts] = set()
@@ -38,14 +44,22 @@ def _ip(*args: str, namespace: str | None = None, check: bool = True) -> subproc
     return done
 
 
-def _pid_alive(pid: int) -> bool:
+def owner_token(marker: str) -> str:
+    """The harness marker ('<pid>:<start time>', proc/launcher.py) as it appears in a namespace
+    name: digits and one '-' ('1234-1700000000123'), so the name stays a plain word."""
+    return marker.replace(":", "-").replace(".", "")
+
+
+def _owner_gone(token: str) -> bool:
+    """Whether the harness that put `token` into a name has ended: its pid is free, or taken by
+    a process that started at another time (a reused pid is not the owner)."""
+    pid = token.partition("-")[0]
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
+        return owner_token(launcher.harness_marker(int(pid))) != token
+    except (psutil.NoSuchProcess, ValueError):
         return True
-    return True
+    except psutil.AccessDenied:
+        return False
 
 
 def namespaces() -> list[str]:
@@ -54,23 +68,39 @@ def namespaces() -> list[str]:
 
 
 def bridges() -> list[str]:
-    done = subprocess.run(["ip", "-o", "link", "show", "type", "bridge"], capture_output=True, text=True, timeout=30)
-    return [line.split(":")[1].strip().split("@")[0] for line in done.stdout.splitlines() if ":" in line]
+    return list(_bridge_aliases())
+
+
+def _bridge_aliases() -> dict[str, str]:
+    """Every bridge and its alias ('' when it has none)."""
+    done = subprocess.run(["ip", "-j", "link", "show", "type", "bridge"], capture_output=True, text=True, timeout=30)
+    return {link["ifname"]: link.get("ifalias") or "" for link in json.loads(done.stdout or "[]")}
+
+
+def stale() -> list[tuple[str, str]]:
+    """The namespaces and bridges a harness that has ended left behind, as ("netns" | "bridge",
+    name). Only what provably was a harness's: a namespace whose name, or a bridge whose alias
+    (a bridge name has room for 15 characters only), carries the harness's pid and start time.
+    A live concurrent run's hosts are never among them, nor anything named by hand."""
+    found = []
+    for name in namespaces():
+        match = re.fullmatch(rf"{HOST_PREFIX}(\d+-\d+)-t\d+h\d+", name)
+        if match and _owner_gone(match.group(1)):
+            found.append(("netns", name))
+    for name, alias in _bridge_aliases().items():
+        match = re.fullmatch(rf"{BRIDGE_ALIAS}(\d+-\d+)", alias)
+        if match and _owner_gone(match.group(1)):
+            found.append(("bridge", name))
+    return found
 
 
 def remove_stale() -> list[str]:
-    """Removes namespaces and bridges that an earlier harness process left behind (it was
-    killed before it could clean up): those whose owner process is gone."""
+    """Removes the namespaces and bridges of stale() (the veth pairs go with the namespaces);
+    the names removed."""
     removed = []
-    for name in namespaces():
-        match = re.fullmatch(rf"{HOST_PREFIX}(\d+)-\w+", name)
-        if match and not _pid_alive(int(match.group(1))):
-            subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=30)
-            removed.append(name)
-    for name in bridges():
-        match = re.fullmatch(r"ubr(\d+)(?:x\d+)?", name)
-        if match and not _pid_alive(int(match.group(1))):
-            subprocess.run(["ip", "link", "del", name], capture_output=True, timeout=30)
+    for kind, name in stale():
+        command = ["ip", "netns", "del", name] if kind == "netns" else ["ip", "link", "del", name]
+        if subprocess.run(command, capture_output=True, timeout=30).returncode == 0:
             removed.append(name)
     return removed
 
@@ -82,26 +112,28 @@ class Hosts:
     bridge (snooping off), and nothing is routed: the traffic stays on the bridge.
 
         with Hosts(4) as hosts:
-            hosts.prefix(0)      # ["ip", "netns", "exec", "uabench-<pid>-h0"]
+            hosts.prefix(0)      # ["ip", "netns", "exec", "uabench-<pid>-<start>-t1h0"]
             hosts.address(0)     # 198.18.x.10
             hosts.bridge_address # 198.18.x.1 (the publisher's interface)
 
     Removed on exit from the block, at interpreter exit, and on SIGTERM/SIGHUP; a harness
-    killed with SIGKILL leaves them to the next run's remove_stale()."""
+    killed with SIGKILL leaves them to the next uabench invocation (proc/orphans.py)."""
 
     count: int
     tag: int = 0
     names: list[str] = field(default_factory=list)
     bridge: str = ""
     subnet: ipaddress.IPv4Network | None = None
+    owner: str = ""
 
     def __post_init__(self) -> None:
         if not 1 <= self.count <= 200:
             raise HostsError(f"between 1 and 200 hosts, not {self.count}")
         pid = os.getpid()
         self.tag = self.tag or _next_tag()
+        self.owner = owner_token(launcher.harness_marker())
         self.bridge = f"ubr{pid}x{self.tag}"[:15]
-        self.names = [f"{HOST_PREFIX}{pid}-t{self.tag}h{k}" for k in range(self.count)]
+        self.names = [f"{HOST_PREFIX}{self.owner}-t{self.tag}h{k}" for k in range(self.count)]
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -118,6 +150,9 @@ class Hosts:
         try:
             self.subnet = _free_subnet()
             _ip("link", "add", self.bridge, "type", "bridge", "mcast_snooping", "0")
+            # `ip link add` takes no alias: set at once after (a SIGKILL in between leaves a
+            # bridge no later harness can prove its own: it is left, not guessed at)
+            _ip("link", "set", "dev", self.bridge, "alias", f"{BRIDGE_ALIAS}{self.owner}")
             _ip("addr", "add", f"{self.bridge_address}/{self.subnet.prefixlen}", "dev", self.bridge)
             _ip("link", "set", self.bridge, "mtu", str(MTU), "up")
             for k, name in enumerate(self.names):

@@ -1,17 +1,33 @@
-"""What a killed harness left behind, found and removed by the next `uabench run`: its runs
-still marked `running` become `abandoned`, the processes that carry its marker in their
-environment (proc/launcher.py: its pid and start time, so a reused pid is never taken for it)
-are killed, and network namespaces and bridges whose owner process is gone are deleted."""
+"""What a killed harness left behind, found by every `uabench` invocation: its runs still
+marked `running`, the processes that carry its marker in their environment (proc/launcher.py:
+its pid and start time, so a reused pid is never taken for it) and the network namespaces and
+bridges that carry it in their name or alias (proc/netns.py). An invocation that runs anything
+removes them (the runs become `abandoned`); a read-only one only says what it saw.
+
+Only what is provably a harness's is touched: a harness that still runs (a concurrent run)
+keeps everything, and so does anything without a marker."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+from dataclasses import dataclass, field
 
 import psutil
 
 from uabench.proc import launcher, netns
 from uabench.results.store import Store
+
+
+@dataclass
+class Leftovers:
+    runs: list[dict] = field(default_factory=list)  # store rows still `running`, harness gone
+    processes: list[psutil.Process] = field(default_factory=list)
+    hosts: list[str] = field(default_factory=list)  # namespaces and bridges
+
+    def __bool__(self) -> bool:
+        return bool(self.runs or self.processes or self.hosts)
 
 
 def harness_alive(marker: str | None) -> bool:
@@ -22,43 +38,94 @@ def harness_alive(marker: str | None) -> bool:
     pid, _, _ = marker.partition(":")
     try:
         return launcher.harness_marker(int(pid)) == marker
-    except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError):
+    except psutil.AccessDenied:
+        return True  # another user's: not provably gone
+    except (psutil.NoSuchProcess, ValueError):
         return False
 
 
-def left_processes(markers: set[str]) -> list[psutil.Process]:
-    """Processes whose environment carries one of these harness markers."""
+def left_processes() -> list[psutil.Process]:
+    """Processes whose environment carries the marker of a harness that has ended (never this
+    process or one of its ancestors, whatever their environment says)."""
+    mine = {os.getpid(), *(p.pid for p in psutil.Process().parents())}
     found = []
+    alive: dict[str, bool] = {}
     for process in psutil.process_iter():
+        if process.pid in mine:
+            continue
         with contextlib.suppress(psutil.Error):
-            if process.environ().get(launcher.MARKER) in markers:
+            marker = process.environ().get(launcher.MARKER)
+            if marker and not alive.setdefault(marker, harness_alive(marker)):
                 found.append(process)
     return found
 
 
-def reap(store: Store) -> list[str]:
-    """Marks the store's runs whose harness is gone as abandoned and removes what they left;
-    one line per thing done (empty: nothing was left)."""
-    lines = []
-    gone: set[str] = set()
-    for run in store.runs():
+def find(store: Store | None) -> Leftovers:
+    """Everything an ended harness left: runs of `store` (none without one), processes,
+    namespaces and bridges (when this machine can have them at all)."""
+    runs = []
+    for run in store.runs() if store is not None else []:
         marker = (run["provenance"].get("harness") or {}).get("marker")
         if run["status"] == "running" and not harness_alive(marker):
-            store.finish_run(run["id"], "abandoned")
-            gone.add(str(marker))
-            lines.append(f"run {run['id']} ({run['suite']}) was left running by a harness that is gone: abandoned")
-    leftovers = left_processes(gone) if gone else []
+            runs.append(run)
+    hosts: list[str] = []
+    if netns.unavailable() is None:
+        with contextlib.suppress(OSError, ValueError):
+            hosts = [name for _, name in netns.stale()]
+    return Leftovers(runs, left_processes(), hosts)
+
+
+def reap(store: Store | None) -> str | None:
+    """Marks the abandoned runs of `store` (a writable one) and removes the processes,
+    namespaces and bridges of ended harnesses; the one line saying what was done, or None."""
+    found = find(store)
+    if not found:
+        return None
+    for run in found.runs:
+        assert store is not None
+        store.finish_run(run["id"], "abandoned")
     killed = []
-    for process in leftovers:
+    for process in found.processes:
         with contextlib.suppress(psutil.Error):
             name = process.name()
             process.send_signal(signal.SIGKILL)
             killed.append(f"{process.pid} ({name})")
-    psutil.wait_procs(leftovers, timeout=5)
-    if killed:
-        lines.append(f"killed {len(killed)} process(es) an abandoned run left: {', '.join(killed)}")
-    with contextlib.suppress(OSError, FileNotFoundError):
-        removed = netns.remove_stale() if netns.unavailable() is None else []
-        if removed:
-            lines.append(f"removed network namespaces and bridges left by a killed harness: {', '.join(removed)}")
-    return lines
+    psutil.wait_procs(found.processes, timeout=5)
+    removed: list[str] = []
+    if found.hosts:
+        with contextlib.suppress(OSError):
+            removed = netns.remove_stale()
+    parts = [
+        *(f"run {run['id']} ({run['suite']}) still running, now abandoned" for run in found.runs),
+        *([f"{len(killed)} process(es), killed: {', '.join(killed)}"] if killed else []),
+        *([f"network namespaces and bridges, removed: {', '.join(removed)}"] if removed else []),
+    ]
+    return f"{PREFIX}{'; '.join(parts)}" if parts else None
+
+
+def seen(store: Store | None) -> str | None:
+    """For an invocation that changes nothing: the one line naming what ended harnesses left
+    (the next `uabench run`, `capacity` or `check` removes it), or None."""
+    found = find(store)
+    if not found:
+        return None
+    parts = [
+        *(f"run {run['id']} ({run['suite']}) still running (abandoned: reports skip it)" for run in found.runs),
+        *(
+            [f"{len(found.processes)} process(es): {', '.join(_named(p) for p in found.processes)}"]
+            if found.processes
+            else []
+        ),
+        *([f"network namespaces and bridges: {', '.join(found.hosts)}"] if found.hosts else []),
+    ]
+    return f"{PREFIX}{'; '.join(parts)} (the next uabench run, capacity or check removes them)"
+
+
+PREFIX = "uabench: a killed harness left: "
+
+
+def _named(process: psutil.Process) -> str:
+    try:
+        return f"{process.pid} ({process.name()})"
+    except psutil.Error:
+        return str(process.pid)
