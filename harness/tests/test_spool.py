@@ -12,7 +12,7 @@ import pytest
 from uabench import cli
 from uabench.engine.session import Session
 from uabench.results import spool
-from uabench.results.store import StoreError, open_store
+from uabench.results.store import REFUSED, open_store
 
 CELL = {
     "suite": "read",
@@ -52,34 +52,47 @@ def test_a_cell_the_store_refuses_is_in_the_spool_named_and_imported_once(tmp_pa
     session = Session(open_store(path), "read", "smoke", workdir=tmp_path / "run")
     session.add_cell(repetition=0, **CELL)
     _refuse_cells(path)
-    with pytest.raises(StoreError) as refused:
-        session.add_cell(repetition=1, **CELL)
-    message = str(refused.value)
-    assert message.startswith(
-        f"measured cell kept in {tmp_path / 'run' / spool.NAME} (`uabench import {tmp_path / 'run'}`"
+    assert session.add_cell(repetition=1, **CELL) is None  # kept in the spool, the run goes on
+    assert session.add_cell(repetition=2, **CELL) is None  # spool only from the first refusal on
+    warning = capsys.readouterr().err
+    assert warning == (
+        f"uabench: warning: results store {path}: 1 measured cell(s) not written (refused); the run goes on "
+        f"into its spool {tmp_path / 'run' / spool.NAME} (`uabench import {tmp_path / 'run'}` loads it)\n"
     )
-    assert "\n" not in message
     session.close()
     session.store.close()
+    message = str(session.store_error)
+    assert message == (
+        f"results store {path}: 1 measured cell(s) not written (refused); every measured cell is in the spool "
+        f"of {tmp_path / 'run'}: `uabench import {tmp_path / 'run'}` loads it"
+    )
+    [run] = open_store(path, readonly=True).runs()  # the store's copy lacks cells: not finished there
+    assert (
+        run["status"] == "failed"
+        and run["provenance"][REFUSED] == f"results store {path}: 1 measured cell(s) not written (refused)"
+    )
+    [end] = [json.loads(line) for line in (tmp_path / "run" / spool.NAME).read_text().splitlines()][-1:]
+    assert end["record"] == "end" and end["status"] == "finished" and end["store"] == run["provenance"][REFUSED]
 
     fresh = tmp_path / "fresh.sqlite"
     status, out, _ = _import(capsys, fresh, tmp_path / "run")
-    assert status == 0 and "1 run(s) added" in out and "2 cell(s) added, 0 already there" in out
+    assert status == 0 and "1 run(s) added" in out and "3 cell(s) added, 0 already there" in out
     [run] = open_store(fresh, readonly=True).runs()
     assert run["status"] == "finished" and run["provenance"][spool.KEY] == session.spool_key
     assert run["provenance"]["workdir"] == str(tmp_path / "run")
-    assert [key[0] for key in _keys(fresh)] == [0, 1]
+    assert [key[0] for key in _keys(fresh)] == [0, 1, 2]
 
     status, out, _ = _import(capsys, fresh, tmp_path / "run" / spool.NAME)  # again: nothing twice
-    assert status == 0 and "0 run(s) added, 1 already there" in out and "0 cell(s) added, 2 already there" in out
-    assert len(_keys(fresh)) == 2
+    assert status == 0 and "0 run(s) added, 1 already there" in out and "0 cell(s) added, 3 already there" in out
+    assert len(_keys(fresh)) == 3
 
-    # into the store that refused it: only the refused cell is added, to the same run
+    # into the store that refused them: only the refused cells are added, to the same run, which the
+    # spool's end then finishes
     with closing(sqlite3.connect(path)) as db:
         db.execute("DROP TRIGGER refuse")
         db.commit()
     status, out, _ = _import(capsys, path, tmp_path / "run")
-    assert status == 0 and "1 cell(s) added, 1 already there" in out
+    assert status == 0 and "2 cell(s) added, 1 already there" in out
     assert _keys(path) == _keys(fresh)
     assert [r["status"] for r in open_store(path, readonly=True).runs()] == ["finished"]
 
@@ -145,8 +158,10 @@ def test_a_directory_without_a_spool_or_an_empty_spool_is_one_line_and_exit_2(tm
 
 def test_a_real_run_into_a_store_that_refuses_every_cell_keeps_them_all_for_import(tmp_path, monkeypatch, capsys):
     """A real `uabench run` (the reference SDK, interop tests of the smoke profile) into a store
-    that refuses every cell: each test fails naming the spool, `uabench import` then loads a
-    cell of every test into a fresh store."""
+    that refuses every cell: the cells are measured as usual (their tests pass), the run ends
+    with the store's one line naming the import and exit 2, the store has the run as `failed`
+    (its cells missing there) and `uabench report` skips it and says so; `uabench import` then
+    loads a cell of every test, and the run as the spool ended it (finished)."""
     from robot.api import ExecutionResult
 
     from uabench import paths
@@ -158,13 +173,21 @@ def test_a_real_run_into_a_store_that_refuses_every_cell_keeps_them_all_for_impo
     open_store(path).close()
     _refuse_cells(path)
     argv = ["--store", str(path), "run", "read", "--profile", "smoke", "--sdk", "open62541", "--include", "interop"]
-    assert cli.main(argv) == 1
-    capsys.readouterr()
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
     (run_dir,) = (tmp_path / "runs").iterdir()
+    (plan_dir,) = [spooled.parent for spooled in run_dir.glob(f"*/{spool.NAME}")]
+    assert err.endswith(
+        f"uabench: error: results store {path}: 1 measured cell(s) not written (refused); every measured cell "
+        f"is in the spool of {plan_dir}: `uabench import {plan_dir}` loads it\n"
+    )
+    assert "Traceback" not in err
     tests = list(ExecutionResult(str(run_dir / "output.xml")).suite.all_tests)
-    assert tests and all(test.status == "FAIL" for test in tests)
-    spools = list(run_dir.glob(f"*/{spool.NAME}"))
-    assert all(test.message.startswith(f"StoreError: measured cell kept in {spools[0]}") for test in tests)
+    assert tests and all(test.status == "PASS" for test in tests)
+    [run] = open_store(path, readonly=True).runs()
+    assert run["status"] == "failed" and run["provenance"][REFUSED].endswith("not written (refused)")
+    assert cli.main(["--store", str(path), "report", "--out", str(tmp_path / "report")]) == 2
+    assert f"skipped runs that did not finish: {run['id']} (read, failed)" in capsys.readouterr().err
 
     fresh = tmp_path / "fresh.sqlite"
     status, out, _ = _import(capsys, fresh, run_dir)
@@ -172,4 +195,5 @@ def test_a_real_run_into_a_store_that_refuses_every_cell_keeps_them_all_for_impo
     store = open_store(fresh, readonly=True)
     interop = [cell for cell in store.cells() if cell["kind"] == "interop"]
     assert len(interop) == len(tests) and all(cell["status"] == "pass" for cell in interop)
+    assert [r["status"] for r in store.runs()] == ["finished"]
     assert open_store(path, readonly=True).cells() == []

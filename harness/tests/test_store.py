@@ -1,9 +1,9 @@
 import hashlib
-import json
 import os
 import shutil
 import sqlite3
 import subprocess
+import tempfile
 import threading
 import time
 from contextlib import closing
@@ -312,7 +312,9 @@ def test_closing_a_run_waits_for_a_lock_that_ends(short_locks, tmp_path):
     holder.close()
 
 
-def test_cells_locked_out_beyond_the_bound_go_to_a_file_named_in_one_line(short_locks, tmp_path):
+def test_cells_locked_out_beyond_the_bound_are_one_line_and_no_second_copy(short_locks, tmp_path):
+    """The store keeps no spill file of its own: the writer's spool (results.spool) is the one
+    place a refused cell survives, and the writer's line names it (tests/test_faults_store.py)."""
     path = _stored_store(tmp_path / "s.sqlite")
     store = open_store(path)
     holder = sqlite3.connect(path, isolation_level=None)
@@ -321,10 +323,10 @@ def test_cells_locked_out_beyond_the_bound_go_to_a_file_named_in_one_line(short_
     with pytest.raises(StoreError) as refused:
         store.finish_run(1)
     message = str(refused.value)
-    kept = path.with_name(f"{path.name}.unwritten-{os.getpid()}.jsonl")
-    assert "1 measured cell(s) not written" in message and str(kept) in message and "\n" not in message
-    [line] = kept.read_text().splitlines()
-    assert json.loads(line)["repetition"] == 1 and not store.pending
+    assert message.startswith(f"results store {path}: 1 measured cell(s) not written (database is locked)")
+    assert "\n" not in message and not store.pending
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite", "s.sqlite-shm", "s.sqlite-wal"]
+    assert not list(Path(tempfile.gettempdir()).glob(f"s.sqlite.unwritten-{os.getpid()}*"))
     holder.close()
     store.close()
 

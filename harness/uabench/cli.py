@@ -76,6 +76,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from uabench import rundir
     from uabench.engine import estimate
     from uabench.proc import cleanup, launcher
+    from uabench.results import spool
     from uabench.robot.modifier import Matrix
     from uabench.robot.pacing import Pacer, budget_note
     from uabench.robot.progress import Progress
@@ -125,6 +126,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     except SystemExit:  # Robot's answer to a second signal: stop at once
         status = 1
     print(f"Robot output, log and report: {run_dir}")
+    refused = spool.refusal(run_dir)  # a store that refused cells: its line naming the import, exit 2
+    if refused:
+        raise refused
     if _close_runs(args.store, marker, cleanup.received()):
         return 130
     if args.report and not args.dryrun:

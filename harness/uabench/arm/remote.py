@@ -460,7 +460,8 @@ def serve_and_check(
 ) -> tuple[list[RemoteStep], dict | None]:
     """Start `sdk_id`'s server from `deployment` on the remote host (bound to its address),
     read every node and write with read-back from the native reference client here, stop it
-    with SIGTERM and collect its resource samples. Cells go to the store (suite `remote`)."""
+    with SIGTERM and collect its resource samples. Cells go to the run's spool, then the store
+    (suite `remote`); a store that refused them is a StoreError naming `uabench import`."""
     from uabench import paths, plan, sdks
     from uabench.arm import smoke as arm
     from uabench.engine.session import Session
@@ -504,8 +505,7 @@ def serve_and_check(
                     f"{outcome.result['verification']['checked']} values verified"
                 )
             steps.append(RemoteStep(name, outcome.status, detail, round(time.monotonic() - begun, 1)))
-            store.add_cell(
-                session.run_id,
+            session.add_cell(  # spooled first (results.spool)
                 suite="remote",
                 kind=name,
                 client=reference.id,
@@ -539,8 +539,7 @@ def serve_and_check(
                 0.0,
             )
         )
-        store.add_cell(
-            session.run_id,
+        session.add_cell(
             suite="remote",
             kind="server resources",
             client=reference.id,
@@ -557,6 +556,8 @@ def serve_and_check(
     finally:
         session.close(status)
         steps.append(_removed(deployment.host))
+    if session.store_error:  # the cells are in the run's spool; the line names the import command
+        raise session.store_error
     return steps, resources
 
 

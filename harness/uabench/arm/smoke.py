@@ -24,7 +24,6 @@ from uabench import paths, plan, sdks
 from uabench.arm import images
 from uabench.engine.session import Measured, Server, Session
 from uabench.proc.process import AdapterError, AdapterProcess
-from uabench.results.store import Store
 from uabench.sdks import Sdk
 
 # Under qemu a JVM or Node needs far longer than the contract's 30 s to get ready, and more
@@ -263,9 +262,7 @@ def _store(
     config: dict | None,
     outcome,
 ) -> None:
-    store: Store = session.store
-    store.add_cell(
-        session.run_id,
+    session.add_cell(  # spooled first: a store that refuses it loses nothing (results.spool)
         suite=session.suite,
         kind=step,
         client=reference.id,

@@ -23,7 +23,7 @@ from uabench.proc import cleanup, host, launcher
 from uabench.proc.process import READY_TIMEOUT_S, AdapterError, AdapterProcess
 from uabench.proc.sampling import INTERVAL_S, PerfStat
 from uabench.results import provenance, spool
-from uabench.results.store import Store, StoreError
+from uabench.results.store import REFUSED, Store, StoreError
 from uabench.sdks import Sdk, all_sdks
 from uabench.sdks import get as get_sdk
 
@@ -133,6 +133,7 @@ class Session:
     spool_key: str = field(default_factory=spool.new_key)
     _spool_begun: bool = field(default=False, init=False, repr=False)
     _spool_failed: bool = field(default=False, init=False, repr=False)
+    _store_refused: str | None = field(default=None, init=False, repr=False)  # the store's first error
 
     def __post_init__(self) -> None:
         cleanup.install()  # from here on the run starts processes and namespaces
@@ -170,6 +171,7 @@ class Session:
                 "seed": self.seed,
                 "order": "every block measures each compared item once, shuffled per block from the seed",
                 "target_half_width": schedule.TARGET_HALF_WIDTH,
+                "time_budget_s": budget.run_budget(),  # uabench run --time-budget: None without
                 "host_threshold_percent": host.DISTURBED_PERCENT,
                 "steady_state": self.steady.summary(),
             },
@@ -488,36 +490,66 @@ class Session:
                 print(f"uabench: warning: {error}; cells go to the store only", file=sys.stderr)
             self._spool_failed = True
 
-    def _store_failed(self, error: StoreError) -> StoreError:
-        if self._spool_failed:
-            return error
-        # the spool first: a progress line shows only the start of a failure
-        return StoreError(
-            f"measured cell kept in {self.spool_file.path} (`uabench import {self.workdir}` loads it later): {error}"
-        )
+    def _refuse(self, error: StoreError) -> None:
+        """The store refused a write of this run: said once, and from here on the run's cells go to
+        its spool only (each store write could wait out a lock again); its end goes to both."""
+        if self._store_refused is None:
+            print(
+                f"uabench: warning: {error}; the run goes on into its spool {self.spool_file.path} "
+                f"(`uabench import {self.workdir}` loads it)",
+                file=sys.stderr,
+            )
+            self._store_refused = str(error)
+
+    @property
+    def store_error(self) -> StoreError | None:
+        """After close: the one line for a store that refused this run's cells or its end."""
+        return spool.refusal(self.workdir)
 
     def add_cell(self, **cell) -> int | None:
         """Stores one cell of this run, first in the spool (on disk when it returns), then in
-        the store; a stop signal waits until it is stored. A store that fails raises a
-        StoreError naming the spool."""
+        the store; a stop signal waits until it is stored. None when the store did not take it
+        (kept in the spool, and `uabench run` ends with the store's error and exit 2); a
+        StoreError only when the spool could not be written either."""
         cell["created_ns"] = time.time_ns()  # part of its key: set once, the same in spool and store
         with cleanup.signals_deferred():
             self._spool(lambda file: file.cell(self.spool_key, cell))
+            if self._store_refused is not None and not self._spool_failed:
+                return None
             try:
                 return self.store.add_cell(self.run_id, **cell)
             except StoreError as error:
-                raise self._store_failed(error) from None
+                if self._spool_failed:
+                    raise  # the cell is nowhere else: its test fails with the line
+                self._refuse(error)
+                return None
 
     def close(self, status: str = "finished") -> None:
         """Stores the run's end: `interrupted` when the harness received a stop signal (the
-        cells measured before it are kept), else `status`."""
+        cells measured before it are kept), else `status`. A store that refused the run's cells
+        (or refuses its end) does not make this fail, which would be a Robot teardown failure:
+        the spool's end keeps the status and the store's error, the store's copy is marked
+        `failed` where it can be, and spool.refusal gives `uabench run` its line."""
         if cleanup.received() is not None:
             status = "interrupted"
         self.stop_servers()
         os.sched_setaffinity(0, self._harness_cpus)
-        self._spool(lambda file: file.end(self.spool_key, status, self._provenance()))
-        try:
-            self.store.update_provenance(self.run_id, self._provenance())
-            self.store.finish_run(self.run_id, status)
-        except StoreError as error:
-            raise self._store_failed(error) from None
+        ended = self._provenance()
+        refused_before = self._store_refused is not None
+        if not refused_before:
+            try:
+                self.store.update_provenance(self.run_id, ended)
+                self.store.finish_run(self.run_id, status)
+            except StoreError as error:
+                if self._spool_failed:
+                    raise  # nothing else has the run's end
+                self._refuse(error)
+        elif not self._spool_failed:
+            try:  # the store's copy lacks cells: not a finished run there (an import ends it)
+                self.store.update_provenance(self.run_id, {**ended, REFUSED: self._store_refused})
+                self.store.finish_run(self.run_id, "failed")
+            except StoreError:
+                pass  # it stays running; the next invocation marks it abandoned, an import ends it
+        self._spool(lambda file: file.end(self.spool_key, status, ended, self._store_refused))
+        if self._store_refused is not None and not self._spool_failed:
+            spool.refused(self.workdir, self._store_refused)

@@ -5,7 +5,9 @@ or incompatible then loses nothing: `uabench import RUN_DIR` loads the spool int
 A spool holds the runs of one run directory (several plans, one session each). Its records:
 - {"record": "run", "key", "suite", "profile", "started_ns", "provenance"} when a session starts,
 - {"record": "cell", "run": key, "cell": {...the store's cell columns, created_ns}} per cell,
-- {"record": "end", "run": key, "status", "finished_ns", "provenance"} when it ends.
+- {"record": "end", "run": key, "status", "finished_ns", "provenance"[, "store"]} when it ends;
+  "store" is the store's error line when the store refused cells of the run (its status is then
+  still the run's own: the spool holds every cell, and an import stores the run as it ended).
 
 A run is found again in a store by its key (kept in its provenance as "spool_key"), a cell by
 its run and its (kind, client, server, variant, parameter, repetition, created_ns): importing
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from uabench.results.store import JSON_COLUMNS, Store
+from uabench.results.store import JSON_COLUMNS, Store, StoreError
 
 NAME = "cells.jsonl"
 KEY = "spool_key"  # the provenance field holding a run's spool key
@@ -77,10 +79,32 @@ class Spool:
     def cell(self, key: str, cell: dict) -> None:
         self.append({"record": "cell", "run": key, "cell": cell})
 
-    def end(self, key: str, status: str, provenance: dict) -> None:
-        self.append(
-            {"record": "end", "run": key, "status": status, "finished_ns": time.time_ns(), "provenance": provenance}
-        )
+    def end(self, key: str, status: str, provenance: dict, store: str | None = None) -> None:
+        ended = {"record": "end", "run": key, "status": status, "finished_ns": time.time_ns()}
+        self.append(ended | {"provenance": provenance} | ({"store": store} if store else {}))
+
+
+# The store refusals of this process's sessions, (run directory, line): `uabench run` runs Robot in
+# its own process and ends with them as one line and exit 2 (refusal), not as a test's failure.
+_refusals: list[tuple[Path, str]] = []
+
+
+def refused(workdir: Path, line: str) -> None:
+    _refusals.append((workdir, line))
+
+
+def refusal(run_dir: Path) -> StoreError | None:
+    """The one line for the store refusals of the runs under `run_dir`: the first refusal and
+    the import command that loads the spools of them all."""
+    ours = [(workdir, line) for workdir, line in _refusals if workdir.is_relative_to(run_dir)]
+    if not ours:
+        return None
+    dirs = {workdir for workdir, _ in ours}
+    where = dirs.pop() if len(dirs) == 1 else run_dir
+    more = f" ({len(ours)} runs refused)" if len(ours) > 1 else ""
+    return StoreError(
+        f"{ours[0][1]}{more}; every measured cell is in the spool of {where}: `uabench import {where}` loads it"
+    )
 
 
 @dataclass

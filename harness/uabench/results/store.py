@@ -16,16 +16,15 @@ the store is opened, so `uabench run` refuses it before the first cell.
 
 Locks: a write waits CELL_WAIT_S for another writer's lock; a cell that still cannot be written
 is kept in memory and written before the next write. Closing the run waits up to LOCK_BOUND_S
-in all; cells that are still unwritten then go to a JSON-lines file beside the store, named in
-the error, so a lock never loses a measured cell. (A session also has every cell in its run's
-spool before it comes here, results.spool; `uabench import` loads that into a store.)"""
+in all; cells still unwritten then are a StoreError. The store keeps no copy of its own: every
+writer (engine.session.Session, used by `run`, `arm-smoke` and `remote`) has each cell in its
+run's spool (results.spool) before it comes here, and `uabench import RUN_DIR` loads that spool
+into a store, so the spool is the one way a refused cell survives."""
 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -107,6 +106,11 @@ JSON_COLUMNS = (
 
 class StoreError(Exception):
     pass
+
+
+# The provenance field of a run whose cells this store refused (stored `failed`, its cells in the
+# run's spool): the store's error line. An import of that spool ends it as the spool says.
+REFUSED = "store_refused"
 
 
 def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
@@ -255,10 +259,12 @@ class Store:
 
     def end_unended_run(self, run_id: int, status: str, finished_ns: int | None, provenance: dict) -> None:
         """The end a spool saw, for a run the store has as running or abandoned (its harness
-        could not write its end here)."""
+        could not write its end here), or as failed because it refused the run's cells
+        (REFUSED in its provenance: the spool holds them all)."""
         self._locked_write(
             "UPDATE runs SET finished_ns = ?, status = ?, provenance = ? "
-            "WHERE id = ? AND status IN ('running', 'abandoned')",
+            "WHERE id = ? AND (status IN ('running', 'abandoned') "
+            f"OR json_extract(provenance, '$.{REFUSED}') IS NOT NULL)",
             (finished_ns, status, json.dumps(provenance), run_id),
         )
 
@@ -317,10 +323,9 @@ class Store:
         except sqlite3.Error as error:
             if bound_s == 0.0 and isinstance(error, sqlite3.OperationalError) and _locked(error):
                 raise  # add_cell keeps it for the next write
-            kept = self._keep_pending()
-            raise StoreError(
-                f"results store {self.path}: {len(kept[1])} measured cell(s) not written ({error}); kept in {kept[0]}"
-            ) from None
+            # dropped here: the writer's spool has them (module docstring), and its error names it
+            unwritten, self.pending = len(self.pending), []
+            raise StoreError(f"results store {self.path}: {unwritten} measured cell(s) not written ({error})") from None
         return last
 
     def _insert(self, cell: dict) -> int:
@@ -330,21 +335,6 @@ class Store:
             cursor = self.db.execute(f"INSERT INTO cells ({columns}) VALUES ({marks})", tuple(cell.values()))
         assert cursor.lastrowid is not None  # an INSERT always sets it
         return cursor.lastrowid
-
-    def _keep_pending(self) -> tuple[Path, list[dict]]:
-        """The unwritten cells as JSON lines beside the store, or in the temporary directory
-        when the store's directory cannot be written (appended: never overwrites)."""
-        name = f"{self.path.name}.unwritten-{os.getpid()}.jsonl"
-        lines = "".join(json.dumps(cell) + "\n" for cell in self.pending)
-        for directory in (self.path.parent, Path(tempfile.gettempdir())):
-            try:
-                with (directory / name).open("a", encoding="utf-8") as out:
-                    out.write(lines)
-            except OSError:
-                continue
-            kept, self.pending = self.pending, []
-            return directory / name, kept
-        raise StoreError(f"results store {self.path}: {len(self.pending)} measured cell(s) could not be kept anywhere")
 
     def runs(self, suite: str | None = None) -> list[dict]:
         query, args = "SELECT * FROM runs", tuple[str, ...]()
