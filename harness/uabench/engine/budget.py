@@ -19,6 +19,7 @@ import time
 from collections.abc import Sequence
 
 _due: float | None = None  # time.monotonic() by which the running test is due; None: no budget
+_run_budget: float | None = None  # the run's whole budget in seconds, for its provenance
 
 
 def shares(estimated: Sequence[float], budget_s: float) -> list[float]:
@@ -30,6 +31,16 @@ def shares(estimated: Sequence[float], budget_s: float) -> list[float]:
     if total <= 0:
         return [budget_s] * len(estimated)
     return [budget_s * done / total for done in itertools.accumulate(estimated)]
+
+
+def set_run_budget(seconds: float | None) -> None:
+    global _run_budget
+    _run_budget = seconds
+
+
+def run_budget() -> float | None:
+    """The budget the running `uabench run` was given (None: none), recorded with each run."""
+    return _run_budget
 
 
 def set_due(due: float | None) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from uabench import pki, rundir
 from uabench import plan as plan_module
-from uabench.engine import cells, schedule, warmup
+from uabench.engine import budget, cells, schedule, warmup
 from uabench.engine.cells import Measured, Outcome
 from uabench.engine.warmup import SteadyRule, SteadyState
 from uabench.plan import Plan
@@ -171,6 +171,7 @@ class Session:
                 "seed": self.seed,
                 "order": "every block measures each compared item once, shuffled per block from the seed",
                 "target_half_width": schedule.TARGET_HALF_WIDTH,
+                "time_budget_s": budget.run_budget(),  # uabench run --time-budget: None without
                 "time_budget_s": budget.run_budget(),  # uabench run --time-budget: None without
                 "host_threshold_percent": host.DISTURBED_PERCENT,
                 "steady_state": self.steady.summary(),

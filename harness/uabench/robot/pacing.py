@@ -22,6 +22,7 @@ class Pacer:
 
     def start_suite(self, data: TestSuite, result) -> None:
         if data.parent is None:
+            budget.set_run_budget(self.budget_s)
             self.started = time.monotonic()
             planned = list(estimates(data))
             offsets = budget.shares([seconds for _, seconds in planned], self.budget_s)
@@ -35,6 +36,7 @@ class Pacer:
 
     def close(self) -> None:
         budget.set_due(None)
+        budget.set_run_budget(None)
 
 
 def budget_note(estimated_s: float, budget_s: float) -> str:
