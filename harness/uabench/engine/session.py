@@ -134,6 +134,7 @@ class Session:
     _spool_begun: bool = field(default=False, init=False, repr=False)
     _spool_failed: bool = field(default=False, init=False, repr=False)
     _store_refused: str | None = field(default=None, init=False, repr=False)  # the store's first error
+    _lost: bool = field(default=False, init=False, repr=False)  # a cell neither spool nor store took
 
     def __post_init__(self) -> None:
         cleanup.install()  # from here on the run starts processes and namespaces
@@ -171,7 +172,6 @@ class Session:
                 "seed": self.seed,
                 "order": "every block measures each compared item once, shuffled per block from the seed",
                 "target_half_width": schedule.TARGET_HALF_WIDTH,
-                "time_budget_s": budget.run_budget(),  # uabench run --time-budget: None without
                 "time_budget_s": budget.run_budget(),  # uabench run --time-budget: None without
                 "host_threshold_percent": host.DISTURBED_PERCENT,
                 "steady_state": self.steady.summary(),
@@ -521,18 +521,22 @@ class Session:
                 return self.store.add_cell(self.run_id, **cell)
             except StoreError as error:
                 if self._spool_failed:
-                    raise  # the cell is nowhere else: its test fails with the line
+                    self._lost = True  # the cell is nowhere else: the run failed, and so does its test
+                    raise
                 self._refuse(error)
                 return None
 
     def close(self, status: str = "finished") -> None:
         """Stores the run's end: `interrupted` when the harness received a stop signal (the
-        cells measured before it are kept), else `status`. A store that refused the run's cells
-        (or refuses its end) does not make this fail, which would be a Robot teardown failure:
-        the spool's end keeps the status and the store's error, the store's copy is marked
-        `failed` where it can be, and spool.refusal gives `uabench run` its line."""
+        cells measured before it are kept), `failed` when a measured cell was lost, else
+        `status`. A store that refused the run's cells (or refuses its end) does not make this
+        fail, which would be a Robot teardown failure: the spool's end keeps the status and the
+        store's error, the store's copy is marked `failed` where it can be, and spool.refusal
+        gives `uabench run` its line."""
         if cleanup.received() is not None:
             status = "interrupted"
+        elif self._lost:
+            status = "failed"  # measured cells are missing from it (neither spool nor store took them)
         self.stop_servers()
         os.sched_setaffinity(0, self._harness_cpus)
         ended = self._provenance()
