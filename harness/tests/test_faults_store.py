@@ -81,16 +81,20 @@ def test_a_store_that_refuses_the_runs_end_is_one_line_and_exit_2_not_a_teardown
 
 def test_an_arm_smoke_cell_goes_through_the_spool(tmp_path, capsys):
     """arm-smoke (and remote) write through Session.add_cell: a store that refuses the cell
-    leaves it in the spool, and the session's line names the import."""
+    leaves it in the spool (no second copy), and the check fails with one line naming the import."""
     path = tmp_path / "s.sqlite"
     session = Session(open_store(path), "arm-smoke", "smoke", workdir=tmp_path / "run")
     _refuse(path, "cells", "INSERT")
     reference = sdks.get("open62541")
     emulated = smoke.LaunchedSdk(**smoke._fields(reference), arch="aarch64", how="binary")
-    smoke._store(session, reference, emulated, "read", "server ready", "fail", "no answer", None, None)
+    with pytest.raises(StoreError) as refused:  # the check fails with the line naming the import
+        smoke._store(session, reference, emulated, "read", "server ready", "fail", "no answer", None, None)
     session.close()
     session.store.close()
-    assert str(session.store_error).endswith(f"`uabench import {tmp_path / 'run'}` loads it")
+    assert str(refused.value) == (
+        f"results store {path}: 1 measured cell(s) not written (refused INSERT); every measured cell is in the "
+        f"spool of {tmp_path / 'run'}: `uabench import {tmp_path / 'run'}` loads it"
+    )
     [cell] = [record["cell"] for record in _spooled(tmp_path / "run") if record["record"] == "cell"]
     assert cell["kind"] == "server ready" and cell["emulated"] is True and cell["parameter"] == "aarch64"
     assert not list(tmp_path.glob("*unwritten*"))  # the spool is the one copy

@@ -282,6 +282,8 @@ def _store(
         client_bound=bool(getattr(outcome, "client_bound", False)),
         emulated=True,
     )
+    if session.store_error:  # kept in the spool: the check fails with the line naming the import
+        raise session.store_error
 
 
 def cleanup_containers(token: str) -> None:

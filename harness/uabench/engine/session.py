@@ -504,8 +504,11 @@ class Session:
 
     @property
     def store_error(self) -> StoreError | None:
-        """After close: the one line for a store that refused this run's cells or its end."""
-        return spool.refusal(self.workdir)
+        """The one line for a store that refused this run's cells (or, after close, its end),
+        naming the spool and the import; None when the store took everything."""
+        if self._store_refused is None or self._spool_failed:
+            return None
+        return spool.refusal_of(self.workdir, self._store_refused)
 
     def add_cell(self, **cell) -> int | None:
         """Stores one cell of this run, first in the spool (on disk when it returns), then in

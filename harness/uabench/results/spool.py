@@ -100,11 +100,13 @@ def refusal(run_dir: Path) -> StoreError | None:
     if not ours:
         return None
     dirs = {workdir for workdir, _ in ours}
-    where = dirs.pop() if len(dirs) == 1 else run_dir
     more = f" ({len(ours)} runs refused)" if len(ours) > 1 else ""
-    return StoreError(
-        f"{ours[0][1]}{more}; every measured cell is in the spool of {where}: `uabench import {where}` loads it"
-    )
+    return refusal_of(dirs.pop() if len(dirs) == 1 else run_dir, ours[0][1] + more)
+
+
+def refusal_of(where: Path, line: str) -> StoreError:
+    """The store's line with the spool that holds the refused cells and the command to load it."""
+    return StoreError(f"{line}; every measured cell is in the spool of {where}: `uabench import {where}` loads it")
 
 
 @dataclass
