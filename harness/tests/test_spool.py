@@ -56,8 +56,8 @@ def test_a_cell_the_store_refuses_is_in_the_spool_named_and_imported_once(tmp_pa
     assert session.add_cell(repetition=2, **CELL) is None  # spool only from the first refusal on
     warning = capsys.readouterr().err
     assert warning == (
-        f"uabench: warning: results store {path}: 1 measured cell(s) not written (refused); the run goes on "
-        f"into its spool {tmp_path / 'run' / spool.NAME} (`uabench import {tmp_path / 'run'}` loads it)\n"
+        f"uabench: warning: results store {path}: 1 measured cell(s) not written (refused); the run's cells and "
+        f"end go to its spool {tmp_path / 'run' / spool.NAME} only (`uabench import {tmp_path / 'run'}` loads it)\n"
     )
     session.close()
     session.store.close()

@@ -496,8 +496,8 @@ class Session:
         its spool only (each store write could wait out a lock again); its end goes to both."""
         if self._store_refused is None:
             print(
-                f"uabench: warning: {error}; the run goes on into its spool {self.spool_file.path} "
-                f"(`uabench import {self.workdir}` loads it)",
+                f"uabench: warning: {error}; the run's cells and end go to its spool {self.spool_file.path} "
+                f"only (`uabench import {self.workdir}` loads it)",
                 file=sys.stderr,
             )
             self._store_refused = str(error)
