@@ -292,6 +292,10 @@ def test_a_cell_meeting_a_lock_is_kept_and_written_with_the_next(short_locks, tm
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     assert store.add_cell(1, repetition=1, **CELL) is None and len(store.pending) == 1
+    # read back meanwhile as it will be stored (a run's later test reads its earlier cells)
+    waiting = store.cells([1], "read")[-1]
+    assert waiting["id"] is None and waiting["repetition"] == 1 and waiting["reason"] is None
+    assert store.cells([2]) == [] and store.cells([1], "write") == []
     holder.execute("ROLLBACK")
     assert store.add_cell(1, repetition=2, **CELL) is not None and not store.pending
     assert [cell["repetition"] for cell in store.cells([1])] == [0, 1, 2]

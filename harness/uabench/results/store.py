@@ -353,7 +353,18 @@ class Store:
             clauses.append("suite = ?")
             args.append(suite)
         where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-        return [_decode(row) for row in self._read(f"SELECT * FROM cells{where} ORDER BY id", tuple(args))]
+        stored = [_decode(row) for row in self._read(f"SELECT * FROM cells{where} ORDER BY id", tuple(args))]
+        # cells measured while another writer held the lock are this run's too (a headroom test
+        # picks the fastest server of its run's throughput cells): read as they will be stored
+        waiting = [
+            cell
+            for cell in self.pending
+            if (run_ids is None or cell["run_id"] in run_ids) and (not suite or cell["suite"] == suite)
+        ]
+        if waiting:
+            columns = dict.fromkeys(row[1] for row in self._read("PRAGMA table_info(cells)", ()))
+            stored += [_decode({**columns, **cell}) for cell in waiting]
+        return stored
 
     def _read(self, sql: str, args: tuple) -> list[sqlite3.Row]:
         """Rows, or one line when the file is damaged beyond its header (found only on reading)."""
@@ -367,7 +378,7 @@ def _locked(error: sqlite3.OperationalError) -> bool:
     return "locked" in str(error) or "busy" in str(error)
 
 
-def _decode(row: sqlite3.Row) -> dict:
+def _decode(row: sqlite3.Row | dict) -> dict:
     cell = dict(row)
     for column in JSON_COLUMNS:
         if cell.get(column):
