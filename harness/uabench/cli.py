@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import NoReturn
 
 from uabench import paths, plan, sdks
 from uabench.plan import PlanError
@@ -35,9 +36,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     from uabench import checks
 
     if args.all == bool(args.sdk):
-        print("uabench check: name SDKs or pass --all", file=sys.stderr)
+        print("uabench check: name SDKs or pass --all (not both)", file=sys.stderr)
         return 2
-    junit = Path(args.junit or paths.RESULTS / "check" / "junit.xml")
+    junit = _junit(args.junit, "check")
     if not args.all:
         for sdk_id in args.sdk:
             sdks.get(sdk_id)  # an unknown name is an error, not an empty selection
@@ -49,6 +50,19 @@ def cmd_check(args: argparse.Namespace) -> int:
         options += ["--require-builds"] if args.require_builds else []
         return checks.run(["test_contract", "test_arm_smoke", "test_remote"], options, junit)
     return checks.run(["test_contract"], [], junit, keyword=" or ".join(args.sdk))
+
+
+def _junit(given: str | None, command: str) -> Path:
+    """The JUnit file of a check command, its directory made now: one that cannot be is one
+    line before any check starts, not a traceback after."""
+    junit = Path(given or paths.RESULTS / command / "junit.xml")
+    try:
+        junit.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"--junit {junit}: cannot create {junit.parent}: {error.strerror or error}") from None
+    if junit.is_dir():
+        raise ValueError(f"--junit {junit}: is a directory, not a file")
+    return junit
 
 
 def _claim_cores(holder: str) -> None:
@@ -99,6 +113,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"time budget {estimate.clock(args.time_budget)}: {budget_note(total.seconds, args.time_budget)}")
     if args.estimate:
         return 0
+    if args.report and Path(args.out).exists() and not Path(args.out).is_dir():
+        raise ValueError(f"--out {args.out}: not a directory (the report is written there after the run)")
     _claim_cores(f"store {args.store}")
     _writable_store(args.store)
     cleanup.note_signals()  # until Robot runs: robot.signals.StopSignals takes over then
@@ -270,6 +286,7 @@ def cmd_capacity(args: argparse.Namespace) -> int:
             include=None,
             exclude=None,
             test=None,
+            time_budget=None,
         )
     )
 
@@ -278,6 +295,12 @@ def cmd_model(args: argparse.Namespace) -> int:
     from uabench.results.model import fit_all
 
     models, problems = fit_all(open_store(args.store, readonly=True).cells())
+    if not models and not problems:
+        print(
+            f"uabench model: no sweep points in {args.store}: run the subscription (or pubsub) suite first",
+            file=sys.stderr,
+        )
+        return 2
     print(
         f"{'sdk':13} {'communication':14} {'points':>6} {'intercept %':>11} {'% per 1e4 x':>11} {'R²':>6} "
         f"{'held-out MAE':>12}"
@@ -300,6 +323,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     if args.signals <= 0 or args.interval_ms <= 0 or args.clients <= 0:
         print("uabench predict: --signals, --interval-ms and --clients must be positive", file=sys.stderr)
         return 2
+    sdks.get(args.sdk)
     model = fit(args.sdk, args.communication, observations(open_store(args.store, readonly=True).cells()))
     outside = model.outside(args.signals, args.interval_ms, args.clients)
     if outside and not args.extrapolate:
@@ -372,6 +396,9 @@ def cmd_arm_smoke(args: argparse.Namespace) -> int:
     from uabench.arm import images
 
     arches = [images.arch(name).name for name in _split(args.arch)]  # refuses unknown names here
+    unknown = [sdk for sdk in _split(args.sdk) if sdk not in images.SDKS]
+    if unknown:  # not an empty selection that pytest reports as nothing collected
+        raise ValueError(f"--sdk: no ARM build of {', '.join(unknown)} (one of {', '.join(images.SDKS)})")
     options = [
         "--store",
         str(args.store),
@@ -383,7 +410,7 @@ def cmd_arm_smoke(args: argparse.Namespace) -> int:
         "--arm-how",
         "binary" if args.binary else "image",
     ]
-    return checks.run(["test_arm_smoke"], options, Path(args.junit or paths.RESULTS / "arm-smoke" / "junit.xml"))
+    return checks.run(["test_arm_smoke"], options, _junit(args.junit, "arm-smoke"))
 
 
 def cmd_remote(args: argparse.Namespace) -> int:
@@ -391,8 +418,10 @@ def cmd_remote(args: argparse.Namespace) -> int:
 
     if bool(args.binary) == bool(args.image):
         raise ValueError("give exactly one of --binary PATH or --image NAME")
+    if args.binary and not Path(args.binary).is_file():
+        raise ValueError(f"--binary {args.binary}: no such file")
     if bool(args.namespace_pi) == bool(args.target):
-        raise ValueError("give --target user@host or --namespace-pi (the local stand-in), not both")
+        raise ValueError("give exactly one of --target user@host or --namespace-pi (the local stand-in)")
     if args.target:
         from uabench.arm import remote
 
@@ -417,7 +446,7 @@ def cmd_remote(args: argparse.Namespace) -> int:
             *([f"--remote-identity={args.identity}"] if args.identity else []),
             *([f"--remote-known-hosts={args.known_hosts}"] if args.known_hosts else []),
         ]
-    return checks.run(["test_remote"], options, Path(args.junit or paths.RESULTS / "remote" / "junit.xml"))
+    return checks.run(["test_remote"], options, _junit(args.junit, "remote"))
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -448,8 +477,16 @@ def _split(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with its errors as one line (the usage it prints first is a screenful for the
+    run command): the problem, then where the usage is."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (usage: {self.prog} --help)\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    main = argparse.ArgumentParser(prog="uabench", description="Cross-implementation OPC UA benchmark")
+    main = Parser(prog="uabench", description="Cross-implementation OPC UA benchmark")
     main.add_argument(
         "--store",
         default=str(paths.default_store()),
