@@ -12,6 +12,7 @@ from uabench import cli, paths, sdks
 from uabench.arm import smoke
 from uabench.engine.session import Session
 from uabench.results import spool
+from uabench.results import store as store_module
 from uabench.results.store import StoreError, open_store
 
 CELL = {
@@ -119,3 +120,30 @@ def test_a_run_that_lost_a_cell_is_stored_failed_and_the_report_skips_it(tmp_pat
     assert cli.main(["--store", str(path), "report", "--out", str(tmp_path / "report")]) == 2
     err = capsys.readouterr().err
     assert f"skipped runs that did not finish: {run['id']} (read, failed)" in err and "Traceback" not in err
+
+
+def test_a_store_locked_beyond_the_bound_at_the_runs_end_leaves_the_run_to_its_spool(tmp_path, monkeypatch, capsys):
+    """Another writer holds the store's lock from the first cell to beyond the run's end: the
+    cell waits, the end refuses after the bound without an exception, the line names the spool
+    and the import, and the import then ends the run in the store with its cell."""
+    monkeypatch.setattr(store_module, "CELL_WAIT_S", 0.3)
+    monkeypatch.setattr(store_module, "LOCK_BOUND_S", 1.5)
+    path = tmp_path / "s.sqlite"
+    session = Session(open_store(path), "read", "smoke", workdir=tmp_path / "run")
+    with closing(sqlite3.connect(path, isolation_level=None)) as holder:
+        holder.execute("BEGIN IMMEDIATE")
+        assert session.add_cell(**CELL) is None  # kept, waiting for the lock
+        session.close()
+        holder.execute("ROLLBACK")
+    assert str(session.store_error) == (
+        f"results store {path} is locked by another writer for more than 2 s; every measured cell is in the "
+        f"spool of {tmp_path / 'run'}: `uabench import {tmp_path / 'run'}` loads it"
+    )
+    assert "the run's cells and end go to its spool" in capsys.readouterr().err
+    end = _spooled(tmp_path / "run")[-1]
+    assert end["status"] == "finished" and end["store"].endswith("for more than 2 s")
+    assert [r["status"] for r in open_store(path, readonly=True).runs()] == ["running"]
+    session.store.close()
+    assert cli.main(["--store", str(path), "import", str(tmp_path / "run")]) == 0
+    store = open_store(path, readonly=True)
+    assert [r["status"] for r in store.runs()] == ["finished"] and len(store.cells()) == 1
