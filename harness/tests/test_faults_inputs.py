@@ -17,7 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from uabench import cli
+from uabench import cli, paths
 from uabench.proc import orphans
 from uabench.results.store import open_store
 
@@ -46,6 +46,20 @@ def _inputs(t: Path) -> None:
     (t / "binary").mkdir()
     (t / "binary" / "cells.jsonl").write_bytes(b"\xff\xfe\x00garbage\n")
     (t / "afile").write_text("a file, not a directory\n")
+    read = (paths.SUITES / "plans" / "read.toml").read_text()
+    for name, (old, new) in PLAN_EDITS.items():
+        assert old in read, old  # the edit still applies to the shipped plan
+        (t / f"{name}.toml").write_text(read.replace(old, new, 1))
+
+
+# Plans that are the shipped read plan with one mistake (name: (text, replaced by))
+PLAN_EDITS = {
+    "headroom-string": ("headroom = true", 'headroom = "no"'),
+    "servers-misspelt": ('servers = "all"', 'servers = ["open62541", "milo0"]'),
+    "nodes-unbounded": ('"Signal_0..9", "Tick"', '"Signal_0..999999999", "Tick"'),
+    "nodes-per-request-zero": ("nodes_per_request = 100, in_flight = 4", "nodes_per_request = 0, in_flight = 4"),
+    "key-misspelt": ("repetitions = 2 }", "repetitons = 2 }"),
+}
 
 
 # (id, argv, env, exit status, words of the one stderr line); grouped by area
@@ -78,6 +92,18 @@ ROWS = [
     ("plan-not-utf8", ["run", "{t}/latin1.toml"], {}, 2, ["{t}/latin1.toml", "line 2", "not UTF-8"]),
     ("plan-not-toml", ["run", "{t}/broken.toml"], {}, 2, ["{t}/broken.toml", "line 1"]),
     ("plan-without-suite", ["run", "{t}/nosuite.toml"], {}, 2, ["{t}/nosuite.toml", "suite"]),
+    *(
+        (f"plan-{name}", ["run", f"{{t}}/{name}.toml", "--estimate"], {}, 2, [f"{{t}}/{name}.toml", words])
+        for name, words in (
+            ("headroom-string", "headroom"),
+            ("servers-misspelt", "milo0"),
+            ("nodes-unbounded", "Signal_0..999999999"),
+            ("nodes-per-request-zero", "nodes_per_request"),
+            ("key-misspelt", "repetitons"),
+        )
+    ),
+    ("time-budget-not-a-time", ["run", "read", "--time-budget", "abc"], {}, 2, ["--time-budget", "'abc'"]),
+    ("time-budget-negative", ["run", "read", "--time-budget=-1"], {}, 2, ["--time-budget", "'-1'"]),
     ("profile-unknown", ["run", "read", "--profile", "nope"], {}, 2, ["read.toml", "no profile 'nope'"]),
     ("capacity-plan-unknown", ["capacity", "open62541", "--plan", "nosuch"], {}, 2, ["no plan 'nosuch'"]),
     # SDK selections
