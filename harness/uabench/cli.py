@@ -183,13 +183,15 @@ def _leftovers(command: str, store: str) -> None:
     opened = None
     with contextlib.suppress(StoreError):
         opened = open_store(store, readonly=True)  # one that is not there is not created here
-        if acting:
+    try:
+        # opened for writing only to mark abandoned runs: a store another run is writing to
+        # would otherwise hold up every check
+        if acting and opened is not None and orphans.abandoned_runs(opened):
             opened.close()
             opened = None
             opened = open_store(store)
-    try:
         line = orphans.reap(opened) if acting else orphans.seen(opened)
-    except StoreError:  # the store is busy or read-only: the processes and namespaces still go
+    except StoreError:  # busy or read-only: the processes and namespaces go all the same
         line = orphans.reap(None) if acting else orphans.seen(None)
     finally:
         if opened is not None:

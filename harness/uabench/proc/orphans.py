@@ -60,14 +60,19 @@ def left_processes() -> list[psutil.Process]:
     return found
 
 
+def abandoned_runs(store: Store) -> list[dict]:
+    """The runs of `store` still `running` whose harness has ended."""
+    return [
+        run
+        for run in store.runs()
+        if run["status"] == "running" and not harness_alive((run["provenance"].get("harness") or {}).get("marker"))
+    ]
+
+
 def find(store: Store | None) -> Leftovers:
     """Everything an ended harness left: runs of `store` (none without one), processes,
     namespaces and bridges (when this machine can have them at all)."""
-    runs = []
-    for run in store.runs() if store is not None else []:
-        marker = (run["provenance"].get("harness") or {}).get("marker")
-        if run["status"] == "running" and not harness_alive(marker):
-            runs.append(run)
+    runs = abandoned_runs(store) if store is not None else []
     hosts: list[str] = []
     if netns.unavailable() is None:
         with contextlib.suppress(OSError, ValueError):
