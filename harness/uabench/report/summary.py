@@ -46,10 +46,11 @@ def _rankings(run: dict, cells: list[dict], found: Figures) -> None:
     points = [p for p in figures.points(cells, "throughput") if p.sweep == ranking]
     standing = uncertainty.standings(points)
     reasons = {}
+    host = figures.host_cv(points)
     for p in points:
         mine = standing[p.server]
         # the rank rests on the interval; the headline figure itself is marked above the headline CV
-        reasons[p.server] = mine.unstable or headline_unstable(p.throughput)
+        reasons[p.server] = explained(mine.unstable or headline_unstable(p.throughput), p, host.get(p.server))
         found.put(p.server, Column(f"{suite} rank"), mine.cell())
         found.put(
             p.server,
@@ -60,6 +61,27 @@ def _rankings(run: dict, cells: list[dict], found: Figures) -> None:
         found.put(p.server, Column(f"{suite} p99 µs", "µs"), Cell(p.latency["p99_us"]))
     found.note(*uncertainty.method_notes(p.throughput for p in points))
     found.note(*uncertainty.unstable_notes({f"{server} ({suite})": reason for server, reason in reasons.items()}))
+
+
+def explained(reason: str | None, point: figures.Point, host_cv: float | None) -> str | None:
+    """An unstable figure's reason with what the data show made its repetitions differ: pauses
+    within them (their timelines), or the host, when the variation the servers of a block had in
+    common accounts for most of it (figures.host_cv)."""
+    if not reason:
+        return reason
+    evidence = [point.pauses.text()] if point.pauses else []
+    cv = point.throughput.cv if point.throughput else None
+    if host_cv is not None and cv and host_cv < HOST_SHARE * cv:
+        evidence.append(
+            f"most of its variation was the host's: the servers measured in the same block rose and fell together, "
+            f"and with their common factor divided out its repetitions vary by {host_cv * 100:.1f} %"
+        )
+    return f"{reason.rstrip('.')}; {'; '.join(evidence)}." if evidence else reason
+
+
+# The host is named as the cause when dividing out the block's common factor leaves less than
+# this share of a figure's CV.
+HOST_SHARE = 0.6
 
 
 def headline_unstable(found: stats.Estimate | None) -> str | None:

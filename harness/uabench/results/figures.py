@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
 from uabench_contract import Histogram
 
 from uabench.engine.constants import SUSTAINED_CYCLE_RATIO
@@ -34,6 +35,80 @@ def repetitions(cells: list[dict]) -> list[Repetition]:
         )
         for c in cells
     ]
+
+
+# A measured window of a client's timeline below this share of its repetition's median window is a
+# pause: the server (a garbage collection, an event-loop stall, a JIT deoptimisation) or the host
+# stopped serving for a good part of it. Half is far outside the few per cent two windows of a
+# steady server differ by, so what is counted is a pause and not window-to-window noise.
+PAUSE_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Pauses:
+    """Windows of the measured phase of a point's repetitions that fell below PAUSE_SHARE of
+    their repetition's median window, out of all measured windows, and in how many repetitions."""
+
+    windows: int
+    of: int
+    repetitions: int
+    window_ms: float
+
+    def text(self) -> str:
+        return (
+            f"within its repetitions, {self.windows} of {self.of} {self.window_ms:g}-ms windows "
+            f"(in {self.repetitions} repetitions) fell below {PAUSE_SHARE * 100:g} % of their repetition's median: "
+            "pauses of the server or the host that a repetition of this length does not average out"
+        )
+
+
+def pauses(cells: list[dict]) -> Pauses | None:
+    """The pauses in the measured windows of `cells` (their warm-up windows left out); None when
+    no cell has a timeline or none paused."""
+    paused = total = hit = 0
+    window_ms = 0.0
+    for cell in cells:
+        timeline = (cell.get("result") or {}).get("timeline") or {}
+        window_ms = timeline.get("window_ms") or 0
+        values = timeline.get("values") or []
+        if not window_ms or not values:
+            continue
+        skip = round(((cell.get("client_config") or {}).get("warmup_s") or 0) * 1000 / window_ms)
+        measured = np.asarray(values[skip:], dtype=float)
+        if len(measured) < 2:
+            continue
+        low = int(np.sum(measured < PAUSE_SHARE * np.median(measured)))
+        paused, total, hit = paused + low, total + len(measured), hit + bool(low)
+    return Pauses(paused, total, hit, window_ms) if paused else None
+
+
+def host_cv(points: list[Point]) -> dict[str, float]:
+    """Per server of one comparison: the CV of its repetitions once what every other server had in
+    common in the same block is divided out (each block's geometric mean, over the other servers,
+    of their value over their own median). When the host slows a whole block down, every server
+    in it loses alike and this CV is far below the plain one; a server's own variation stays.
+    Only servers with at least two others measured in their blocks; hand-written, as it is the
+    block effect of a two-way layout (server x block) that no statistics package names."""
+    by_block: dict[tuple[int, int], dict[str, float]] = {}
+    for p in points:
+        values = [r.value for r in p.per_repetition]
+        if not values:
+            continue
+        median = float(np.median(values))
+        for r in p.per_repetition:
+            by_block.setdefault((r.run_id, r.block), {})[p.server] = r.value / median if median else math.nan
+    found = {}
+    for p in points:
+        adjusted = []
+        for r in p.per_repetition:
+            others = [v for server, v in by_block[(r.run_id, r.block)].items() if server != p.server]
+            if len(others) < 2 or not all(v > 0 for v in others):
+                break
+            adjusted.append(r.value / math.exp(sum(map(math.log, others)) / len(others)))
+        else:
+            if len(adjusted) >= 2 and np.mean(adjusted) > 0:
+                found[p.server] = float(np.std(adjusted, ddof=1) / np.mean(adjusted))
+    return found
 
 
 @dataclass
@@ -69,6 +144,7 @@ class Point:
     histogram: object = field(default=None, repr=False)
     throughput: stats.Estimate | None = None  # values/s: median and interval over the repetitions
     per_repetition: list[Repetition] = field(default_factory=list)
+    pauses: Pauses | None = None
 
     @property
     def cycle_ratio(self) -> float | None:
@@ -168,6 +244,7 @@ def points(cells: list[dict], kind: str = "sweep") -> list[Point]:
                 setup_ms=ms(stats.merge_histograms([r.get("session_setup_ns", []) for r in results]).percentile(50)),
                 throughput=stats.estimate([r["throughput"]["values_per_s"] for r in results]),
                 per_repetition=repetitions(group),
+                pauses=pauses(group),
             )
         )
     return sorted(found, key=lambda p: (p.sweep, p.server, p.client, _order(p.parameter)))

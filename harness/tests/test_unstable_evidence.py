@@ -1,0 +1,70 @@
+"""What an unstable figure's note gives as evidence: pauses inside its repetitions (from the
+clients' timelines) and the host's share (what the servers of a block had in common)."""
+
+import pytest
+
+from uabench.report.summary import explained
+from uabench.results import figures
+
+STEADY = [1000] * 10
+
+
+def cell(values, server="node-opcua", block=0, warmup_s=0.3, window_ms=100, run_id=1):
+    return {
+        "run_id": run_id,
+        "kind": "throughput",
+        "status": "pass",
+        "variant": "100 nodes/request",
+        "server": server,
+        "client": "open62541",
+        "parameter": None,
+        "repetition": block,
+        "client_config": {"warmup_s": warmup_s},
+        "result": {
+            "throughput": {"values_per_s": sum(values[3:]) * 1000 / window_ms / len(values[3:]), "ops_per_s": 1.0},
+            "timeline": {"window_ms": window_ms, "values": values},
+        },
+        "client_resources": None,
+        "server_resources": None,
+        "client_bound": False,
+    }
+
+
+def test_pauses_count_measured_windows_below_half_their_median():
+    paused = [1000, 1000, 1000, *[1000] * 6, 300, 1000, 200, 1000]  # two pauses after the warm-up
+    found = figures.pauses([cell(paused), cell([100, 100, 100, *[1000] * 10], block=1)])  # slow warm-up only
+    assert (found.windows, found.of, found.repetitions) == (2, 20, 1)
+    assert figures.pauses([cell([1000] * 13), cell([950, 1050] * 6 + [1000])]) is None  # noise is no pause
+
+
+def _points(values_by_server):
+    cells = [
+        cell([1000] * 3 + [v / 10] * 10, server=server, block=block)
+        for server, values in values_by_server.items()
+        for block, v in enumerate(values)
+    ]
+    return figures.points(cells, "throughput")
+
+
+def test_the_host_share_divides_out_what_a_block_had_in_common():
+    together = {  # block 2 slows every server down alike
+        "a": [1000, 1010, 800, 990, 1005],
+        "b": [2000, 2020, 1600, 1980, 2010],
+        "c": [500, 505, 400, 495, 502],
+    }
+    points = _points(together)
+    host = figures.host_cv(points)
+    assert all(host[p.server] < 0.3 * p.throughput.cv for p in points)
+    alone = {"a": [1000, 1010, 800, 990, 1005], "b": [2000, 2020, 2000, 1980, 2010], "c": [500, 505, 500, 495, 502]}
+    points = _points(alone)
+    a = next(p for p in points if p.server == "a")
+    assert figures.host_cv(points)["a"] == pytest.approx(a.throughput.cv, rel=0.2)  # a's own dip stays
+
+
+def test_an_unstable_note_names_its_evidence_and_a_stable_one_none():
+    points = _points({"a": [1000, 1010, 800, 990, 1005], "b": [2000, 2020, 1600, 1980, 2010], "c": [500] * 5})
+    a = next(p for p in points if p.server == "a")
+    note = explained("Unstable: the repetitions vary by 8.9 % (CV above 5 %).", a, 0.01)
+    assert "the host's" in note and note.endswith(".") and ".;" not in note
+    assert explained("Unstable: x.", a, a.throughput.cv) == "Unstable: x."  # the host explains nothing
+    assert explained(None, a, 0.0) is None
