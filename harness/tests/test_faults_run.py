@@ -343,3 +343,29 @@ def test_check_and_run_refuse_the_cores_the_other_holds(fault_repo, tmp_path):
     assert run.returncode == 2 and len(refusal) == 1, out[-2000:] + err[-2000:]
     assert "already in use by another uabench run (pid " in refusal[0] and "uabench check" in refusal[0]
     assert not (tmp_path / "third.sqlite").exists() or _runs(tmp_path / "third.sqlite") == []
+
+
+@needs_root
+def test_only_namespaces_and_bridges_of_an_ended_harness_are_stale():
+    """Ownership is proved by pid and start time: a pid now taken by another process (here: this
+    one, with a start time that is not its own) is an ended harness; this process's own hosts
+    and names without a marker (made by hand, or by an older uabench) are not."""
+    from uabench.proc import launcher, netns
+
+    own = netns.owner_token(launcher.harness_marker())
+    reused = f"{os.getpid()}-1000"  # this pid, but a harness that started in 1970
+    names = [f"uabench-{reused}-t1h0", f"uabench-{own}-t1h0", "uabench-999999-t1h0", "uabench-by-hand"]
+    bridges = {"ubrhtest1": f"{netns.BRIDGE_ALIAS}{reused}", "ubrhtest2": f"{netns.BRIDGE_ALIAS}{own}"}
+    try:
+        for name in names:
+            subprocess.run(["ip", "netns", "add", name], check=True, timeout=30)
+        for bridge, alias in bridges.items():
+            subprocess.run(["ip", "link", "add", bridge, "type", "bridge"], check=True, timeout=30)
+            subprocess.run(["ip", "link", "set", "dev", bridge, "alias", alias], check=True, timeout=30)
+        assert set(netns.stale()) >= {("netns", names[0]), ("bridge", "ubrhtest1")}
+        assert not {name for _, name in netns.stale()} & {*names[1:], "ubrhtest2"}
+    finally:
+        for name in names:
+            subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=30)
+        for bridge in bridges:
+            subprocess.run(["ip", "link", "del", bridge], capture_output=True, timeout=30)
