@@ -354,7 +354,14 @@ def test_only_namespaces_and_bridges_of_an_ended_harness_are_stale():
 
     own = netns.owner_token(launcher.harness_marker())
     reused = f"{os.getpid()}-1000"  # this pid, but a harness that started in 1970
-    names = [f"uabench-{reused}-t1h0", f"uabench-{own}-t1h0", "uabench-999999-t1h0", "uabench-by-hand"]
+    names = [
+        f"uabench-{reused}-t1h0",
+        f"uabench-{reused}-pia1b2c3",  # a killed remote check's Pi (checks/fixtures/pi_namespace.py)
+        f"uabench-{own}-t1h0",
+        f"uabench-{own}-pia1b2c3",
+        "uabench-999999-t1h0",
+        "uabench-by-hand",
+    ]
     bridges = {"ubrhtest1": f"{netns.BRIDGE_ALIAS}{reused}", "ubrhtest2": f"{netns.BRIDGE_ALIAS}{own}"}
     try:
         for name in names:
@@ -362,8 +369,8 @@ def test_only_namespaces_and_bridges_of_an_ended_harness_are_stale():
         for bridge, alias in bridges.items():
             subprocess.run(["ip", "link", "add", bridge, "type", "bridge"], check=True, timeout=30)
             subprocess.run(["ip", "link", "set", "dev", bridge, "alias", alias], check=True, timeout=30)
-        assert set(netns.stale()) >= {("netns", names[0]), ("bridge", "ubrhtest1")}
-        assert not {name for _, name in netns.stale()} & {*names[1:], "ubrhtest2"}
+        assert set(netns.stale()) >= {("netns", names[0]), ("netns", names[1]), ("bridge", "ubrhtest1")}
+        assert not {name for _, name in netns.stale()} & {*names[2:], "ubrhtest2"}
     finally:
         for name in names:
             subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=30)

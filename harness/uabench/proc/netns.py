@@ -84,7 +84,7 @@ def stale() -> list[tuple[str, str]]:
     A live concurrent run's hosts are never among them, nor anything named by hand."""
     found = []
     for name in namespaces():
-        match = re.fullmatch(rf"{HOST_PREFIX}(\d+-\d+)-t\d+h\d+", name)
+        match = re.fullmatch(rf"{HOST_PREFIX}(\d+-\d+)-(?:t\d+h\d+|pi[0-9a-f]+)", name)  # hosts, a Pi
         if match and _owner_gone(match.group(1)):
             found.append(("netns", name))
     for name, alias in _bridge_aliases().items():
