@@ -37,8 +37,11 @@ STARTUP_DEFAULT_S = 1.5
 STEADY_CHUNKS = {"C": STEADY_RUN, "Python": STEADY_RUN, "Java": STEADY_RUN + 5, "JavaScript": STEADY_RUN + 2}
 # A client cell's own overhead besides its phases: connecting, writing the result, judging.
 CELL_OVERHEAD_S = 0.15
-# The negative security tests run a fixed short workload (library.NEGATIVE_WORKLOAD).
+# The negative security tests run a fixed short workload (library.NEGATIVE_WORKLOAD), the
+# trusted client after the refusal, and before it the security probe's handshake (well under
+# a second when the server answers; STEP_TIMEOUT_S more when it does not).
 NEGATIVE_CELL_S = 0.4
+NEGATIVE_PROBE_S = 0.5
 # The test written in every suite: client/server, PubSub.
 CHECK_KEYWORDS = ("Adapters Should Be Installed", "PubSub Adapters Should Be Installed")
 # The load every fresh server is warmed up with (Session.REFERENCE_LOAD).
@@ -223,10 +226,10 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers) -> _
     elif keyword == "Untrusted Client Should Be Rejected":
         client, server = args
         servers.start(server, cost)
-        cost.add(startup(client) + NEGATIVE_CELL_S + CELL_OVERHEAD_S, cells=1)
+        cost.add(NEGATIVE_PROBE_S + startup(client) + NEGATIVE_CELL_S + CELL_OVERHEAD_S, cells=1)
     elif keyword == "Unoffered Policy Should Be Refused":
         client, server = args  # the refused configuration is a server of its own
-        cost.add(startup(server) + startup(client) + NEGATIVE_CELL_S + CELL_OVERHEAD_S, cells=1)
+        cost.add(startup(server) + NEGATIVE_PROBE_S + startup(client) + NEGATIVE_CELL_S + CELL_OVERHEAD_S, cells=1)
     elif keyword in (
         "PubSub Sweep Should Complete",
         "PubSub Subscriber Sweep Should Complete",

@@ -16,11 +16,12 @@ from robot.model import TagPatterns
 
 from uabench import plan as plans
 from uabench import sdks
-from uabench.engine import adapters, budget, interleave, pubsub, schedule, search
+from uabench.engine import adapters, budget, interleave, pubsub, schedule, search, security_probe
 from uabench.engine.cells import Outcome, wrong_values
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
 from uabench.engine.session import Session
 from uabench.engine.warmup import SteadyRule
+from uabench.pki import Identity
 from uabench.proc import netns
 from uabench.proc.process import AdapterError
 from uabench.results import stats
@@ -370,39 +371,64 @@ class UabenchLibrary:
         )
 
     def untrusted_client_should_be_rejected(self, client: str, server: str) -> None:
-        """A client whose certificate the server does not trust must not read anything."""
+        """The server itself must refuse a channel from a client whose certificate it does not
+        trust (a security-related Bad status to the security probe, not a timeout or a closed
+        socket), and then still serve the trusted `client`."""
         session = self._session()
         running = session.server(sdks.get(server), warm=False)
         security = {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}
-        config = session.client_config(running, dict(NEGATIVE_WORKLOAD), security, identity=session.pki.stranger)
-        self._expect_refusal(client, server, "untrusted certificate", config, running)
+        self._expect_refusal(client, server, "untrusted certificate", security, session.pki.stranger, running)
 
     def unoffered_policy_should_be_refused(self, client: str, server: str) -> None:
-        """A server offering only None and Basic256Sha256/SignAndEncrypt must refuse a
-        client that asks for Basic256Sha256/Sign."""
+        """A server offering only None and Basic256Sha256/SignAndEncrypt must itself refuse a
+        channel asking for Basic256Sha256/Sign: the security probe asks it without matching
+        endpoints first (a client that does gives up on its own and asks no server)."""
         session = self._session()
         endpoints = [{"policy": "None", "mode": "None"}, {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}]
         security_config = dict(session.server_config(sdks.get(server))["security"], endpoints=endpoints)
         running = session.server(sdks.get(server), warm=False, security=security_config)
-        config = session.client_config(running, dict(NEGATIVE_WORKLOAD), {"policy": "Basic256Sha256", "mode": "Sign"})
-        self._expect_refusal(client, server, "unoffered policy", config, running)
+        security = {"policy": "Basic256Sha256", "mode": "Sign"}
+        self._expect_refusal(client, server, "unoffered policy", security, session.pki.client, running)
 
-    def _expect_refusal(self, client_id: str, server_id: str, what: str, config: dict, running) -> None:
+    def _expect_refusal(
+        self, client_id: str, server_id: str, what: str, security: dict, identity: Identity, running
+    ) -> None:
         session = self._session()
         client, server = sdks.get(client_id), sdks.get(server_id)
-        if not (server.offers("Basic256Sha256", "SignAndEncrypt") and client.offers("Basic256Sha256", "Sign")):
-            raise SkipExecution(f"not supported: {server_id} or {client_id} lacks Basic256Sha256")
-        outcome = session.run_client(client, running, config)
-        refused = outcome.status == "fail" and outcome.result is None
-        verdict = Outcome(
-            "pass" if refused else "fail",
-            f"refused: {search.first_line(outcome.reason)}"
-            if refused
-            else f"{server_id} accepted a client with an {what}: it must refuse it",
+        trusted = {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}
+        if not (server.offers(**trusted) and client.offers(**trusted)):
+            raise SkipExecution(f"not supported: {server_id} or {client_id} lacks Basic256Sha256/SignAndEncrypt")
+        config = session.client_config(running, {"probe": f"asyncua {security_probe.VERSION}"}, security, identity)
+        found = security_probe.handshake(
+            running.endpoint, security["policy"], security["mode"], identity, session.pki.server.certificate
         )
-        session.record("negative", client, server, what, 0, config, verdict, running.config)
-        if not refused:
-            raise AssertionError(verdict.reason)
+        verdict = security_probe.judge(found, running.alive, f"a client with an {what}")
+        reason = verdict.reason
+        if verdict.refused:  # a refusal that leaves the server unable to serve is no refusal
+            after = session.run_client(
+                client, running, session.client_config(running, dict(NEGATIVE_WORKLOAD), trusted)
+            )
+            if after.status != "pass":
+                verdict = security_probe.Verdict(
+                    False,
+                    f"{reason}, but then the trusted {client_id} client failed: {search.first_line(after.reason)}",
+                )
+        outcome = Outcome(
+            "pass" if verdict.refused else "fail",
+            verdict.reason,
+            result={
+                "probe": {
+                    **security,
+                    "step": found.step,
+                    "status": found.status,
+                    "ms": found.ms,
+                    "detail": found.detail,
+                }
+            },
+        )
+        session.record("negative", client, server, what, 0, config, outcome, running.config)
+        if not verdict.refused:
+            raise AssertionError(f"{server_id}: {verdict.reason}")
         logger.info(verdict.reason)
 
     def _throughput_workload(self, variant: str) -> tuple[dict, int]:
