@@ -29,7 +29,7 @@ from uabench.report.model import (
     row,
     slug,
 )
-from uabench.report.sections import model_section, ranking_section
+from uabench.report.sections import ranking_section
 from uabench.report.steady import steady_section
 from uabench.report.summary import summary_section
 from uabench.results.store import open_store
@@ -324,25 +324,6 @@ def test_sdks_without_a_fixed_colour_get_one_by_their_sorted_order():
     colours = plots.palette(["zeta", "milo", "alpha"])
     assert colours == plots.palette(["alpha", "zeta"]) | {"milo": plots.SDK_COLOURS["milo"]}
     assert colours["alpha"] == plots.SPARE_COLOURS[0] and colours["zeta"] == plots.SPARE_COLOURS[1]
-
-
-def test_the_model_plot_shows_each_communication_model_with_its_fitted_line(reference):
-    """asyncua and open62541 were measured with client/server subscriptions and with PubSub:
-    each of those four models has its own points and its own line in the plot."""
-    store, _, _ = reference
-    cells = store.cells()
-    section = model_section(cells)
-    [figure] = section.figures
-    models = {(s.sdk, s.style): s for s in figure.series}
-    for sdk in ("asyncua", "open62541"):
-        for communication in ("client-server", "pubsub"):
-            series = models[(sdk, communication)]
-            assert series.fitted is not None and len(series.points) >= 3
-    assert models[("asyncua", "client-server")].points != models[("asyncua", "pubsub")].points
-    svg = plots.svg(figure, plots.palette([]), "m")
-    for sdk in ("asyncua", "open62541"):
-        assert len(re.findall(rf'<g id="m-\d+-{sdk}-points">', svg)) == 2
-        assert len(re.findall(rf'<g id="m-\d+-{sdk}-fit">', svg)) == 2
 
 
 def test_plots_are_inline_svg_with_one_per_figure(reference):

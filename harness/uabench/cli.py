@@ -294,58 +294,67 @@ def cmd_capacity(args: argparse.Namespace) -> int:
 
 
 def cmd_model(args: argparse.Namespace) -> int:
-    from uabench.results.model import fit_all
+    from uabench.results.model import MAX_BAND_PP, MIN_R2, NEEDED_REPETITIONS, sizings
 
-    models, problems = fit_all(open_store(args.store, readonly=True).cells())
-    if not models and not problems:
+    found = sizings(open_store(args.store, readonly=True).cells())
+    if not found:
         print(
             f"uabench model: no sweep points in {args.store}: run the subscription (or pubsub) suite first",
             file=sys.stderr,
         )
         return 2
-    print(
-        f"{'sdk':13} {'communication':14} {'points':>6} {'intercept %':>11} {'% per 1e4 x':>11} {'R²':>6} "
-        f"{'held-out MAE':>12}"
-    )
-    for m in models:
-        r2 = f"{m.r2:.3f}" if m.r2 is not None else "–"
-        mae = f"{m.heldout_mae:.2f} pp" if m.heldout_mae is not None else "–"
+    for s in found:
         print(
-            f"{m.sdk:13} {m.communication:14} {m.points:6} {m.intercept:11.2f} {m.slope * 1e4:11.4f} {r2:>6} {mae:>12}"
+            f"{s.sdk} ({s.communication}): {len(s.used)} points with >= {NEEDED_REPETITIONS} repetitions used "
+            f"({sum(p.repetitions for p in s.used)} repetitions), {len(s.under_repeated)} with fewer, "
+            f"{len(s.saturated)} saturated excluded"
         )
-    for problem in problems:
-        print(f"not fitted: {problem}", file=sys.stderr)
-    print("x = signals × publishing rate (1/s) × clients^0.3 (PubSub: signals × rate)")
-    return 0 if models else 1
+        label = " [indicative: fitted on under-repeated points, never used to predict]" if s.indicative else ""
+        for f in (s.delivered, s.burger):
+            if f is None:
+                continue
+            r2 = f"{f.r2:.3f}" if f.r2 is not None else "–"
+            print(
+                f"  {f.form:9} {f.text()}  R² {r2}  held-out RMSE {f.heldout_rmse:.2f} pp  "
+                f"95 % band ± {f.band:.1f} pp over {f.points} points" + (label if f.form == "delivered" else "")
+            )
+        refusal = s.refusal()
+        print(f"  predict: {'refuses: ' + refusal if refusal else 'answers'}")
+    print(
+        "delivered (used): N = delivered notifications/s, S = sessions; burger (compared): x = signals × rate × "
+        f"clients^0.3. predict answers where R² >= {MIN_R2}, band <= ± {MAX_BAND_PP:g} pp, "
+        "inside the fitted points' hull."
+    )
+    return 0
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    from uabench.results.model import fit, observations
+    from uabench.results.model import find
 
-    if args.signals <= 0 or args.interval_ms <= 0 or args.clients <= 0:
-        print("uabench predict: --signals, --interval-ms and --clients must be positive", file=sys.stderr)
-        return 2
-    sdks.get(args.sdk)
-    model = fit(args.sdk, args.communication, observations(open_store(args.store, readonly=True).cells()))
-    outside = model.outside(args.signals, args.interval_ms, args.clients)
-    if outside and not args.extrapolate:
+    rate = args.notifications_per_s
+    if rate is None and args.signals is not None and args.interval_ms is not None:
+        rate = args.signals * 1000.0 / args.interval_ms if args.interval_ms > 0 else -1.0
+    if rate is None or rate <= 0 or args.sessions <= 0:
         print(
-            f"uabench predict: refusing to extrapolate for {args.sdk}: "
-            + "; ".join(outside)
-            + " (pass --extrapolate to predict anyway)",
+            "uabench predict: give --notifications-per-s (or --signals with --interval-ms), all positive, "
+            "and --sessions >= 1",
             file=sys.stderr,
         )
         return 2
-    cpu = model.predict(args.signals, args.interval_ms, args.clients)
-    band = f" ± {model.band:.1f}" if model.band is not None else " (no error band: too few points)"
+    sdks.get(args.sdk)
+    model = find(open_store(args.store, readonly=True).cells(), args.sdk, args.communication)
+    refusal = model.refusal() or model.outside(rate, args.sessions)
+    if refusal:
+        print(f"uabench predict: refusing for {args.sdk} ({args.communication}): {refusal}", file=sys.stderr)
+        return 2
+    fitted = model.delivered
+    assert fitted is not None and fitted.r2 is not None and fitted.band is not None  # refusal() checked them
+    cpu = fitted.predict(rate, args.sessions)
     print(
-        f"{args.sdk} ({args.communication}): predicted server CPU {cpu:.1f}{band} % of one core "
-        f"for {args.signals} signals every {args.interval_ms:g} ms, {args.clients} client(s)"
+        f"{args.sdk} ({args.communication}): predicted server CPU {cpu:.1f} ± {fitted.band:.1f} % of one core "
+        f"(95 % band) for {rate:,.0f} notifications/s over {args.sessions:g} session(s); "
+        f"{fitted.text()}, R² {fitted.r2:.3f}, {fitted.points} points"
     )
-    r2 = f", R² {model.r2:.3f}" if model.r2 is not None else ""
-    print(f"model: CPU = {model.intercept:.2f} + {model.slope:.3e} × x over {model.points} points{r2}")
-    if outside:
-        print("WARNING: extrapolated beyond the measured range: " + "; ".join(outside))
     return 0
 
 
@@ -560,11 +569,13 @@ def parser() -> argparse.ArgumentParser:
 
     predict = commands.add_parser("predict", help="predict server CPU from the CPU sizing model")
     predict.add_argument("--sdk", required=True)
-    predict.add_argument("--signals", type=float, required=True)
-    predict.add_argument("--interval-ms", type=float, required=True)
-    predict.add_argument("--clients", type=float, default=1)
+    predict.add_argument("--notifications-per-s", type=float, help="delivered notifications/s, all sessions")
+    predict.add_argument(
+        "--signals", type=float, help="with --interval-ms: notifications/s = signals × 1000 / interval"
+    )
+    predict.add_argument("--interval-ms", type=float)
+    predict.add_argument("--sessions", "--clients", type=float, default=1, help="client sessions (default 1)")
     predict.add_argument("--communication", choices=("client-server", "pubsub"), default="client-server")
-    predict.add_argument("--extrapolate", action="store_true", help="predict beyond the measured range (warned)")
     predict.set_defaults(func=cmd_predict)
 
     images = commands.add_parser("images", help="build the ARM container images of the adapters (podman)")

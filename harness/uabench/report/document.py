@@ -10,12 +10,12 @@ from uabench.report.sections import (
     capacity_section,
     headroom_section,
     interop_section,
-    model_section,
     negative_section,
     provenance_section,
     ranking_section,
     sweep_section,
 )
+from uabench.report.sizing import model_section
 from uabench.report.steady import steady_section
 from uabench.report.summary import summary_section
 from uabench.results.store import Store

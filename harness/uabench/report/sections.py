@@ -23,7 +23,7 @@ from uabench.report.model import (
     row,
 )
 from uabench.report.text import number
-from uabench.results import figures, model, stats
+from uabench.results import figures, stats
 from uabench.results.figures import SUSTAINED_CYCLE_RATIO, Point
 
 NO_SECURITY = "None/None"  # the security sweeps' baseline: policy None, mode None
@@ -633,71 +633,6 @@ def capacity_section(run: dict, cells: list[dict]) -> Section | None:
         paragraphs=[intro],
         tables=[Table(columns, rows).sorted_by("capacity achieved /s", descending=True)],
         figures=[figure],
-    )
-
-
-def model_section(cells: list[dict]) -> Section | None:
-    """The CPU sizing model per (SDK, communication model): its coefficients and errors, and a
-    plot of each model's measured points with its fitted line."""
-    found, problems = model.fit_all(cells)
-    if not found and not problems:
-        return None
-    rows = [
-        row(
-            m.sdk,
-            m.communication,
-            m.points,
-            m.intercept,
-            m.slope,
-            m.r2,
-            m.heldout_mae,
-            m.band,
-            ", ".join(f"{k} {lo:g}–{hi:g}" for k, (lo, hi) in m.ranges.items()),
-        )
-        for m in found
-    ]
-    columns = [
-        Column("server", kind="text"),
-        Column("communication", kind="text"),
-        Column("points"),
-        Column("intercept (CPU %)", "%", 2),
-        Column("CPU % per unit x", "%", 3, "scientific"),
-        Column("R²", "", 3),
-        Column("held-out MAE (pp)", "pp", 2),
-        Column("95% band (pp)", "pp", 1, "band"),
-        Column("measured range", kind="text"),
-    ]
-    intro = (
-        "Server CPU (% of one core) = intercept + slope × x, with x = signals × publishing rate (1/s) × "
-        "clients^0.3 (PubSub: signals × rate), fitted by least squares; the held-out error comes from "
-        "leave-one-out predictions. `uabench predict` uses these models and refuses to extrapolate."
-    )
-    data = model.observations(cells)
-    series = [
-        Series(
-            f"{m.sdk} {m.communication}",
-            m.sdk,
-            [(o.feature, o.cpu_percent) for o in data if (o.sdk, o.communication) == (m.sdk, m.communication)],
-            style=m.communication,
-            fitted=(m.intercept, m.slope),
-        )
-        for m in found
-    ]
-    return Section(
-        "CPU sizing model",
-        paragraphs=[intro],
-        tables=[Table(columns, rows)],
-        figures=[
-            Figure(
-                "CPU sizing model: server CPU vs x",
-                "scatter",
-                "x = signals × rate × clients^0.3",
-                "server CPU %",
-                series,
-                logx=True,
-            )
-        ],
-        notes=[f"not fitted: {p}" for p in problems],
     )
 
 
