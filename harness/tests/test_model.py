@@ -209,3 +209,40 @@ def test_the_report_section_shows_the_fit_its_points_and_the_verdict(tmp_path):
     assert series.fitted == pytest.approx((2.5, 0.001))  # the line at one session
     svg = plots.svg(figure, plots.palette([]), "m")
     assert len(re.findall(r'<g id="m-\d+-open62541-fit">', svg)) == 1
+
+
+def _pubsub_cell(signals: int, lost: int, cpu: float) -> dict:
+    return {
+        "kind": "pubsub-sweep",
+        "variant": "signal rate",
+        "server": "open62541",
+        "client": "open62541",
+        "parameter": str(signals),
+        "status": "pass",
+        "client_config": {"publishing_interval_ms": 100, "signals": signals},
+        "server_resources": {"seconds": 1.0, "cpu_percent": cpu},
+        "result": {
+            "config": {"publishing_interval_ms": 100, "signals": signals},
+            "throughput": {"values_per_s": signals * 10.0, "ops_per_s": 10.0},
+            "pubsub": {"lost": lost},
+            "cycle_time_ns": [[contract.bucket(100_000_000), 10]],
+        },
+    }
+
+
+def test_a_pubsub_point_is_fitted_only_when_every_repetition_held(tmp_path):
+    """The held rule per repetition: one repetition that lost messages puts the point at the
+    limit (no max-of-N); its publisher CPU is not fitted."""
+    store = open_store(tmp_path / "pubsub.sqlite")
+    run_id = store.begin_run("pubsub", "full", {})
+    for signals, lost in ((1000, 0), (10000, 0), (20000, 0), (50000, 0), (100000, 3)):
+        for repetition in range(3):
+            cell = _pubsub_cell(signals, lost if repetition == 1 else 0, 1.0 + signals / 1000)
+            store.add_cell(run_id, suite="pubsub", repetition=repetition, **cell)
+    store.close()
+    sizing = model.find(open_store(tmp_path / "pubsub.sqlite", readonly=True).cells(), "open62541", "pubsub")
+    assert [p.signals for p in sizing.saturated] == [100000] and len(sizing.used) == 4
+    assert sizing.delivered.terms == ("1", "notifications/s")  # one publisher: no sessions term
+    assert sizing.delivered.coefficients == pytest.approx((1.0, 0.0001))
+    assert sizing.refusal() is None and sizing.outside(20000 * 10, 1) is None
+    assert "outside the measured range" in sizing.outside(20000 * 10, 2)

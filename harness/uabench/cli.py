@@ -321,9 +321,10 @@ def cmd_model(args: argparse.Namespace) -> int:
         refusal = s.refusal()
         print(f"  predict: {'refuses: ' + refusal if refusal else 'answers'}")
     print(
-        "delivered (used): N = delivered notifications/s, S = sessions; burger (compared): x = signals × rate × "
-        f"clients^0.3. predict answers where R² >= {MIN_R2}, band <= ± {MAX_BAND_PP:g} pp, "
-        "inside the fitted points' hull."
+        "used: delivered, N = delivered notifications/s, S = sessions (measured inputs; sessions cost a term of "
+        "their own); compared: burger, x = signals × rate × clients^0.3 (requested; grows with clients where N "
+        f"is constant). predict answers where R² >= {MIN_R2}, band <= ± {MAX_BAND_PP:g} pp, inside the fitted "
+        "points' convex hull of (N, S)."
     )
     return 0
 
@@ -334,7 +335,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     rate = args.notifications_per_s
     if rate is None and args.signals is not None and args.interval_ms is not None:
         rate = args.signals * 1000.0 / args.interval_ms if args.interval_ms > 0 else -1.0
-    if rate is None or rate <= 0 or args.sessions <= 0:
+    if rate is None or rate <= 0 or args.sessions < 1:
         print(
             "uabench predict: give --notifications-per-s (or --signals with --interval-ms), all positive, "
             "and --sessions >= 1",
