@@ -20,6 +20,19 @@ class AdapterBroken(Exception):
 
 
 @dataclass(frozen=True)
+class Deviation:
+    """A known departure of an SDK from the specification, as a check finds it: the server gave no
+    status at `step` and the finding starts with `found`; `why` names the rule it breaks."""
+
+    step: str
+    found: str
+    why: str
+
+    def matches(self, step: str, status: str | None, detail: str) -> bool:
+        return status is None and step == self.step and detail.startswith(self.found)
+
+
+@dataclass(frozen=True)
 class Sdk:
     id: str
     language: str
@@ -30,6 +43,7 @@ class Sdk:
     modes: tuple[str, ...]
     not_supported: dict[str, str] = field(default_factory=dict)
     install: str = ""
+    deviations: dict[str, Deviation] = field(default_factory=dict)  # by check (sdk.toml [deviations])
 
     @property
     def run(self) -> Path:
@@ -62,9 +76,12 @@ def _load(path: Path) -> Sdk:
             modes=tuple(security.get("modes", ("None",))),
             not_supported=dict(data.get("not_supported", {})),
             install=data.get("install", ""),
+            deviations={name: Deviation(**entry) for name, entry in data.get("deviations", {}).items()},
         )
     except KeyError as missing:
         raise ValueError(f"{path}: missing key {missing}") from None
+    except TypeError as wrong:  # a [deviations] entry with a key Deviation does not have
+        raise ValueError(f"{path}: deviations: {wrong}") from None
 
 
 def all_sdks() -> list[Sdk]:
