@@ -127,6 +127,17 @@ def test_a_dead_server_is_no_refusal(real_server, certificates):
 # --- purpose-built faulty servers: TCP listeners that are no OPC UA server ---------------------
 
 
+def _answers_hello_with(status: int):
+    """A server that answers the client's Hello with an ERR of `status`, as a real one does:
+    an ERR sent before the Hello arrives can reach the client before it listens for an answer."""
+
+    def answer(connection: socket.socket) -> None:
+        connection.recv(65536)
+        connection.sendall(_error_message(status))
+
+    return answer
+
+
 @pytest.fixture
 def listener() -> Iterator:
     """A TCP server on 127.0.0.1 whose every connection is handed to `answer(connection)`;
@@ -180,7 +191,7 @@ BAD_SECURITY_CHECKS_FAILED = 0x80130000
 
 
 def test_a_bad_status_that_is_not_about_security_is_no_refusal(listener, certificates):
-    endpoint = listener(lambda connection: connection.sendall(_error_message(BAD_TCP_INTERNAL_ERROR)))
+    endpoint = listener(_answers_hello_with(BAD_TCP_INTERNAL_ERROR))
     found = _probe(endpoint, certificates, "SignAndEncrypt", certificates.stranger, QUICK_S)
     assert (found.step, found.status) == ("Hello", "BadTcpInternalError")
     verdict = security_probe.judge(found, True, "an untrusted certificate")
@@ -189,7 +200,7 @@ def test_a_bad_status_that_is_not_about_security_is_no_refusal(listener, certifi
 
 def test_a_security_status_from_the_server_is_a_refusal(listener, certificates):
     """The fixture above with the one thing changed: the status is BadSecurityChecksFailed."""
-    endpoint = listener(lambda connection: connection.sendall(_error_message(BAD_SECURITY_CHECKS_FAILED)))
+    endpoint = listener(_answers_hello_with(BAD_SECURITY_CHECKS_FAILED))
     found = _probe(endpoint, certificates, "SignAndEncrypt", certificates.stranger, QUICK_S)
     assert found.status == "BadSecurityChecksFailed"
     assert security_probe.judge(found, True, "an untrusted certificate").refused
