@@ -34,6 +34,7 @@ def test_latency_summary_in_microseconds():
     assert abs(summary["p50_us"] - 500) / 500 < 0.01
     assert abs(summary["p99_us"] - 990) / 990 < 0.01
     assert summary["max_us"] <= 1000
+    assert summary["p99.9_us"] is None  # 1000 values cannot tell a p99.9 (10000 needed)
     points = stats.cdf(histogram)
     assert points[-1][1] == 1.0 and all(a[0] < b[0] for a, b in zip(points, points[1:], strict=False))
 
@@ -183,3 +184,17 @@ def test_repetitions_that_trend_are_marked_as_drifting():
     # the same values in an order without a trend, and too few to tell
     assert stats.drift(stats.estimate([87.0, 82.0, 91.0, 85.0, 93.0, 84.0, 90.0, 88.0])) is None
     assert stats.drift(stats.estimate([82.0, 84.0, 85.0, 87.0])) is None
+
+
+def test_percentiles_are_conservative_upper_bucket_edges_and_need_their_count():
+    assert [stats.min_count(q) for q in (50, 90, 99, 99.9)] == [20, 100, 1000, 10000]
+    histogram = Histogram()
+    for _ in range(1000):
+        histogram.record(123_456)  # bucket 123,392 ns: 8 significant bits
+    summary = stats.latency_summary(histogram)
+    assert summary["p99_us"] * 1000 >= 123_456 > 123_392  # never below the values themselves
+    assert stats.upper_edge(200) == 200  # a small value is its own bucket
+    few = Histogram()
+    for value in range(19):
+        few.record(1000 + value)
+    assert stats.latency_summary(few)["p50_us"] is None

@@ -68,3 +68,23 @@ def test_an_unstable_note_names_its_evidence_and_a_stable_one_none():
     assert "the host's" in note and note.endswith(".") and ".;" not in note
     assert explained("Unstable: x.", a, a.throughput.cv) == "Unstable: x."  # the host explains nothing
     assert explained(None, a, 0.0) is None
+
+
+def test_a_client_bound_figure_ranks_as_a_lower_bound():
+    """The load generator's limit: the server did at least this much, so a server measured below
+    it ranks after it, and one whose interval reaches above it may rank either side."""
+    from uabench.report import uncertainty
+
+    values = {"bound": [3000, 3010, 2990, 3005, 2995], "slow": [1000, 1010, 990, 1005, 995]}
+    values["close"] = [3100, 3110, 3090, 3105, 3095]
+    cells = [
+        cell([1000] * 3 + [v / 10] * 10, server=server, block=block)
+        for server, series in values.items()
+        for block, v in enumerate(series)
+    ]
+    for c in cells:
+        c["client_bound"] = c["server"] == "bound"
+    standing = uncertainty.standings(figures.points(cells, "throughput"))
+    assert (standing["bound"].rank.low, standing["bound"].rank.high) == (1, 2)  # "close" may be above or below
+    assert (standing["slow"].rank.low, standing["slow"].rank.high) == (3, 3)
+    assert standing["bound"].cell().detail == uncertainty.LOWER_BOUND

@@ -154,9 +154,15 @@ def ranking_section(run: dict, cells: list[dict]) -> Section | None:
                 )
             )
         note = (
-            "Servers ranked by values/s; client-bound or emulated results are shown but not ranked."
+            "Servers ranked by values/s; a client-bound result ranks as a lower bound (the server did at least "
+            "that much), an emulated one is shown but not ranked."
             if name == summary.get("ranking")
             else "Not used for the ranking; shown for comparison."
+        ) + (
+            f" Latencies here are response times at saturation in a closed loop ({load.get('in_flight', 1)} requests "
+            "in flight, the next sent as one completes): each server at its own throughput, so they are not "
+            "latencies at a common load. Percentiles are upper bucket edges, each left out (–) where fewer than "
+            "10 / (1 − q) requests were measured."
         )
         table = Table(RANKING_COLUMNS, rows, uncertainty.ranking_notes(points, standing))
         detail = uncertainty.repetition_table(points, name)

@@ -58,7 +58,9 @@ def _rankings(run: dict, cells: list[dict], found: Figures) -> None:
             uncertainty.figure_cell(p.throughput, mine, unstable=reasons[p.server]),
         )
         found.put(p.server, Column(f"{suite} CV", "%", 1, "percent"), Cell(p.throughput.cv if p.throughput else None))
-        found.put(p.server, Column(f"{suite} p99 µs", "µs"), Cell(p.latency["p99_us"]))
+        # closed loop: the response time at saturation, not a latency at a common load (issue 12)
+        at = f"{suite} p99 µs at saturation ({p.config.get('in_flight', 1)} in flight)"
+        found.put(p.server, Column(at, "µs"), Cell(p.latency["p99_us"]))
     found.note(*uncertainty.method_notes(p.throughput for p in points))
     found.note(*uncertainty.unstable_notes({f"{server} ({suite})": reason for server, reason in reasons.items()}))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from uabench.report.model import Cell, Column, Interval, Rank, Status, Table, row
 from uabench.results import stats
@@ -39,22 +39,28 @@ class Standing:
 
     def cell(self) -> Cell:
         if self.rank is not None:
-            return Cell(self.rank)
+            return Cell(self.rank, Status.MARKED, LOWER_BOUND) if self.excluded else Cell(self.rank)
         return Cell(None, Status.MARKED, self.excluded or UNSTABLE)
+
+
+# A client-bound figure is what the load generator could deliver, so the server did at least this
+# much: it ranks as a lower bound (its interval open upwards), never as a value.
+LOWER_BOUND = "client-bound: a lower bound"
 
 
 def standings(points: list[Point]) -> dict[str, Standing]:
     """Ranks by values/s (higher is better) among the servers whose figure is comparable and
-    stable; servers whose intervals overlap share ranks."""
+    stable; servers whose intervals overlap share ranks. A client-bound figure ranks as a lower
+    bound (its interval reaches to infinity); an emulated one does not rank."""
     found, comparable = {}, {}
     for p in points:
         excluded = ", ".join(m for m, on in (("client-bound", p.client_bound), ("emulated", p.emulated)) if on)
         reason = stats.unstable(p.throughput, ranked=True) if p.throughput else "not measured"
         found[p.server] = Standing(None, reason, excluded or None)
-        if not excluded and not reason and p.throughput:
-            comparable[p.server] = p.throughput
+        if not p.emulated and not reason and p.throughput:
+            comparable[p.server] = replace(p.throughput, high=math.inf) if p.client_bound else p.throughput
     for server, (low, high) in stats.rank_intervals(comparable, higher_is_better=True).items():
-        found[server] = Standing(Rank(low, high), None, None)
+        found[server] = Standing(Rank(low, high), None, found[server].excluded)
     return found
 
 

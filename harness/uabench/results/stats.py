@@ -70,14 +70,30 @@ def merge_histograms(serialised: list[list[list[int]]]) -> Histogram:
     return merged
 
 
+def min_count(q: float) -> int:
+    """The fewest values a q-th percentile is told from: 10 / (1 - q) of them, so that at least
+    ten values lie beyond it (p99 from 1000, p99.9 from 10000); with fewer it is one or two
+    extreme values, not a percentile."""
+    return math.ceil(round(10 / (1 - q / 100), 6))  # rounded: 1 - 0.999 is not exact in binary
+
+
+def upper_edge(bucket_ns: float) -> float:
+    """The upper edge of the histogram bucket whose lower edge is `bucket_ns` (SPEC §5: a value
+    keeps its 8 most significant bits): a percentile stated as this edge is never below the
+    values it stands for."""
+    shift = int(bucket_ns).bit_length() - 8
+    return bucket_ns if shift <= 0 else bucket_ns + (1 << shift) - 1
+
+
 def latency_summary(histogram: Histogram) -> dict:
-    """Percentiles in microseconds of a (merged) nanosecond histogram."""
+    """Percentiles in microseconds of a (merged) nanosecond histogram, conservatively: each is
+    its bucket's upper edge, and one the count cannot support (min_count) is left out (None)."""
     out = {"count": histogram.total}
     mean = histogram.mean()
     out["mean_us"] = mean / 1e3 if mean is not None else None
     for q in PERCENTILES:
-        value = histogram.percentile(q)
-        out[f"p{q:g}_us"] = value / 1e3 if value is not None else None
+        value = histogram.percentile(q) if histogram.total >= min_count(q) else None
+        out[f"p{q:g}_us"] = upper_edge(value) / 1e3 if value is not None else None
     top = histogram.max()
     out["max_us"] = top / 1e3 if top is not None else None
     return out
