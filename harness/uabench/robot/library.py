@@ -213,6 +213,13 @@ class UabenchLibrary:
         reference client, both on the load generator's CPUs: if two deliver clearly more,
         one process was the bottleneck (client-bound)."""
         session = self._session()
+        cores = sorted(session.client_cpus or [])
+        if len(cores) < 2:  # a second process on the first one's core shares its CPU: it cannot show a limit
+            raise SkipExecution(
+                "not measurable on this machine: the load generator has "
+                + (f"one core (CPU {cores[0]})" if cores else "no cores of its own (pinning off)")
+                + ", and a second process on the same core cannot show whether one process limits the load"
+            )
         fastest = search.fastest_server(session.store.cells([session.run_id]), self.plan.ranking)
         if fastest is None:
             raise AssertionError("no throughput result in this run to pick the fastest server from")
