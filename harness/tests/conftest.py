@@ -99,3 +99,35 @@ def check_repo(tmp_path) -> Path:
         (repo / part / reference).symlink_to(paths.REPO / part / reference)
     shutil.copytree(paths.SUITES, repo / "suites")
     return repo
+
+
+def run_into_refusing_store(path: Path, refuse, monkeypatch, capsys, expected_error: str) -> tuple[Path, list]:
+    """A real `uabench run` (the reference SDK, interop tests of the smoke profile) into the store
+    at `path` after `refuse(path)` made it refuse something: exit 2, stderr ending in the store's
+    one line `expected_error` followed by the spool and import it names, every test passing.
+    (the run directory, its tests); skipped where open62541 is not built."""
+    from robot.api import ExecutionResult
+
+    from uabench import cli, paths
+    from uabench.results import spool
+    from uabench.results.store import open_store
+
+    if not (paths.ADAPTERS / "open62541" / "run").exists():
+        pytest.skip("the reference SDK open62541 is not built here")
+    monkeypatch.setattr(paths, "RESULTS", path.parent)
+    open_store(path).close()
+    refuse(path)
+    argv = ["--store", str(path), "run", "read", "--profile", "smoke", "--sdk", "open62541", "--include", "interop"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    (run_dir,) = (path.parent / "runs").iterdir()
+    (plan_dir,) = [spooled.parent for spooled in run_dir.glob(f"*/{spool.NAME}")]
+    assert err.endswith(
+        f"uabench: error: {expected_error}; every measured cell is in the spool of {plan_dir}: "
+        f"`uabench import {plan_dir}` loads it\n"
+    )
+    assert "Traceback" not in err
+    result = ExecutionResult(str(run_dir / "output.xml")).suite
+    tests = list(result.all_tests)
+    assert tests and all(test.status == "PASS" for test in tests) and result.status == "PASS"
+    return run_dir, tests

@@ -7,8 +7,9 @@ import sqlite3
 from contextlib import closing
 
 import pytest
+from conftest import run_into_refusing_store
 
-from uabench import cli, paths, sdks
+from uabench import cli, sdks
 from uabench.arm import smoke
 from uabench.engine.session import Session
 from uabench.results import spool
@@ -45,27 +46,15 @@ def test_a_store_that_refuses_the_runs_end_is_one_line_and_exit_2_not_a_teardown
     """A real `uabench run` whose store takes every cell but refuses the run's end (Session.close):
     every test passes (no Robot teardown failure), the run ends with the store's line naming the
     import and exit 2, the spool's end keeps the status, and the import ends the run in the store."""
-    from robot.api import ExecutionResult
-
-    if not (paths.ADAPTERS / "open62541" / "run").exists():
-        pytest.skip("the reference SDK open62541 is not built here")
-    monkeypatch.setattr(paths, "RESULTS", tmp_path)
     path = tmp_path / "s.sqlite"
-    open_store(path).close()
-    _refuse(path, "runs", "UPDATE")
-    argv = ["--store", str(path), "run", "read", "--profile", "smoke", "--sdk", "open62541", "--include", "interop"]
-    assert cli.main(argv) == 2
-    err = capsys.readouterr().err
-    (run_dir,) = (tmp_path / "runs").iterdir()
-    (plan_dir,) = [spooled.parent for spooled in run_dir.glob(f"*/{spool.NAME}")]
-    assert err.endswith(
-        f"uabench: error: results store {path} cannot be used: refused UPDATE; every measured cell is in the "
-        f"spool of {plan_dir}: `uabench import {plan_dir}` loads it\n"
+    run_dir, tests = run_into_refusing_store(
+        path,
+        lambda store: _refuse(store, "runs", "UPDATE"),
+        monkeypatch,
+        capsys,
+        f"results store {path} cannot be used: refused UPDATE",
     )
-    assert "Traceback" not in err
-    result = ExecutionResult(str(run_dir / "output.xml")).suite
-    tests = list(result.all_tests)
-    assert tests and all(test.status == "PASS" for test in tests) and result.status == "PASS"
+    (plan_dir,) = [spooled.parent for spooled in run_dir.glob(f"*/{spool.NAME}")]
     end = _spooled(plan_dir)[-1]
     assert end["record"] == "end" and end["status"] == "finished" and end["store"].endswith("refused UPDATE")
     store = open_store(path, readonly=True)

@@ -8,6 +8,7 @@ import sqlite3
 from contextlib import closing
 
 import pytest
+from conftest import run_into_refusing_store
 
 from uabench import cli
 from uabench.engine.session import Session
@@ -162,28 +163,10 @@ def test_a_real_run_into_a_store_that_refuses_every_cell_keeps_them_all_for_impo
     with the store's one line naming the import and exit 2, the store has the run as `failed`
     (its cells missing there) and `uabench report` skips it and says so; `uabench import` then
     loads a cell of every test, and the run as the spool ended it (finished)."""
-    from robot.api import ExecutionResult
-
-    from uabench import paths
-
-    if not (paths.ADAPTERS / "open62541" / "run").exists():
-        pytest.skip("the reference SDK open62541 is not built here")
-    monkeypatch.setattr(paths, "RESULTS", tmp_path)
     path = tmp_path / "refusing.sqlite"
-    open_store(path).close()
-    _refuse_cells(path)
-    argv = ["--store", str(path), "run", "read", "--profile", "smoke", "--sdk", "open62541", "--include", "interop"]
-    assert cli.main(argv) == 2
-    err = capsys.readouterr().err
-    (run_dir,) = (tmp_path / "runs").iterdir()
-    (plan_dir,) = [spooled.parent for spooled in run_dir.glob(f"*/{spool.NAME}")]
-    assert err.endswith(
-        f"uabench: error: results store {path}: 1 measured cell(s) not written (refused); every measured cell "
-        f"is in the spool of {plan_dir}: `uabench import {plan_dir}` loads it\n"
+    run_dir, tests = run_into_refusing_store(
+        path, _refuse_cells, monkeypatch, capsys, f"results store {path}: 1 measured cell(s) not written (refused)"
     )
-    assert "Traceback" not in err
-    tests = list(ExecutionResult(str(run_dir / "output.xml")).suite.all_tests)
-    assert tests and all(test.status == "PASS" for test in tests)
     [run] = open_store(path, readonly=True).runs()
     assert run["status"] == "failed" and run["provenance"][REFUSED].endswith("not written (refused)")
     assert cli.main(["--store", str(path), "report", "--out", str(tmp_path / "report")]) == 2
