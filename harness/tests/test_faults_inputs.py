@@ -242,14 +242,14 @@ ROWS = [
         ["--store", "{t}/fresh.sqlite", "predict", "--sdk", "open62541", "--signals", "10", "--interval-ms", "100"],
         {},
         2,
-        ["open62541", "0 measured sweep points"],
+        ["open62541", "no client-server sweep points", "run the subscription suite first"],
     ),
     (
         "predict-negative",
         ["--store", "{t}/fresh.sqlite", "predict", "--sdk", "open62541", "--signals", "-1", "--interval-ms", "100"],
         {},
         2,
-        ["must be positive"],
+        ["--signals", "all positive"],
     ),
     # import
     ("import-missing", ["--store", "{t}/fresh.sqlite", "import", "{t}/nope"], {}, 2, ["no spool at {t}/nope"]),
