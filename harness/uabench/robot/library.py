@@ -28,6 +28,11 @@ from uabench.results import stats
 from uabench.results.store import open_store
 
 
+def _us(value: float | None) -> str:
+    """A latency percentile, or why there is none (too few requests to tell it: stats.min_count)."""
+    return f"{value:.0f} µs" if value is not None else "– (too few requests)"
+
+
 class UabenchLibrary:
     ROBOT_LIBRARY_SCOPE = "SUITE"
 
@@ -106,9 +111,7 @@ class UabenchLibrary:
         found = self._compare("throughput", client, variant, [(s, None) for s in _included(servers)], phase, workload)
         for (server, _), outcomes in found.kept.items():
             latency = stats.latency_summary(search.merged_latency(outcomes))
-            logger.info(
-                f"{server}: {_figure(outcomes)}, p50 {latency['p50_us']:.0f} µs, p99 {latency['p99_us']:.0f} µs"
-            )
+            logger.info(f"{server}: {_figure(outcomes)}, p50 {_us(latency['p50_us'])}, p99 {_us(latency['p99_us'])}")
         self._compared(found)
 
     def security_overhead_should_be_measured(self, name: str, client: str, servers: str) -> None:
