@@ -36,6 +36,19 @@ def harness_marker(pid: int | None = None) -> str:
     return f"{process.pid}:{process.create_time():.3f}"
 
 
+def harness_running(pid: str, same: Callable[[str], bool]) -> bool:
+    """Whether the harness that was process `pid` (as text, from a marker or a name) still runs:
+    a process of that pid whose marker `same` recognises. A pid now taken by a process that
+    started at another time is not it; another user's process, which cannot be read, is not
+    provably gone and counts as running."""
+    try:
+        return same(harness_marker(int(pid)))
+    except psutil.AccessDenied:
+        return True
+    except (psutil.NoSuchProcess, ValueError):
+        return False
+
+
 def mark_harness() -> str:
     """Puts this harness's marker into its environment (children inherit it); returns it."""
     os.environ[MARKER] = harness_marker()

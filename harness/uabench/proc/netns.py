@@ -13,8 +13,6 @@ import subprocess
 import threading
 from dataclasses import dataclass, field
 
-import psutil
-
 from uabench.proc import launcher
 
 HOST_PREFIX = "uabench-"  # then the owner's token (owner_token): uabench-1234-1700000000123-t1h0
@@ -53,13 +51,7 @@ def owner_token(marker: str) -> str:
 def _owner_gone(token: str) -> bool:
     """Whether the harness that put `token` into a name has ended: its pid is free, or taken by
     a process that started at another time (a reused pid is not the owner)."""
-    pid = token.partition("-")[0]
-    try:
-        return owner_token(launcher.harness_marker(int(pid))) != token
-    except (psutil.NoSuchProcess, ValueError):
-        return True
-    except psutil.AccessDenied:
-        return False
+    return not launcher.harness_running(token.partition("-")[0], lambda live: owner_token(live) == token)
 
 
 def namespaces() -> list[str]:

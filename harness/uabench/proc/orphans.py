@@ -35,13 +35,7 @@ def harness_alive(marker: str | None) -> bool:
     before markers existed has none: it is not called abandoned, it may be running."""
     if not marker:
         return True
-    pid, _, _ = marker.partition(":")
-    try:
-        return launcher.harness_marker(int(pid)) == marker
-    except psutil.AccessDenied:
-        return True  # another user's: not provably gone
-    except (psutil.NoSuchProcess, ValueError):
-        return False
+    return launcher.harness_running(marker.partition(":")[0], lambda live: live == marker)
 
 
 def left_processes() -> list[psutil.Process]:
