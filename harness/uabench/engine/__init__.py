@@ -7,7 +7,8 @@
 - warmup: warm-up to steady state (short chunks of load until the throughput is stable);
 - schedule: block order from a seed, the adaptive stop rule, the disturbed-repeat rule;
 - interleave: interleaved, randomised, adaptive blocks of the things a figure compares;
-- search: sweeps, the capacity search and the headroom experiment as plain functions;
+- search: sweeps and the headroom experiment as plain functions;
+- capacity: the open-loop capacity search and the overload probes beyond it;
 - pubsub: the PubSub scenarios on cells and search;
 - adapters: the first check of a suite (the adapters answer as they declare);
 - estimate: a plan's duration before it runs.

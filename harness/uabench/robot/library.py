@@ -16,7 +16,7 @@ from robot.model import TagPatterns
 
 from uabench import plan as plans
 from uabench import sdks
-from uabench.engine import adapters, budget, interleave, pubsub, schedule, search, security_probe
+from uabench.engine import adapters, budget, capacity, interleave, pubsub, schedule, search, security_probe
 from uabench.engine.cells import Outcome, wrong_values
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
 from uabench.engine.session import Session
@@ -302,20 +302,20 @@ class UabenchLibrary:
     def capacity_should_be_found(self, client: str, server: str) -> None:
         """Open-loop search for the highest read rate `server` sustains within the plan's
         bound, then one run beyond it to classify the overload behaviour."""
-        capacity, phase = self.plan.capacity, self.plan.phase(self.profile, "capacity")
-        assert capacity, f"{self.plan.path} has no [capacity]"
+        bound, phase = self.plan.capacity, self.plan.phase(self.profile, "capacity")
+        assert bound, f"{self.plan.path} has no [capacity]"
         client_sdk, server_sdk = sdks.get(client), sdks.get(server)
         session = self._session()
 
-        def probe(rate: float, label: str) -> search.Probe:
+        def probe(rate: float, label: str) -> capacity.Probe:
             try:
                 running = session.server(server_sdk)
             except AdapterError as error:
                 raise AssertionError(f"server did not start: {error}") from None
-            workload = dict(capacity.workload, rate=rate, warmup_s=phase.warmup_s, duration_s=phase.duration_s)
+            workload = dict(bound.workload, rate=rate, warmup_s=phase.warmup_s, duration_s=phase.duration_s)
             config = session.client_config(running, workload)
             outcome = session.run_client(client_sdk, running, config)
-            figures = search.probe_figures(outcome, rate, phase.duration_s)
+            figures = capacity.probe_figures(outcome, rate, phase.duration_s)
             if wrong_values(outcome):
                 session.record(
                     "capacity", client_sdk, server_sdk, "wrong values", 0, config, outcome, running.config, rate
@@ -323,8 +323,8 @@ class UabenchLibrary:
                 raise AssertionError(f"at {rate:.0f} requests/s: {outcome.reason}")
             ok = bool(
                 figures
-                and figures["completed"] >= capacity.min_completed
-                and figures["p99_ms"] <= capacity.p99_ms
+                and figures["completed"] >= bound.min_completed
+                and figures["p99_ms"] <= bound.p99_ms
                 and running.alive
             )
             verdict = label if label == "overload" else ("sustained" if ok else "missed")
@@ -337,21 +337,21 @@ class UabenchLibrary:
                     else f": {search.first_line(outcome.reason)}"
                 )
             )
-            return search.Probe(ok, figures, outcome)
+            return capacity.Probe(ok, figures, outcome)
 
         try:
-            found = search.capacity(
-                probe, capacity.start_rate, capacity.max_rate, capacity.refine_steps, capacity.overload_factor
+            found = capacity.capacity(
+                probe, bound.start_rate, bound.max_rate, bound.refine_steps, bound.overload_factor
             )
-        except search.NoCapacity as none:
+        except capacity.NoCapacity as none:
             raise AssertionError(
-                f"{server} does not sustain even {none.rate:g} requests/s within p99 ≤ {capacity.p99_ms:g} ms"
+                f"{server} does not sustain even {none.rate:g} requests/s within p99 ≤ {bound.p99_ms:g} ms"
             ) from None
         sustained = found.figures
         # the server the probes ran on (others may be kept paused beside it)
         running = next((one for one in session.servers.values() if one.sdk.id == server and not one.paused), None)
         alive = bool(running and running.alive)
-        behaviour = search.classify_overload(sustained["throughput"], found.overload.figures, alive)
+        behaviour = capacity.classify_overload(sustained["throughput"], found.overload.figures, alive)
         session.add_cell(
             suite=self.suite,
             kind="capacity-verdict",
@@ -370,7 +370,7 @@ class UabenchLibrary:
                 "overload_offered": found.overload_rate,
                 "overload": found.overload.figures,
                 "behaviour": behaviour,
-                "p99_bound_ms": capacity.p99_ms,
+                "p99_bound_ms": bound.p99_ms,
             },
         )
         if not alive:
