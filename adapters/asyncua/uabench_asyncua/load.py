@@ -85,6 +85,9 @@ class LoadDriver:
     async def _operation(
         self, session: int, k: int, start_ns: int, measured: bool
     ) -> None:
+        if measured and self._rate is not None:
+            # SPEC §6 send_lag_ns: handed to the SDK now, start_ns is its scheduled time.
+            self._recorder.sent(time.perf_counter_ns() - start_ns)
         try:
             response = await self._workload.request(session, k)
         except asyncio.CancelledError:

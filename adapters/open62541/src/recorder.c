@@ -77,6 +77,10 @@ void recorder_notification(recorder *r, int ok, const char *error) {
     }
 }
 
+void recorder_sent(recorder *r, int64_t lag_ns) {
+    histogram_record(&r->send_lag, lag_ns);
+}
+
 void recorder_session_ready(recorder *r, int64_t setup_ns) {
     histogram_record(&r->session_setup, setup_ns);
 }
@@ -120,6 +124,8 @@ void recorder_json(FILE *out, const recorder *r) {
     json_number(out, (double)r->values / seconds);
     fputs("},\"latency_ns\":", out);
     histogram_json(out, &r->latency);
+    fputs(",\"send_lag_ns\":", out);
+    histogram_json(out, &r->send_lag);
     fputs(",\"session_setup_ns\":", out);
     histogram_json(out, &r->session_setup);
     fputc(',', out);

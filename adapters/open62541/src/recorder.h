@@ -51,6 +51,7 @@ typedef struct {
     uint64_t checked, verification_failed;
     examples verification_examples, error_examples;
     histogram latency;
+    histogram send_lag;       /* SPEC §6: open loop, actual − scheduled send of each measured request */
     histogram session_setup;  /* SPEC §6: one entry per session */
     int64_t start_ns, end_ns;  /* wall clock of the measured phase */
     timeline timeline;
@@ -64,6 +65,8 @@ void recorder_operation(recorder *r, int64_t latency_ns, int ok, uint64_t values
 /* One data-change notification of the subscribe workload (no latency): a good one
  * succeeded with one value, a Bad one (or a refused monitored item) failed. */
 void recorder_notification(recorder *r, int ok, const char *error);
+/* Open loop: a measured request was handed to the SDK `lag_ns` after its scheduled time. */
+void recorder_sent(recorder *r, int64_t lag_ns);
 void recorder_session_ready(recorder *r, int64_t setup_ns);
 void recorder_verification(recorder *r, const char *failure); /* NULL = passed */
 

@@ -5,6 +5,7 @@
 #include "request_workload.h"
 
 #include "clock.h"
+#include "loop_wait.h"
 #include "model.h"
 #include "verify.h"
 
@@ -176,6 +177,8 @@ static int send_next(session_load *s, int64_t origin) {
     sl->origin = origin;
     sl->measured = is_measured(origin);
     sl->busy = 1;
+    /* SPEC §6 send_lag_ns: the instant the request is handed to the SDK's send call. */
+    int64_t sent_at = run.config->open_loop ? mono_ns() : 0;
     UA_StatusCode rv = run.config->workload == WORKLOAD_READ ? send_read(s, sl)
                                                              : send_write(s, sl);
     if(rv != UA_STATUSCODE_GOOD) {
@@ -186,6 +189,8 @@ static int send_next(session_load *s, int64_t origin) {
             examples_add(&run.rec->error_examples, UA_StatusCode_name(rv));
         return 0;
     }
+    if(run.config->open_loop && sl->measured)
+        recorder_sent(run.rec, sent_at - origin);
     s->next_k++;
     return 1;
 }
@@ -308,9 +313,9 @@ static int all_idle(void) {
     return 1;
 }
 
-/* How long the EventLoop may block: until the next scheduled send (open loop; busy-polls
- * when it is less than the loop's 1 ms resolution away) or the end of the phase. */
-static UA_UInt32 wait_ms(int64_t now) {
+/* Until when the EventLoop may block: the next scheduled send (open loop), a retry of a
+ * stalled session, or the end of the phase; loop_wait_until caps it at 100 ms. */
+static int64_t wake_at(int64_t now) {
     int64_t until = run.measure_end > now ? run.measure_end : now + 100000000;
     for(int s = 0; s < run.config->sessions; s++) {
         session_load *sl = &run.sessions[s];
@@ -322,8 +327,7 @@ static UA_UInt32 wait_ms(int64_t now) {
                 until = next;
         }
     }
-    int64_t ms = (until - now) / 1000000;
-    return ms < 0 ? 0 : ms > 100 ? 100 : (UA_UInt32)ms;
+    return until;
 }
 
 void request_workload_run(const client_config *config, session_set *set, recorder *rec) {
@@ -347,7 +351,8 @@ void request_workload_run(const client_config *config, session_set *set, recorde
     timeline_begin(&rec->timeline, mono0, run.measure_end - mono0, wall0 - mono0);
     int64_t drain_end = run.measure_end + DRAIN_NS;
 
-    UA_EventLoop *loop = set->loop;
+    loop_waiter waiter;
+    loop_waiter_init(&waiter, set->loop);
     for(;;) {
         int64_t now = mono_ns();
         if(now >= run.measure_end && (all_idle() || now >= drain_end))
@@ -357,7 +362,7 @@ void request_workload_run(const client_config *config, session_set *set, recorde
             if(sl->stalled || (config->open_loop && sl->free_count > 0))
                 pump(sl, now);
         }
-        loop->run(loop, wait_ms(mono_ns()));
+        loop_wait_until(&waiter, wake_at(mono_ns()));
     }
 
     /* Whatever the drain did not bring back never completed: failed. */

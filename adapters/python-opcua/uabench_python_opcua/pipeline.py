@@ -167,14 +167,19 @@ class RequestPipeline:
         with self.tally.lock:
             self.outstanding[number] = operation
         try:
+            request = self._request(number, names)
+            sent = time.perf_counter_ns()
             self.session.channel.send_request(
-                self._request(number, names),
-                callback=functools.partial(self._completed, operation),
+                request, callback=functools.partial(self._completed, operation)
             )
         except Exception as error:
             self.broken = str(error) or type(error).__name__
             self._finish(operation, 0, False, 0, f"send failed: {self.broken}")
             return False
+        if self.rate is not None and operation.measured:
+            # SPEC §6 send_lag_ns: the instant the request went to the SDK's send call.
+            with self.tally.lock:
+                self.tally.recorder.sent(sent - scheduled)
         return True
 
     def _request(self, number: int, names: list[str]):

@@ -236,7 +236,26 @@ def record_problems(record: dict) -> list[str]:
         )
     if "timeline" in record:
         problems += timeline_problems(record)
-    return problems
+    return problems + send_lag_problems(record)
+
+
+def send_lag_problems(record: dict) -> list[str]:
+    """SPEC §6 send_lag_ns: one entry per measured request that was sent, so no more than
+    attempted; only the open loop (rate set) of read and write has any."""
+    lag = record.get("send_lag_ns", [])
+    count = sum(count for _value, count in lag)
+    open_loop = record["workload"] in ("read", "write") and (
+        record["config"].get("rate") is not None
+    )
+    if lag and not open_loop:
+        return [
+            f"$.send_lag_ns: {count} entries, expected [] (only the open loop of read and write has a send lag)"
+        ]
+    if count > record["operations"]["attempted"]:
+        return [
+            f"$.send_lag_ns: {count} entries, more than the {record['operations']['attempted']} attempted operations"
+        ]
+    return []
 
 
 def timeline_problems(record: dict) -> list[str]:
@@ -291,7 +310,13 @@ def timeline_windows(start_ns: int, end_ns: int, window_ms: int) -> int:
     return max(0, -(-(end_ns - start_ns) // (window_ms * 1_000_000)))
 
 
-HISTOGRAMS = ("latency_ns", "session_setup_ns", "cycle_time_ns", "delay_ns")
+HISTOGRAMS = (
+    "latency_ns",
+    "send_lag_ns",
+    "session_setup_ns",
+    "cycle_time_ns",
+    "delay_ns",
+)
 
 # --- config validation (SPEC §3) ----------------------------------------------------------
 
@@ -797,6 +822,7 @@ class Recorder:
         self.verification_examples: list[str] = []
         self.error_examples: list[str] = []
         self.latency = Histogram()
+        self.send_lag = Histogram()
         self.session_setup = Histogram()
         self.start_ns = self.end_ns = 0
 
@@ -823,6 +849,10 @@ class Recorder:
             self.failed += 1
             if error and len(self.error_examples) < MAX_EXAMPLES:
                 self.error_examples.append(error)
+
+    def sent(self, lag_ns: int) -> None:
+        """Open loop: a measured request was handed to the SDK lag_ns after its schedule."""
+        self.send_lag.record(lag_ns)
 
     def session_ready(self, setup_ns: int) -> None:
         self.session_setup.record(setup_ns)
@@ -862,6 +892,7 @@ class Recorder:
                 "values_per_s": self.values / seconds,
             },
             "latency_ns": self.latency.sparse(),
+            "send_lag_ns": self.send_lag.sparse(),
             "session_setup_ns": self.session_setup.sparse(),
             "timeline": self.timeline.record(self.end_ns),
         }
