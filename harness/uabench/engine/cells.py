@@ -23,6 +23,7 @@ from uabench.engine.constants import (
     SIGNALS_PER_EXTRA_SECOND,
     SUBSCRIBER_GRACE_S,
 )
+from uabench.proc import sampling
 from uabench.proc.netns import MTU, Hosts
 from uabench.proc.process import AdapterError, AdapterProcess
 from uabench.proc.sampling import PerfStat, ProcessSampler
@@ -248,8 +249,10 @@ def combine_resources(windows: Sequence[dict | None]) -> dict | None:
         return None
     if len(present) == 1:
         return present[0]
-    combined = {}
+    combined = sampling.not_added(present)
     for key in present[0]:
+        if key in sampling.NOT_ADDED:
+            continue
         values = [w.get(key) for w in present]
         numbers = [v for v in values if v is not None]
         if key == "seconds":

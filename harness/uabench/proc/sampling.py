@@ -15,7 +15,7 @@ from pathlib import Path
 
 import psutil
 
-from uabench.proc import cleanup, launcher
+from uabench.proc import cleanup, launcher, schedstat
 
 # Every sample walks the process tree and every thread's status: at 0.1 s the samplers of one cell
 # (client, server, host, each with perf stat -I) took 5.8 % of the machine's CPU in the measured
@@ -28,12 +28,19 @@ PERF_EVENTS = ("context-switches", "cpu-migrations", "task-clock", "cycles", "in
 @dataclass(frozen=True)
 class Sample:
     wall_ns: int
-    user_s: float
+    user_s: float  # clock ticks: only the split of the exact CPU time into user and system
     system_s: float
     rss: int
     threads: int
-    voluntary: int
-    involuntary: int
+    cpu: schedstat.Snapshot  # per thread, ns on CPU
+    voluntary: schedstat.Snapshot  # per thread, context switches (/proc status)
+    involuntary: schedstat.Snapshot
+    overhead: schedstat.Snapshot  # this sampler's thread and its perf stat process, ns on CPU
+
+
+# measured pid -> pid of the `perf stat` attached to it: its ProcessSampler counts perf's CPU as
+# sampling overhead (the two are started side by side for one process and know only its pid)
+_perf_of: dict[int, int] = {}
 
 
 class ProcessSampler:
@@ -42,6 +49,9 @@ class ProcessSampler:
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.samples: list[Sample] = []
+        self.names: dict[int, str] = {}  # thread id -> its name (comm)
+        self._named_twice: set[int] = set()
+        self.counter = schedstat.source()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"sampler-{pid}", daemon=True)
 
@@ -58,85 +68,153 @@ class ProcessSampler:
             root = psutil.Process(self.pid)
         except psutil.NoSuchProcess:
             return
+        own = threading.get_native_id()
         while not self._stop.is_set():
-            sample = _sample(root)
+            sample = self._sample(root, own)
             if sample is None:
                 return
             self.samples.append(sample)
             self._stop.wait(INTERVAL_S)
 
-    def window(self, start_ns: int, end_ns: int) -> dict | None:
-        """Resource use between two wall-clock instants, from the nearest samples inside."""
-        times = [s.wall_ns for s in self.samples]
-        first = bisect.bisect_left(times, start_ns)
-        last = bisect.bisect_right(times, end_ns) - 1
-        if last - first < 1:
+    def _sample(self, root: psutil.Process, own: int) -> Sample | None:
+        try:
+            processes = [root] + root.children(recursive=True)
+        except psutil.NoSuchProcess:
             return None
+        user = system = 0.0
+        rss = count = 0
+        cpu: dict[int, int] = {}
+        voluntary: dict[int, int] = {}
+        involuntary: dict[int, int] = {}
+        wall_ns = time.time_ns()
+        for process in processes:
+            try:
+                with process.oneshot():
+                    times = process.cpu_times()
+                    user += times.user
+                    system += times.system
+                    rss += process.memory_info().rss
+                    count += process.num_threads()
+            except (psutil.NoSuchProcess, psutil.ZombieProcess):
+                if process is root:
+                    return None
+                continue
+            for tid in schedstat.threads(process.pid):
+                ns = schedstat.on_cpu_ns(process.pid, tid, self.counter)
+                if ns is None:  # ended between listing and reading
+                    continue
+                cpu[tid] = ns
+                self._name(process.pid, tid)
+                switches = _thread_switches(process.pid, tid)
+                if switches:
+                    voluntary[tid], involuntary[tid] = switches
+        perf = _perf_of.get(self.pid)
+        overhead = schedstat.tree_ns([perf], self.counter) if perf else {}
+        own_ns = schedstat.on_cpu_ns(os.getpid(), own, self.counter)
+        if own_ns is not None:
+            overhead[own] = own_ns
+        return Sample(
+            wall_ns,
+            user,
+            system,
+            rss,
+            count,
+            schedstat.Snapshot(wall_ns, cpu),
+            schedstat.Snapshot(wall_ns, voluntary),
+            schedstat.Snapshot(wall_ns, involuntary),
+            schedstat.Snapshot(wall_ns, overhead),
+        )
+
+    def _name(self, pid: int, tid: int) -> None:
+        """A thread's name, read when it is first seen and once more a sample later: runtimes
+        name their threads just after starting them (a JVM's, libuv's workers)."""
+        if tid in self._named_twice:
+            return
+        if tid in self.names:
+            self._named_twice.add(tid)
+        found = schedstat.name(pid, tid)
+        if found:
+            self.names[tid] = found
+
+    def window(self, start_ns: int, end_ns: int) -> dict | None:
+        """Resource use between two wall-clock instants: CPU integrated exactly over the window
+        (clipped to the samples), the hottest thread, the sampler's own CPU."""
+        used = schedstat.integrate([s.cpu for s in self.samples], start_ns, end_ns)
+        if used is None:
+            return None
+        seconds = used.seconds
+        cpu_s = used.total_ns / 1e9
+        times = [s.wall_ns for s in self.samples]
+        first = max(bisect.bisect_right(times, used.start_ns) - 1, 0)
+        last = min(bisect.bisect_left(times, used.end_ns), len(times) - 1)
         a, b = self.samples[first], self.samples[last]
-        seconds = (b.wall_ns - a.wall_ns) / 1e9
         inside = self.samples[first : last + 1]
-        user, system = b.user_s - a.user_s, b.system_s - a.system_s
+        ticks_user, ticks_system = b.user_s - a.user_s, b.system_s - a.system_s
+        # the clock ticks only split the exact time; no tick at all in the window: all user time
+        user_share = ticks_user / (ticks_user + ticks_system) if ticks_user + ticks_system > 0 else 1.0
+        hot = max(used.threads, key=lambda tid: used.threads[tid], default=None)
         return {
             "seconds": seconds,
-            "cpu_user_s": user,
-            "cpu_system_s": system,
-            "cpu_percent": 100.0 * (user + system) / seconds,
+            "cpu_s": cpu_s,
+            "cpu_user_s": cpu_s * user_share,
+            "cpu_system_s": cpu_s * (1 - user_share),
+            "cpu_percent": 100.0 * cpu_s / seconds,
+            "cpu_source": self.counter,
+            "hot_thread": self.names.get(hot, str(hot)) if hot is not None else None,
+            "hot_thread_cpu": 100.0 * used.threads[hot] / 1e9 / seconds if hot is not None else None,
+            "threads_ended": used.ended,
             "rss_max": max(s.rss for s in inside),
             "rss_mean": sum(s.rss for s in inside) / len(inside),
             "threads_max": max(s.threads for s in inside),
-            "ctx_voluntary": b.voluntary - a.voluntary,
-            "ctx_involuntary": b.involuntary - a.involuntary,
+            "ctx_voluntary": _count(self.samples, "voluntary", used),
+            "ctx_involuntary": _count(self.samples, "involuntary", used),
+            "sampler_cpu_percent": 100.0 * _count(self.samples, "overhead", used) / 1e9 / seconds,
         }
 
     def series(self) -> list[list[float]]:
         """[[wall_ns, cpu_seconds, rss], ...] for plots."""
-        return [[s.wall_ns, s.user_s + s.system_s, s.rss] for s in self.samples]
+        return [[s.wall_ns, sum(s.cpu.threads.values()) / 1e9, s.rss] for s in self.samples]
 
 
-def _sample(root: psutil.Process) -> Sample | None:
+# Window keys that do not add up over the processes of one role: the hottest thread is the
+# hottest of any of them (one thread runs on one core, whichever process it belongs to).
+NOT_ADDED = ("cpu_source", "hot_thread", "hot_thread_cpu")
+
+
+def not_added(windows: list[dict]) -> dict:
+    """NOT_ADDED keys of several processes' windows combined (only those the windows have)."""
+    if not windows or "hot_thread_cpu" not in windows[0]:
+        return {}
+    measured = [w for w in windows if w.get("hot_thread_cpu") is not None]
+    hottest = max(measured, key=lambda w: w["hot_thread_cpu"], default={})
+    sources = sorted({w["cpu_source"] for w in windows if w.get("cpu_source")})
+    return {
+        "cpu_source": "; ".join(sources) or None,
+        "hot_thread": hottest.get("hot_thread"),
+        "hot_thread_cpu": hottest.get("hot_thread_cpu"),
+    }
+
+
+def _count(samples: list[Sample], field: str, window: schedstat.Integral) -> float:
+    """A per-thread counter summed over the same window as the CPU time."""
+    integral = schedstat.integrate([getattr(s, field) for s in samples], window.start_ns, window.end_ns)
+    return integral.total_ns if integral else 0.0
+
+
+def _thread_switches(pid: int, tid: int) -> tuple[int, int] | None:
+    """Context switches of one thread: /proc/PID/status counts only its main thread, which in
+    a JVM or a threaded server hardly ever runs."""
+    voluntary = involuntary = None
     try:
-        processes = [root] + root.children(recursive=True)
-    except psutil.NoSuchProcess:
+        with open(f"/proc/{pid}/task/{tid}/status", encoding="ascii") as stream:
+            for line in stream:
+                if line.startswith("voluntary_ctxt_switches:"):
+                    voluntary = int(line.split()[1])
+                elif line.startswith("nonvoluntary_ctxt_switches:"):
+                    involuntary = int(line.split()[1])
+    except OSError:  # the thread ended between listing and reading
         return None
-    user = system = 0.0
-    rss = threads = voluntary = involuntary = 0
-    wall_ns = time.time_ns()
-    for process in processes:
-        try:
-            with process.oneshot():
-                times = process.cpu_times()
-                user += times.user
-                system += times.system
-                rss += process.memory_info().rss
-                threads += process.num_threads()
-            thread_voluntary, thread_involuntary = _thread_switches(process.pid)
-            voluntary += thread_voluntary
-            involuntary += thread_involuntary
-        except (psutil.NoSuchProcess, psutil.ZombieProcess):
-            if process is root:
-                return None
-    return Sample(wall_ns, user, system, rss, threads, voluntary, involuntary)
-
-
-def _thread_switches(pid: int) -> tuple[int, int]:
-    """Context switches of every thread of a process: /proc/PID/status counts only its main
-    thread, which in a JVM or a threaded server hardly ever runs."""
-    voluntary = involuntary = 0
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return 0, 0
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/status", encoding="ascii") as stream:
-                for line in stream:
-                    if line.startswith("voluntary_ctxt_switches:"):
-                        voluntary += int(line.split()[1])
-                    elif line.startswith("nonvoluntary_ctxt_switches:"):
-                        involuntary += int(line.split()[1])
-        except OSError:  # the thread ended between listing and reading
-            continue
-    return voluntary, involuntary
+    return None if voluntary is None or involuntary is None else (voluntary, involuntary)
 
 
 class PerfStat:
@@ -177,9 +255,11 @@ class PerfStat:
             preexec_fn=launcher.preexec(),  # dies with the harness even on SIGKILL
         )
         cleanup.adopt(self.popen)  # and is stopped with the adapters on a signal
+        _perf_of[self.pid] = self.popen.pid
         return self
 
     def stop(self) -> None:
+        _perf_of.pop(self.pid, None)
         if self.popen and self.popen.poll() is None:
             os.killpg(self.popen.pid, signal.SIGINT)
             try:
