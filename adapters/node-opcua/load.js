@@ -65,6 +65,8 @@ export class SessionLoad {
   async #dispatch(referenceNs) {
     const entry = { measured: this.isMeasured(referenceNs), abandoned: false };
     this.pending.add(entry);
+    // SPEC §6 send_lag_ns: the request goes to the SDK's call right below.
+    if (entry.measured && this.rate !== null) this.recorder.sent(nowNs() - referenceNs);
     let outcome;
     try {
       outcome = await this.send(this.nextRequest++);

@@ -16,6 +16,7 @@ export class Recorder {
     this.verificationExamples = [];
     this.errorExamples = [];
     this.latency = new Histogram();
+    this.sendLag = new Histogram(); // open loop: actual - scheduled send (SPEC §6 send_lag_ns)
     this.sessionSetup = new Histogram();
     this.startNs = 0n;
     this.endNs = 0n;
@@ -31,6 +32,11 @@ export class Recorder {
       this.failed += 1;
       this.error(error);
     }
+  }
+
+  /** Open loop: a measured request was handed to the SDK lagNs after its scheduled time. */
+  sent(lagNs) {
+    this.sendLag.record(lagNs);
   }
 
   /** One data-change notification of the subscribe workload (SPEC §3): no latency. */
@@ -73,6 +79,7 @@ export class Recorder {
       errors: { examples: this.errorExamples },
       throughput: { ops_per_s: this.succeeded / seconds, values_per_s: this.values / seconds },
       latency_ns: this.latency.sparse(),
+      send_lag_ns: this.sendLag.sparse(),
       session_setup_ns: this.sessionSetup.sparse(),
       timeline: this.timeline.record(this.endNs),
     };

@@ -22,6 +22,8 @@ final class Recorder {
   final List<String> verificationExamples = new ArrayList<>();
   final List<String> errorExamples = new ArrayList<>();
   final Histogram latency = new Histogram();
+  // Open loop: actual - scheduled send of each measured request (SPEC §6 send_lag_ns).
+  final Histogram sendLag = new Histogram();
   final Histogram sessionSetup = new Histogram();
 
   synchronized void succeeded(long latencyNs, int valueCount) {
@@ -29,6 +31,10 @@ final class Recorder {
     succeeded++;
     values += valueCount;
     latency.record(latencyNs);
+  }
+
+  synchronized void sent(long lagNs) {
+    sendLag.record(lagNs);
   }
 
   synchronized void failed(String error) {
@@ -69,6 +75,7 @@ final class Recorder {
       addExamples(verificationExamples, other.verificationExamples);
       addExamples(errorExamples, other.errorExamples);
       latency.merge(other.latency);
+      sendLag.merge(other.sendLag);
       sessionSetup.merge(other.sessionSetup);
     }
   }
@@ -108,6 +115,7 @@ final class Recorder {
     throughput.put("ops_per_s", succeeded / seconds);
     throughput.put("values_per_s", values / seconds);
     result.set("latency_ns", latency.toJson());
+    result.set("send_lag_ns", sendLag.toJson());
     result.set("session_setup_ns", sessionSetup.toJson());
     return result;
   }

@@ -252,6 +252,10 @@ final class RequestWorkload {
 
     private void send(long k, long scheduled) {
       int first = (int) ((k * npr) % readIds.length);
+      if (config.rate() != null && inMeasuredPhase(scheduled)) {
+        // SPEC §6 send_lag_ns: the request goes to Milo's async call now.
+        measured.sent(System.nanoTime() - scheduled);
+      }
       CompletableFuture<?> response;
       try {
         response = write ? sendWrite(k, first) : sendRead(first);
