@@ -1,8 +1,11 @@
-"""The capacity search on probes of a modelled server (no SDK)."""
+"""The capacity search (engine/capacity.py) on probes of a modelled server, and the figures of
+a probe from a result record: the algorithms alone, without Robot or any SDK."""
+
+import math
 
 import pytest
 
-from uabench.engine import capacity as search
+from uabench.engine import capacity
 from uabench.engine.cells import Outcome
 
 
@@ -10,52 +13,138 @@ def point(rate: float) -> Outcome:
     return Outcome("pass", None, {"throughput": {"ops_per_s": rate}})
 
 
-# --- the capacity search ---------------------------------------------------------------------------
-
-
 class Server:
-    """Sustains every rate up to `capacity`; remembers the probes."""
+    """Sustains every rate up to `limit` (and those in `flaky` only on their second probe);
+    completes at most `limit` requests/s beyond it; remembers the probes."""
 
-    def __init__(self, capacity: float) -> None:
-        self.capacity, self.probes = capacity, []
+    def __init__(self, limit: float, flaky: tuple[float, ...] = (), dies_above: float = math.inf) -> None:
+        self.limit, self.flaky, self.dies_above, self.probes = limit, set(flaky), dies_above, []
 
-    def __call__(self, rate: float, label: str) -> search.Probe:
+    def __call__(self, rate: float, label: str) -> capacity.Probe:
         self.probes.append((rate, label))
-        ok = rate <= self.capacity
-        return search.Probe(ok, {"throughput": min(rate, self.capacity), "p99_ms": 1.0}, point(rate))
+        if rate > self.dies_above:
+            return capacity.Probe(False, None, point(0))
+        ok = rate <= self.limit
+        if rate in self.flaky:
+            ok = not ok
+            self.flaky.discard(rate)
+        figures = {"throughput": min(rate, self.limit), "p99_ms": 1.0 if ok else 50.0, "completed": 1.0}
+        return capacity.Probe(ok, figures, point(rate))
 
 
-def test_capacity_doubles_then_bisects_then_probes_beyond():
+def test_the_search_doubles_bisects_confirms_the_bracket_then_probes_each_overload_factor():
     server = Server(1000)
-    found = search.capacity(server, start_rate=100, max_rate=1e6, refine_steps=3, overload_factor=1.5)
-    assert [rate for rate, _ in server.probes] == [100, 200, 400, 800, 1600, 1200, 1000, 1100, 1500]
-    assert found.rate == 1000 and found.overload_rate == 1500 and server.probes[-1] == (1500, "overload")
-    assert found.figures["throughput"] == 1000 and not found.overload.ok
+    found = capacity.capacity(server, 100, 1e6, refine_steps=3, overload_factors=(1.5, 2), overload_repetitions=2)
+    assert [rate for rate, _ in server.probes][:10] == [100, 200, 400, 800, 1600, 1200, 1000, 1100, 1000, 1100]
+    assert [label for _, label in server.probes[8:10]] == ["confirm", "confirm"]
+    assert found.rate == 1000 and found.confirmed_miss == 1100 and not found.missed_then_held
+    assert sorted(found.overload) == [1.5, 2] and all(len(p) == 2 for p in found.overload.values())
+    assert [rate for rate, label in server.probes if label == "overload"] == [1500, 1500, 2000, 2000]
 
 
-def test_capacity_below_the_start_rate_halves_until_it_holds():
+def test_a_capacity_that_misses_when_confirmed_falls_back_to_the_next_lower_rate_that_held():
+    # 1000 held once by chance: confirmed, it misses, and 800 (held before) is confirmed instead
+    found_probes = []
+
+    def probe(rate: float, label: str) -> capacity.Probe:
+        found_probes.append((rate, label))
+        ok = rate <= 900 or (rate == 1000 and label == "probe")
+        return capacity.Probe(ok, {"throughput": rate, "p99_ms": 1.0, "completed": 1.0}, point(rate))
+
+    found = capacity.capacity(probe, 100, 1e6, refine_steps=2, overload_factors=(1.5,))
+    assert found.rate == 800
+    assert (1000, "confirm") in found_probes and (800, "confirm") in found_probes
+
+
+def test_a_missed_rate_that_holds_when_probed_again_is_recorded_not_hidden():
+    server = Server(1100, flaky=(1100,))  # 1100 misses at first, then holds
+    found = capacity.capacity(server, 100, 1e6, refine_steps=3, overload_factors=(1.5,))
+    assert found.rate == 1000 and found.missed_then_held == [1100] and found.confirmed_miss is None
+
+
+def test_the_search_below_the_start_rate_halves_until_it_holds_and_is_bounded():
     server = Server(30)
-    found = search.capacity(server, start_rate=100, max_rate=1e6, refine_steps=1, overload_factor=2)
+    found = capacity.capacity(server, 100, 1e6, refine_steps=1, overload_factors=(2,))
     assert [rate for rate, _ in server.probes][:4] == [100, 50, 25, 37.5] and found.rate == 25
+    fast = Server(1e9)
+    assert capacity.capacity(fast, 100, max_rate=800, refine_steps=5, overload_factors=(2,)).rate == 800
+    assert (1600, "probe") not in fast.probes
+    with pytest.raises(capacity.NoCapacity):
+        capacity.capacity(Server(1), 100, 1e6, refine_steps=2, overload_factors=(2,), min_rate=10)
 
 
-def test_capacity_is_bounded_by_the_max_rate_and_not_found_below_the_min_rate():
-    server = Server(1e9)
-    assert search.capacity(server, 100, max_rate=800, refine_steps=5, overload_factor=2).rate == 800
-    assert (1600, "probe") not in server.probes
-    with pytest.raises(search.NoCapacity):
-        search.capacity(Server(1), 100, 1e6, refine_steps=2, overload_factor=2, min_rate=10)
+def _probes(*shares: float) -> list[capacity.Probe]:
+    return [capacity.Probe(False, {"throughput": 1000 * s, "p99_ms": 40.0} if s else None, point(0)) for s in shares]
 
 
 @pytest.mark.parametrize(
-    "figures,alive,behaviour",
+    "overload,alive,behaviour",
     [
-        ({"throughput": 900}, True, "graceful"),
-        ({"throughput": 500}, True, "collapse"),
-        ({"throughput": 900}, False, "crash"),
-        (None, True, "crash"),
-        ({"throughput": 0}, True, "crash"),
+        ({1.5: _probes(1.0, 0.98), 2: _probes(0.95, 0.93)}, True, "graceful"),
+        ({1.5: _probes(0.95, 0.97), 2: _probes(0.7, 0.72)}, True, "degrading"),
+        ({1.5: _probes(0.8, 0.8), 2: _probes(0.3, 0.2)}, True, "collapse"),
+        ({1.5: _probes(1.0, 1.0), 2: _probes(1.0, 1.0)}, False, "crash"),
+        ({1.5: _probes(1.0, 1.0), 2: _probes(1.0, 0)}, True, "crash"),
     ],
 )
-def test_overload_is_classified(figures, alive, behaviour):
-    assert search.classify_overload(1000, figures, alive) == behaviour
+def test_the_overload_behaviour_comes_from_completions_at_every_factor(overload, alive, behaviour):
+    found = capacity.classify_overload({"throughput": 1000, "p99_ms": 4.0}, overload, alive)
+    assert found["behaviour"] == behaviour
+    if behaviour != "crash":
+        assert found["factors"]["1.5"]["p99_growth"] == pytest.approx(10.0)
+
+
+def _result(timeline_ops: list[int], warmup_windows: float, latency=None, lag=None) -> dict:
+    start = 1_000_000_000_000
+    width = 100_000_000
+    result = {
+        "start_ns": int(start + warmup_windows * width),
+        "end_ns": start + len(timeline_ops) * width,
+        "timeline": {"window_ms": 100, "start_ns": start, "ops": timeline_ops},
+        "operations": {"succeeded": 10**6, "failed": 0},  # scheduled in the window: not what counts
+        "latency_ns": latency or [[1_000_000, 100]],
+    }
+    if lag is not None:
+        result["send_lag_ns"] = lag
+    return result
+
+
+def test_throughput_counts_completions_inside_the_window_not_requests_scheduled_in_it():
+    # 5 warm-up windows, then 5 measured ones (0.5 s) with 100 completions each, then the drain
+    result = _result([100] * 5 + [100] * 5, warmup_windows=5)
+    assert capacity.completed_in_window(result) == 500
+    figures = capacity.probe_figures(Outcome("pass", None, result), rate=1000, duration_s=0.5)
+    assert figures["throughput"] == pytest.approx(1000) and figures["completed"] == pytest.approx(1.0)
+    # a server that answered half of them inside the window: the rest came in the drain
+    slow = _result([100] * 5 + [50] * 5, warmup_windows=5)
+    assert capacity.probe_figures(Outcome("pass", None, slow), 1000, 0.5)["completed"] == pytest.approx(0.5)
+    # a window half inside counts half
+    assert capacity.completed_in_window(_result([100] * 10, warmup_windows=4.5)) == 550
+
+
+def test_a_probe_whose_send_lag_is_large_while_the_client_is_busy_marks_the_load_generator_behind():
+    def figures(lag_ns: int, hot_thread_cpu: float | None) -> dict:
+        result = _result([100] * 10, 5, lag=[[lag_ns, 100]])
+        outcome = Outcome("pass", None, result, client_resources={"hot_thread_cpu": hot_thread_cpu})
+        return capacity.probe_figures(outcome, 1000, 0.5)
+
+    lagging = figures(8_000_000, 99.0)
+    assert lagging["send_lag_p99_ms"] >= 8.0 and capacity.generator_behind(lagging, p99_bound_ms=20)
+    # the same lag with the client idle: every request slot waited for the server's answers
+    assert not capacity.generator_behind(figures(8_000_000, 30.0), p99_bound_ms=20)
+    # a busy client on schedule, and a probe without per-thread figures
+    assert not capacity.generator_behind(figures(50_000, 99.0), p99_bound_ms=20)
+    assert not capacity.generator_behind(figures(8_000_000, None), p99_bound_ms=20)
+
+
+def test_latency_loads_skip_what_is_beyond_a_servers_capacity_and_shares_without_one():
+    class Latency:
+        loads = ((1000.0, 1), (20000.0, 1), (200.0, 100))
+        capacity_shares = (0.5,)
+
+    todo, skipped = capacity.latency_loads(Latency, ["fast", "slow", "unknown"], {"fast": 50000, "slow": 6000})
+    assert ("slow", "20000 requests/s × 1 node", 20000.0, 1) not in todo
+    assert ("slow", "20000 requests/s × 1 node", "not run: beyond its capacity of 6000 requests/s") in skipped
+    assert ("fast", "50% of capacity", 25000.0, 1) in todo
+    assert ("unknown", "50% of capacity", "not run: no capacity found in this run") in skipped
+    assert ("unknown", "20000 requests/s × 1 node", 20000.0, 1) in todo

@@ -70,6 +70,15 @@ def test_load_generator_bound_clients_by_their_allowance_subscribers_by_one_core
     assert not cells.load_generator_bound("subscriber", [one, one], {0, 1})
 
 
+def test_a_client_whose_hot_thread_used_a_whole_core_is_bound_on_a_host_with_more_cores():
+    # one event-loop thread at 97 % of a core: the process total is 98 % of 800 %, far below the
+    # allowance, yet the client can send no faster
+    hot = {"cpu_percent": 98.0, "seconds": 1.0, "hot_thread_cpu": 97.0}
+    spread = {"cpu_percent": 98.0, "seconds": 1.0, "hot_thread_cpu": 40.0}
+    assert cells.load_generator_bound("client", [hot], set(range(8)))
+    assert not cells.load_generator_bound("client", [spread], set(range(8)))
+
+
 def test_subscribers_combine_over_their_common_window_and_keep_each_summary():
     def subscriber(start, end, lost):
         return {

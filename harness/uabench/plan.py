@@ -53,9 +53,10 @@ CAPACITY_KEYS = {
     "start_rate": (1, 1e7),
     "max_rate": (1, 1e8),
     "refine_steps": (0, 20),
-    "overload_factor": (1.05, 10),
+    "overload_repetitions": (1, 10),
 }
-PHASES = ("interop", "throughput", "sweep", "capacity")
+OVERLOAD_FACTOR = (1.05, 10)
+PHASES = ("interop", "throughput", "sweep", "capacity", "latency")
 SWEEP_KEYS = {"name", "kind", "values", "workload", "server", "stop", "clients", "total_signals"}
 SWEEP_KINDS = ("signals", "sessions", "interval", "nodes_per_request", "in_flight", "nodes", "security")
 STOP_METRICS = ("cycle_time_ratio", "p99_ms")
@@ -164,14 +165,16 @@ class Sweep:
 @dataclass(frozen=True)
 class Capacity:
     """The open-loop search for the highest rate a server sustains (p99 under a bound, at
-    least min_completed of the offered requests completed), then one run beyond it."""
+    least min_completed of the offered requests completed inside the window), then
+    overload_repetitions runs at each of overload_factors × that rate."""
 
     p99_ms: float
     min_completed: float
     start_rate: float
     max_rate: float
     refine_steps: int
-    overload_factor: float
+    overload_repetitions: int
+    overload_factors: tuple[float, ...]
     workload: dict
 
 
@@ -181,12 +184,27 @@ def _capacity(raw: object) -> Capacity | None:
     if not isinstance(raw, dict):
         raise PlanError(f"capacity: must be a table ([capacity]), got {raw!r}")
     values = {}
+    latency: Latency | None = None
+
+
+@dataclass(frozen=True)
+class Latency:
+    """The open-loop latency table (wrk2's method): every server at the same offered loads
+    (requests/s at a number of nodes per request) and at shares of its own measured capacity."""
+
+    loads: tuple[tuple[float, int], ...]  # (requests/s, nodes per request)
+    capacity_shares: tuple[float, ...]
     for key, value in raw.items():
-        if key == "workload":
+        if key in ("workload", "overload_factors", "latency"):
             continue
         if key not in CAPACITY_KEYS:
-            raise PlanError(f"capacity: unknown key '{key}' (known: workload, {', '.join(CAPACITY_KEYS)})")
-        values[key] = _number(value, f"capacity.{key}", *CAPACITY_KEYS[key], integer=key == "refine_steps")
+            raise PlanError(
+                f"capacity: unknown key '{key}' "
+                f"(known: workload, overload_factors, latency, {', '.join(CAPACITY_KEYS)})"
+            )
+        values[key] = _number(
+            value, f"capacity.{key}", *CAPACITY_KEYS[key], integer=key.endswith(("steps", "repetitions"))
+        )
     missing = set(CAPACITY_KEYS) - set(values)
     if missing:
         raise PlanError(f"capacity: missing {', '.join(sorted(missing))}")
@@ -197,15 +215,17 @@ def _capacity(raw: object) -> Capacity | None:
         raise PlanError("capacity.workload: missing or not a table")
     workload = dict(workload, nodes=expand_nodes(workload.get("nodes", []), "capacity.workload.nodes"))
     # the search offers rates from start_rate up to the overload beyond max_rate
-    for rate in (values["start_rate"], values["max_rate"] * values["overload_factor"]):
+    for rate in (values["start_rate"], values["max_rate"] * max(factors)):
         _adapter_config("client", {**workload, "rate": rate}, f"capacity.workload (at rate {rate:g}/s)")
     return Capacity(
         float(values["p99_ms"]),
         float(values["min_completed"]),
         float(values["start_rate"]),
         float(values["max_rate"]),
+    factors = _number_list(raw.get("overload_factors"), "capacity.overload_factors", *OVERLOAD_FACTOR)
         int(values["refine_steps"]),
-        float(values["overload_factor"]),
+        int(values["overload_repetitions"]),
+        factors,
         workload,
     )
 
@@ -215,9 +235,43 @@ class PubSub:
     """What makes a plan a PubSub plan: who publishes and subscribes, and the config keys
     every publisher and subscriber gets (the harness adds address, interface, signals and
     timing per cell, each cell with its own multicast group out of `groups`)."""
+        _latency(raw.get("latency"), workload),
 
     publishers: tuple[str, ...] | None
     subscribers: tuple[str, ...] | None
+def _latency(raw: object, workload: dict) -> Latency | None:
+    """[capacity.latency]: `loads`, a list of {rate, nodes_per_request}, and `capacity_shares`."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise PlanError(f"capacity.latency: must be a table, got {raw!r}")
+    unknown = set(raw) - {"loads", "capacity_shares"}
+    if unknown:
+        raise PlanError(f"capacity.latency: unknown key '{sorted(unknown)[0]}' (known: loads, capacity_shares)")
+    loads = raw.get("loads")
+    if not isinstance(loads, list) or not loads:
+        raise PlanError("capacity.latency.loads: must be a non-empty list of {rate, nodes_per_request} tables")
+    parsed = []
+    for i, load in enumerate(loads):
+        where = f"capacity.latency.loads[{i}]"
+        if not isinstance(load, dict) or set(load) != {"rate", "nodes_per_request"}:
+            raise PlanError(f"{where}: must be a table with exactly rate and nodes_per_request, got {load!r}")
+        rate = float(_number(load["rate"], f"{where}.rate", 1, 1e7))
+        nodes = int(_number(load["nodes_per_request"], f"{where}.nodes_per_request", 1, 10000, integer=True))
+        _adapter_config("client", {**workload, "rate": rate, "nodes_per_request": nodes}, where)
+        parsed.append((rate, nodes))
+    shares = _number_list(raw.get("capacity_shares", []), "capacity.latency.capacity_shares", 0.01, 1.0, empty=True)
+    return Latency(tuple(parsed), shares)
+
+
+def _number_list(value: object, where: str, low: float, high: float, empty: bool = False) -> tuple[float, ...]:
+    if not isinstance(value, list) or (not value and not empty):
+        raise PlanError(
+            f"{where}: must be a{'' if empty else ' non-empty'} list of numbers in [{low:g}, {high:g}], got {value!r}"
+        )
+    return tuple(float(_number(v, f"{where}[{i}]", low, high)) for i, v in enumerate(value))
+
+
     reference_subscriber: str
     subscriber_sweep: str  # "reference" (the reference publisher only) or "all"
     config: dict
@@ -259,7 +313,13 @@ class Plan:
         """The phases of `profile` that some test of this plan runs."""
         if self.pubsub:
             return dict(self.profiles.get(profile, {}))
-        used = {"interop": self.interop, "throughput": self.throughput, "sweep": self.sweeps, "capacity": self.capacity}
+        used = {
+            "interop": self.interop,
+            "throughput": self.throughput,
+            "sweep": self.sweeps,
+            "capacity": self.capacity,
+            "latency": self.capacity and self.capacity.latency,
+        }
         return {kind: phase for kind, phase in self.profiles.get(profile, {}).items() if used[kind]}
 
     def pairs(self, profile: str | None) -> str:
@@ -891,6 +951,15 @@ def _pubsub_tests(plan: Plan, only: list[str] | None) -> list[TestCase]:
         subscriber = reference_subscriber(plan, publisher)
         if subscriber:
             found.append(
+            if plan.capacity.latency and servers:
+                tests.append(
+                    TestCase(
+                        f"Latency at common loads ({reference} load)",
+                        "Latency At Common Loads Should Be Measured",
+                        (reference, ",".join(servers)),
+                        ("capacity", "latency", *(f"server:{server}" for server in servers)),
+                    )
+                )
                 TestCase(
                     f"Signal-rate sweep of the {publisher} publisher ({subscriber} subscriber)",
                     "PubSub Sweep Should Complete",

@@ -1,22 +1,43 @@
 """The open-loop capacity search as plain functions of a `probe` callable, so it can be tested
 without Robot or any SDK: the highest offered read rate a server sustains within the plan's
-bound, then the overload probes beyond it."""
+bound, then the overload probes beyond it.
+
+What a probe counts (issue 12). Throughput is the requests that *completed* inside the
+measured window (the result's timeline, by completion time), not those scheduled in it: a
+request scheduled in the window that completes seconds later, in the drain, counted as
+achieved before, so "achieved = offered" held by construction and every overload looked
+graceful. The bound is on both the p99 latency (from the scheduled send time) and the share
+of offered requests completed in the window.
+
+Non-monotonic points. One short probe can miss a rate that a later one sustains (a collection
+pause, a JIT compile, another process on the host). The bracket the search ends with is
+therefore confirmed: the capacity is a rate that held twice, and the lowest missed rate above
+it is probed again. A missed rate that holds on its second probe is recorded as such: the
+limit is then not sharp, and the report says so."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from uabench.engine.cells import Outcome
-from uabench.engine.constants import GRACEFUL_SHARE, MIN_CAPACITY_RATE
+from uabench.engine.constants import (
+    CLIENT_BOUND_PERCENT,
+    COLLAPSE_SHARE,
+    CONFIRM_ROUNDS,
+    GENERATOR_LAG_SHARE,
+    GRACEFUL_SHARE,
+    MIN_CAPACITY_RATE,
+)
 from uabench.results import stats
 
 
 @dataclass(frozen=True)
 class Probe:
     """One probe of the capacity search: did the server sustain the offered rate, and its
-    figures (completed share, throughput, p99) if it answered at all."""
+    figures (completed share, throughput, p99, send lag) if it answered at all."""
 
     ok: bool
     figures: dict | None
@@ -25,10 +46,12 @@ class Probe:
 
 @dataclass(frozen=True)
 class CapacityResult:
-    rate: float  # the highest offered rate that was sustained
-    figures: dict  # its figures
-    overload_rate: float
-    overload: Probe  # the probe beyond it
+    rate: float  # the highest offered rate that was sustained, and held again when confirmed
+    figures: dict  # its figures (the confirming probe's: the server was warmest then)
+    overload: dict[float, list[Probe]]  # factor → the probes at factor × rate
+    history: list[tuple[float, str, Probe]] = field(default_factory=list)  # (rate, label, probe) in order
+    missed_then_held: list[float] = field(default_factory=list)  # missed rates that held when probed again
+    confirmed_miss: float | None = None  # the lowest missed rate above the capacity, missed twice
 
 
 class NoCapacity(Exception):
@@ -44,17 +67,26 @@ def capacity(
     start_rate: float,
     max_rate: float,
     refine_steps: int,
-    overload_factor: float,
+    overload_factors: Sequence[float],
+    overload_repetitions: int = 1,
     min_rate: float = MIN_CAPACITY_RATE,
 ) -> CapacityResult:
     """Doubles the offered rate from `start_rate` until a probe misses (or `max_rate` is
     passed), halves it when even the start rate misses (down to `min_rate`), bisects between
-    the highest sustained and the lowest missed rate `refine_steps` times, then probes
-    `overload_factor` times the capacity (label "overload"; the others are "probe")."""
+    the highest sustained and the lowest missed rate `refine_steps` times, confirms the bracket
+    (label "confirm"), then probes each of `overload_factors` times the capacity
+    `overload_repetitions` times (label "overload"; the search's own probes are "probe")."""
+    history: list[tuple[float, str, Probe]] = []
+
+    def run(rate: float, label: str) -> Probe:
+        found = probe(rate, label)
+        history.append((rate, label, found))
+        return found
+
     good: tuple[float, dict] | None = None
     bad, rate = None, start_rate
     while rate <= max_rate:
-        result = probe(rate, "probe")
+        result = run(rate, "probe")
         if not result.ok:
             bad = rate
             break
@@ -62,7 +94,7 @@ def capacity(
         rate *= 2
     while good is None and rate / 2 >= min_rate:
         bad, rate = rate, rate / 2
-        result = probe(rate, "probe")
+        result = run(rate, "probe")
         if result.ok:
             good = (rate, result.figures or {})
     if good is None:
@@ -70,33 +102,190 @@ def capacity(
     if bad is not None:
         for _ in range(refine_steps):
             middle = (good[0] + bad) / 2
-            result = probe(middle, "probe")
+            result = run(middle, "probe")
             if result.ok:
                 good = (middle, result.figures or {})
             else:
                 bad = middle
-    overload_rate = good[0] * overload_factor
-    return CapacityResult(good[0], good[1], overload_rate, probe(overload_rate, "overload"))
+    good, missed_then_held, confirmed_miss = _confirm(run, good, bad, history)
+    overload = {
+        factor: [run(good[0] * factor, "overload") for _ in range(overload_repetitions)] for factor in overload_factors
+    }
+    return CapacityResult(good[0], good[1], overload, history, missed_then_held, confirmed_miss)
+
+
+def _confirm(
+    run: Callable[[float, str], Probe],
+    good: tuple[float, dict],
+    bad: float | None,
+    history: list[tuple[float, str, Probe]],
+) -> tuple[tuple[float, dict], list[float], float | None]:
+    """The bracket probed again: the capacity must hold a second time (if it misses, the next
+    lower rate that held is tried, CONFIRM_ROUNDS times at most), and the lowest missed rate
+    above it must miss again. Returns the confirmed capacity, the missed rates that held when
+    probed again, and the confirmed miss (None if there was none to confirm)."""
+    missed_then_held: list[float] = []
+    for _ in range(CONFIRM_ROUNDS):
+        again = run(good[0], "confirm")
+        if again.ok:
+            good = (good[0], again.figures or good[1])
+            break
+        bad = good[0]
+        lower = [(rate, found) for rate, _, found in history if found.ok and rate < good[0]]
+        if not lower:
+            raise NoCapacity(good[0])
+        rate, found = max(lower, key=lambda held: held[0])
+        good = (rate, found.figures or {})
+    else:
+        raise NoCapacity(good[0])
+    confirmed_miss = None
+    if bad is not None:
+        if run(bad, "confirm").ok:
+            missed_then_held.append(bad)
+        else:
+            confirmed_miss = bad
+    return good, missed_then_held, confirmed_miss
+
+
+def completed_in_window(result: dict) -> int:
+    """Requests that completed successfully inside the measured window [start_ns, end_ns), from
+    the timeline (SPEC §6: counted by completion time). A window that straddles an edge counts
+    in proportion to its overlap: completions inside a 100-ms window are taken as even."""
+    timeline = result["timeline"]
+    width = timeline["window_ms"] * 1e6
+    start = (result["start_ns"] - timeline["start_ns"]) / width
+    end = (result["end_ns"] - timeline["start_ns"]) / width
+    total = 0.0
+    for k, ops in enumerate(timeline["ops"]):
+        overlap = min(k + 1, end) - max(k, start)
+        if overlap > 0:
+            total += ops * min(overlap, 1.0)
+    return round(total)
 
 
 def probe_figures(outcome: Outcome, rate: float, duration_s: float) -> dict | None:
-    """Completed share of the offered requests, achieved throughput and p99 of one probe."""
+    """One probe's figures: requests completed inside the window (their share of the offered
+    ones, and per second), p50/p99 latency from the scheduled send time (conservative bucket
+    upper edges), failed requests and, where the client reports it, the p99 send lag and
+    whether the load generator fell behind its schedule."""
     result = outcome.result
     if not result:
         return None
-    offered = rate * duration_s
-    p99 = stats.merge_histograms([result["latency_ns"]]).percentile(99)
-    return {
-        "completed": result["operations"]["succeeded"] / offered if offered else 0.0,
-        "throughput": result["throughput"]["ops_per_s"],
-        "p99_ms": p99 / 1e6 if p99 is not None else math.inf,
+    window_s = (result["end_ns"] - result["start_ns"]) / 1e9 or duration_s
+    offered = rate * window_s
+    completed = completed_in_window(result)
+    latency = stats.merge_histograms([result["latency_ns"]])
+    figures = {
+        "completed": completed / offered if offered else 0.0,
+        "throughput": completed / window_s,
+        "p50_ms": _ms(latency.percentile(50)),
+        "p99_ms": _ms(latency.percentile(99)),
         "failed": result["operations"]["failed"],
+    }
+    figures["client_hot_thread_cpu"] = (outcome.client_resources or {}).get("hot_thread_cpu")
+    lag = result.get("send_lag_ns")
+    if lag:
+        p99_lag = stats.merge_histograms([lag]).percentile(99)
+        figures["send_lag_p99_ms"] = _ms(p99_lag)
+    return figures
+
+
+def generator_behind(figures: dict | None, p99_bound_ms: float) -> bool:
+    """The load generator fell behind its schedule by its own doing: its p99 send lag (actual −
+    scheduled send) is a sizeable share of the latency bound while its hottest thread used
+    nearly a whole core. Latency counts from the schedule, so such a probe measures the
+    client's lag as much as the server's answers: a miss then is not the server's. A lag with
+    the client idle is the server's: every request slot (in_flight) waits for its answers."""
+    figures = figures or {}
+    lag, hot = figures.get("send_lag_p99_ms"), figures.get("client_hot_thread_cpu")
+    busy = hot is not None and hot >= CLIENT_BOUND_PERCENT
+    return busy and (lag is None or lag > GENERATOR_LAG_SHARE * p99_bound_ms)
+
+
+def _ms(value_ns: float | None) -> float:
+    return stats.upper_edge(value_ns) / 1e6 if value_ns is not None else math.inf
+
+
+def classify_overload(capacity_figures: dict, overload: dict[float, list[Probe]], alive: bool) -> dict:
+    """The overload behaviour from completions and latency growth at each factor × capacity
+    (the median over each factor's repetitions):
+
+    - crash: the server exited, or answered nothing at some factor;
+    - graceful: completions hold at every factor (≥ GRACEFUL_SHARE of the capacity's) while
+      latency grows;
+    - degrading: they fall, but stay at or above COLLAPSE_SHARE of it;
+    - collapse: they fall below that at some factor.
+
+    Returns the behaviour and, per factor, the completed throughput's share of the capacity's
+    and the p99 latency's growth over the capacity's."""
+    per_factor: dict[float, dict] = {}
+    capacity_throughput = capacity_figures.get("throughput") or 0.0
+    crashed = not alive
+    for factor, probes in sorted(overload.items()):
+        answered = [p.figures for p in probes if p.figures and p.figures["throughput"] > 0]
+        if len(answered) < len(probes):
+            crashed = True
+        if not answered:
+            per_factor[factor] = {"share": 0.0, "p99_growth": None, "throughput": 0.0, "p99_ms": None}
+            continue
+        throughput = statistics.median(f["throughput"] for f in answered)
+        p99 = statistics.median(f["p99_ms"] for f in answered)
+        base_p99 = capacity_figures.get("p99_ms")
+        per_factor[factor] = {
+            "throughput": throughput,
+            "share": throughput / capacity_throughput if capacity_throughput else 0.0,
+            "p99_ms": None if math.isinf(p99) else p99,
+            "p99_growth": p99 / base_p99 if base_p99 and not math.isinf(p99) else None,
+        }
+    lowest = min((float(f["share"]) for f in per_factor.values()), default=0.0)
+    if crashed:
+        behaviour = "crash"
+    elif lowest >= GRACEFUL_SHARE:
+        behaviour = "graceful"
+    elif lowest >= COLLAPSE_SHARE:
+        behaviour = "degrading"
+    else:
+        behaviour = "collapse"
+    return {"behaviour": behaviour, "factors": {f"{factor:g}": figures for factor, figures in per_factor.items()}}
+
+
+# --- the latency table ---------------------------------------------------------------------------
+
+
+def capacities(cells: list[dict]) -> dict[str, float]:
+    """Each server's capacity (requests/s completed) from this run's capacity verdicts."""
+    return {
+        c["server"]: c["result"]["capacity_throughput"]
+        for c in cells
+        if c["kind"] == "capacity-verdict" and c["status"] == "pass" and c.get("result")
     }
 
 
-def classify_overload(capacity_throughput: float, figures: dict | None, alive: bool) -> str:
-    """graceful: throughput holds (≥ 80% of capacity) while latency grows; collapse: it falls
-    well below; crash: the server exited or stopped answering."""
-    if not alive or figures is None or figures["throughput"] == 0:
-        return "crash"
-    return "graceful" if figures["throughput"] >= GRACEFUL_SHARE * capacity_throughput else "collapse"
+def load_label(rate: float, nodes_per_request: int) -> str:
+    return f"{rate:g} requests/s × {nodes_per_request} node" + ("s" if nodes_per_request > 1 else "")
+
+
+def share_label(share: float) -> str:
+    return f"{share:.0%} of capacity"
+
+
+def latency_loads(latency, servers: Sequence[str], found: dict[str, float]) -> tuple[list, list]:
+    """The (server, label, requests/s, nodes/request) cells of the latency table, and the
+    (server, label, why) of those not run: a common load whose request rate is beyond the
+    server's capacity, and the capacity shares of a server whose capacity this run did not
+    find. `latency` is the plan's capacity.latency (plan.Latency)."""
+    todo, skipped = [], []
+    for server in servers:
+        limit = found.get(server)
+        for rate, nodes in latency.loads:
+            label = load_label(rate, nodes)
+            if limit is not None and rate > limit:
+                skipped.append((server, label, f"not run: beyond its capacity of {limit:.0f} requests/s"))
+            else:
+                todo.append((server, label, rate, nodes))
+        for share in latency.capacity_shares:
+            if limit is None:
+                skipped.append((server, share_label(share), "not run: no capacity found in this run"))
+            else:
+                todo.append((server, share_label(share), share * limit, 1))
+    return todo, skipped

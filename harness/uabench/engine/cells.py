@@ -169,10 +169,15 @@ def wrong_values(outcome: Outcome) -> bool:
 
 
 def load_generator_bound(role: str, windows: list[dict | None], cpus: set[int] | None) -> bool:
-    """The measured processes, not the peer, may have been the limit. Clients share the load
-    generator's CPUs: bound when together they used nearly all of them. A subscriber decodes
-    on one thread: bound when any one of them used nearly a whole core."""
+    """The measured processes, not the peer, may have been the limit: one of their threads
+    used nearly a whole core (the hot thread: an event loop or a decoder runs on one thread,
+    so a single-threaded client on a host with more cores is bound long before the process
+    total nears all of them), or together they used nearly all the load generator's CPUs. A
+    window without per-thread figures (stored before them) is judged by its process total
+    against one core for a subscriber, all CPUs for clients."""
     present = [w for w in windows if w]
+    if any((w.get("hot_thread_cpu") or 0.0) >= CLIENT_BOUND_PERCENT for w in present):
+        return True
     if role == "subscriber":
         return any(w["cpu_percent"] >= CLIENT_BOUND_PERCENT for w in present)
     combined = combine_resources(present)

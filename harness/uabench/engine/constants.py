@@ -21,9 +21,21 @@ SIGNALS_PER_EXTRA_SECOND = 5000
 # The capacity search halves the offered rate below its start rate down to this, no further.
 MIN_CAPACITY_RATE = 10.0
 
-# Overload behaviour: throughput beyond capacity that stays at or above this share of the
-# capacity throughput is "graceful", below it "collapse".
-GRACEFUL_SHARE = 0.8
+# Overload behaviour (engine/capacity.classify_overload), from the requests completed in the
+# window at each overload factor: at or above GRACEFUL_SHARE of the capacity's completions at
+# every factor is "graceful", below COLLAPSE_SHARE at some factor "collapse", between them
+# "degrading". 0.9: a server that holds its throughput still loses a little to queueing.
+GRACEFUL_SHARE = 0.9
+COLLAPSE_SHARE = 0.5
+
+# The capacity search probes the capacity it found again, and the next lower rate that held if
+# that one misses, this many times at most (a short probe can miss once).
+CONFIRM_ROUNDS = 2
+
+# A capacity probe whose p99 send lag (the load generator's actual − scheduled send) exceeds this
+# share of the latency bound measured the client's lag as much as the server: it is marked, and
+# a miss there is the load generator's, not the server's.
+GENERATOR_LAG_SHARE = 0.25
 
 # Repetitions of each side of the load generator's headroom check (one process against two):
 # whether one process limits the load is a yes/no question, not a ranked figure.

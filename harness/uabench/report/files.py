@@ -59,13 +59,21 @@ CSV_COLUMNS = (
     "server_cpu_percent",
     "server_rss_max",
     "client_cpu_percent",
-    "server_context_switches",
+    "cpu_source",
+    "server_hot_thread",
+    "server_hot_thread_cpu",
+    "client_hot_thread",
+    "client_hot_thread_cpu",
+    "sampler_cpu_percent",
+    "server_context_switches_per_s",
+    "context_switches_source",
     "server_cycles",
     "server_instructions",
     "host_steal_percent",
     "host_irq_percent",
     "host_other_percent",
 )
+HOT = ("hot_thread", "hot_thread_cpu")
 
 
 def with_block(cell: dict, run: dict) -> dict:
@@ -84,6 +92,7 @@ def cells_csv(cells: list[dict]) -> str:
         latency = stats.latency_summary(stats.merge_histograms([result.get("latency_ns", [])]))
         server, client = cell.get("server_resources") or {}, cell.get("client_resources") or {}
         perf = cell.get("server_perf") or {}
+        switches, switches_source = figures.context_switches(server, perf)
         row = {
             **{k: cell.get(k) for k in CSV_COLUMNS if k in cell},
             "reason": first_line(cell.get("reason")),
@@ -93,7 +102,11 @@ def cells_csv(cells: list[dict]) -> str:
             "server_cpu_percent": server.get("cpu_percent"),
             "server_rss_max": server.get("rss_max"),
             "client_cpu_percent": client.get("cpu_percent"),
-            "server_context_switches": perf.get("context_switches"),
+            "cpu_source": server.get("cpu_source") or client.get("cpu_source"),
+            **{f"{role}_{k}": r.get(k) for role, r in (("server", server), ("client", client)) for k in HOT},
+            "sampler_cpu_percent": _sampler_cpu(server, client),
+            "server_context_switches_per_s": switches,
+            "context_switches_source": switches_source,
             "server_cycles": perf.get("cycles"),
             "server_instructions": perf.get("instructions"),
             **{
@@ -103,6 +116,13 @@ def cells_csv(cells: list[dict]) -> str:
         }
         writer.writerow(["" if row.get(k) is None else row.get(k) for k in CSV_COLUMNS])
     return buffer.getvalue()
+
+
+def _sampler_cpu(*resources: dict) -> float | None:
+    """The samplers' own CPU in a cell (share of one core): the harness's sampler threads and
+    their perf stat processes, for the server and every client."""
+    shares = [r["sampler_cpu_percent"] for r in resources if r.get("sampler_cpu_percent") is not None]
+    return sum(shares) if shares else None
 
 
 def _write_atomic(path: Path, text: str) -> None:

@@ -601,65 +601,6 @@ def sweep_figures(name: str, kind: str, subscribe: bool, points: list[Point], ba
 # --- capacity and the CPU model -----------------------------------------------------------------
 
 
-def capacity_section(run: dict, cells: list[dict]) -> Section | None:
-    verdicts = [c for c in cells if c["kind"] == "capacity-verdict"]
-    if not verdicts:
-        return None
-    rows = []
-    for c in verdicts:
-        r = c["result"]
-        over = r.get("overload") or {}
-        p99 = over.get("p99_ms")
-        rows.append(
-            row(
-                c["server"],
-                c["client"],
-                r["capacity_offered"],
-                r["capacity_throughput"],
-                r["capacity_p99_ms"],
-                r["overload_offered"],
-                over.get("throughput"),
-                None if p99 == float("inf") else p99,
-                r["behaviour"],
-            )
-        )
-    columns = [
-        Column("server", kind="text"),
-        Column("load generator", kind="text"),
-        Column("capacity offered /s", "requests/s"),
-        Column("capacity achieved /s", "requests/s"),
-        Column("p99 ms", "ms", 2),
-        Column("overload offered /s", "requests/s"),
-        Column("overload achieved /s", "requests/s"),
-        Column("overload p99 ms", "ms", 2),
-        Column("overload behaviour", kind="text"),
-    ]
-    bound = verdicts[0]["result"]["p99_bound_ms"]
-    intro = (
-        f"Open-loop reads (1 node/request), p99 ≤ {bound:g} ms and ≥ 99% of offered requests completed; "
-        "latency measured from each request's scheduled time (coordinated omission corrected)."
-    )
-    probes: dict[str, list] = {}
-    for c in cells:
-        if c["kind"] == "capacity" and c.get("result") and c.get("parameter"):
-            probes.setdefault(c["server"], []).append((float(c["parameter"]), c["result"]["throughput"]["ops_per_s"]))
-    figure = Figure(
-        "Throughput vs offered load",
-        "line",
-        "offered requests/s",
-        "completed requests/s",
-        [Series(server, server, found) for server, found in sorted(probes.items())],
-        logx=True,
-        logy=True,
-    )
-    return Section(
-        f"{suite_title(run['suite'])}: read capacity and overload",
-        paragraphs=[intro],
-        tables=[Table(columns, rows).sorted_by("capacity achieved /s", descending=True)],
-        figures=[figure],
-    )
-
-
 # --- what each SDK declares, and where the figures come from --------------------------------------
 
 

@@ -168,6 +168,22 @@ def _per_second(resources: dict | None, key: str) -> float | None:
     return resources[key] / resources["seconds"]
 
 
+PERF_SWITCHES = "perf context-switches"
+PROC_SWITCHES = "/proc status voluntary + nonvoluntary, every thread"
+
+
+def context_switches(resources: dict | None, perf: dict | None) -> tuple[float | None, str | None]:
+    """Context switches per second over a measured window, and where they come from: one source
+    for every figure and export. perf's context-switches where perf ran and counted them (the
+    kernel's event, threads that ended included), else the sampler's per-thread /proc counters."""
+    rate = _per_second(perf, "context_switches")
+    if rate is not None:
+        return rate, PERF_SWITCHES
+    if resources and resources.get("seconds") and resources.get("ctx_voluntary") is not None:
+        return (resources["ctx_voluntary"] + resources["ctx_involuntary"]) / resources["seconds"], PROC_SWITCHES
+    return None, None
+
+
 def efficiency(cells: list[dict]) -> dict:
     """Server CPU and counter figures per operation and per value, averaged over cells."""
     out: dict[str, list] = {
@@ -184,9 +200,9 @@ def efficiency(cells: list[dict]) -> dict:
             if values_per_s:
                 cpu_s_per_s = (resources["cpu_user_s"] + resources["cpu_system_s"]) / resources["seconds"]
                 out["cpu_per_million"].append(cpu_s_per_s / values_per_s * 1e6)
-            if ops_per_s:
-                switches = (resources["ctx_voluntary"] + resources["ctx_involuntary"]) / resources["seconds"]
-                out["ctx"].append(switches / ops_per_s)
+        switches, _ = context_switches(resources, perf)
+        if switches is not None and ops_per_s:
+            out["ctx"].append(switches / ops_per_s)
         for counter in ("cycles", "instructions"):
             rate = _per_second(perf, counter)
             if rate is not None and ops_per_s:
@@ -391,11 +407,7 @@ def pubsub_rows(cells: list[dict], kind: str) -> list[PubSubRow]:
                 publisher_system=share("cpu_system_s"),
                 publisher_rss_mb=_mean([r["rss_max"] / 2**20 for r in publisher_res if r.get("rss_max")]),
                 publisher_ctx_per_s=_mean(
-                    [
-                        (r["ctx_voluntary"] + r["ctx_involuntary"]) / r["seconds"]
-                        for r in publisher_res
-                        if r.get("seconds")
-                    ]
+                    [context_switches(c.get("server_resources"), c.get("server_perf"))[0] for c in group]
                 ),
                 subscriber_cpu=_mean([(c.get("client_resources") or {}).get("cpu_percent") for c in group]),
                 subscriber_bound=any(c["client_bound"] for c in group),

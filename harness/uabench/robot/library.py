@@ -5,6 +5,7 @@ cases, one per cell of its plan, come from the pre-run modifier uabench.robot.mo
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -301,7 +302,8 @@ class UabenchLibrary:
 
     def capacity_should_be_found(self, client: str, server: str) -> None:
         """Open-loop search for the highest read rate `server` sustains within the plan's
-        bound, then one run beyond it to classify the overload behaviour."""
+        bound (engine/capacity.py: completions inside the window, p99 from the schedule, the
+        bracket confirmed), then the overload probes that classify its behaviour beyond it."""
         bound, phase = self.plan.capacity, self.plan.phase(self.profile, "capacity")
         assert bound, f"{self.plan.path} has no [capacity]"
         client_sdk, server_sdk = sdks.get(client), sdks.get(server)
@@ -321,6 +323,7 @@ class UabenchLibrary:
                     "capacity", client_sdk, server_sdk, "wrong values", 0, config, outcome, running.config, rate
                 )
                 raise AssertionError(f"at {rate:.0f} requests/s: {outcome.reason}")
+            behind = capacity.generator_behind(figures, bound.p99_ms)
             ok = bool(
                 figures
                 and figures["completed"] >= bound.min_completed
@@ -328,11 +331,17 @@ class UabenchLibrary:
                 and running.alive
             )
             verdict = label if label == "overload" else ("sustained" if ok else "missed")
+            if figures is not None:
+                outcome = dataclasses.replace(
+                    outcome,
+                    result={**(outcome.result or {}), "capacity_probe": {**figures, "generator_behind": behind}},
+                )
             session.record("capacity", client_sdk, server_sdk, verdict, 0, config, outcome, running.config, rate)
             logger.info(
-                f"{rate:.0f} requests/s offered: {verdict}"
+                f"{rate:.0f} requests/s offered ({label}): {verdict}"
                 + (
-                    f", {figures['completed']:.1%} completed, p99 {figures['p99_ms']:.2f} ms"
+                    f", {figures['throughput']:.0f}/s completed in the window ({figures['completed']:.1%}), "
+                    f"p99 {figures['p99_ms']:.2f} ms" + (" [load generator behind its schedule]" if behind else "")
                     if figures
                     else f": {search.first_line(outcome.reason)}"
                 )
@@ -341,7 +350,12 @@ class UabenchLibrary:
 
         try:
             found = capacity.capacity(
-                probe, bound.start_rate, bound.max_rate, bound.refine_steps, bound.overload_factor
+                probe,
+                bound.start_rate,
+                bound.max_rate,
+                bound.refine_steps,
+                bound.overload_factors,
+                bound.overload_repetitions,
             )
         except capacity.NoCapacity as none:
             raise AssertionError(
@@ -351,7 +365,11 @@ class UabenchLibrary:
         # the server the probes ran on (others may be kept paused beside it)
         running = next((one for one in session.servers.values() if one.sdk.id == server and not one.paused), None)
         alive = bool(running and running.alive)
-        behaviour = capacity.classify_overload(sustained["throughput"], found.overload.figures, alive)
+        overload = capacity.classify_overload(sustained, found.overload, alive)
+        behaviour = overload["behaviour"]
+        # a miss the load generator caused bounds the capacity from below only
+        client_bound = any(capacity.generator_behind(p.figures, bound.p99_ms) for _, _, p in found.history if not p.ok)
+        shares = ", ".join(f"{f['share']:.0%} at {factor}×" for factor, f in overload["factors"].items())
         session.add_cell(
             suite=self.suite,
             kind="capacity-verdict",
@@ -361,24 +379,87 @@ class UabenchLibrary:
             parameter=str(found.rate),
             repetition=0,
             status="pass",
-            reason=f"capacity {sustained['throughput']:.0f} requests/s (offered "
-            f"{found.rate:.0f}); at {found.overload_rate:.0f}/s: {behaviour}",
+            reason=f"capacity {'≥ ' if client_bound else ''}{sustained['throughput']:.0f} requests/s completed "
+            f"(offered {found.rate:.0f}); beyond it: {behaviour} ({shares} of it completed)",
             result={
                 "capacity_offered": found.rate,
                 "capacity_throughput": sustained["throughput"],
+                "capacity_completed": sustained["completed"],
+                "capacity_p50_ms": sustained["p50_ms"],
                 "capacity_p99_ms": sustained["p99_ms"],
-                "overload_offered": found.overload_rate,
-                "overload": found.overload.figures,
+                "capacity_send_lag_p99_ms": sustained.get("send_lag_p99_ms"),
+                "capacity_client_hot_thread_cpu": sustained.get("client_hot_thread_cpu"),
+                "client_bound": client_bound,
+                "confirmed_miss": found.confirmed_miss,
+                "missed_then_held": found.missed_then_held,
+                "overload_factors": {f"{factor:g}": factor * found.rate for factor in found.overload},
+                "overload": overload["factors"],
                 "behaviour": behaviour,
                 "p99_bound_ms": bound.p99_ms,
+                "min_completed": bound.min_completed,
+                "probes": [[rate, label, p.ok] for rate, label, p in found.history],
             },
         )
         if not alive:
             session.stop_servers()
         logger.info(
-            f"{server}: capacity {sustained['throughput']:.0f} requests/s (p99 {sustained['p99_ms']:.2f} ms); "
-            f"overload at {found.overload_rate:.0f}/s: {behaviour}"
+            f"{server}: capacity {'≥ ' if client_bound else ''}{sustained['throughput']:.0f} requests/s completed "
+            f"(p99 {sustained['p99_ms']:.2f} ms); beyond it: {behaviour} ({shares})"
+            + (
+                f"; missed then held: {', '.join(f'{r:.0f}' for r in found.missed_then_held)}/s"
+                if found.missed_then_held
+                else ""
+            )
         )
+
+    def latency_at_common_loads_should_be_measured(self, client: str, servers: str) -> None:
+        """The open-loop latency table (wrk2's method): every server in `servers` at the plan's
+        common offered loads and at shares of its own capacity found in this run, latency from
+        each request's scheduled send time. The (server, load) cells run in an order shuffled
+        per block from the run's seed; a load whose request rate is beyond a server's measured
+        capacity is not run (a growing queue has no latency to tell) and is stored as such."""
+        bound, phase = self.plan.capacity, self.plan.phase(self.profile, "latency")
+        assert bound and bound.latency, f"{self.plan.path} has no [capacity.latency]"
+        session = self._session()
+        found = capacity.capacities(session.store.cells([session.run_id]))
+        todo, skipped = capacity.latency_loads(bound.latency, _included(servers), found)
+        for server, label, why in skipped:
+            session.add_cell(
+                suite=self.suite,
+                kind="latency",
+                client=client,
+                server=server,
+                variant=label,
+                parameter=None,
+                repetition=0,
+                status="not_run",
+                reason=why,
+                result=None,
+            )
+            logger.info(f"{server} at {label}: {why}")
+        failed = []
+        for block in range(phase.repetitions):
+            for index in schedule.block_order(range(len(todo)), session.seed, block):
+                server, label, rate, nodes = todo[index]
+                workload = dict(
+                    bound.workload,
+                    rate=rate,
+                    nodes_per_request=nodes,
+                    warmup_s=phase.warmup_s,
+                    duration_s=phase.duration_s,
+                )
+                outcome = self._measure("latency", client, server, label, block, workload, parameter=rate)
+                if outcome.status != "pass":
+                    failed.append(f"{server} at {label}: {search.first_line(outcome.reason)}")
+                    continue
+                figures = capacity.probe_figures(outcome, rate, phase.duration_s) or {}
+                latency = stats.latency_summary(search.merged_latency([outcome]))
+                logger.info(
+                    f"{server} at {label}: {figures.get('completed', 0):.1%} completed in the window, "
+                    f"p50 {_us(latency['p50_us'])}, p99 {_us(latency['p99_us'])} (n = {latency['count']})"
+                )
+        if failed:
+            raise AssertionError(f"{len(failed)} latency cell(s) failed: " + "; ".join(failed))
 
     def untrusted_client_should_be_rejected(self, client: str, server: str) -> None:
         """The server itself must refuse a channel from a client whose certificate it does not
