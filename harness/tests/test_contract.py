@@ -511,6 +511,13 @@ def test_reference_records_keep_the_schema():
         (lambda r: r["timeline"].update(window_ms=250), "$.timeline.window_ms: 250 is not the config's"),
         (lambda r: r["timeline"]["ops"].pop(), "$.timeline.ops: 14 windows, expected 15"),
         (lambda r: r["timeline"].update(start_ns=r["start_ns"] + 1), "$.timeline.start_ns"),
+        (lambda r: r.pop("send_lag_ns"), "$: 'send_lag_ns' is a required property"),
+        (lambda r: r.update(send_lag_ns=[[1000, 1]]), "$.send_lag_ns: 1 entries, expected [] (only the open loop"),
+        (lambda r: r.update(send_lag_ns=[[2000, 1], [1000, 1]]), "$.send_lag_ns[1]: 1000 follows 2000"),
+        (
+            lambda r: (r["config"].update(rate=100.0), r.update(send_lag_ns=[[1000, 3]])),
+            "$.send_lag_ns: 3 entries, more than the 2 attempted",
+        ),
     ],
 )
 def test_faulty_record_is_refused_naming_the_path(break_it, path):

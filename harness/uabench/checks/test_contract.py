@@ -31,6 +31,9 @@ ALL_NODES = [
     "Write_99",
 ]
 UNREACHABLE_LIMIT_S = 20.0
+# requests/s of the send-lag check: far below every client's capacity, so the client sends
+# every measured request (none is left unsent for the lag to miss)
+OPEN_LOOP_RATE = 200.0
 SECURE = {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}
 
 
@@ -68,14 +71,20 @@ def reference(sdk: Sdk) -> Sdk:
     return next((s for s in others if s.id == preferred), others[0] if others else sdk)
 
 
-def _passes(session: Session, client: Sdk, server_sdk: Sdk, workload: dict, security: dict | None = None) -> str:
+def _passing_result(
+    session: Session, client: Sdk, server_sdk: Sdk, workload: dict, security: dict | None = None
+) -> dict:
     try:
         server = session.server(server_sdk)
         outcome = session.run_client(client, server, session.client_config(server, workload, security))
     except AdapterError as error:
         pytest.fail(str(error), pytrace=False)
     assert outcome.status == "pass", outcome.reason or outcome.status
-    result = outcome.result or {}
+    return outcome.result or {}
+
+
+def _passes(session: Session, client: Sdk, server_sdk: Sdk, workload: dict, security: dict | None = None) -> str:
+    result = _passing_result(session, client, server_sdk, workload, security)
     return f"{result['operations']['succeeded']} requests, {result['verification']['checked']} values verified"
 
 
@@ -175,6 +184,26 @@ def test_client_writes_the_reference_server_with_read_back(
     sdk: Sdk, reference: Sdk, session: Session, record_property
 ) -> None:
     record_property("detail", _passes(session, sdk, reference, _workload("write", plan.writes(20), 5)))
+
+
+@pytest.mark.role("client")
+@pytest.mark.parametrize("rate", [OPEN_LOOP_RATE, None], ids=["open-loop", "closed-loop"])
+def test_client_reports_the_send_lag_of_the_open_loop(
+    sdk: Sdk, reference: Sdk, session: Session, rate: float | None, record_property
+) -> None:
+    """SPEC §6 send_lag_ns: in the open loop one entry per measured request sent, here all of
+    them; in the closed loop none. verify is off: verification has its own checks above."""
+    workload = _workload("read", ["Tick"], 1, rate=rate, verify=False)
+    result = _passing_result(session, sdk, reference, workload)
+    lag = result.get("send_lag_ns", [])
+    sent, attempted = sum(count for _value, count in lag), result["operations"]["attempted"]
+    if rate is None:
+        assert lag == [], f"closed loop: send_lag_ns holds {sent} entries, expected []"
+        record_property("detail", f"{attempted} requests, send_lag_ns []")
+        return
+    assert attempted > 0 and result["operations"]["failed"] == 0, f"open loop: {result['operations']}"
+    assert sent == attempted, f"open loop: send_lag_ns counts {sent} sent requests, {attempted} were measured and sent"
+    record_property("detail", f"{attempted} requests at {rate:g}/s, send lag up to {lag[-1][0] / 1e6:.2f} ms")
 
 
 @pytest.mark.role("client")
