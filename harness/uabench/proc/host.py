@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import psutil
 
+from uabench.proc import sampling
 from uabench.proc.sampling import INTERVAL_S
 
 # /proc/stat's cpu line, in order (proc(5)); guest and guest_nice are already inside user and nice
@@ -94,7 +95,8 @@ class HostSampler:
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            self.sample()
+            if not sampling.switch.off.is_set():  # sampling off (its overhead measured): no sample
+                self.sample()
             self._stop.wait(self.interval)
 
     def sample(self) -> HostSample:
@@ -124,7 +126,9 @@ class HostSampler:
 
     def window(self, start_ns: int, end_ns: int) -> dict | None:
         """Host interference between two instants of ``clock``, from the nearest samples inside
-        (None when fewer than two samples fall inside)."""
+        (None when fewer than two samples fall inside, or sampling was off during it)."""
+        if self.clock is time.time_ns and sampling.switch.overlaps(start_ns, end_ns):
+            return None
         return interference(self.samples, start_ns, end_ns)
 
 

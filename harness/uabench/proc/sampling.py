@@ -4,12 +4,14 @@ afterwards over any wall-clock window (the measured phase an adapter reports).""
 from __future__ import annotations
 
 import bisect
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +38,45 @@ class Sample:
     voluntary: schedstat.Snapshot  # per thread, context switches (/proc status)
     involuntary: schedstat.Snapshot
     overhead: schedstat.Snapshot  # this sampler's thread and its perf stat process, ns on CPU
+
+
+class _Switch:
+    """Sampling off for a while (the sampling-overhead comparison measures cells without it):
+    samplers skip their samples, every perf stat is stopped (SIGSTOP), and no new one starts.
+    Windows that overlap a pause have no resources (None), never figures interpolated across it."""
+
+    def __init__(self) -> None:
+        self.off = threading.Event()
+        self.pauses: list[tuple[int, int]] = []  # wall-clock spans sampling was off, ns
+        self.perf: set[PerfStat] = set()  # running perf stat processes
+        self._since = 0  # when the current pause began
+
+    def overlaps(self, start_ns: int, end_ns: int) -> bool:
+        since = self._since if self.off.is_set() else None
+        spans = [*self.pauses, *([(since, end_ns)] if since is not None else [])]
+        return any(a < end_ns and start_ns < b for a, b in spans)
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        self._since = time.time_ns()
+        self.off.set()
+        for perf in list(self.perf):
+            perf.signal(signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            for perf in list(self.perf):
+                perf.signal(signal.SIGCONT)
+            self.off.clear()
+            self.pauses.append((self._since, time.time_ns()))
+
+
+switch = _Switch()
+
+
+def off() -> contextlib.AbstractContextManager[None]:
+    """No resource sampling inside this block (proc.host's sampler included)."""
+    return switch.paused()
 
 
 # measured pid -> pid of the `perf stat` attached to it: its ProcessSampler counts perf's CPU as
@@ -70,6 +111,9 @@ class ProcessSampler:
             return
         own = threading.get_native_id()
         while not self._stop.is_set():
+            if switch.off.is_set():
+                self._stop.wait(INTERVAL_S)
+                continue
             sample = self._sample(root, own)
             if sample is None:
                 return
@@ -138,7 +182,10 @@ class ProcessSampler:
 
     def window(self, start_ns: int, end_ns: int) -> dict | None:
         """Resource use between two wall-clock instants: CPU integrated exactly over the window
-        (clipped to the samples), the hottest thread, the sampler's own CPU."""
+        (clipped to the samples), the hottest thread, the sampler's own CPU. None where sampling
+        was off during the window."""
+        if switch.overlaps(start_ns, end_ns):
+            return None
         used = schedstat.integrate([s.cpu for s in self.samples], start_ns, end_ns)
         if used is None:
             return None
@@ -231,7 +278,7 @@ class PerfStat:
         return shutil.which("perf") is not None and os.environ.get("UABENCH_NO_PERF") != "1"
 
     def start(self) -> PerfStat:
-        if not self.available():
+        if not self.available() or switch.off.is_set():
             return self
         self.started_ns = time.time_ns()
         self.popen = subprocess.Popen(
@@ -256,11 +303,18 @@ class PerfStat:
         )
         cleanup.adopt(self.popen)  # and is stopped with the adapters on a signal
         _perf_of[self.pid] = self.popen.pid
+        switch.perf.add(self)
         return self
+
+    def signal(self, number: int) -> None:
+        if self.popen and self.popen.poll() is None:
+            os.killpg(self.popen.pid, number)
 
     def stop(self) -> None:
         _perf_of.pop(self.pid, None)
+        switch.perf.discard(self)
         if self.popen and self.popen.poll() is None:
+            os.killpg(self.popen.pid, signal.SIGCONT)  # a stopped perf would not hear the SIGINT
             os.killpg(self.popen.pid, signal.SIGINT)
             try:
                 self.popen.wait(timeout=3)
@@ -269,39 +323,47 @@ class PerfStat:
                 self.popen.wait()
 
     def window(self, start_ns: int, end_ns: int) -> dict | None:
-        if not self.popen or not self.output.exists():
+        """Counters of the intervals that end inside the window, over their real length. An
+        interval much longer than INTERVAL_S spans a stop (sampling was off, or perf was held
+        up): its counts cannot be placed in time, so no window contains it."""
+        if not self.popen or not self.output.exists() or switch.overlaps(start_ns, end_ns):
             return None
         totals: dict[str, float | None] = {}
         seconds = 0.0
-        seen_intervals: set[float] = set()
-        for line in self.output.read_text(errors="replace").splitlines():
-            fields = line.split(",")
-            if len(fields) < 4 or line.startswith("#"):
+        previous, inside = 0.0, False
+        for at, event, raw in _perf_lines(self.output):
+            if at != previous:
+                length, previous = at - previous, at
+                instant = self.started_ns + int(at * 1e9)
+                inside = start_ns < instant <= end_ns and length <= 2 * INTERVAL_S
+                seconds += length if inside else 0.0
+            if not inside:
                 continue
-            try:
-                at = float(fields[0])
-            except ValueError:
-                continue
-            instant = self.started_ns + int(at * 1e9)
-            if not start_ns < instant <= end_ns:
-                continue
-            event, raw = fields[3], fields[1]
-            if event not in PERF_EVENTS:
-                continue
-            if at not in seen_intervals:
-                seen_intervals.add(at)
-                seconds += INTERVAL_S
             if raw.startswith("<not supported>"):
                 totals[event] = None
             elif raw.startswith("<not counted>"):
                 totals.setdefault(event, 0.0)
             else:
-                previous = totals.get(event, 0.0)
-                totals[event] = None if previous is None else previous + float(raw)
-        if not seen_intervals:
+                before = totals.get(event, 0.0)
+                totals[event] = None if before is None else before + float(raw)
+        if not seconds:
             return None
         result: dict[str, float | None] = {"seconds": seconds}
         for event in PERF_EVENTS:
             key = "task_clock_ms" if event == "task-clock" else event.replace("-", "_")
             result[key] = totals.get(event)
         return result
+
+
+def _perf_lines(output: Path) -> Iterator[tuple[float, str, str]]:
+    """(seconds since start, event, value) of every counter line of `perf stat -x, -I`."""
+    for line in output.read_text(errors="replace").splitlines():
+        fields = line.split(",")
+        if len(fields) < 4 or line.startswith("#"):
+            continue
+        try:
+            at = float(fields[0])
+        except ValueError:
+            continue
+        if fields[3] in PERF_EVENTS:
+            yield at, fields[3], fields[1]

@@ -482,3 +482,57 @@ def throughput_ratio(numerator: Point, denominator: Point, paired: bool = True) 
     if len(blocks) >= 2 and len(blocks) == len(top) == len(bottom):
         return stats.paired_ratio([top[b] for b in blocks], [bottom[b] for b in blocks], seed=0), True
     return ratio_of_estimates(numerator.throughput, denominator.throughput), False
+
+
+OVERHEAD_KIND = "sampling-overhead"  # cells of engine.overhead, parameter "on" or "off"
+OVERHEAD_GOAL_PERCENT = 2.0  # issue 12: sampling may cost the measured throughput at most this
+
+
+@dataclass(frozen=True)
+class SamplingOverhead:
+    """Throughput with sampling on over off, paired per block, and what the samplers used."""
+
+    ratio: stats.Estimate
+    blocks: int
+    on_values_per_s: float
+    off_values_per_s: float
+    sampler_cpu_percent: float | None  # per on cell, client's and server's samplers, share of one core
+    client: str
+    server: str
+    variant: str
+
+    @property
+    def cost_percent(self) -> float:
+        return 100.0 * (1.0 - self.ratio.center)
+
+
+def sampling_overhead(cells: list[dict]) -> SamplingOverhead | None:
+    """The on/off comparison of a run, over the blocks where both arms passed (None without two)."""
+    arms: dict[str, dict[int, dict]] = {"on": {}, "off": {}}
+    for cell in cells:
+        if cell["kind"] == OVERHEAD_KIND and cell["status"] == "pass" and cell.get("parameter") in arms:
+            arms[cell["parameter"]][cell["repetition"]] = cell
+    blocks = sorted(arms["on"].keys() & arms["off"].keys())
+    if len(blocks) < 2:
+        return None
+
+    def values(arm: str) -> list[float]:
+        return [arms[arm][b]["result"]["throughput"]["values_per_s"] for b in blocks]
+
+    samplers = [
+        sum((c.get(side) or {}).get("sampler_cpu_percent") or 0.0 for side in ("client_resources", "server_resources"))
+        for c in (arms["on"][b] for b in blocks)
+        if (c.get("client_resources") or {}).get("sampler_cpu_percent") is not None
+    ]
+    first = arms["on"][blocks[0]]
+    return SamplingOverhead(
+        stats.paired_ratio(values("on"), values("off"), seed=0),
+        len(blocks),
+        float(np.median(values("on"))),
+        float(np.median(values("off"))),
+        _mean(samplers),
+        first["client"],
+        first["server"],
+        first["variant"],
+    )
+

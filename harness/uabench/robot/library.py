@@ -17,7 +17,17 @@ from robot.model import TagPatterns
 
 from uabench import plan as plans
 from uabench import sdks
-from uabench.engine import adapters, budget, capacity, interleave, pubsub, schedule, search, security_probe
+from uabench.engine import (
+    adapters,
+    budget,
+    capacity,
+    interleave,
+    overhead,
+    pubsub,
+    schedule,
+    search,
+    security_probe,
+)
 from uabench.engine.cells import Outcome, wrong_values
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
 from uabench.engine.session import Session
@@ -240,6 +250,23 @@ class UabenchLibrary:
             f"{client} load on {fastest}: 1 process {figures[1]['mean']:.0f} values/s, "
             f"2 processes {figures[2]['mean']:.0f} values/s ({gain:+.0%})"
         )
+
+    def sampling_overhead_should_be_measured(self, client: str, variant: str) -> None:
+        """`client` against its own server with the ranking `variant`'s load, resource sampling
+        on and off in interleaved blocks (engine.overhead): what the samplers cost a figure."""
+        session, reference = self._session(), sdks.get(client)
+        workload, repetitions = self._throughput_workload(variant)
+
+        def cell(arm: str, block: int) -> Outcome:
+            return session.cell(
+                overhead.KIND, reference, reference, variant, block, workload, parameter=arm, steady_label=variant
+            )
+
+        found = overhead.compare(cell, repetitions, session.seed, logger.info)
+        logger.info(overhead.summary(found, session.seed))
+        failed = [f"{arm}: {o.status}: {search.first_line(o.reason)}" for arm, o in found.dropped.items()]
+        if failed:
+            raise AssertionError("; ".join(failed))
 
     def sweep_should_complete(self, name: str, client: str, server: str) -> None:
         """Measures `server` at every point of the sweep, in order. A sweep with a stop
