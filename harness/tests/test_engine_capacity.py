@@ -7,6 +7,7 @@ import pytest
 
 from uabench.engine import capacity
 from uabench.engine.cells import Outcome
+from uabench.results.timeline import completed_in_window
 
 
 def point(rate: float) -> Outcome:
@@ -112,14 +113,14 @@ def _result(timeline_ops: list[int], warmup_windows: float, latency=None, lag=No
 def test_throughput_counts_completions_inside_the_window_not_requests_scheduled_in_it():
     # 5 warm-up windows, then 5 measured ones (0.5 s) with 100 completions each, then the drain
     result = _result([100] * 5 + [100] * 5, warmup_windows=5)
-    assert capacity.completed_in_window(result) == 500
+    assert completed_in_window(result) == 500
     figures = capacity.probe_figures(Outcome("pass", None, result), rate=1000, duration_s=0.5)
     assert figures["throughput"] == pytest.approx(1000) and figures["completed"] == pytest.approx(1.0)
     # a server that answered half of them inside the window: the rest came in the drain
     slow = _result([100] * 5 + [50] * 5, warmup_windows=5)
     assert capacity.probe_figures(Outcome("pass", None, slow), 1000, 0.5)["completed"] == pytest.approx(0.5)
     # a window half inside counts half
-    assert capacity.completed_in_window(_result([100] * 10, warmup_windows=4.5)) == 550
+    assert completed_in_window(_result([100] * 10, warmup_windows=4.5)) == 550
 
 
 def test_a_probe_whose_send_lag_is_large_while_the_client_is_busy_marks_the_load_generator_behind():

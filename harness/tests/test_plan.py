@@ -239,6 +239,26 @@ BAD_PLANS = {
         + 'workload = { workload = "read", nodes = "Signal_0..9" }\n',
         "capacity.refine_steps: must be an integer in [0, 20], got 2.5",
     ),
+    "an overload factor of 1": (
+        BASE + _CAPACITY.format(factors="[1.5, 1]", latency=""),
+        "capacity.overload_factors[1]: must be a number in [1.05, 10], got 1",
+    ),
+    "no overload factors": (
+        BASE + _CAPACITY.format(factors="[]", latency=""),
+        "capacity.overload_factors: must be a non-empty list of numbers in [1.05, 10], got []",
+    ),
+    "a latency load without its nodes per request": (
+        BASE + _CAPACITY.format(factors="[1.5]", latency="[capacity.latency]\nloads = [{ rate = 1000 }]\n"),
+        "capacity.latency.loads[0]: must be a table with exactly rate and nodes_per_request, got {'rate': 1000}",
+    ),
+    "a capacity share above 1": (
+        BASE
+        + _CAPACITY.format(
+            factors="[1.5]",
+            latency="[capacity.latency]\nloads = [{ rate = 10, nodes_per_request = 1 }]\ncapacity_shares = [1.5]\n",
+        ),
+        "capacity.latency.capacity_shares[0]: must be a number in [0.01, 1], got 1.5",
+    ),
 }
 
 
@@ -263,26 +283,6 @@ def test_a_bad_plan_file_is_refused_naming_it(tmp_path, capsys):
     )
     assert _run([str(missing), "--estimate"], capsys) == (2, f"uabench: error: {missing}: no such plan file\n")
     assert _run([str(latin1), "--estimate"], capsys) == (
-    "an overload factor of 1": (
-        BASE + _CAPACITY.format(factors="[1.5, 1]", latency=""),
-        "capacity.overload_factors[1]: must be a number in [1.05, 10], got 1",
-    ),
-    "no overload factors": (
-        BASE + _CAPACITY.format(factors="[]", latency=""),
-        "capacity.overload_factors: must be a non-empty list of numbers in [1.05, 10], got []",
-    ),
-    "a latency load without its nodes per request": (
-        BASE + _CAPACITY.format(factors="[1.5]", latency="[capacity.latency]\nloads = [{ rate = 1000 }]\n"),
-        "capacity.latency.loads[0]: must be a table with exactly rate and nodes_per_request, got {'rate': 1000}",
-    ),
-    "a capacity share above 1": (
-        BASE
-        + _CAPACITY.format(
-            factors="[1.5]",
-            latency="[capacity.latency]\nloads = [{ rate = 10, nodes_per_request = 1 }]\ncapacity_shares = [1.5]\n",
-        ),
-        "capacity.latency.capacity_shares[0]: must be a number in [0.01, 1], got 1.5",
-    ),
         2,
         f"uabench: error: {latin1}: line 2, byte offset 20: not UTF-8 (byte 0xe9); TOML plans are UTF-8 text\n",
     )

@@ -176,14 +176,6 @@ class Capacity:
     overload_repetitions: int
     overload_factors: tuple[float, ...]
     workload: dict
-
-
-def _capacity(raw: object) -> Capacity | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, dict):
-        raise PlanError(f"capacity: must be a table ([capacity]), got {raw!r}")
-    values = {}
     latency: Latency | None = None
 
 
@@ -194,6 +186,14 @@ class Latency:
 
     loads: tuple[tuple[float, int], ...]  # (requests/s, nodes per request)
     capacity_shares: tuple[float, ...]
+
+
+def _capacity(raw: object) -> Capacity | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise PlanError(f"capacity: must be a table ([capacity]), got {raw!r}")
+    values = {}
     for key, value in raw.items():
         if key in ("workload", "overload_factors", "latency"):
             continue
@@ -214,6 +214,7 @@ class Latency:
     if not isinstance(workload, dict):
         raise PlanError("capacity.workload: missing or not a table")
     workload = dict(workload, nodes=expand_nodes(workload.get("nodes", []), "capacity.workload.nodes"))
+    factors = _number_list(raw.get("overload_factors"), "capacity.overload_factors", *OVERLOAD_FACTOR)
     # the search offers rates from start_rate up to the overload beyond max_rate
     for rate in (values["start_rate"], values["max_rate"] * max(factors)):
         _adapter_config("client", {**workload, "rate": rate}, f"capacity.workload (at rate {rate:g}/s)")
@@ -222,23 +223,14 @@ class Latency:
         float(values["min_completed"]),
         float(values["start_rate"]),
         float(values["max_rate"]),
-    factors = _number_list(raw.get("overload_factors"), "capacity.overload_factors", *OVERLOAD_FACTOR)
         int(values["refine_steps"]),
         int(values["overload_repetitions"]),
         factors,
         workload,
+        _latency(raw.get("latency"), workload),
     )
 
 
-@dataclass(frozen=True)
-class PubSub:
-    """What makes a plan a PubSub plan: who publishes and subscribes, and the config keys
-    every publisher and subscriber gets (the harness adds address, interface, signals and
-    timing per cell, each cell with its own multicast group out of `groups`)."""
-        _latency(raw.get("latency"), workload),
-
-    publishers: tuple[str, ...] | None
-    subscribers: tuple[str, ...] | None
 def _latency(raw: object, workload: dict) -> Latency | None:
     """[capacity.latency]: `loads`, a list of {rate, nodes_per_request}, and `capacity_shares`."""
     if raw is None:
@@ -272,6 +264,14 @@ def _number_list(value: object, where: str, low: float, high: float, empty: bool
     return tuple(float(_number(v, f"{where}[{i}]", low, high)) for i, v in enumerate(value))
 
 
+@dataclass(frozen=True)
+class PubSub:
+    """What makes a plan a PubSub plan: who publishes and subscribes, and the config keys
+    every publisher and subscriber gets (the harness adds address, interface, signals and
+    timing per cell, each cell with its own multicast group out of `groups`)."""
+
+    publishers: tuple[str, ...] | None
+    subscribers: tuple[str, ...] | None
     reference_subscriber: str
     subscriber_sweep: str  # "reference" (the reference publisher only) or "all"
     config: dict
@@ -914,6 +914,15 @@ def _client_server_tests(plan: Plan, only: list[str] | None, profile: str | None
                 )
                 for server in servers
             ]
+            if plan.capacity.latency and servers:
+                tests.append(
+                    TestCase(
+                        f"Latency at common loads ({reference} load)",
+                        "Latency At Common Loads Should Be Measured",
+                        (reference, ",".join(servers)),
+                        ("capacity", "latency", *(f"server:{server}" for server in servers)),
+                    )
+                )
         if plan.negative_security:
             tests += [
                 TestCase(f"{server} rejects {what}", keyword, (reference, server), ("security", f"server:{server}"))
@@ -951,15 +960,6 @@ def _pubsub_tests(plan: Plan, only: list[str] | None) -> list[TestCase]:
         subscriber = reference_subscriber(plan, publisher)
         if subscriber:
             found.append(
-            if plan.capacity.latency and servers:
-                tests.append(
-                    TestCase(
-                        f"Latency at common loads ({reference} load)",
-                        "Latency At Common Loads Should Be Measured",
-                        (reference, ",".join(servers)),
-                        ("capacity", "latency", *(f"server:{server}" for server in servers)),
-                    )
-                )
                 TestCase(
                     f"Signal-rate sweep of the {publisher} publisher ({subscriber} subscriber)",
                     "PubSub Sweep Should Complete",

@@ -32,6 +32,7 @@ from uabench.engine.constants import (
     MIN_CAPACITY_RATE,
 )
 from uabench.results import stats
+from uabench.results.timeline import completed_in_window
 
 
 @dataclass(frozen=True)
@@ -145,22 +146,6 @@ def _confirm(
         else:
             confirmed_miss = bad
     return good, missed_then_held, confirmed_miss
-
-
-def completed_in_window(result: dict) -> int:
-    """Requests that completed successfully inside the measured window [start_ns, end_ns), from
-    the timeline (SPEC §6: counted by completion time). A window that straddles an edge counts
-    in proportion to its overlap: completions inside a 100-ms window are taken as even."""
-    timeline = result["timeline"]
-    width = timeline["window_ms"] * 1e6
-    start = (result["start_ns"] - timeline["start_ns"]) / width
-    end = (result["end_ns"] - timeline["start_ns"]) / width
-    total = 0.0
-    for k, ops in enumerate(timeline["ops"]):
-        overlap = min(k + 1, end) - max(k, start)
-        if overlap > 0:
-            total += ops * min(overlap, 1.0)
-    return round(total)
 
 
 def probe_figures(outcome: Outcome, rate: float, duration_s: float) -> dict | None:

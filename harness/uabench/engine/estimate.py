@@ -225,6 +225,13 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers) -> _
         overload = len(capacity.overload_factors) * capacity.overload_repetitions
         probes = doublings + capacity.refine_steps + 2 + overload
         cost.add(probes * phase.repetitions * cell("capacity", client), cells=probes * phase.repetitions)
+    elif keyword == "Latency At Common Loads Should Be Measured":
+        client, chosen = args
+        latency, phase = plan.capacity.latency if plan.capacity else None, plan.phase(profile, "latency")
+        assert latency is not None, "the latency table comes only from plans with [capacity.latency]"
+        count = len(chosen.split(",")) * (len(latency.loads) + len(latency.capacity_shares))
+        # the servers are warm from their capacity search; loads beyond a server's capacity are not run
+        cost.add(count * phase.repetitions * cell("latency", client), cells=count * phase.repetitions)
     elif keyword == "Untrusted Client Should Be Rejected":
         client, server = args
         servers.start(server, cost)
@@ -237,13 +244,6 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers) -> _
         "PubSub Subscriber Sweep Should Complete",
         "PubSub Interop Should Pass",
     ):
-    elif keyword == "Latency At Common Loads Should Be Measured":
-        client, chosen = args
-        latency, phase = plan.capacity.latency if plan.capacity else None, plan.phase(profile, "latency")
-        assert latency is not None, "the latency table comes only from plans with [capacity.latency]"
-        count = len(chosen.split(",")) * (len(latency.loads) + len(latency.capacity_shares))
-        # the servers are warm from their capacity search; loads beyond a server's capacity are not run
-        cost.add(count * phase.repetitions * cell("latency", client), cells=count * phase.repetitions)
         publisher, subscriber = args
         kind = {
             "PubSub Sweep Should Complete": "sweep",

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 
-from uabench.engine.capacity import completed_in_window
 from uabench.report.model import Cell, Column, Figure, Section, Series, Status, Table, row
 from uabench.results import stats
+from uabench.results.timeline import completed_in_window
 
 LATENCY_METHOD = (
     "open loop at a fixed offered rate (the reference client sends on a schedule, up to 1000 requests in flight); "
@@ -183,7 +183,7 @@ def latency_section(run: dict, cells: list[dict]) -> Section | None:
         Column("server", kind="text"),
         Column("load", kind="text"),
         Column("offered /s", "requests/s"),
-        Column("completed", "share of the offered requests completed inside the window (lowest repetition)", kind="percent"),
+        Column("completed", "offered requests completed inside the window (lowest repetition)", kind="percent"),
         Column("p50 µs", "µs"),
         Column("p90 µs", "µs"),
         Column("p99 µs", "µs"),
