@@ -322,8 +322,10 @@ static int64_t wake_at(int64_t now) {
         if(sl->stalled)
             until = now + 1000000;
         else if(run.config->open_loop && sl->free_count > 0) {
+            /* Nothing scheduled at or after measure_end is sent: in the drain such a time
+             * lies in the past and would make the wait a busy-poll. */
             int64_t next = scheduled_time(sl, sl->next_k);
-            if(next < until)
+            if(next < run.measure_end && next < until)
                 until = next;
         }
     }
