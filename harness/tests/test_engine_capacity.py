@@ -145,7 +145,7 @@ def test_latency_loads_skip_what_is_beyond_a_servers_capacity_and_shares_without
 
     todo, skipped = capacity.latency_loads(Latency, ["fast", "slow", "unknown"], {"fast": 50000, "slow": 6000})
     assert ("slow", "20000 requests/s × 1 node", 20000.0, 1) not in todo
-    assert ("slow", "20000 requests/s × 1 node", "not run: beyond its capacity of 6000 requests/s") in skipped
+    assert ("slow", "20000 requests/s × 1 node", 20000.0, "not run: beyond its capacity of 6000 requests/s") in skipped
     assert ("fast", "50% of capacity", 25000.0, 1) in todo
-    assert ("unknown", "50% of capacity", "not run: no capacity found in this run") in skipped
+    assert ("unknown", "50% of capacity", None, "not run: no capacity found in this run") in skipped
     assert ("unknown", "20000 requests/s × 1 node", 20000.0, 1) in todo

@@ -256,7 +256,7 @@ def share_label(share: float) -> str:
 
 def latency_loads(latency, servers: Sequence[str], found: dict[str, float]) -> tuple[list, list]:
     """The (server, label, requests/s, nodes/request) cells of the latency table, and the
-    (server, label, why) of those not run: a common load whose request rate is beyond the
+    (server, label, requests/s or None, why) of those not run: a common load whose request rate is beyond the
     server's capacity, and the capacity shares of a server whose capacity this run did not
     find. `latency` is the plan's capacity.latency (plan.Latency)."""
     todo, skipped = [], []
@@ -265,12 +265,12 @@ def latency_loads(latency, servers: Sequence[str], found: dict[str, float]) -> t
         for rate, nodes in latency.loads:
             label = load_label(rate, nodes)
             if limit is not None and rate > limit:
-                skipped.append((server, label, f"not run: beyond its capacity of {limit:.0f} requests/s"))
+                skipped.append((server, label, rate, f"not run: beyond its capacity of {limit:.0f} requests/s"))
             else:
                 todo.append((server, label, rate, nodes))
         for share in latency.capacity_shares:
             if limit is None:
-                skipped.append((server, share_label(share), "not run: no capacity found in this run"))
+                skipped.append((server, share_label(share), None, "not run: no capacity found in this run"))
             else:
                 todo.append((server, share_label(share), share * limit, 1))
     return todo, skipped

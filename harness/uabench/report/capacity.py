@@ -144,7 +144,8 @@ def latency_section(run: dict, cells: list[dict]) -> Section | None:
     if not latency:
         return None
     merged: dict[tuple[str, str], dict] = {}
-    for c in latency:
+    # by server, then the common loads by nodes per request and rate, then the capacity shares
+    for c in sorted(latency, key=_load_order):
         entry = merged.setdefault(
             (c["server"], c["variant"]), {"histograms": [], "completed": [], "rate": c["parameter"], "why": None}
         )
@@ -201,3 +202,9 @@ def latency_section(run: dict, cells: list[dict]) -> Section | None:
         ],
         tables=[Table(columns, rows)],
     )
+
+
+def _load_order(cell: dict) -> tuple:
+    config = cell.get("client_config") or {}
+    share = cell["variant"].endswith("of capacity")
+    return (cell["server"], share, config.get("nodes_per_request", 1), float(cell["parameter"] or 0), cell["variant"])

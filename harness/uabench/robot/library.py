@@ -450,14 +450,14 @@ class UabenchLibrary:
         session = self._session()
         found = capacity.capacities(session.store.cells([session.run_id]))
         todo, skipped = capacity.latency_loads(bound.latency, _included(servers), found)
-        for server, label, why in skipped:
+        for server, label, rate, why in skipped:
             session.add_cell(
                 suite=self.suite,
                 kind="latency",
                 client=client,
                 server=server,
                 variant=label,
-                parameter=None,
+                parameter=rate,
                 repetition=0,
                 status="not_run",
                 reason=why,
