@@ -1,0 +1,128 @@
+"""Sampling on vs off (engine/overhead.py, proc.sampling.off): what "off" turns off, that no
+window is made up across a pause, the comparison's arms and blocks, and the report's verdict
+against the 2 % goal, on a faulty (too costly) and an undecided comparison too."""
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from uabench.engine import overhead
+from uabench.engine.cells import Outcome
+from uabench.proc import sampling
+from uabench.proc.sampling import PerfStat, ProcessSampler
+from uabench.report.overhead import overhead_section
+from uabench.results import figures
+
+
+def _state(pid: int) -> str:
+    text = Path(f"/proc/{pid}/stat").read_text()
+    return text[text.rindex(")") + 2]
+
+
+def test_off_stops_samplers_and_perf_and_no_window_spans_the_pause(tmp_path):
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
+    try:
+        sampler = ProcessSampler(sleeper.pid).start()
+        perf = PerfStat(sleeper.pid, tmp_path / "perf.csv").start()
+        assert perf.popen is not None, "perf is part of the setup (linux-perf)"
+        time.sleep(0.6)
+        before = time.time_ns()
+        with sampling.off():
+            count = len(sampler.samples)
+            inside = time.time_ns()
+            time.sleep(0.2)  # the stop is delivered at once, but let the kernel settle it
+            assert _state(perf.popen.pid) == "T"  # perf stopped
+            late = PerfStat(sleeper.pid, tmp_path / "late.csv").start()
+            assert late.popen is None  # no perf starts while sampling is off
+            time.sleep(0.6)
+            assert len(sampler.samples) <= count + 1  # at most the sample already under way
+        after = time.time_ns()
+        assert _state(perf.popen.pid) != "T"  # resumed
+        time.sleep(0.8)
+        end = time.time_ns()
+        assert sampler.window(inside, after) is None and sampler.window(before, end) is None
+        assert perf.window(inside, after) is None
+        assert sampler.window(after, end) is not None  # sampling again
+        perf.stop()
+        sampler.stop()
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_a_perf_interval_that_spans_a_stop_is_left_out(tmp_path):
+    output = tmp_path / "perf.csv"
+    lines = [f"{at:.6f},{n},,context-switches,1,100.00,," for at, n in ((0.25, 10), (0.5, 10), (2.5, 900), (2.75, 10))]
+    output.write_text("\n".join(lines) + "\n")
+    perf = PerfStat(1, output)
+    perf.popen = subprocess.Popen(["true"])  # a finished process: only its output is read
+    perf.popen.wait()
+    perf.started_ns = 0
+    window = perf.window(0, 3 * 10**9)
+    assert window is not None
+    assert window["context_switches"] == 30  # not the 900 counted over the 2 s stop
+    assert window["seconds"] == pytest.approx(0.75)
+
+
+def test_the_comparison_measures_both_arms_in_every_block_and_off_inside_the_pause():
+    seen: list[tuple[str, int, bool]] = []
+
+    def cell(arm: str, block: int) -> Outcome:
+        seen.append((arm, block, sampling.switch.off.is_set()))
+        return Outcome("pass", result={"throughput": {"values_per_s": 100.0 if arm == "on" else 101.0}})
+
+    found = overhead.compare(cell, 4, seed=7, log=lambda _line: None)
+    assert found.blocks == 4
+    assert sorted((arm, block) for arm, block, _ in seen) == [(a, b) for a in ("off", "on") for b in range(4)]
+    assert all(paused == (arm == "off") for arm, _, paused in seen)
+    assert not sampling.switch.off.is_set()
+    assert "0.990" in overhead.summary(found, seed=0)
+
+
+def _cells(on: list[float], off: list[float], sampler: float = 1.5) -> list[dict]:
+    def cell(arm: str, block: int, value: float) -> dict:
+        resources = {"sampler_cpu_percent": sampler} if arm == "on" else None
+        return {
+            "kind": figures.OVERHEAD_KIND,
+            "status": "pass",
+            "parameter": arm,
+            "repetition": block,
+            "client": "open62541",
+            "server": "open62541",
+            "variant": "100 nodes/request",
+            "result": {"throughput": {"values_per_s": value}},
+            "client_resources": resources,
+            "server_resources": resources,
+        }
+
+    return [cell("on", b, v) for b, v in enumerate(on)] + [cell("off", b, v) for b, v in enumerate(off)]
+
+
+def _verdict(cells: list[dict]) -> str:
+    section = overhead_section({"suite": "read"}, cells)
+    assert section is not None
+    return next(note for note in section.notes if note.startswith("Sampling on / off"))
+
+
+def test_the_report_judges_the_paired_ratio_against_the_goal():
+    off = [1000.0, 1010.0, 990.0, 1005.0, 995.0, 1002.0]
+    cheap = _cells([v * 0.999 for v in off], off)
+    found = figures.sampling_overhead(cheap)
+    assert found is not None and found.blocks == 6 and found.sampler_cpu_percent == 3.0
+    assert "within the goal" in _verdict(cheap)
+    costly = _cells([v * 0.95 for v in off], off)  # a sampler that costs 5 %: the faulty case
+    assert "OVER the goal" in _verdict(costly)
+    noisy = _cells([1000.0, 960.0, 1010.0, 990.0], [1000.0, 1010.0, 990.0, 1005.0])
+    assert "not decided" in _verdict(noisy)
+
+
+def test_no_section_without_two_paired_blocks():
+    assert overhead_section({"suite": "read"}, _cells([1000.0], [1000.0])) is None
+    one_arm = [c for c in _cells([1.0, 2.0], [1.0, 2.0]) if c["parameter"] == "on"]
+    assert figures.sampling_overhead(one_arm) is None
+    failed = _cells([1.0, 2.0], [1.0, 2.0])
+    failed[-1]["status"] = "fail"
+    assert figures.sampling_overhead(failed) is None
