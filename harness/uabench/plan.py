@@ -23,6 +23,7 @@ PLAN_KEYS = {
     "clients",
     "ranking",
     "headroom",
+    "sampling_overhead",
     "profiles",
     "interop",
     "throughput",
@@ -291,6 +292,7 @@ class Plan:
     clients: tuple[str, ...] | None = None
     ranking: str | None = None
     headroom: bool = False
+    sampling_overhead: bool = False  # the reference pair with sampling on and off (engine.overhead)
     interop: tuple[Variant, ...] = ()
     throughput: tuple[Variant, ...] = ()
     sweeps: tuple[Sweep, ...] = ()
@@ -692,6 +694,7 @@ def _client_server_plan(raw: dict, common: dict) -> Plan:
         clients=_sdk_selection(raw.get("clients"), "clients", "client"),
         ranking=_text(raw, "ranking", None),
         headroom=_boolean(raw, "headroom"),
+        sampling_overhead=_boolean(raw, "sampling_overhead"),
         interop=_variants(raw.get("interop"), "interop", list(parsed_profiles)),
         throughput=_variants(raw.get("throughput"), "throughput", list(parsed_profiles)),
         sweeps=_sweeps(raw.get("sweep"), list(parsed_profiles)),
@@ -939,6 +942,15 @@ def _client_server_tests(plan: Plan, only: list[str] | None, profile: str | None
                     "Load Generator Headroom Should Be Measured",
                     (reference,),
                     ("headroom", f"client:{reference}"),
+                )
+            )
+        if reference in servers and plan.sampling_overhead and plan.ranking:
+            tests.append(
+                TestCase(
+                    f"Sampling overhead ({reference} against {reference})",
+                    "Sampling Overhead Should Be Measured",
+                    (reference, plan.ranking),
+                    ("overhead", f"client:{reference}", f"server:{reference}"),
                 )
             )
     return tests

@@ -198,6 +198,12 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers) -> _
     elif keyword == "Load Generator Headroom Should Be Measured":  # one process, then two
         repetitions = min(plan.phase(profile, "throughput").repetitions, HEADROOM_REPETITIONS)
         cost.add(2 * repetitions * cell("throughput", args[0]), cells=2 * repetitions)
+    elif keyword == "Sampling Overhead Should Be Measured":  # both arms, a fixed number of blocks
+        client, variant = args
+        servers.start(client, cost)
+        servers.warm(client, client, variant, cost)
+        repetitions = plan.phase(profile, "throughput").repetitions
+        cost.add(2 * repetitions * cell("throughput", client), cells=2 * repetitions)
     elif keyword == "Sweep Should Complete":
         name, client, server = args
         sweep, phase = plan.sweep(name), plan.phase(profile, "sweep")

@@ -535,4 +535,3 @@ def sampling_overhead(cells: list[dict]) -> SamplingOverhead | None:
         first["server"],
         first["variant"],
     )
-
