@@ -51,3 +51,5 @@ async def run_requests(sessions: list, config: dict, recorder: Recorder) -> None
     await driver.run(config["warmup_s"], config["duration_s"])
     if isinstance(workload, WriteWorkload) and config["verify"]:
         await workload.verify_written(pattern=time.time_ns() // 1_000_000 % 1000 + 1)
+    if isinstance(workload, ReadWorkload):
+        recorder.ticks_advanced = workload.verifier.ticks_advanced  # SPEC §6, R3

@@ -2,40 +2,18 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from asyncua import ua
 
 import uabench_contract as contract
 from uabench_contract import Recorder
+from uabench_contract.read_verification import ReadVerifier
 
 from .session import Session
 
 VALUE = ua.AttributeIds.Value
-
-
-def expected_variant(node: str) -> ua.VariantType | None:
-    """The wire type a node of the standard address space must have (verify_value sees
-    only the decoded Python value, which cannot tell Float from Double)."""
-    if node.startswith("Signal_") or node == "Real":
-        return ua.VariantType.Float
-    if node.startswith("Write_") or node in contract.ARRAYS:
-        return ua.VariantType.Double
-    return {
-        "Tick": ua.VariantType.UInt32,
-        "Page": ua.VariantType.Int16,
-        "SDD": ua.VariantType.ByteString,
-        "Image": ua.VariantType.ByteString,
-    }.get(node)
-
-
-def check_value(node: str, variant: ua.Variant | None) -> str | None:
-    if variant is None:
-        return f"{node}: got no value"
-    expected = expected_variant(node)
-    if expected is not None and variant.VariantType != expected:
-        return f"{node}: got {variant.VariantType.name}, expected {expected.name}"
-    return contract.verify_value(node, variant.Value)
 
 
 def status_error(codes: list[ua.StatusCode]) -> str | None:
@@ -76,6 +54,7 @@ class ReadWorkload(ServiceWorkload):
         super().__init__(sessions, config, recorder)
         # Request k's nodes depend only on k·n mod len(nodes): build each parameter set once.
         self._parameters: list[dict[int, ua.ReadParameters]] = [{} for _ in sessions]
+        self.verifier = ReadVerifier(self.nodes, len(sessions), recorder)
 
     def _read_parameters(self, session: int, k: int) -> ua.ReadParameters:
         offset = (k * self.per_request) % len(self.nodes)
@@ -107,10 +86,10 @@ class ReadWorkload(ServiceWorkload):
         if error:
             return False, 0, error
         if self.verify:
-            for name, dv in zip(self.names(k), response):
-                failure = check_value(name, dv.Value)
-                if measured:
-                    self.recorder.verification(failure)
+            # R1–R5 (SPEC §3); asyncio runs this in the order the responses arrived.
+            self.verifier.response(
+                session, self.names(k), response, time.time(), measured
+            )
         return True, len(response), None
 
 

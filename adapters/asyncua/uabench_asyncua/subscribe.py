@@ -12,9 +12,9 @@ from asyncua.common.subscription import DataChangeEvent, StatusChangeEvent, Subs
 
 import uabench_contract as contract
 from uabench_contract import Histogram, Recorder
+from uabench_contract.read_verification import value_error
 
 from .load import Phases
-from .services import check_value
 from .session import Session
 
 log = logging.getLogger("uabench_asyncua.client")
@@ -82,7 +82,7 @@ class Measurements:
             else:
                 self.recorder.notification(True)
                 if self.verify:
-                    self.recorder.verification(check_value(item.name, value.Value))
+                    self.recorder.verification(value_error(item.name, value.Value))
         item.received_ns = received_ns
         if tick is not None:
             item.tick = tick

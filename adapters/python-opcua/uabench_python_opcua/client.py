@@ -83,7 +83,7 @@ def connect_all(sessions: list[Session]) -> None:
 def run_requests(sessions: list[Session], config: dict) -> contract.Recorder:
     from .pipeline import Phases, RequestPipeline, Tally, verify_writes
 
-    tally = Tally(config["verify"], config["timeline_ms"])
+    tally = Tally(config)
     phases = Phases(config["warmup_s"], config["duration_s"])
     tally.recorder.timeline.begin(
         phases.t0, phases.measure_end - phases.t0, phases.wall_offset
@@ -97,6 +97,7 @@ def run_requests(sessions: list[Session], config: dict) -> contract.Recorder:
     tally.recorder.end_ns = phases.wall(phases.measure_end)
     if config["workload"] == "write" and config["verify"]:
         verify_writes(sessions[0], config["nodes"], config["nodes_per_request"], tally)
+    tally.recorder.ticks_advanced = tally.verifier.ticks_advanced  # SPEC §6, R3
     return tally.recorder
 
 

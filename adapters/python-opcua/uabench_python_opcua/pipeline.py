@@ -22,6 +22,7 @@ import time
 from opcua import ua
 from opcua.ua.ua_binary import nodeid_from_binary, struct_from_binary
 import uabench_contract as contract
+from uabench_contract.read_verification import ReadVerifier
 
 from .session import Session, read_parameters, write_parameters
 
@@ -50,12 +51,13 @@ class Phases:
 
 
 class Tally:
-    """The run's Recorder, shared by the sessions' receive threads."""
+    """The run's Recorder and read verifier, shared by the sessions' receive threads."""
 
-    def __init__(self, verify: bool, timeline_ms: int) -> None:
-        self.recorder = contract.Recorder(timeline_ms)
+    def __init__(self, config: dict) -> None:
+        self.recorder = contract.Recorder(config["timeline_ms"])
         self.lock = threading.Lock()
-        self.verify = verify
+        self.verify = config["verify"]
+        self.verifier = ReadVerifier(config["nodes"], config["sessions"], self.recorder)
 
 
 class Operation:
@@ -266,11 +268,15 @@ class RequestPipeline:
             if operation.measured:
                 recorder.operation(done - operation.scheduled, ok, values, error)
             if ok and tally.verify and self.workload == "read":
-                # Warm-up verifies too (the same work as the measured phase), unrecorded.
-                for name, data_value in zip(operation.names, results, strict=True):
-                    failure = contract.verify_value(name, data_value.Value.Value)
-                    if operation.measured:
-                        recorder.verification(failure)
+                # R1–R5 (SPEC §3). Warm-up verifies too (the same work as the measured
+                # phase), unrecorded. The receive thread completes in arrival order.
+                tally.verifier.response(
+                    self.session.index,
+                    operation.names,
+                    results,
+                    self.phases.wall(done) / 1e9,
+                    operation.measured,
+                )
             if not self.outstanding:
                 self.all_done.notify_all()
 

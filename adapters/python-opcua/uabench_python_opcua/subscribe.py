@@ -9,6 +9,7 @@ from datetime import datetime
 
 from opcua import ua
 import uabench_contract as contract
+from uabench_contract.read_verification import value_error
 
 from .pipeline import Phases
 from .session import Session
@@ -90,7 +91,7 @@ class DataChangeHandler:
                 return
             m.updates[self.number] += 1
             if m.verify:
-                m.recorder.verification(contract.verify_value(name, value))
+                m.recorder.verification(value_error(name, data_value.Value))  # R5 too
             if previous_seen is not None:
                 m.cycle_time.record(received - previous_seen)
             if data_value.SourceTimestamp is not None:

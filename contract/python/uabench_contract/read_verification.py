@@ -1,0 +1,218 @@
+"""Read verification across responses (SPEC §3 "Read verification", rules R1–R5), for the
+Python clients (asyncua and python-opcua).
+
+Both libraries decode a read result into a DataValue with `.Value` (a Variant: `.Value`,
+`.VariantType`, `.is_array`) and `.SourceTimestamp` (a datetime: naive UTC in python-opcua,
+aware in asyncua); that is all this module reads, so one implementation serves both.
+The state is small and allocated once: per session and per moving node (Tick, Signal_i) the
+last tick seen and its SourceTimestamp, and per node the forward steps summed over sessions.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Protocol, Sequence
+
+from . import ARRAYS, TICK_MODULUS, verify_value
+
+# OPC UA built-in type ids (Part 6 §5.1.2): both libraries' VariantType values are these ids.
+INT16, UINT32, FLOAT, DOUBLE, BYTESTRING = 4, 7, 10, 11, 15
+_TYPE_NAMES = {
+    INT16: "Int16",
+    UINT32: "UInt32",
+    FLOAT: "Float",
+    DOUBLE: "Double",
+    BYTESTRING: "ByteString",
+}
+FUTURE_TOLERANCE_S = (
+    1.0  # R4: a SourceTimestamp may lead the client's receive time by 1 s
+)
+_HALF = (
+    TICK_MODULUS // 2
+)  # R2: a Signal step back of half the modulus or more is a wrap
+_UNIX_EPOCH = datetime(1970, 1, 1)
+_NULL_DATETIME_S = (datetime(1601, 1, 1) - _UNIX_EPOCH).total_seconds()
+
+
+class Recording(Protocol):
+    def verification(self, failure: str | None) -> None: ...
+
+
+def wire_type(node: str) -> tuple[int, bool] | None:
+    """R5: (built-in type id, is an array) of a node of the standard address space (SPEC §4)."""
+    if node.startswith("Signal_") or node == "Real":
+        return FLOAT, False
+    if node == "Tick":
+        return UINT32, False
+    if node == "Page":
+        return INT16, True
+    if node in ("SDD", "Image"):
+        return BYTESTRING, False
+    if node in ARRAYS:
+        return DOUBLE, True
+    if node.startswith("Write_"):
+        return DOUBLE, False
+    return None
+
+
+def wire_type_error(node: str, variant: Any) -> str | None:
+    """R5: the Variant's built-in type and array-ness against SPEC §4 (the decoded Python
+    value alone cannot tell Float from Double, nor UInt32 from Int32)."""
+    expected = wire_type(node)
+    if expected is None:
+        return None
+    got_type = variant.VariantType
+    got = (got_type.value, bool(variant.is_array))
+    if got == expected:
+        return None
+    shape = ("array", "scalar")
+    return (
+        f"{node}: got {got_type.name} {shape[not got[1]]}, "
+        f"expected {_TYPE_NAMES[expected[0]]} {shape[not expected[1]]}"
+    )
+
+
+def value_error(node: str, variant: Any) -> str | None:
+    """R5 and SPEC §4: None if the Variant holds what the standard address space has at
+    `node`, with its wire type, else a reason."""
+    if variant is None:
+        return f"{node}: got no value"
+    return wire_type_error(node, variant) or verify_value(node, variant.Value)
+
+
+def seconds(stamp: datetime | None) -> float | None:
+    """A DateTime as seconds since 1970 (naive means UTC); None for a missing one or the
+    null DateTime (0, that is 1601-01-01)."""
+    if stamp is None:
+        return None
+    if stamp.tzinfo is None:
+        value = (stamp - _UNIX_EPOCH).total_seconds()
+    else:
+        value = stamp.timestamp()
+    return None if value <= _NULL_DATETIME_S else value
+
+
+def moving(node: str) -> bool:
+    return node == "Tick" or node.startswith("Signal_")
+
+
+class ReadVerifier:
+    """Judges every value of the read workload's responses, warm-up included, and records
+    the measured ones. Responses of one session must be given in the order they arrived."""
+
+    def __init__(self, nodes: Sequence[str], sessions: int, recorder: Recording):
+        names = sorted({n for n in nodes if moving(n)})
+        self._slot = {name: i for i, name in enumerate(names)}
+        self._last = [[-1] * len(names) for _ in range(sessions)]  # tick, -1: none yet
+        self._stamp: list[list[float | None]] = [
+            [None] * len(names) for _ in range(sessions)
+        ]
+        self._advanced = [0] * len(names)
+        self._recorder = recorder
+
+    @property
+    def ticks_advanced(self) -> int:
+        """R3: the largest sum over nodes of the forward steps seen in the measured phase."""
+        return max(self._advanced, default=0)
+
+    def response(
+        self,
+        session: int,
+        names: Sequence[str],
+        data_values: Sequence[Any],
+        received_s: float,
+        measured: bool,
+    ) -> None:
+        """One all-Good Read response: `names[i]` was read into `data_values[i]`, received at
+        `received_s` (seconds since 1970, the client's clock)."""
+        tick = _response_tick(names, data_values)
+        record = self._recorder.verification
+        for name, data_value in zip(names, data_values):
+            failure = self.value(session, name, data_value, tick, received_s, measured)
+            if measured:
+                record(failure)
+
+    def value(
+        self,
+        session: int,
+        name: str,
+        data_value: Any,
+        tick: int | None,
+        received_s: float,
+        measured: bool,
+    ) -> str | None:
+        variant = data_value.Value
+        failure = value_error(name, variant)
+        slot = self._slot.get(name)
+        if failure or slot is None:
+            return failure
+        if name == "Tick":
+            new = variant.Value
+        else:
+            new = int(variant.Value) % TICK_MODULUS
+            if tick is not None and (tick - new) % TICK_MODULUS > 1:
+                failure = (
+                    f"{name}: tick {new}, but Tick {tick % TICK_MODULUS} "
+                    f"(mod {TICK_MODULUS}) in the same response"
+                )
+        stamp = seconds(data_value.SourceTimestamp)
+        if stamp is None:
+            failure = failure or f"{name}: no SourceTimestamp"
+        elif stamp > received_s + FUTURE_TOLERANCE_S:
+            failure = failure or (
+                f"{name}: SourceTimestamp {stamp - received_s:.1f} s in the future"
+            )
+        return self._step(session, slot, name, new, stamp, measured) or failure
+
+    def _step(
+        self,
+        session: int,
+        slot: int,
+        name: str,
+        new: int,
+        stamp: float | None,
+        measured: bool,
+    ) -> str | None:
+        """R2, R3 and R4's order: the tick against the last one this session saw of the node.
+        The last one is the highest (a step back of one is allowed and does not lower it);
+        after a failure it is the new one, so one fault is one failure."""
+        last_ticks, last_stamps = self._last[session], self._stamp[session]
+        last = last_ticks[slot]
+        if last < 0:
+            last_ticks[slot], last_stamps[slot] = new, stamp
+            return None
+        if name == "Tick":
+            forward, back = max(0, new - last), max(0, last - new)
+        else:
+            forward = (new - last) % TICK_MODULUS
+            back = 0 if forward < _HALF else TICK_MODULUS - forward
+            forward = forward if forward < _HALF else 0
+        if back > 1:
+            last_ticks[slot], last_stamps[slot] = new, stamp
+            return f"{name}: tick went back from {last} to {new}"
+        if forward == 0:
+            return None
+        if measured:
+            self._advanced[slot] += forward
+        failure = None
+        last_stamp = last_stamps[slot]
+        if stamp is not None and last_stamp is not None and stamp < last_stamp:
+            failure = (
+                f"{name}: tick {new} has an earlier SourceTimestamp than tick {last}"
+            )
+        last_ticks[slot] = new
+        if stamp is not None:
+            last_stamps[slot] = stamp
+        return failure
+
+
+def _response_tick(names: Sequence[str], data_values: Sequence[Any]) -> int | None:
+    """R1: the Tick read in this response (the first, if read twice), if it is a UInt32."""
+    for name, data_value in zip(names, data_values):
+        if name == "Tick":
+            variant = data_value.Value
+            if variant is not None and wire_type_error(name, variant) is None:
+                value = variant.Value
+                return value if isinstance(value, int) else None
+            return None
+    return None

@@ -1,0 +1,173 @@
+"""Read verification R1–R5 (SPEC §3) as the asyncua and python-opcua clients apply it
+(uabench_contract.read_verification), on each library's own decoded DataValues."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import asyncua.ua as aua
+import opcua.ua as oua
+import pytest
+import uabench_contract as contract
+from uabench_contract.read_verification import ReadVerifier, value_error
+
+NOW = datetime(2026, 11, 23, 8, 0, 0)  # naive UTC, as python-opcua decodes DateTime
+NOW_S = (NOW - datetime(1970, 1, 1)).total_seconds()
+NODES = ["Tick", "Signal_0", "Signal_3", "Real"]
+
+
+class Record:
+    """Collects what the verifier records, as contract.Recorder.verification does."""
+
+    def __init__(self) -> None:
+        self.failures: list[str] = []
+        self.checked = 0
+
+    def verification(self, failure: str | None) -> None:
+        self.checked += 1
+        if failure is not None:
+            self.failures.append(failure)
+
+
+def _value(ua, name: str, tick: int, stamp, variant_type=None):
+    if name == "Tick":
+        variant = ua.Variant(tick, variant_type or ua.VariantType.UInt32)
+    elif name == "Real":
+        variant = ua.Variant(contract.REAL_VALUE, ua.VariantType.Float)
+    else:
+        index = int(name.split("_")[1])
+        variant = ua.Variant(contract.signal(index, tick), variant_type or ua.VariantType.Float)
+    data_value = ua.DataValue(variant)
+    data_value.SourceTimestamp = stamp
+    return data_value
+
+
+def _libraries():
+    """(library, timestamp at second s): python-opcua decodes naive, asyncua aware UTC."""
+    return [
+        pytest.param(oua, lambda s: NOW + timedelta(seconds=s), id="python-opcua"),
+        pytest.param(
+            aua,
+            lambda s: (NOW + timedelta(seconds=s)).replace(tzinfo=UTC),
+            id="asyncua",
+        ),
+    ]
+
+
+def _respond(verifier, ua, stamp, ticks, session=0, measured=True, at=0.0, **types):
+    """One response reading NODES; `ticks` maps node to tick (Tick's value, Signal's t)."""
+    names = [n for n in NODES if n in ticks or n == "Real"]
+    values = [_value(ua, n, ticks.get(n, 0), stamp(at), types.get(n)) for n in names]
+    verifier.response(session, names, values, NOW_S + at, measured)
+
+
+@pytest.mark.parametrize("ua, stamp", _libraries())
+def test_consistent_advancing_values_pass_and_count_the_measured_steps(ua, stamp):
+    record = Record()
+    verifier = ReadVerifier(NODES, 2, record)
+    for t in range(5, 8):  # warm-up: judged, not recorded, steps not counted
+        _respond(verifier, ua, stamp, {"Tick": t, "Signal_0": t}, measured=False)
+    for t in range(8, 20):
+        # a Signal read one update behind the Tick of the same response is fine (R1)
+        _respond(verifier, ua, stamp, {"Tick": t, "Signal_0": t - 1, "Signal_3": t})
+        _respond(verifier, ua, stamp, {"Tick": t}, session=1)
+    assert record.failures == []
+    assert record.checked == 12 * 4 + 12 * 2
+    # R3: per node summed over sessions (Tick: 19-7 in session 0, 19-8 in session 1)
+    assert verifier.ticks_advanced == 12 + 11
+
+
+@pytest.mark.parametrize("ua, stamp", _libraries())
+def test_frozen_values_do_not_advance(ua, stamp):
+    record = Record()
+    verifier = ReadVerifier(NODES, 1, record)
+    for _ in range(20):
+        _respond(verifier, ua, stamp, {"Tick": 4, "Signal_0": 4})
+    assert record.failures == [] and verifier.ticks_advanced == 0
+
+
+@pytest.mark.parametrize("ua, stamp", _libraries())
+def test_r1_a_signal_off_the_tick_of_its_response_fails(ua, stamp):
+    record = Record()
+    verifier = ReadVerifier(NODES, 1, record)
+    _respond(verifier, ua, stamp, {"Tick": 25, "Signal_3": 17})
+    _respond(verifier, ua, stamp, {"Tick": 25, "Signal_0": 26})  # ahead of Tick
+    assert record.failures == [
+        "Signal_3: tick 17, but Tick 25 (mod 16384) in the same response",
+        "Signal_0: tick 26, but Tick 25 (mod 16384) in the same response",
+    ]
+
+
+@pytest.mark.parametrize("ua, stamp", _libraries())
+def test_r1_compares_ticks_modulo_16384(ua, stamp):
+    record = Record()
+    verifier = ReadVerifier(NODES, 1, record)
+    _respond(verifier, ua, stamp, {"Tick": 16384 * 3, "Signal_0": 16383})
+    assert record.failures == []
+
+
+@pytest.mark.parametrize("ua, stamp", _libraries())
+def test_r2_a_signal_going_back_fails_once_and_a_wrap_is_a_forward_step(ua, stamp):
+    record = Record()
+    verifier = ReadVerifier(NODES, 1, record)
+    for t in (40, 39, 40, 37, 38, 16383 + 37, 16384 + 38):
+        _respond(verifier, ua, stamp, {"Signal_3": t % 16384})
+    assert record.failures == [
+        "Signal_3: tick went back from 40 to 37",
+        "Signal_3: tick went back from 38 to 36",  # 16383 + 37 is 36 mod 16384
+    ]
+
+
+@pytest.mark.parametrize("ua, stamp", _libraries())
+def test_r2_tick_may_go_back_by_one_update_only(ua, stamp):
+    record = Record()
+    verifier = ReadVerifier(NODES, 1, record)
+    for t in (100, 99, 101, 100, 99):
+        _respond(verifier, ua, stamp, {"Tick": t})
+    assert record.failures == ["Tick: tick went back from 101 to 99"]
+
+
+@pytest.mark.parametrize("ua, stamp", _libraries())
+def test_r4_source_timestamps_present_not_in_the_future_and_in_tick_order(ua, stamp):
+    record = Record()
+    verifier = ReadVerifier(NODES, 1, record)
+    _respond(verifier, ua, lambda s: None, {"Tick": 1})
+    _respond(verifier, ua, lambda s: datetime(1601, 1, 1), {"Tick": 1})  # null
+    _respond(verifier, ua, lambda s: stamp(s + 0.9), {"Tick": 1})  # within 1 s
+    _respond(verifier, ua, lambda s: stamp(s + 2.3), {"Tick": 2}, at=1.0)
+    _respond(verifier, ua, stamp, {"Tick": 3}, at=1.5)
+    assert record.failures == [
+        "Tick: no SourceTimestamp",
+        "Tick: no SourceTimestamp",
+        "Tick: SourceTimestamp 2.3 s in the future",
+        "Tick: tick 3 has an earlier SourceTimestamp than tick 2",
+    ]
+
+
+@pytest.mark.parametrize("ua", [pytest.param(oua, id="python-opcua"), pytest.param(aua, id="asyncua")])
+@pytest.mark.parametrize(
+    "name, variant, failure",
+    [
+        ("Tick", ("Int32", 7), "Tick: got Int32 scalar, expected UInt32 scalar"),
+        (
+            "Signal_1",
+            ("Double", contract.signal(1, 2)),
+            "Signal_1: got Double scalar, expected Float scalar",
+        ),
+        (
+            "Page",
+            ("Int32", contract.page()),
+            "Page: got Int32 array, expected Int16 array",
+        ),
+        ("Real", ("Float", [contract.REAL_VALUE]), "expected Float scalar"),
+        ("Tick", ("UInt32", 7), None),
+        ("Page", ("Int16", contract.page()), None),
+    ],
+)
+def test_r5_wire_types_are_checked_not_just_the_decoded_number(ua, name, variant, failure):
+    type_name, value = variant
+    found = value_error(name, ua.Variant(value, getattr(ua.VariantType, type_name)))
+    if failure is None:
+        assert found is None
+    else:
+        assert found is not None and failure in found
