@@ -19,6 +19,8 @@ final class Recorder {
   long values;
   long checked;
   long verificationFailed;
+  // SPEC §6 verification.ticks_advanced: set by the read workload, 0 for write and subscribe.
+  long ticksAdvanced;
   final List<String> verificationExamples = new ArrayList<>();
   final List<String> errorExamples = new ArrayList<>();
   final Histogram latency = new Histogram();
@@ -108,6 +110,7 @@ final class Recorder {
     ObjectNode verification = result.putObject("verification");
     verification.put("checked", checked);
     verification.put("failed", verificationFailed);
+    verification.put("ticks_advanced", ticksAdvanced);
     verificationExamples.forEach(verification.putArray("examples")::add);
     ObjectNode errors = result.putObject("errors");
     errorExamples.forEach(errors.putArray("examples")::add);

@@ -1,5 +1,6 @@
 package org.uabench.milo;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -89,8 +90,13 @@ final class RequestWorkload {
       }
     }
     Recorder total = new Recorder();
+    List<TickVerification> ticks = new ArrayList<>(lanes.length);
     for (Lane lane : lanes) {
       total.merge(lane.close());
+      ticks.add(lane.ticks);
+    }
+    synchronized (total) {
+      total.ticksAdvanced = TickVerification.ticksAdvanced(ticks);
     }
     return total;
   }
@@ -162,6 +168,8 @@ final class RequestWorkload {
     private final ReadValueId[] readIds;
     private final NodeId[] nodeIds;
     private final Verify.Check[] checks;
+    // R1-R4 across values; guarded by itself (completions arrive on several threads).
+    private final TickVerification ticks;
 
     private final Recorder measured = new Recorder();
     // Warm-up runs the same verification into a record nobody reads, so the JIT sees it.
@@ -195,6 +203,7 @@ final class RequestWorkload {
             new ReadValueId(nodeIds[i], AttributeId.Value.uid(), null, QualifiedName.NULL_VALUE);
         checks[i] = Verify.forNode(nodes.get(i));
       }
+      ticks = new TickVerification(nodes);
     }
 
     private long dueOf(long k) {
@@ -314,10 +323,24 @@ final class RequestWorkload {
         recorder.succeeded(latency, npr);
       }
       if (!write && config.verify()) {
-        DataValue[] values = ((ReadResponse) result).getResults();
+        verify(((ReadResponse) result).getResults(), first, recorder, counted);
+      }
+    }
+
+    /** SPEC §3 read verification: each value's type and content (R5), then R1-R4 across them. */
+    private void verify(DataValue[] results, int first, Recorder recorder, boolean counted) {
+      long received = TickVerification.receivedNow();
+      synchronized (ticks) {
+        long tick = ticks.responseTick(results, first);
         for (int j = 0; j < npr; j++) {
           int position = (first + j) % checks.length;
-          recorder.verified(checks[position].apply(values[j].getValue().getValue()));
+          Object value = results[j].getValue().getValue();
+          String failure = checks[position].apply(value);
+          if (failure == null) {
+            failure =
+                ticks.judge(position, value, results[j].getSourceTime(), tick, received, counted);
+          }
+          recorder.verified(failure);
         }
       }
     }

@@ -1,0 +1,168 @@
+package org.uabench.milo;
+
+import java.util.Arrays;
+import java.util.List;
+import org.eclipse.milo.opcua.stack.core.types.builtin.DataValue;
+import org.eclipse.milo.opcua.stack.core.types.builtin.DateTime;
+import org.eclipse.milo.opcua.stack.core.types.builtin.unsigned.UInteger;
+
+/**
+ * The read verification rules that span values (SPEC §3, R1–R4): the ticks of one response agree
+ * (R1), never go back per node (R2), advance over the measured phase (R3, counted here, judged by
+ * the harness) and carry a plausible SourceTimestamp (R4). R5 (wire types) is {@link Verify}'s;
+ * only values that passed it reach this class.
+ *
+ * <p>One instance per session, since the rules hold per session. Its arrays are sized by the node
+ * list once, so judging a value allocates nothing but a failure message. Not thread-safe: the
+ * caller judges one response at a time, in the order responses arrive.
+ */
+final class TickVerification {
+
+  /** OPC UA DateTime units (100 ns) per second. */
+  private static final long UNITS_PER_S = 10_000_000L;
+  /** A SourceTimestamp may run ahead of the client's receive time by this much (clock skew). */
+  private static final long FUTURE_SLACK = UNITS_PER_S;
+  /** 1970-01-01 in OPC UA DateTime units (100 ns since 1601-01-01). */
+  private static final long UNIX_EPOCH = 116_444_736_000_000_000L;
+  private static final int MODULUS = Model.TICK_MODULUS;
+  private static final int HALF = MODULUS / 2;
+  private static final long NONE = -1;
+
+  // Per position in the node list: its slot (a distinct Tick or Signal_i node), or -1.
+  private final int[] slotOf;
+  // Per slot: the node's name, whether it is Tick, the furthest tick seen and its
+  // SourceTimestamp, and the forward steps seen in the measured phase.
+  private final String[] names;
+  private final boolean[] isTick;
+  private final long[] last;
+  private final long[] lastSource;
+  private final long[] advanced;
+
+  TickVerification(List<String> nodes) {
+    slotOf = new int[nodes.size()];
+    List<String> distinct =
+        nodes.stream().filter(TickVerification::carriesTick).distinct().toList();
+    for (int p = 0; p < slotOf.length; p++) {
+      slotOf[p] = distinct.indexOf(nodes.get(p));
+    }
+    names = distinct.toArray(String[]::new);
+    isTick = new boolean[names.length];
+    for (int slot = 0; slot < names.length; slot++) {
+      isTick[slot] = names[slot].equals("Tick");
+    }
+    last = new long[names.length];
+    lastSource = new long[names.length];
+    advanced = new long[names.length];
+    Arrays.fill(last, NONE);
+  }
+
+  private static boolean carriesTick(String node) {
+    return node.equals("Tick") || node.startsWith("Signal_");
+  }
+
+  /** The client's receive time, in DateTime units. Milliseconds suffice against a 1 s slack. */
+  static long receivedNow() {
+    return UNIX_EPOCH + System.currentTimeMillis() * (UNITS_PER_S / 1000);
+  }
+
+  /**
+   * The Tick of one response, or -1 when it read none: values[j] is the value of position
+   * (first + j) mod len(nodes). A Tick of the wrong type counts as absent (R5 reports it).
+   */
+  long responseTick(DataValue[] values, int first) {
+    for (int j = 0; j < values.length; j++) {
+      int slot = slotOf[(first + j) % slotOf.length];
+      if (slot >= 0 && isTick[slot] && values[j].getValue().getValue() instanceof UInteger tick) {
+        return tick.longValue();
+      }
+    }
+    return NONE;
+  }
+
+  /**
+   * Judges one value that passed R5 and moves its node's state on; returns null or the failure.
+   * responseTick: the Tick of the same response, or -1; received: receive time (DateTime units);
+   * measured: whether its forward steps count towards ticks_advanced.
+   */
+  String judge(
+      int position, Object value, DateTime source, long responseTick, long received,
+      boolean measured) {
+    int slot = slotOf[position];
+    if (slot < 0) {
+      return null;
+    }
+    String node = names[slot];
+    long tick =
+        isTick[slot] ? ((UInteger) value).longValue() : ((Float) value).longValue() % MODULUS;
+    if (!isTick[slot] && responseTick >= 0) {
+      // Within one update either way: an update may fall between the server reading the
+      // two values, whichever of them it reads first.
+      long now = responseTick % MODULUS;
+      long ahead = Math.floorMod(tick - now, MODULUS);
+      if (ahead > 1 && ahead < MODULUS - 1) {
+        return node + ": tick " + tick + ", but Tick " + now + " (mod " + MODULUS
+            + ") in the same response";
+      }
+    }
+    long sourceTime = source == null ? 0 : source.getUtcTime();
+    if (sourceTime <= 0) {
+      return node + ": no SourceTimestamp";
+    }
+    if (sourceTime > received + FUTURE_SLACK) {
+      return String.format(
+          "%s: SourceTimestamp %.1f s in the future", node, (sourceTime - received) / 1e7);
+    }
+    return advance(slot, node, tick, sourceTime, measured);
+  }
+
+  /** R2 and the ordering half of R4; a forward step becomes the node's furthest tick. */
+  private String advance(int slot, String node, long tick, long sourceTime, boolean measured) {
+    long previous = last[slot];
+    long step;
+    if (previous == NONE) {
+      step = 0;
+    } else if (isTick[slot]) {
+      if (tick < previous - 1) {
+        return node + ": tick went back from " + previous + " to " + tick;
+      }
+      step = Math.max(0, tick - previous);
+    } else {
+      long back = Math.floorMod(previous - tick, MODULUS);
+      if (back >= 2 && back < HALF) {
+        return node + ": tick went back from " + previous + " to " + tick;
+      }
+      // back 0 or 1 (answered out of order) leaves the furthest tick; back >= HALF is a step
+      // forward across the wrap.
+      step = back <= 1 ? 0 : MODULUS - back;
+    }
+    if (step > 0 && sourceTime < lastSource[slot]) {
+      return node + ": tick " + tick + " has an earlier SourceTimestamp than tick " + previous;
+    }
+    if (step > 0 || previous == NONE) {
+      // R3 counts a Signal's step of exactly half the modulus as neither back nor forward.
+      if (measured && (isTick[slot] || step < HALF)) {
+        advanced[slot] += step;
+      }
+      last[slot] = tick;
+      lastSource[slot] = sourceTime;
+    }
+    return null;
+  }
+
+  /**
+   * verification.ticks_advanced (SPEC §6) over sessions: the forward steps summed per node
+   * across the sessions' states, the largest sum over nodes; 0 when no Tick or Signal was read.
+   */
+  static long ticksAdvanced(List<TickVerification> sessions) {
+    long best = 0;
+    int slots = sessions.isEmpty() ? 0 : sessions.get(0).advanced.length;
+    for (int slot = 0; slot < slots; slot++) {
+      long sum = 0;
+      for (TickVerification session : sessions) {
+        sum += session.advanced[slot];
+      }
+      best = Math.max(best, sum);
+    }
+    return best;
+  }
+}
