@@ -19,7 +19,7 @@ from uabench.engine import budget, cells, schedule, warmup
 from uabench.engine.cells import Measured, Outcome
 from uabench.engine.warmup import SteadyRule, SteadyState
 from uabench.plan import Plan
-from uabench.proc import cleanup, host, launcher
+from uabench.proc import cleanup, host, launcher, pinning, sampling
 from uabench.proc.process import READY_TIMEOUT_S, AdapterError, AdapterProcess
 from uabench.proc.sampling import INTERVAL_S, PerfStat
 from uabench.results import provenance, spool
@@ -65,12 +65,9 @@ def free_port() -> int:
 
 
 def cpu_sets() -> tuple[set[int] | None, set[int] | None]:
-    """Server and load generator on different cores when there are at least two."""
-    cpus = sorted(os.sched_getaffinity(0))
-    if len(cpus) < 2 or os.environ.get("UABENCH_NO_PINNING") == "1":
-        return None, None
-    half = len(cpus) // 2
-    return set(cpus[:half]), set(cpus[half:])
+    """Server and load generator on different physical cores when there are at least two."""
+    found = pinning.plan()
+    return found.server, found.client
 
 
 @dataclass
@@ -140,13 +137,16 @@ class Session:
         cleanup.install()  # from here on the run starts processes and namespaces
         # recorded with the run: the next invocation tells an abandoned run from a running one
         self.harness = launcher.mark_harness()
-        self.server_cpus, self.client_cpus = cpu_sets()
-        # The harness itself (its samplers, perf stat, event readers) runs beside the load
-        # generator, never on the server's cores: what it costs is then the same in every cell
-        # and never taken from the server that is measured. (Threads started later inherit it.)
+        self.pinning = pinning.plan()
+        self.server_cpus, self.client_cpus = self.pinning.server, self.pinning.client
+        # The harness itself (its samplers, perf stat, event readers) runs on a core of its own
+        # where one is spare, else beside the load generator, never on the server's cores: what
+        # it costs is then the same in every cell and never taken from the server that is
+        # measured. (Threads and perf processes started later inherit it.)
         self._harness_cpus = os.sched_getaffinity(0)
-        if self.client_cpus:
-            os.sched_setaffinity(0, self.client_cpus)
+        placed = self.pinning.harness or self.client_cpus
+        if placed:
+            os.sched_setaffinity(0, placed)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.pki = pki.make_pki(self.workdir / "pki")
         self.run_id = self.store.begin_run(self.suite, self.profile, self._provenance())
@@ -160,10 +160,12 @@ class Session:
             pinning={
                 "server_cpus": sorted(self.server_cpus or []),
                 "client_cpus": sorted(self.client_cpus or []),
-                "harness_cpus": sorted(self.client_cpus or self._harness_cpus),
+                "harness_cpus": sorted(self.pinning.harness or self.client_cpus or self._harness_cpus),
+                "harness": self.pinning.note,
                 "sample_interval_s": INTERVAL_S,
             },
             perf=PerfStat.available(),
+            resources=sampling.accounting(),
             workdir=str(self.workdir),
             spool_key=self.spool_key,
             harness={"marker": self.harness, "pid": os.getpid()},

@@ -223,6 +223,19 @@ class ProcessSampler:
         return [[s.wall_ns, sum(s.cpu.threads.values()) / 1e9, s.rss] for s in self.samples]
 
 
+def accounting() -> dict:
+    """How this machine's resource figures are measured, for a run's provenance."""
+    return {
+        "cpu": f"{schedstat.source()}, integrated over each measured window",
+        "hot_thread": "the thread with the most CPU in the window, share of one core, its /proc comm",
+        "context_switches": "perf context-switches"
+        if PerfStat.available()
+        else "/proc status voluntary + nonvoluntary, every thread (perf not available)",
+        "sampler_cpu": "schedstat of the sampler thread and its perf stat process, per window",
+        "interval_s": INTERVAL_S,
+    }
+
+
 # Window keys that do not add up over the processes of one role: the hottest thread is the
 # hottest of any of them (one thread runs on one core, whichever process it belongs to).
 NOT_ADDED = ("cpu_source", "hot_thread", "hot_thread_cpu")

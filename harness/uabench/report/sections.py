@@ -628,6 +628,17 @@ def capability_section(runs: list[dict]) -> Section | None:
     return Section("Capabilities declared by each SDK (sdk.toml)", tables=[table], notes=reasons)
 
 
+def resource_accounting(resources: dict | None) -> list[str]:
+    """How a run measured CPU, the hot thread, context switches and the samplers' own CPU (runs
+    from before it was recorded: nothing)."""
+    if not resources:
+        return []
+    return [
+        f"resources: CPU from {resources['cpu']}; hot thread: {resources['hot_thread']}; context switches: "
+        f"{resources['context_switches']}; samplers' own CPU: {resources['sampler_cpu']}"
+    ]
+
+
 def provenance_section(runs: list[dict]) -> Section:
     fingerprints = {run["provenance"]["machine"]["fingerprint"] for run in runs}
     parts = []
@@ -644,7 +655,9 @@ def provenance_section(runs: list[dict]) -> Section:
                     f"machine: {m['cpu_model']}, {m['cores']} cores, {m['memory_bytes'] / 2**30:.1f} GiB, "
                     f"kernel {m['kernel']}, {m['os']} ({m['arch']}), fingerprint {m['fingerprint']}",
                     f"pinning: server CPUs {prov['pinning']['server_cpus'] or 'not pinned'}, "
-                    f"load generator CPUs {prov['pinning']['client_cpus'] or 'not pinned'}",
+                    f"load generator CPUs {prov['pinning']['client_cpus'] or 'not pinned'}"
+                    + (f"; harness: {prov['pinning']['harness']}" if prov["pinning"].get("harness") else ""),
+                    *resource_accounting(prov.get("resources")),
                     "SDK versions: " + (", ".join(f"{k} {v}" for k, v in sorted(prov["sdk_versions"].items())) or "–"),
                     f"perf counters: {'yes' if prov.get('perf') else 'unavailable'}",
                     "repetitions and durations: "
