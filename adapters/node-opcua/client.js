@@ -6,6 +6,7 @@ import { Recorder } from "./recorder.js";
 import { clientCertificateManager, makeWorkFolder, stageKeyPair } from "./security.js";
 import { UaSession } from "./session.js";
 import { runSubscribe } from "./subscribe.js";
+import { TickVerification, ticksAdvanced } from "./ticks.js";
 import { readRequests, verifyWrites, writeRequests } from "./workloads.js";
 
 // Sessions connect a few at a time: a thousand simultaneous RSA handshakes would push
@@ -23,13 +24,17 @@ async function openAll(sessions) {
 async function runRequests(sessions, config, recorder) {
   const phase = makePhase(config.warmup_s, config.duration_s);
   recorder.timeline.begin(phase.start, phase.measureUntil - phase.start);
+  const ticks = sessions.map(() => new TickVerification(config.nodes));
   const loads = sessions.map((uaSession, index) => new SessionLoad({
-    send: config.workload === "read" ? readRequests(uaSession, config, recorder) : writeRequests(uaSession, config, index),
+    send: config.workload === "read"
+      ? readRequests(uaSession, config, recorder, ticks[index])
+      : writeRequests(uaSession, config, index),
     recorder, phase, index,
     inFlight: config.in_flight, rate: config.rate, sessions: config.sessions,
   }));
   await Promise.all(loads.map((load) => load.run()));
   for (const load of loads) load.abandon();
+  recorder.ticksAdvanced = ticksAdvanced(ticks);
   if (config.workload === "write" && config.verify) await verifyWrites(sessions[0], config, recorder);
   return { phase, extra: {} };
 }

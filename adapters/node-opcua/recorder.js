@@ -14,6 +14,7 @@ export class Recorder {
     this.checked = 0;
     this.verificationFailed = 0;
     this.verificationExamples = [];
+    this.ticksAdvanced = 0; // SPEC §6: set by the read workload; 0 for write and subscribe
     this.errorExamples = [];
     this.latency = new Histogram();
     this.sendLag = new Histogram(); // open loop: actual - scheduled send (SPEC §6 send_lag_ns)
@@ -75,7 +76,8 @@ export class Recorder {
       start_ns: this.startNs, end_ns: this.endNs,
       operations: { attempted: this.attempted, succeeded: this.succeeded, failed: this.failed },
       values: this.values,
-      verification: { checked: this.checked, failed: this.verificationFailed, examples: this.verificationExamples },
+      verification: { checked: this.checked, failed: this.verificationFailed, examples: this.verificationExamples,
+        ticks_advanced: this.ticksAdvanced },
       errors: { examples: this.errorExamples },
       throughput: { ops_per_s: this.succeeded / seconds, values_per_s: this.values / seconds },
       latency_ns: this.latency.sparse(),

@@ -35,10 +35,12 @@ export class RequestNodes {
   }
 }
 
-export function readRequests(uaSession, config, recorder) {
+/** ticks: this session's TickVerification (R1-R4 of SPEC §3 across values). */
+export function readRequests(uaSession, config, recorder, ticks) {
   const requests = new RequestNodes(uaSession, config.nodes, config.nodes_per_request);
   return async (k) => {
     const { names, nodeIds } = requests.of(k);
+    const first = (k * config.nodes_per_request) % config.nodes.length;
     let dataValues;
     try {
       dataValues = await uaSession.read(nodeIds.map((nodeId) => ({ nodeId, attributeId: AttributeIds.Value })));
@@ -49,8 +51,11 @@ export function readRequests(uaSession, config, recorder) {
     if (bad) return { ok: false, values: 0, error: bad.name };
     const check = config.verify
       ? (measured) => {
+        const received = Date.now();
+        const tick = ticks.responseTick(first, dataValues);
         for (let j = 0; j < names.length; j++) {
-          const failure = verifyValue(names[j], dataValues[j].value);
+          const failure = verifyValue(names[j], dataValues[j].value)
+            ?? ticks.judge((first + j) % config.nodes.length, dataValues[j], tick, received, measured);
           if (measured) recorder.verification(failure);
         }
       }

@@ -1,0 +1,115 @@
+// The read verification rules that span values (SPEC §3, R1–R4): the ticks of one response
+// agree (R1), never go back per node (R2), advance over the measured phase (R3: counted here,
+// judged by the harness) and carry a plausible SourceTimestamp (R4). R5 (wire types) is
+// verifyValue's; only values that passed it reach this module.
+import { TICK_MODULUS } from "./model.js";
+import { verifyValue } from "./verify.js";
+
+const HALF = TICK_MODULUS / 2;
+// A SourceTimestamp may run ahead of the client's receive time by this much (clock skew).
+const FUTURE_SLACK_MS = 1000;
+const NONE = -1;
+
+const carriesTick = (node) => node === "Tick" || node.startsWith("Signal_");
+
+/**
+ * One session's state, since the rules hold per session: typed arrays sized by the node list
+ * once, so judging a value allocates nothing but a failure message.
+ */
+export class TickVerification {
+  constructor(nodes) {
+    const distinct = [...new Set(nodes.filter(carriesTick))];
+    // Per position in the node list: its slot (a distinct Tick or Signal_i node), or -1.
+    this.slotOf = Int32Array.from(nodes, (node) => distinct.indexOf(node));
+    this.names = distinct;
+    this.isTick = distinct.map((node) => node === "Tick");
+    // Per slot: the furthest tick seen, its SourceTimestamp (ms), the measured forward steps.
+    this.last = new Float64Array(distinct.length).fill(NONE);
+    this.lastSource = new Float64Array(distinct.length);
+    this.advanced = new Float64Array(distinct.length);
+  }
+
+  /**
+   * The Tick of one response, or -1 when it read none: dataValues[j] is the value of position
+   * (first + j) mod len(nodes). A Tick of the wrong type counts as absent (R5 reports it).
+   */
+  responseTick(first, dataValues) {
+    for (let j = 0; j < dataValues.length; j++) {
+      const slot = this.slotOf[(first + j) % this.slotOf.length];
+      if (slot >= 0 && this.isTick[slot] && verifyValue("Tick", dataValues[j].value) === null) {
+        return dataValues[j].value.value;
+      }
+    }
+    return NONE;
+  }
+
+  /**
+   * Judges one value that passed R5 and moves its node's state on; returns null or the failure.
+   * responseTick: the Tick of the same response or -1; receivedMs: the client's receive time;
+   * measured: whether its forward steps count towards ticks_advanced.
+   */
+  judge(position, dataValue, responseTick, receivedMs, measured) {
+    const slot = this.slotOf[position];
+    if (slot < 0) return null;
+    const node = this.names[slot];
+    const tick = this.isTick[slot] ? dataValue.value.value : dataValue.value.value % TICK_MODULUS;
+    if (!this.isTick[slot] && responseTick >= 0) {
+      // Within one update either way: an update may fall between the server reading the two
+      // values, whichever of them it reads first.
+      const now = responseTick % TICK_MODULUS;
+      const ahead = (tick - now + TICK_MODULUS) % TICK_MODULUS;
+      if (ahead > 1 && ahead < TICK_MODULUS - 1) {
+        return `${node}: tick ${tick}, but Tick ${now} (mod ${TICK_MODULUS}) in the same response`;
+      }
+    }
+    const source = dataValue.sourceTimestamp?.getTime?.() ?? 0;
+    if (!(source > 0)) return `${node}: no SourceTimestamp`;
+    if (source > receivedMs + FUTURE_SLACK_MS) {
+      return `${node}: SourceTimestamp ${((source - receivedMs) / 1000).toFixed(1)} s in the future`;
+    }
+    return this.#advance(slot, node, tick, source, measured);
+  }
+
+  /** R2 and the ordering half of R4; a forward step becomes the node's furthest tick. */
+  #advance(slot, node, tick, source, measured) {
+    const previous = this.last[slot];
+    let step = 0;
+    if (previous !== NONE) {
+      if (this.isTick[slot]) {
+        if (tick < previous - 1) return `${node}: tick went back from ${previous} to ${tick}`;
+        step = Math.max(0, tick - previous);
+      } else {
+        const back = (previous - tick + TICK_MODULUS) % TICK_MODULUS;
+        if (back >= 2 && back < HALF) return `${node}: tick went back from ${previous} to ${tick}`;
+        // back 0 or 1 (answered out of order) keeps the furthest tick; back >= HALF is a step
+        // forward across the wrap.
+        step = back <= 1 ? 0 : TICK_MODULUS - back;
+      }
+    }
+    if (step > 0 && source < this.lastSource[slot]) {
+      return `${node}: tick ${tick} has an earlier SourceTimestamp than tick ${previous}`;
+    }
+    if (step > 0 || previous === NONE) {
+      // R3 counts a Signal's step of exactly half the modulus as neither back nor forward.
+      if (measured && (this.isTick[slot] || step < HALF)) this.advanced[slot] += step;
+      this.last[slot] = tick;
+      this.lastSource[slot] = source;
+    }
+    return null;
+  }
+}
+
+/**
+ * verification.ticks_advanced (SPEC §6) over sessions: the forward steps summed per node across
+ * the sessions' states, the largest sum over nodes; 0 when no Tick or Signal was read.
+ */
+export function ticksAdvanced(states) {
+  let best = 0;
+  const slots = states.length ? states[0].advanced.length : 0;
+  for (let slot = 0; slot < slots; slot++) {
+    let sum = 0;
+    for (const state of states) sum += state.advanced[slot];
+    best = Math.max(best, sum);
+  }
+  return best;
+}
