@@ -4,7 +4,9 @@ samplers' own CPU."""
 
 import csv
 import io
+import time
 
+from uabench.proc import host
 from uabench.report.files import cells_csv
 from uabench.results import figures
 
@@ -67,3 +69,19 @@ def test_the_csv_carries_hot_threads_and_the_samplers_cpu():
     assert row["cpu_source"] == "x"
     old = next(csv.DictReader(io.StringIO(cells_csv([_cell(PROC, PERF, PROC)]))))  # a store from before
     assert old["sampler_cpu_percent"] == "" and old["client_hot_thread"] == ""
+
+
+def test_the_samplers_cpu_adds_the_host_sampler_and_is_none_without_sampling():
+    cell = _cell({"sampler_cpu_percent": 1.5}, None, {"sampler_cpu_percent": 1.0})
+    cell["result"]["host"] = {"sampler_cpu_percent": 0.5}
+    assert figures.sampler_cpu(cell) == 3.0
+    assert figures.sampler_cpu(_cell(None, None, None)) is None  # sampling off: no figure, not 0
+
+
+def test_the_host_sampler_measures_its_own_thread():
+    with host.HostSampler() as sampler:
+        start = time.time_ns()
+        time.sleep(0.8)
+        end = time.time_ns()
+    window = sampler.window(start, end)
+    assert window is not None and window["sampler_cpu_percent"] > 0

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import psutil
 
-from uabench.proc import sampling
+from uabench.proc import sampling, schedstat
 from uabench.proc.sampling import INTERVAL_S
 
 # /proc/stat's cpu line, in order (proc(5)); guest and guest_nice are already inside user and nice
@@ -33,6 +33,7 @@ class HostSample:
     jiffies: dict[str, int]  # cumulative, per FIELDS, summed over all CPUs
     measured_s: float  # cumulative CPU seconds of the measured process trees
     harness_s: float = 0.0  # cumulative CPU seconds of this process (the harness: samplers, event readers)
+    sampler_ns: int = 0  # cumulative ns on CPU of this sampler's own thread (schedstat)
 
 
 def parse_stat(text: str) -> dict[str, int]:
@@ -70,6 +71,7 @@ class HostSampler:
         # last CPU seconds seen per process, so that a process that exits keeps counting what it used
         self._cpu_by_pid: dict[tuple[int, float], float] = {}
         self._self = psutil.Process()
+        self._tid = 0  # the sampling thread's id, once it runs
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="host-sampler", daemon=True)
@@ -94,6 +96,7 @@ class HostSampler:
         self.stop()
 
     def _loop(self) -> None:
+        self._tid = threading.get_native_id()
         while not self._stop.is_set():
             if not sampling.switch.off.is_set():  # sampling off (its overhead measured): no sample
                 self.sample()
@@ -102,7 +105,8 @@ class HostSampler:
     def sample(self) -> HostSample:
         measured = self._measured_cpu()
         own = self._self.cpu_times()
-        sample = HostSample(self.clock(), read_stat(), measured, own.user + own.system)
+        mine = schedstat.on_cpu_ns(os.getpid(), self._tid) if self._tid else None
+        sample = HostSample(self.clock(), read_stat(), measured, own.user + own.system, mine or 0)
         self.samples.append(sample)
         return sample
 
@@ -163,6 +167,8 @@ def interference(samples: list[HostSample], start_ns: int, end_ns: int) -> dict 
         "busy_percent": busy_percent,
         "measured_percent": measured_percent,
         "harness_percent": harness_percent,
+        # this sampler's own thread, share of one core (its cost, like the process samplers')
+        "sampler_cpu_percent": 100.0 * (b.sampler_ns - a.sampler_ns) / 1e9 / max((b.at_ns - a.at_ns) / 1e9, 1e-9),
         # interrupt time is left out: loopback traffic between the measured processes is handled in
         # softirq context and would count the benchmark's own work as interference; so is the
         # harness, whose sampling is part of every measurement alike

@@ -104,7 +104,7 @@ def cells_csv(cells: list[dict]) -> str:
             "client_cpu_percent": client.get("cpu_percent"),
             "cpu_source": server.get("cpu_source") or client.get("cpu_source"),
             **{f"{role}_{k}": r.get(k) for role, r in (("server", server), ("client", client)) for k in HOT},
-            "sampler_cpu_percent": _sampler_cpu(server, client),
+            "sampler_cpu_percent": figures.sampler_cpu(cell),
             "server_context_switches_per_s": switches,
             "context_switches_source": switches_source,
             "server_cycles": perf.get("cycles"),
@@ -116,13 +116,6 @@ def cells_csv(cells: list[dict]) -> str:
         }
         writer.writerow(["" if row.get(k) is None else row.get(k) for k in CSV_COLUMNS])
     return buffer.getvalue()
-
-
-def _sampler_cpu(*resources: dict) -> float | None:
-    """The samplers' own CPU in a cell (share of one core): the harness's sampler threads and
-    their perf stat processes, for the server and every client."""
-    shares = [r["sampler_cpu_percent"] for r in resources if r.get("sampler_cpu_percent") is not None]
-    return sum(shares) if shares else None
 
 
 def _write_atomic(path: Path, text: str) -> None:
