@@ -140,7 +140,7 @@ def test_recorder_result_counts_and_throughput():
     assert result["operations"] == {"attempted": 2, "succeeded": 1, "failed": 1}
     assert result["throughput"]["values_per_s"] == 5.0
     assert result["errors"]["examples"] == ["BadTimeout"]
-    assert result["verification"] == {"checked": 2, "failed": 1, "examples": ["Real: wrong"]}
+    assert result["verification"] == {"checked": 2, "failed": 1, "examples": ["Real: wrong"], "ticks_advanced": 0}
 
 
 # --- PubSub roles (SPEC §8) ----------------------------------------------------------------
@@ -517,6 +517,12 @@ def test_reference_records_keep_the_schema():
         (
             lambda r: (r["config"].update(rate=100.0), r.update(send_lag_ns=[[1000, 3]])),
             "$.send_lag_ns: 3 entries, more than the 2 attempted",
+        ),
+        (lambda r: r["verification"].pop("ticks_advanced"), "$.verification: 'ticks_advanced' is a required"),
+        (lambda r: r["verification"].update(ticks_advanced=-1), "$.verification.ticks_advanced"),
+        (
+            lambda r: (r.update(workload="write"), r["verification"].update(ticks_advanced=3)),
+            "$.verification.ticks_advanced: 3 in a write workload",
         ),
     ],
 )

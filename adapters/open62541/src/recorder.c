@@ -116,6 +116,7 @@ void recorder_json(FILE *out, const recorder *r) {
             (unsigned long long)r->values, (unsigned long long)r->checked,
             (unsigned long long)r->verification_failed);
     examples_json(out, &r->verification_examples);
+    fprintf(out, ",\"ticks_advanced\":%llu", (unsigned long long)r->ticks_advanced);
     fputs("},\"errors\":{\"examples\":", out);
     examples_json(out, &r->error_examples);
     fputs("},\"throughput\":{\"ops_per_s\":", out);

@@ -49,6 +49,7 @@ void timeline_json(FILE *out, const timeline *t, int64_t end_ns);
 typedef struct {
     uint64_t attempted, succeeded, failed, values;
     uint64_t checked, verification_failed;
+    uint64_t ticks_advanced;  /* SPEC §6: read with verify sets it, every other workload 0 */
     examples verification_examples, error_examples;
     histogram latency;
     histogram send_lag;       /* SPEC §6: open loop, actual − scheduled send of each measured request */

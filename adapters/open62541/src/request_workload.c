@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "loop_wait.h"
 #include "model.h"
+#include "tick_check.h"
 #include "verify.h"
 
 #include <open62541/client_highlevel_async.h>
@@ -47,6 +48,7 @@ typedef struct {
     size_t npr;
     const char **ring_names;
     node_class *ring_classes;
+    tick_check ticks;  /* SPEC §3 R1–R4: per session and node, read with verify */
     int64_t load_start, measure_start, measure_end;
     double ns_per_request;  /* open loop: between two scheduled requests of a session */
     int finished;
@@ -81,15 +83,24 @@ static void release(slot *sl) {
 
 static void pump(session_load *s, int64_t now);
 
-static void verify_results(size_t offset, const UA_DataValue *results, size_t count,
-                           int measured) {
+/* Every value on its own (SPEC §4, R5), then a Tick or Signal_i against the response's Tick
+ * and what its session saw before (R1–R4): one verification per value, failed by the first
+ * rule it breaks. */
+static void verify_results(const session_load *s, size_t offset, const UA_DataValue *results,
+                           size_t count, int measured) {
     char reason[160];
+    UA_DateTime received = UA_DateTime_now();
+    response_tick ref;
+    response_tick_find(&ref, &run.ring_classes[offset], results, count);
     for(size_t j = 0; j < count; j++) {
         const UA_DataValue *dv = &results[j];
         if(dv->hasStatus && dv->status != UA_STATUSCODE_GOOD)
             continue; /* a failed value: counted as a failed operation, not checked */
-        int ok = verify_value(run.ring_classes[offset + j], run.ring_names[offset + j],
-                              &dv->value, reason, sizeof(reason));
+        node_class node = run.ring_classes[offset + j];
+        const char *name = run.ring_names[offset + j];
+        int ok = verify_value(node, name, &dv->value, reason, sizeof(reason)) &&
+                 tick_check_value(&run.ticks, s->index, offset + j, node, name, dv, &ref,
+                                  received, measured, reason, sizeof(reason));
         if(measured)
             recorder_verification(run.rec, ok ? NULL : reason);
     }
@@ -124,7 +135,7 @@ static void on_read(UA_Client *client, void *userdata, UA_UInt32 request_id,
     if(sl->measured)
         recorder_operation(run.rec, now - sl->origin, error == NULL, run.npr, error);
     if(run.config->verify)
-        verify_results(ring_offset(sl->k), response->results,
+        verify_results(sl->owner, ring_offset(sl->k), response->results,
                        response->resultsSize < run.npr ? response->resultsSize : run.npr,
                        sl->measured);
     release(sl);
@@ -340,6 +351,7 @@ void request_workload_run(const client_config *config, session_set *set, recorde
     run.npr = (size_t)config->nodes_per_request;
     run.ns_per_request = config->open_loop ? 1e9 / config->rate : 0;
     build_ring();
+    tick_check_init(&run.ticks, run.ring_classes, run.node_count, config->sessions);
     run.sessions = calloc((size_t)config->sessions, sizeof(session_load));
     for(int s = 0; s < config->sessions; s++)
         setup_session(&run.sessions[s], s, set);
@@ -372,4 +384,5 @@ void request_workload_run(const client_config *config, session_set *set, recorde
     for(uint64_t i = 0; i < lost; i++)
         recorder_operation(rec, 0, 0, 0, "no response within 5 s after the measured phase");
     run.finished = 1;
+    rec->ticks_advanced = tick_check_advanced(&run.ticks);
 }

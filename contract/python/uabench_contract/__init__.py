@@ -236,7 +236,18 @@ def record_problems(record: dict) -> list[str]:
         )
     if "timeline" in record:
         problems += timeline_problems(record)
-    return problems + send_lag_problems(record)
+    return problems + send_lag_problems(record) + ticks_advanced_problems(record)
+
+
+def ticks_advanced_problems(record: dict) -> list[str]:
+    """SPEC §6 verification.ticks_advanced: only the read workload counts tick steps."""
+    advanced = record["verification"].get("ticks_advanced", 0)
+    if advanced and record["workload"] != "read":
+        return [
+            f"$.verification.ticks_advanced: {advanced} in a {record['workload']} "
+            "workload (only read counts tick steps: 0)"
+        ]
+    return []
 
 
 def send_lag_problems(record: dict) -> list[str]:
@@ -819,6 +830,8 @@ class Recorder:
         self.timeline = Timeline(timeline_ms)
         self.attempted = self.succeeded = self.failed = self.values = 0
         self.checked = self.verification_failed = 0
+        # SPEC §3 R3: set by the read workload at its end; 0 for write and subscribe
+        self.ticks_advanced = 0
         self.verification_examples: list[str] = []
         self.error_examples: list[str] = []
         self.latency = Histogram()
@@ -885,6 +898,7 @@ class Recorder:
                 "checked": self.checked,
                 "failed": self.verification_failed,
                 "examples": self.verification_examples,
+                "ticks_advanced": self.ticks_advanced,
             },
             "errors": {"examples": self.error_examples},
             "throughput": {

@@ -32,6 +32,8 @@ from uabench.sdks import Sdk
 
 RAW_RECORD_CHARS = 2000  # of a record that breaks the contract, kept in its cell's reason
 HISTOGRAMS = ("latency_ns", "cycle_time_ns", "delay_ns", "session_setup_ns")
+# SPEC §3 R3: a standstill is judged only over a measured phase of at least this many updates
+ADVANCE_MIN_UPDATES = 10
 IP_COUNTERS = ("ReasmReqds", "ReasmOKs", "ReasmFails", "InReceives")
 
 
@@ -141,6 +143,29 @@ def judge(result: dict | None, role: str = "client") -> str | None:
     return None
 
 
+def values_standing_still(result: dict, server_config: dict | None) -> str | None:
+    """SPEC §3 R3, judged here because only the harness knows the server's update interval:
+    a verified read of Tick or a Signal over a measured phase of at least ADVANCE_MIN_UPDATES
+    updates must have seen some value advance (the client's verification.ticks_advanced),
+    else the server's update loop is not running. None when it did, or cannot be judged."""
+    config = result["config"]
+    if server_config is None or result.get("workload") != "read" or not config.get("verify", True):
+        return None
+    interval_ms = server_config.get("update_interval_ms", 100)
+    phase_ms = (result["end_ns"] - result["start_ns"]) / 1e6
+    if interval_ms <= 0 or phase_ms < ADVANCE_MIN_UPDATES * interval_ms:
+        return None
+    if not any(node == "Tick" or node.startswith("Signal_") for node in config.get("nodes", [])):
+        return None
+    advanced = result["verification"].get("ticks_advanced", 0)
+    if advanced >= 1:
+        return None
+    return (
+        "values did not advance over the measured phase: the server's update loop is not running "
+        f"(ticks_advanced {advanced} over {phase_ms / 1e3:.1f} s, update_interval_ms {interval_ms})"
+    )
+
+
 def check_result(event: dict, role: str) -> str | None:
     """The one check of a result event before it counts: the record keeps the contract (its
     JSON Schema and SPEC rules), then the measurement is judged. Why it fails, or None."""
@@ -207,6 +232,8 @@ def combine_results(results: list[dict], overlap: bool = False) -> dict:
         "failed": sum(r["verification"]["failed"] for r in results),
         "examples": [x for r in results for x in r["verification"]["examples"]][:5],
     }
+    if any("ticks_advanced" in r["verification"] for r in results):  # SPEC §6: the largest over nodes
+        combined["verification"]["ticks_advanced"] = max(r["verification"].get("ticks_advanced", 0) for r in results)
     combined["errors"] = {"examples": [x for r in results for x in r["errors"]["examples"]][:5]}
     combined["throughput"] = {k: sum(r["throughput"][k] for r in results) for k in ("ops_per_s", "values_per_s")}
     for key in HISTOGRAMS:
@@ -343,7 +370,9 @@ def run_cell(
     ]
     if breaches:
         return Outcome("fail", "\n".join(breaches))
-    reasons = [judge(event, role) for event in events]  # the records as the adapters wrote them
+    server_config = peer.process.config if peer and peer.process.role == "server" else None
+    # the records as the adapters wrote them
+    reasons = [judge(event, role) or values_standing_still(event, server_config) for event in events]
     if hosts:
         for k, event in enumerate(events):
             after = hosts.ip_counters(k)
