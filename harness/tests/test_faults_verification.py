@@ -22,7 +22,8 @@ from uabench.engine import cells
 from uabench.engine.session import free_port
 
 FAULTY_SERVER = Path(__file__).parent / "fixtures" / "faulty" / "ticking" / "run"
-CLIENTS = ("open62541", "asyncua", "python-opcua", "milo", "node-opcua")
+# the clients that implement SPEC §3's rules (the others follow in their own changes)
+CLIENTS = ("open62541",)
 UPDATE_INTERVAL_MS = 50  # 20 updates in the measured phase: R3 is judged from 10
 SERVER_CONFIG = {"signals": 10, "writes": 1, "update_interval_ms": UPDATE_INTERVAL_MS}
 WITH_TICK = ["Signal_0", "Signal_1", "Tick"]
