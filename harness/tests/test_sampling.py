@@ -3,6 +3,9 @@ import subprocess
 import sys
 import time
 
+import pytest
+
+from uabench.proc import schedstat
 from uabench.proc.sampling import PerfStat, ProcessSampler
 
 
@@ -48,16 +51,45 @@ def test_context_switches_of_every_thread_are_counted():
         "[threading.Thread(target=nap, daemon=True).start() for _ in range(4)]\n"
         "time.sleep(2)"
     )
-    sleeper = subprocess.Popen([sys.executable, "-c", code])
-    sampler = ProcessSampler(sleeper.pid).start()
-    time.sleep(0.4)
-    start = time.time_ns()
-    time.sleep(1.0)
-    end = time.time_ns()
-    sleeper.wait()
-    sampler.stop()
-    window = sampler.window(start, end)
+    window = _window_of(code, settle_s=0.4, length_s=1.0)
     assert window is not None
     # the main thread sleeps through the window: nearly every switch is one of the four threads'
     # (each sleeps 2 ms at a time, so even on a loaded machine they switch hundreds of times)
     assert window["ctx_voluntary"] >= 4 * 50
+
+
+def test_the_hot_thread_is_named_and_a_thread_that_ends_mid_window_is_counted():
+    code = (
+        "import threading, time, ctypes\n"
+        "def spin(name, seconds):\n"
+        "    ctypes.CDLL(None).prctl(15, name, 0, 0, 0)\n"  # PR_SET_NAME: this thread's comm
+        "    end = time.time() + seconds\n"
+        "    while time.time() < end: pass\n"
+        "threading.Thread(target=spin, args=(b'hot-spinner', 2.0)).start()\n"
+        "time.sleep(0.6)\n"
+        "threading.Thread(target=spin, args=(b'brief', 0.4)).start()\n"  # starts and ends inside the window
+        "time.sleep(1.6)\n"
+    )
+    window = _window_of(code, settle_s=0.4, length_s=1.2)
+    assert window is not None
+    assert window["cpu_source"] == schedstat.SCHEDSTAT
+    assert window["hot_thread"] == "hot-spinner"
+    # a share of one core: at most the window (the spinner may share the core on a loaded machine)
+    assert 0 < window["hot_thread_cpu"] <= 100.5
+    assert window["cpu_percent"] >= window["hot_thread_cpu"]
+    assert window["threads_ended"] >= 1
+    assert window["cpu_user_s"] + window["cpu_system_s"] == pytest.approx(window["cpu_s"])
+    assert window["sampler_cpu_percent"] > 0  # the sampler's own thread ran at every sample
+
+
+def _window_of(code: str, settle_s: float, length_s: float) -> dict | None:
+    """The sampled window of a Python program, `length_s` long after `settle_s`, once it ended."""
+    program = subprocess.Popen([sys.executable, "-c", code])
+    sampler = ProcessSampler(program.pid).start()
+    time.sleep(settle_s)
+    start = time.time_ns()
+    time.sleep(length_s)
+    end = time.time_ns()
+    program.wait()
+    sampler.stop()
+    return sampler.window(start, end)
