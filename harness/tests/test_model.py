@@ -58,6 +58,7 @@ def _add_point(store, run_id, sweep, parameter, signals, sessions, cpu_of, reps=
             result={
                 "throughput": {"values_per_s": delivered, "ops_per_s": delivered},
                 "subscription": {
+                    "notifications": round(delivered),
                     "values_per_s": delivered,
                     "updates_per_subscription": {"min": 9, "max": 10},
                     "tick_gaps": 0,
@@ -224,7 +225,7 @@ def _pubsub_cell(signals: int, lost: int, cpu: float) -> dict:
         "result": {
             "config": {"publishing_interval_ms": 100, "signals": signals},
             "throughput": {"values_per_s": signals * 10.0, "ops_per_s": 10.0},
-            "pubsub": {"lost": lost},
+            "pubsub": {"messages": 10, "lost": lost},
             "cycle_time_ns": [[contract.bucket(100_000_000), 10]],
         },
     }

@@ -230,7 +230,31 @@ BAD_PLANS = {
     ),
     "a stop bound that is a boolean": (
         _sweep("signals", "[10]") + 'stop = { metric = "p99_ms", above = true }\n',
-        "sweep[0].stop: must be { metric = one of cycle_time_ratio, p99_ms, above = positive number }",
+        'sweep[0].stop: must be { metric = "sustained" } or { metric = "p99_ms", above = positive number }',
+    ),
+    "the old cycle-time stop (the sustain rule replaced it)": (
+        _sweep("signals", "[10]") + 'stop = { metric = "cycle_time_ratio", above = 1.1 }\n',
+        'sweep[0].stop: must be { metric = "sustained" } or { metric = "p99_ms", above = positive number }',
+    ),
+    "a bound beside the sustain rule": (
+        _sweep("signals", "[10]") + 'stop = { metric = "sustained", above = 1.2 }\n',
+        'sweep[0].stop: { metric = "sustained" } takes no other key (its bounds: engine/constants.py)',
+    ),
+    "the sustain rule on a read sweep": (
+        _sweep("nodes_per_request", "[10]").replace('"subscribe" }', '"read" }') + 'stop = { metric = "sustained" }\n',
+        'sweep[0].stop: metric "sustained" judges subscriptions; this sweep\'s workload is not subscribe',
+    ),
+    "a bisection resolution of zero": (
+        BASE.replace("[[interop]]", "sweep = { warmup_s = 0.1, duration_s = 0.3, resolution = 0 }\n[[interop]]", 1),
+        "profiles.quick.sweep.resolution: must be a number in [0.001, 1], got 0",
+    ),
+    "fractional bisection steps": (
+        BASE.replace("[[interop]]", "sweep = { warmup_s = 0.1, duration_s = 0.3, bisect_steps = 1.5 }\n[[interop]]", 1),
+        "profiles.quick.sweep.bisect_steps: must be an integer in [0, 20], got 1.5",
+    ),
+    "bisection steps in a phase that does not sweep": (
+        BASE.replace("duration_s = 0.3 }", "duration_s = 0.3, bisect_steps = 2 }"),
+        "profiles.quick.interop.bisect_steps: unknown key (known: duration_s, max_repetitions, repetitions, warmup_s)",
     ),
     "a fractional refine_steps": (
         BASE

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uabench import paths, plan_contract, sdks
+from uabench.engine.constants import SWEEP_RESOLUTION
 
 PLANS = paths.SUITES / "plans"
 PLAN_KEYS = {
@@ -60,7 +61,12 @@ OVERLOAD_FACTOR = (1.05, 10)
 PHASES = ("interop", "throughput", "sweep", "capacity", "latency")
 SWEEP_KEYS = {"name", "kind", "values", "workload", "server", "stop", "clients", "total_signals"}
 SWEEP_KINDS = ("signals", "sessions", "interval", "nodes_per_request", "in_flight", "nodes", "security")
-STOP_METRICS = ("cycle_time_ratio", "p99_ms")
+# "sustained": the engine's sustain rule (results.sustain: cycle time and missed updates, decided
+# on the median), for subscription sweeps; "p99_ms": a request sweep's p99 under `above`.
+STOP_METRICS = ("sustained", "p99_ms")
+# A sweep phase's bisection of the limit between the last held and the first missed point:
+# to `resolution` (a share of the held value) in at most `bisect_steps` measured points.
+LIMIT_KEYS = {"resolution": (0.001, 1.0), "bisect_steps": (0, 20)}
 # repetitions: of a ranking or an interleaved comparison the minimum, max_repetitions the most
 # (more while a figure's interval is wider than the target; engine.schedule).
 PHASE_KEYS = {
@@ -72,7 +78,7 @@ PHASE_KEYS = {
 # The phases of a PubSub profile and the keys each takes: the signals per cell (the sweep's
 # points) and the subscriber counts.
 PUBSUB_PHASES = {
-    "sweep": {"warmup_s", "duration_s", "repetitions", "signals"},
+    "sweep": {"warmup_s", "duration_s", "repetitions", "signals", *LIMIT_KEYS},
     "subscribers": {"warmup_s", "duration_s", "repetitions", "counts", "signals"},
     "interop": {"warmup_s", "duration_s", "signals"},
 }
@@ -96,6 +102,8 @@ class Phase:
     signals: tuple[int, ...] = ()  # PubSub: signals per cell, one cell (sweep point) each
     counts: tuple[int, ...] = ()  # PubSub: subscriber counts
     max_repetitions: int = 0  # interleaved comparisons: at most this many blocks (0: repetitions)
+    resolution: float = SWEEP_RESOLUTION  # sweeps with a stop rule: the limit's bisection (LIMIT_KEYS)
+    bisect_steps: int = 0
 
     @property
     def most_repetitions(self) -> int:
@@ -441,6 +449,11 @@ def _phase(raw: object, where: str, keys: frozenset[str] | set[str] = frozenset(
         for key in PHASE_KEYS
         if key in raw
     }
+    limit = {
+        key: _number(raw[key], f"{where}.{key}", *LIMIT_KEYS[key], integer=key == "bisect_steps")
+        for key in LIMIT_KEYS
+        if key in raw
+    }
     signals = (int(plan_contract.bound("pubsub", "signals", b)) for b in ("default", "minimum", "maximum"))
     default_signals, fewest, most = signals
     return Phase(
@@ -448,6 +461,8 @@ def _phase(raw: object, where: str, keys: frozenset[str] | set[str] = frozenset(
         float(timing["duration_s"]),
         int(timing.get("repetitions", 1)),
         max_repetitions=int(timing.get("max_repetitions", 0)),
+        resolution=float(limit.get("resolution", SWEEP_RESOLUTION)),
+        bisect_steps=int(limit.get("bisect_steps", 0)),
         signals=_int_list(raw.get("signals", default_signals), f"{where}.signals", fewest, most)
         if "signals" in keys
         else (),
@@ -514,18 +529,7 @@ def _sweeps(raw: object, profiles: list[str]) -> tuple[Sweep, ...]:
         for profile in values:
             if profile != "*" and profile not in profiles:
                 raise PlanError(f"{here}.values.{profile}: no such profile (have: {', '.join(profiles)})")
-        stop = entry.get("stop")
-        if stop is not None and (
-            not isinstance(stop, dict)
-            or set(stop) != {"metric", "above"}
-            or stop["metric"] not in STOP_METRICS
-            or isinstance(stop["above"], bool)
-            or not isinstance(stop["above"], (int, float))
-            or not stop["above"] > 0
-        ):
-            raise PlanError(
-                f"{here}.stop: must be {{ metric = one of {', '.join(STOP_METRICS)}, above = positive number }}"
-            )
+        stop = _stop(entry.get("stop"), entry.get("workload"), here)
         clients = entry.get("clients", "reference")
         if clients not in ("reference", "all"):
             raise PlanError(f'{here}.clients: must be "reference" or "all", got {clients!r}')
@@ -548,6 +552,35 @@ def _sweeps(raw: object, profiles: list[str]) -> tuple[Sweep, ...]:
                 _sweep_point(sweep, value, where)
         sweeps.append(sweep)
     return tuple(sweeps)
+
+
+def _stop(stop: object, workload: object, here: str) -> dict | None:
+    """A sweep's stop rule: { metric = "sustained" } (the engine's rule, subscriptions only) or
+    { metric = "p99_ms", above = positive number }."""
+    if stop is None:
+        return None
+    if isinstance(stop, dict) and stop.get("metric") == "sustained":
+        if set(stop) != {"metric"}:
+            raise PlanError(
+                f'{here}.stop: {{ metric = "sustained" }} takes no other key (its bounds: engine/constants.py)'
+            )
+        if not isinstance(workload, dict) or workload.get("workload") != "subscribe":
+            raise PlanError(
+                f'{here}.stop: metric "sustained" judges subscriptions; this sweep\'s workload is not subscribe'
+            )
+        return stop
+    if (
+        not isinstance(stop, dict)
+        or set(stop) != {"metric", "above"}
+        or stop["metric"] not in STOP_METRICS
+        or isinstance(stop["above"], bool)
+        or not isinstance(stop["above"], (int, float))
+        or not stop["above"] > 0
+    ):
+        raise PlanError(
+            f'{here}.stop: must be {{ metric = "sustained" }} or {{ metric = "p99_ms", above = positive number }}'
+        )
+    return stop
 
 
 def _sweep_point(sweep: Sweep, value: object, where: str) -> None:
@@ -684,7 +717,11 @@ def _client_server_plan(raw: dict, common: dict) -> Plan:
         if not isinstance(phases, dict) or set(phases) - set(PHASES):
             raise PlanError(f"profiles.{name} may hold only {', '.join(PHASES)} tables")
         parsed_profiles[name] = {
-            kind: _phase(phases.get(kind, {"warmup_s": 0.2, "duration_s": 0.5}), f"profiles.{name}.{kind}")
+            kind: _phase(
+                phases.get(kind, {"warmup_s": 0.2, "duration_s": 0.5}),
+                f"profiles.{name}.{kind}",
+                frozenset(PHASE_KEYS) | (set(LIMIT_KEYS) if kind == "sweep" else set()),
+            )
             for kind in PHASES
         }
     plan = Plan(

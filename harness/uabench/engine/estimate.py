@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from uabench import sdks
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
 from uabench.engine.schedule import STEADY_RUN
-from uabench.plan import Plan, TestCase, test_cases
+from uabench.plan import Phase, Plan, TestCase, test_cases
 
 # Seconds from starting an adapter process to its first measured operation: a native binary
 # is ready at once, a JVM or Node.js needs seconds to load and compile. Measured on the 2-core
@@ -46,6 +46,13 @@ NEGATIVE_PROBE_S = 0.5
 CHECK_KEYWORDS = ("Adapters Should Be Installed", "PubSub Adapters Should Be Installed")
 # The load every fresh server is warmed up with (Session.REFERENCE_LOAD).
 REFERENCE_LOAD = "reference load"
+
+
+def limit_cells(phase: Phase) -> int:
+    """The cells a sweep with a stop rule adds to its grid at most: its first missed and last
+    held point measured once more each (engine.search), then `bisect_steps` points of
+    `repetitions` each. Counted whether or not the sweep will stop inside its grid."""
+    return 2 + phase.bisect_steps * phase.repetitions
 
 
 def startup_s(sdk_id: str) -> float:
@@ -218,8 +225,13 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers) -> _
             servers.start(server, cost)
             if warm:
                 servers.warm(server, client, REFERENCE_LOAD, cost)
-        measured = points * phase.repetitions * cell("sweep", client)
-        cost.add(measured, measured * (1 + DISTURBED_RETRIES), cells=points * phase.repetitions)
+        # a sweep with a stop rule: its limit's two re-measured points and its bisection steps
+        extra = limit_cells(phase) if sweep.stop else 0
+        points_cells = points * phase.repetitions + extra
+        if sweep.server and extra:  # each re-measured and each bisection point starts its server anew
+            cost.add((2 + phase.bisect_steps) * startup(server))
+        measured = points_cells * cell("sweep", client)
+        cost.add(measured, measured * (1 + DISTURBED_RETRIES), cells=points_cells)
     elif keyword == "Capacity Should Be Found":
         client, server = args
         capacity, phase = plan.capacity, plan.phase(profile, "capacity")
@@ -259,7 +271,8 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers) -> _
         phase = plan.phase(profile, kind)
         points = len(phase.signals) if kind == "sweep" else len(phase.counts) if kind == "subscribers" else 1
         one = startup(publisher) + startup(subscriber) + phase.warmup_s + phase.duration_s + CELL_OVERHEAD_S
-        cost.add(points * phase.repetitions * one, cells=points * phase.repetitions)
+        count = points * phase.repetitions + (limit_cells(phase) if kind == "sweep" else 0)
+        cost.add(count * one, cells=count)
     elif keyword in CHECK_KEYWORDS:  # asks every adapter (args: which, when known) for its capabilities
         cost.add(sum(startup(sdk) for sdk in (args or [sdk.id for sdk in sdks.all_sdks()])))
     else:

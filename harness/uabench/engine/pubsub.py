@@ -4,7 +4,8 @@ of the store) and the subscribers the measured processes (the `client` columns),
 signal-rate sweep sits on the same axes as the client/server subscription sweep of an SDK:
 
 - `pubsub-sweep`: one publisher, one subscriber on loopback, N signals at the interval;
-  parameter N. The sweep stops when the mean cycle time exceeds 1.1 x the interval.
+  parameter N. The sweep stops at the first point not sustained (results.sustain, the rule of
+  the client/server subscription sweep) and bisects the limit; `pubsub-sweep-verdict` records it.
 - `pubsub-subscribers`: one publisher and k subscribers, each in its own network namespace
   on a bridge; parameter k; the result combines the k subscribers.
 - `pubsub-interop`: every publisher SDK to every subscriber SDK, verified.
@@ -22,12 +23,12 @@ from uabench_contract import Histogram
 from uabench import sdks
 from uabench.engine import cells, search
 from uabench.engine.cells import Measured, Outcome
-from uabench.engine.constants import SIGNALS_PER_EXTRA_SECOND, SUSTAINED_CYCLE_RATIO
+from uabench.engine.constants import SIGNALS_PER_EXTRA_SECOND
 from uabench.engine.session import Session
 from uabench.plan import Phase, Plan
 from uabench.proc.netns import MTU, Hosts
 from uabench.proc.process import READY_TIMEOUT_S, AdapterProcess
-from uabench.results import figures
+from uabench.results import sustain
 from uabench.sdks import Sdk
 
 SWEEP_VARIANT = "signal rate"
@@ -137,18 +138,9 @@ class PubSubRun:
 # --- the scenarios ------------------------------------------------------------------------------
 
 
-def held(outcome: Outcome) -> bool:
-    """The publisher kept its interval: mean cycle time within the limit and nothing lost."""
-    return bool(outcome.status == "pass" and outcome.result and figures.pubsub_held(outcome.result))
-
-
-def _ratio_text(outcomes: list[Outcome]) -> str:
-    def one(outcome: Outcome) -> str:
-        ratio = figures.cycle_ratio(outcome.result) if outcome.result else None
-        lost = (outcome.result or {}).get("pubsub", {}).get("lost")
-        return (f"cycle {ratio:.2f} x" if ratio is not None else "no cycle time") + (f", {lost} lost" if lost else "")
-
-    return ", ".join(one(o) for o in outcomes) + f" (limit {SUSTAINED_CYCLE_RATIO:g})"
+def judged(outcomes: list[Outcome]) -> sustain.Judged:
+    """The sustain rule over a point's repetitions (results.sustain: their median)."""
+    return sustain.judge([o.result or {} for o in outcomes])
 
 
 def summary(outcome: Outcome) -> str:
@@ -174,8 +166,9 @@ def summary(outcome: Outcome) -> str:
 
 
 def sweep(run: PubSubRun, publisher: str, subscriber: str, log: Callable[[str], None]) -> search.SweepResult:
-    """N signals at the interval, N rising until the publisher misses its interval (no
-    repetition of the point kept it without loss, one more repetition included)."""
+    """N signals at the interval, N rising until a point is not sustained (the median of its
+    repetitions, the first miss and the last held point measured once more), then the limit
+    bisected between them; the limit is recorded as a `pubsub-sweep-verdict` cell."""
     phase = run.plan.phase(run.profile, "sweep")
 
     def measure(signals, repetition: int) -> Outcome:
@@ -187,17 +180,26 @@ def sweep(run: PubSubRun, publisher: str, subscriber: str, log: Callable[[str], 
         phase.signals,
         measure,
         phase.repetitions,
-        search.StopRule(lambda _, outcomes: any(held(o) for o in outcomes), retry_missed=True),
+        search.StopRule(lambda _, outcomes: judged(outcomes).held),
         log=lambda line: log(f"N = {line}"),
-        describe=lambda _, outcomes: "; ".join(summary(o) for o in outcomes) + " — " + _ratio_text(outcomes),
+        describe=lambda _, outcomes: "; ".join(summary(o) for o in outcomes) + " — " + judged(outcomes).text(),
+        bisection=search.Bisection(phase.resolution, phase.bisect_steps),
     )
-    sustained = [(n, o) for n, outcomes in found.measured for o in outcomes if held(o)]
-    if sustained:
-        n, best = max(sustained, key=lambda item: item[1].measured["throughput"]["values_per_s"])
-        log(
-            f"{publisher}: highest sustained {best.measured['throughput']['values_per_s']:,.0f} signals/s "
-            f"(N = {n}), publisher CPU {(best.server_resources or {}).get('cpu_percent', float('nan')):.1f} %"
+    if found.limit:
+        verdict = search.limit_verdict(found, "signals")
+        run.session.add_cell(
+            suite=run.session.suite,
+            kind="pubsub-sweep-verdict",
+            client=subscriber,
+            server=publisher,
+            variant=SWEEP_VARIANT,
+            parameter=None if found.limit.held is None else str(found.limit.held),
+            repetition=0,
+            status="pass",
+            reason=verdict["text"],
+            result=verdict,
         )
+        log(f"{publisher}: {verdict['text']}")
     return found
 
 

@@ -3,20 +3,32 @@ same SDKs, the subscriber-count sweep and the publisher x subscriber matrix."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+from uabench.engine.constants import SUSTAINED_CYCLE_RATIO
 from uabench.proc.netns import MTU
 from uabench.report import uncertainty
 from uabench.report.model import Cell, Column, CpuShare, Figure, Section, Series, Span, Status, Table, row
 from uabench.report.sections import first_line, verdict_cell
-from uabench.results import figures
-from uabench.results.figures import SUSTAINED_CYCLE_RATIO, Point, PubSubRow
+from uabench.results import figures, sustain
+from uabench.results.figures import Point, PubSubRow, SweepLimit
 
 KINDS = ("pubsub-sweep", "pubsub-subscribers")
 
 
-def client_server_signal_points(runs: list[dict], cells_of: dict[int, list[dict]]) -> list[Point]:
+@dataclass
+class ClientServer:
+    """The client/server subscription signal-rate sweeps the PubSub sweep is compared with: their
+    points and the limits their verdict cells recorded, by server."""
+
+    points: list[Point] = field(default_factory=list)
+    limits: dict[str, SweepLimit] = field(default_factory=dict)
+
+
+def client_server_signal_points(runs: list[dict], cells_of: dict[int, list[dict]]) -> ClientServer:
     """The client/server subscription signal-rate sweep points of these runs (the axes the
-    PubSub sweep is compared on)."""
-    found = []
+    PubSub sweep is compared on) and their limits."""
+    found = ClientServer()
     for run in runs:
         sweeps = (run["provenance"].get("plan") or {}).get("sweeps") or {}
         wanted = [
@@ -25,7 +37,9 @@ def client_server_signal_points(runs: list[dict], cells_of: dict[int, list[dict]
             if about.get("kind") == "signals" and about.get("workload") == "subscribe"
         ]
         if wanted:
-            found += [p for p in figures.points(cells_of[run["id"]]) if p.sweep in wanted]
+            found.points += [p for p in figures.points(cells_of[run["id"]]) if p.sweep in wanted]
+            limits = figures.sweep_limits(cells_of[run["id"]]).items()
+            found.limits.update({server: limit for (sweep, server), limit in limits if sweep in wanted})
     return found
 
 
@@ -65,14 +79,14 @@ SWEEP_COLUMNS = [
 ]
 
 
-def _signal_rate(rows: list[PubSubRow]) -> Section:
+def _signal_rate(rows: list[PubSubRow], cells: list[dict]) -> Section:
     interval = rows[0].interval_ms
     intro = (
         f"N Float signals in one WriterGroup at {interval:g} ms, UADP over UDP multicast on loopback, "
-        "publisher and subscriber pinned to different cores; N rises until the mean cycle time (time "
-        "between successive NetworkMessages of a DataSetWriter at the subscriber) exceeds "
-        f"{SUSTAINED_CYCLE_RATIO:g} × the interval (a point that misses is measured once more: "
-        "it holds if a repetition kept the interval without loss). Delay = subscriber receive time − the "
+        "publisher and subscriber pinned to different cores; N rises until a point is not sustained "
+        f"({sustain.RULE}; cycle time: between successive NetworkMessages of a DataSetWriter at the "
+        "subscriber; missed: lost NetworkMessages). The first missed and the last held point are measured once "
+        "more, then the limit is bisected between them. Delay = subscriber receive time − the "
         "DataSetMessage timestamp (one clock). Publisher CPU, memory and context switches are sampled "
         "like a server's. DataSets above fields_per_message are split over several DataSetWriters, one "
         "NetworkMessage (one UDP datagram, no UADP chunking) each."
@@ -99,20 +113,45 @@ def _signal_rate(rows: list[PubSubRow]) -> Section:
             Cell(
                 "yes" if r.sustained else "no",
                 None if r.sustained else Status.MARKED,
-                f"{r.held} of {r.repetitions}" if r.repetitions > 1 else None,
+                f"{r.held} of {r.repetitions} held, decided on their median" if r.repetitions > 1 else None,
             ),
             _marks(r),
         )
         for r in rows
     ]
-    return Section("PubSub: signal-rate sweep", paragraphs=[intro], tables=[Table(SWEEP_COLUMNS, table)])
+    limits = figures.sweep_limits(cells, "pubsub-sweep-verdict")
+    paragraphs = [intro]
+    if limits:
+        paragraphs.append(
+            "Limit of each publisher: "
+            + "; ".join(f"{publisher} {limit.text}" for (_, publisher), limit in sorted(limits.items()))
+        )
+    return Section("PubSub: signal-rate sweep", paragraphs=paragraphs, tables=[Table(SWEEP_COLUMNS, table)])
 
 
-def _comparison(rows: list[PubSubRow], client_server: list[Point]) -> Section:
-    best, cs_best = figures.pubsub_highest_sustained(rows), figures.highest_sustained(client_server)
+def _limit_cell(limit: SweepLimit | None) -> Cell:
+    """A sweep's limit as its verdict recorded it; none recorded (an older store): not claimed."""
+    if limit is None:
+        return Cell("no limit recorded")
+    return Cell(limit.text, Status.MARKED if limit.limit.found in ("grid limit", "below grid") else None)
+
+
+def _held_at(limit: SweepLimit | None, best: dict, key: str, rows: list) -> object:
+    """The point the limit's held value names (else the highest sustained one, older stores)."""
+    if limit is None or limit.limit.held is None:
+        return best.get(key) if limit is None else None
+    return next((r for r in rows if str(r.parameter) == str(limit.limit.held)), None)
+
+
+def _comparison(rows: list[PubSubRow], cells: list[dict], client_server: ClientServer) -> Section:
+    limits = {publisher: limit for (_, publisher), limit in figures.sweep_limits(cells, "pubsub-sweep-verdict").items()}
+    best, cs_best = figures.pubsub_highest_sustained(rows), figures.highest_sustained(client_server.points)
     table, ratios = [], []
     for sdk in sorted(set(best) | {r.publisher for r in rows}):
-        ps, cs = best.get(sdk), cs_best.get(sdk)
+        ps = _held_at(limits.get(sdk), best, sdk, [r for r in rows if r.publisher == sdk])
+        cs = _held_at(client_server.limits.get(sdk), cs_best, sdk, [p for p in client_server.points if p.server == sdk])
+        assert ps is None or isinstance(ps, PubSubRow)
+        assert cs is None or isinstance(cs, Point)
         cs_signals = cs.values_per_s["mean"] if cs else None
         cs_cpu_per_m = (
             cs.server_cpu_percent / 100 / cs_signals * 1e6
@@ -126,11 +165,11 @@ def _comparison(rows: list[PubSubRow], client_server: list[Point]) -> Section:
             row(
                 sdk,
                 uncertainty.figure_cell(ps.held_throughput) if ps else Cell("none sustained"),
-                ps.parameter if ps else None,
+                _limit_cell(limits.get(sdk)),
                 ps.held_publisher_cpu if ps else None,
                 ps.held_cpu_s_per_million if ps else None,
                 cs_signals if cs else "not measured",
-                Cell(cs.parameter, detail=cs.client) if cs else Cell(None),
+                Cell(_limit_cell(client_server.limits.get(sdk)).value, detail=cs.client if cs else None),
                 cs.server_cpu_percent if cs else None,
                 cs_cpu_per_m,
                 uncertainty.ratio_cell(ratio, paired=False),
@@ -139,19 +178,21 @@ def _comparison(rows: list[PubSubRow], client_server: list[Point]) -> Section:
     columns = [
         Column("SDK", kind="text"),
         Column("PubSub signals/s", "signals/s"),
-        Column("at N", kind="text"),
+        Column("PubSub limit (N signals)", kind="text"),
         Column("publisher CPU %", "%", 1),
         Column("publisher CPU-s / M signals", "CPU-s", 3),
         Column("client/server signals/s", "signals/s"),
-        Column("at N (client)", kind="text"),
+        Column("client/server limit (N signals; client)", kind="text"),
         Column("server CPU %", "%", 1),
         Column("server CPU-s / M signals", "CPU-s", 3),
         Column("PubSub / client-server [95% CI]", "ratio", 2),
     ]
     intro = (
-        "Highest sustained signals/s: PubSub (publisher; the repetitions of the point that kept the interval "
-        "without loss) and the client/server subscription sweep of the subscription suite (server, its "
-        "reference client). Client/server figures come from the newest subscription run in the store."
+        "Sustained signals/s at each sweep's limit, by the same rule (results/sustain.py): PubSub (publisher; the "
+        "repetitions of its highest held point that kept the interval without loss) and the client/server "
+        "subscription sweep of the subscription suite (server, its reference client), each with the bracket its "
+        "limit lies in, ≥ where the sweep's top point held (grid limit). Client/server figures come from the "
+        "newest subscription run in the store."
     )
 
     def series(items, x, y, label, style) -> list[Series]:
@@ -175,7 +216,7 @@ def _comparison(rows: list[PubSubRow], client_server: list[Point]) -> Section:
             "pubsub",
         ),
         *series(
-            client_server,
+            client_server.points,
             signals,
             lambda p: p.server_cpu_percent,
             lambda p: (p.server, f"client/server {p.server} server ({p.client} client)"),
@@ -191,7 +232,7 @@ def _comparison(rows: list[PubSubRow], client_server: list[Point]) -> Section:
             "pubsub",
         ),
         *series(
-            client_server,
+            client_server.points,
             signals,
             lambda p: p.cycle_ms,
             lambda p: (p.server, f"client/server {p.server} ({p.client} client)"),
@@ -312,7 +353,7 @@ def _interop(cells: list[dict]) -> Section:
     )
 
 
-def pubsub_section(cells: list[dict], client_server: list[Point]) -> Section | None:
+def pubsub_section(cells: list[dict], client_server: ClientServer) -> Section | None:
     sweep_rows = figures.pubsub_rows(cells, "pubsub-sweep")
     count_rows = figures.pubsub_rows(cells, "pubsub-subscribers")
     interop = [c for c in cells if c["kind"] == "pubsub-interop"]
@@ -320,7 +361,7 @@ def pubsub_section(cells: list[dict], client_server: list[Point]) -> Section | N
         return None
     parts = []
     if sweep_rows:
-        parts += [_signal_rate(sweep_rows), _comparison(sweep_rows, client_server)]
+        parts += [_signal_rate(sweep_rows, cells), _comparison(sweep_rows, cells, client_server)]
     if count_rows:
         parts.append(_subscriber_count(count_rows))
     if interop:

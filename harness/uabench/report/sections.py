@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from uabench.engine.constants import SUSTAINED_CYCLE_RATIO
 from uabench.report import uncertainty
 from uabench.report.model import (
     Cell,
@@ -23,8 +24,8 @@ from uabench.report.model import (
     row,
 )
 from uabench.report.text import number
-from uabench.results import figures, stats
-from uabench.results.figures import SUSTAINED_CYCLE_RATIO, Point
+from uabench.results import figures, stats, sustain
+from uabench.results.figures import Point
 
 NO_SECURITY = "None/None"  # the security sweeps' baseline: policy None, mode None
 HEADROOM_GAIN = 0.05  # more load generator processes must deliver more than this to call one client-bound
@@ -456,23 +457,34 @@ def sweep_section(run: dict, cells: list[dict], name: str, about: dict) -> Secti
         columns = key + (SECURITY_COLUMNS if kind == "security" else []) + READ_COLUMNS
     paragraphs = []
     if kind == "signals":
-        best = figures.highest_sustained(points)
-        paragraphs.append(
-            f"Highest sustained signals/s (mean cycle time within {SUSTAINED_CYCLE_RATIO:.0%} of the interval): "
-            + (
-                ", ".join(
-                    f"{server} {number(p.values_per_s['mean'])} at {p.parameter} signals"
-                    for server, p in sorted(best.items())
-                )
-                or "none"
-            )
-        )
+        paragraphs.append(sweep_limits_text(cells, name, points))
     return Section(
         f"{suite_title(run['suite'])}: {name}",
         paragraphs=paragraphs,
         tables=[Table(columns, rows, sweep_notes(points, unstable, ratios, above_one) if not subscribe else [])],
         figures=sweep_figures(name, kind, subscribe, points, baseline),
         notes=unmeasured(cells, ("sweep",), name),
+    )
+
+
+def sweep_limits_text(cells: list[dict], name: str, points: list[Point]) -> str:
+    """Each server's limit as its sweep's verdict cell recorded it: "≥ X (grid limit)" when the
+    top point held, else the limit with its bracket. A store from before limits were recorded
+    gives the highest sustained point, said to be no limit."""
+    limits = {server: found for (sweep, server), found in figures.sweep_limits(cells).items() if sweep == name}
+    if limits:
+        return (
+            f"Limit of each server ({sustain.RULE}; the first missed and the last held point measured once "
+            "more, then the limit bisected between them): "
+            + "; ".join(f"{server} {found.text}" for server, found in sorted(limits.items()))
+        )
+    best = figures.highest_sustained(points)
+    return "Highest sustained point (no limit recorded in this run, so none is claimed): " + (
+        ", ".join(
+            f"{server} {number(p.values_per_s['mean'])} signals/s at {p.parameter} signals"
+            for server, p in sorted(best.items())
+        )
+        or "none"
     )
 
 

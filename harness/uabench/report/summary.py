@@ -4,8 +4,9 @@ is a headline comes from each run's plan summary (its ranking variant, its sweep
 from __future__ import annotations
 
 from uabench.report import uncertainty
-from uabench.report.model import Cell, Column, Section, Table
+from uabench.report.model import Cell, Column, Section, Status, Table
 from uabench.report.sections import NO_SECURITY, plan_of
+from uabench.report.text import number
 from uabench.results import figures, stats
 
 # The security policy and mode whose cost the summary shows: the strongest one every SDK of this
@@ -97,6 +98,50 @@ def _sweeps(run: dict, cells: list[dict], found: Figures) -> None:
     signal_sweeps = [name for name, about in sweeps.items() if about.get("kind") == "signals"]
     swept = figures.points(cells)
     points = [p for p in swept if p.sweep in signal_sweeps]
+    limits = {key: limit for key, limit in figures.sweep_limits(cells).items() if key[0] in signal_sweeps}
+    if limits:
+        _sweep_limits(points, limits, found)
+    else:
+        _highest_sustained(points, found)
+    security = [p for p in swept if sweeps.get(p.sweep, {}).get("kind") == "security"]
+    if not security:
+        return
+    _security(run, sweeps, security, found)
+
+
+def _sweep_limits(points: list[figures.Point], limits: dict, found: Figures) -> None:
+    """Each server's signal-rate limit from its sweep's verdict: the held point's measured
+    signals/s, "≥" when the grid's top point held, with the bracket the limit lies in."""
+    by_key = {(p.sweep, p.server, p.parameter): p for p in points}
+    for (sweep, server), limit in sorted(limits.items()):
+        mine = [p for p in points if p.sweep == sweep and p.server == server]
+        if not mine:
+            continue
+        title = f"sustained signals/s at {mine[0].config.get('publishing_interval_ms', 100):g} ms"
+        p = by_key.get((sweep, server, str(limit.limit.held)))
+        if p is None or p.throughput is None:
+            found.put(server, Column(title, "signals/s"), Cell("none sustained", Status.MARKED, limit.text))
+            continue
+        if limit.limit.found == "grid limit":
+            grid = f"grid limit: the sweep's top point, {limit.limit.held:,} signals, held"
+            cell = Cell(f"≥ {number(p.throughput.center)}", Status.MARKED, grid)
+        else:
+            reason = headline_unstable(p.throughput)
+            shown = uncertainty.figure_cell(p.throughput, unstable=reason)
+            bracket = limit.limit.text("signals")
+            cell = Cell(shown.value, shown.status, ", ".join(str(d) for d in (bracket, shown.detail) if d))
+            found.note(*uncertainty.unstable_notes({f"{server} ({title})": reason}))
+        found.put(server, Column(title, "signals/s"), cell)
+        found.note(*uncertainty.method_notes([p.throughput]))
+    found.note(
+        "sustained signals/s: the measured signals/s at the highest point that held (results/sustain.py: median cycle "
+        "time and missed updates), with the bracket its sweep's limit lies in; ≥ where the sweep's top point held "
+        "(grid limit): the server's limit lies beyond the grid."
+    )
+
+
+def _highest_sustained(points: list[figures.Point], found: Figures) -> None:
+    """A store from before sweep limits were recorded: the highest sustained point."""
     tried = {(p.sweep, p.server): figures.sweep_values(points, p.sweep, p.server) for p in points}
     for server, p in figures.highest_sustained(points).items():
         interval = p.config.get("publishing_interval_ms", 100)
@@ -109,9 +154,9 @@ def _sweeps(run: dict, cells: list[dict], found: Figures) -> None:
         found.put(server, Column(title, "signals/s"), uncertainty.figure_cell(p.throughput, unstable=reason))
         found.note(*uncertainty.method_notes([p.throughput]))
         found.note(*uncertainty.unstable_notes({f"{server} ({title})": reason}))
-    security = [p for p in swept if sweeps.get(p.sweep, {}).get("kind") == "security"]
-    if not security:
-        return
+
+
+def _security(run: dict, sweeps: dict, security: list[figures.Point], found: Figures) -> None:
     # the throughput figure: the security sweep that keeps the most requests in flight
     names = [name for name, about in sweeps.items() if about.get("kind") == "security"]
     busiest = max(

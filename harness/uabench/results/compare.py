@@ -110,14 +110,21 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
             name = f"values/s, {p.sweep} = {p.parameter}"
             found.append(Figure(suite, name, p.server, "values/s", p.throughput, False, detail=_marks(p)))
     signal_sweeps = {name for name, about in sweeps.items() if about.get("kind") == "signals"}
+    limits = {server: limit for (sweep, server), limit in figures.sweep_limits(cells).items() if sweep in signal_sweeps}
     sustained = figures.highest_sustained([p for p in swept if p.sweep in signal_sweeps])
+    if limits:  # the point each sweep's limit names (a store from before limits: the highest sustained)
+        by_key = {(p.server, p.parameter): p for p in swept if p.sweep in signal_sweeps}
+        named = {server: (server, str(limit.limit.held)) for server, limit in limits.items()}
+        sustained = {server: by_key[key] for server, key in named.items() if key in by_key}
     for server, p in sustained.items():
         if p.throughput is not None:
             interval = p.config.get("publishing_interval_ms", 100)
             name = f"sustained signals/s at {interval:g} ms"
-            found.append(Figure(suite, name, server, "signals/s", p.throughput, True, detail=f"at {p.parameter}"))
+            detail = limits[server].text if server in limits else f"at {p.parameter}"
+            found.append(Figure(suite, name, server, "signals/s", p.throughput, True, detail=detail))
     found += _security_ratios(suite, sweeps, swept, run)
-    for kind in sorted({c["kind"] for c in cells if c["kind"].startswith("pubsub-")}):
+    measured = {c["kind"] for c in cells if c["kind"].startswith("pubsub-") and not c["kind"].endswith("-verdict")}
+    for kind in sorted(measured):
         for row in figures.pubsub_rows(cells, kind):
             if row.held_throughput is not None:
                 name = f"{kind} held signals/s, {row.parameter}"

@@ -8,10 +8,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from uabench_contract import Histogram
 
-from uabench.engine.constants import SUSTAINED_CYCLE_RATIO
-from uabench.results import stats
+from uabench.results import stats, sustain
 
 
 @dataclass(frozen=True)
@@ -145,6 +143,7 @@ class Point:
     throughput: stats.Estimate | None = None  # values/s: median and interval over the repetitions
     per_repetition: list[Repetition] = field(default_factory=list)
     pauses: Pauses | None = None
+    judged: sustain.Judged | None = None  # subscriptions: the sustain rule over the repetitions
 
     @property
     def cycle_ratio(self) -> float | None:
@@ -153,8 +152,8 @@ class Point:
 
     @property
     def sustained(self) -> bool:
-        ratio = self.cycle_ratio
-        return ratio is not None and ratio <= SUSTAINED_CYCLE_RATIO
+        """The engine's sustain rule (results.sustain): median cycle time and missed updates."""
+        return bool(self.judged and self.judged.held)
 
 
 def _mean(values) -> float | None:
@@ -261,6 +260,7 @@ def points(cells: list[dict], kind: str = "sweep") -> list[Point]:
                 throughput=stats.estimate([r["throughput"]["values_per_s"] for r in results]),
                 per_repetition=repetitions(group),
                 pauses=pauses(group),
+                judged=sustain.judge(results) if subscription else None,
             )
         )
     return sorted(found, key=lambda p: (p.sweep, p.server, p.client, _order(p.parameter)))
@@ -289,19 +289,42 @@ def highest_sustained(found: list[Point]) -> dict[str, Point]:
     return best
 
 
+@dataclass(frozen=True)
+class SweepLimit:
+    """A sweep's limit on one server as its verdict cell recorded it (engine.search)."""
+
+    sweep: str
+    server: str
+    client: str
+    limit: sustain.Limit
+    text: str  # "≥ X (grid limit)" or "limit X, between X held and Y missed (how)"
+    held_values_per_s: float | None
+
+
+def sweep_limits(cells: list[dict], kind: str = "sweep-verdict") -> dict[tuple[str, str], SweepLimit]:
+    """The limits the sweeps of these cells found, by (sweep, server): from their verdict cells
+    (`sweep-verdict`, `pubsub-sweep-verdict`); the newest of a pair wins."""
+    found = {}
+    for cell in cells:
+        if cell["kind"] == kind and cell.get("result"):
+            result = cell["result"]
+            found[(cell["variant"], cell["server"])] = SweepLimit(
+                cell["variant"],
+                cell["server"],
+                cell["client"],
+                sustain.Limit.from_result(result),
+                result.get("text") or cell.get("reason") or "",
+                result.get("held_values_per_s"),
+            )
+    return found
+
+
 # --- PubSub: one row per (publisher, subscriber, parameter) -------------------------------------
 
 
-def cycle_ratio(result: dict) -> float | None:
-    """A PubSub result's mean cycle time over its publishing interval."""
-    mean = Histogram(result.get("cycle_time_ns")).mean()
-    return mean / (result["config"]["publishing_interval_ms"] * 1e6) if mean else None
-
-
 def pubsub_held(result: dict) -> bool:
-    """The publisher kept its interval: mean cycle time within the limit and nothing lost."""
-    ratio = cycle_ratio(result)
-    return ratio is not None and ratio <= SUSTAINED_CYCLE_RATIO and not result["pubsub"].get("lost")
+    """One repetition under the sustain rule (results.sustain): cycle time and loss in bounds."""
+    return sustain.judge([result]).held
 
 
 @dataclass
@@ -339,6 +362,7 @@ class PubSubRow:
     held_signals_per_s: float | None = None  # their mean signals/s
     held_publisher_cpu: float | None = None  # their mean publisher CPU %
     held_throughput: stats.Estimate | None = None  # their signals/s: median and interval
+    judged: sustain.Judged | None = None  # the sustain rule over all repetitions (their median)
 
     @property
     def cycle_ratio(self) -> float | None:
@@ -346,9 +370,8 @@ class PubSubRow:
 
     @property
     def sustained(self) -> bool:
-        """At least one repetition kept the interval (mean cycle time within the limit) and
-        lost nothing; the others may have been stalled by other load on the machine."""
-        return self.held > 0
+        """The sustain rule over the point's repetitions: their median, not the best one."""
+        return bool(self.judged and self.judged.held)
 
     @property
     def cpu_s_per_million(self) -> float | None:
@@ -420,6 +443,7 @@ def pubsub_rows(cells: list[dict], kind: str) -> list[PubSubRow]:
                 held_throughput=stats.estimate([c["result"]["throughput"]["values_per_s"] for c in kept])
                 if kept
                 else None,
+                judged=sustain.judge(results),
             )
         )
     return sorted(found, key=lambda r: (r.publisher, r.subscriber, r.parameter))
@@ -496,7 +520,7 @@ class SamplingOverhead:
     blocks: int
     on_values_per_s: float
     off_values_per_s: float
-    sampler_cpu_percent: float | None  # per on cell, every sampler (sampler_cpu), share of one core
+    sampler_cpu_percent: float | None  # per on cell, client's and server's samplers, share of one core
     client: str
     server: str
     variant: str
@@ -504,18 +528,6 @@ class SamplingOverhead:
     @property
     def cost_percent(self) -> float:
         return 100.0 * (1.0 - self.ratio.center)
-
-
-def sampler_cpu(cell: dict) -> float | None:
-    """The samplers' own CPU in a cell, share of one core: the harness's sampler threads and their
-    perf stat processes (the server's and every client's) and the host sampler's thread; None
-    for a cell measured without sampling or before it was recorded."""
-    shares = [
-        part["sampler_cpu_percent"]
-        for part in (cell.get("client_resources"), cell.get("server_resources"), (cell.get("result") or {}).get("host"))
-        if part and part.get("sampler_cpu_percent") is not None
-    ]
-    return sum(shares) if shares else None
 
 
 def sampling_overhead(cells: list[dict]) -> SamplingOverhead | None:
@@ -531,7 +543,11 @@ def sampling_overhead(cells: list[dict]) -> SamplingOverhead | None:
     def values(arm: str) -> list[float]:
         return [arms[arm][b]["result"]["throughput"]["values_per_s"] for b in blocks]
 
-    samplers = [sampler_cpu(arms["on"][b]) for b in blocks]
+    samplers = [
+        sum((c.get(side) or {}).get("sampler_cpu_percent") or 0.0 for side in ("client_resources", "server_resources"))
+        for c in (arms["on"][b] for b in blocks)
+        if (c.get("client_resources") or {}).get("sampler_cpu_percent") is not None
+    ]
     first = arms["on"][blocks[0]]
     return SamplingOverhead(
         stats.paired_ratio(values("on"), values("off"), seed=0),

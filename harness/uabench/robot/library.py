@@ -6,6 +6,7 @@ cases, one per cell of its plan, come from the pre-run modifier uabench.robot.mo
 from __future__ import annotations
 
 import dataclasses
+import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,7 +36,7 @@ from uabench.engine.warmup import SteadyRule
 from uabench.pki import Identity
 from uabench.proc import netns
 from uabench.proc.process import AdapterError
-from uabench.results import stats
+from uabench.results import stats, sustain
 from uabench.results.store import open_store
 
 
@@ -270,9 +271,11 @@ class UabenchLibrary:
 
     def sweep_should_complete(self, name: str, client: str, server: str) -> None:
         """Measures `server` at every point of the sweep, in order. A sweep with a stop
-        condition ends when it holds or a point fails (the server reached its limit; only a
-        failure at the first point fails the test). A sweep without one measures every point
-        and fails the test if any point failed."""
+        condition ends at the first point that misses it (confirmed by measuring it and the last
+        held point once more) or fails (the server reached its limit; only a failure at the first
+        point fails the test), bisects the limit between them and records it as a
+        `sweep-verdict` cell. A sweep without one measures every point and fails the test if
+        any point failed."""
         sweep = self.plan.sweep(name)
         phase = self.plan.phase(self.profile, "sweep")
 
@@ -300,32 +303,54 @@ class UabenchLibrary:
                 judge_host=attempt < DISTURBED_RETRIES,  # the last attempt is kept whatever it met
             )
 
-        def metric(value, outcomes: list[Outcome]) -> float | None:
-            return search.stop_metric((sweep.stop or {}).get("metric"), workload(value)[1], outcomes)
+        stop = sweep.stop or {}
+        sustained = stop.get("metric") == "sustained"
 
         def describe(value, outcomes: list[Outcome]) -> str:
-            figure = metric(value, outcomes)
-            return f"{(sweep.stop or {}).get('metric', 'metric')} {figure:.3g}" if figure is not None else "measured"
+            if sustained:
+                return sustain.judge([o.result or {} for o in outcomes]).text()
+            figure = search.stop_metric(stop.get("metric"), workload(value)[1], outcomes)
+            return f"{stop.get('metric', 'metric')} {figure:.3g}" if figure is not None else "measured"
 
         def holds(value, outcomes: list[Outcome]) -> bool:
-            figure = metric(value, outcomes)
-            return figure is None or figure <= (sweep.stop or {})["above"]
+            if sustained:
+                return sustain.judge([o.result or {} for o in outcomes]).held
+            # decided on the median of the repetitions' figures, like the sustain rule
+            each = [search.stop_metric(stop["metric"], workload(value)[1], [o]) for o in outcomes]
+            figures = [figure for figure in each if figure is not None]
+            return not figures or statistics.median(figures) <= stop["above"]
 
-        stop = search.StopRule(holds) if sweep.stop else None
         logger.info(
             f"{client} → {server}, {name}"
-            + (f": stop when {sweep.stop['metric']} > {sweep.stop['above']}" if sweep.stop else "")
+            + (f": stop when not sustained ({sustain.RULE})" if sustained else "")
+            + (f": stop when {stop['metric']} > {stop['above']}" if "above" in stop else "")
         )
-        self._verdict(
-            search.sweep(
-                sweep.points(self.profile),
-                measure,
-                phase.repetitions,
-                stop,
-                log=lambda line: logger.info(f"{name} = {line}"),
-                describe=describe,
+        found = search.sweep(
+            sweep.points(self.profile),
+            measure,
+            phase.repetitions,
+            search.StopRule(holds) if sweep.stop else None,
+            log=lambda line: logger.info(f"{name} = {line}"),
+            describe=describe,
+            bisection=search.Bisection(phase.resolution, phase.bisect_steps),
+        )
+        if found.limit:
+            unit = sweep.kind if sweep.kind in ("signals", "sessions") else ""
+            verdict = search.limit_verdict(found, unit, None if sustained else dict(stop))
+            self._session().add_cell(
+                suite=self.suite,
+                kind="sweep-verdict",
+                client=client,
+                server=server,
+                variant=name,
+                parameter=None if found.limit.held is None else str(found.limit.held),
+                repetition=0,
+                status="pass",
+                reason=verdict["text"],
+                result=verdict,
             )
-        )
+            logger.info(f"{server}: {verdict['text']}")
+        self._verdict(found)
 
     def capacity_should_be_found(self, client: str, server: str) -> None:
         """Open-loop search for the highest read rate `server` sustains within the plan's

@@ -1,0 +1,134 @@
+"""Sweep limits in the report: what the sweep's verdict cell recorded (engine.search:
+"≥ X (grid limit)" when the top point held, else the limit and its bracket) is printed in the
+sweep section, the summary, the HTML page and the JSON and CSV exports; a store from before
+verdicts claims no limit. The stores are written through the real Store API, the verdicts by the
+real sweep (engine.search) over chosen points."""
+
+import csv
+import io
+import json
+
+from uabench_contract import Histogram
+
+from uabench.engine import search
+from uabench.engine.cells import Outcome
+from uabench.report import files, html, markdown
+from uabench.report.model import Report
+from uabench.report.sections import sweep_section
+from uabench.report.summary import summary_section
+from uabench.results import sustain
+from uabench.results.store import open_store
+
+SWEEP = "signal rate at 100 ms"
+PLAN = {"sweeps": {SWEEP: {"kind": "signals", "workload": "subscribe"}}}
+
+
+def _result(signals: int, cycle_ms: float, gaps: int = 0) -> dict:
+    cycles = Histogram()
+    for _ in range(10):
+        cycles.record(int(cycle_ms * 1e6))
+    notifications = signals * 12
+    return {
+        "config": {"workload": "subscribe", "publishing_interval_ms": 100, "sampling_interval_ms": 100},
+        "throughput": {"values_per_s": signals * 10.0, "ops_per_s": signals * 10.0},
+        "latency_ns": [],
+        "cycle_time_ns": cycles.sparse(),
+        "subscription": {
+            "notifications": notifications,
+            "values_per_s": signals * 10.0,
+            "updates_per_subscription": {"min": 12, "max": 12},
+            "tick_gaps": gaps,
+        },
+        "values": notifications,
+        "operations": {"attempted": notifications, "succeeded": notifications, "failed": 0},
+        "verification": {"checked": notifications, "failed": 0},
+    }
+
+
+def _store(tmp_path, with_verdicts: bool = True):
+    """Server "a" holds every point (a grid limit); "b" holds 100, misses 1000 by its tick gaps
+    (a cycle time that looks fine), and the bisection finds 316 held."""
+    store = open_store(tmp_path / "limits.sqlite")
+    run_id = store.begin_run("subscription", "quick", {"plan": PLAN})
+    answers = {
+        "a": lambda n: _result(n, 100),
+        "b": lambda n: _result(n, 100) if n < 500 else _result(n, 100, gaps=n * 4),
+    }
+    for server, answer in answers.items():
+
+        def measure(value, repetition, server=server, answer=answer):
+            result = answer(value)
+            store.add_cell(
+                run_id,
+                suite="subscription",
+                kind="sweep",
+                client="open62541",
+                server=server,
+                variant=SWEEP,
+                parameter=str(value),
+                repetition=repetition,
+                status="pass",
+                client_config=result["config"],
+                result=result,
+            )
+            return Outcome("pass", None, result)
+
+        found = search.sweep(
+            [100, 1000, 5000],
+            measure,
+            1,
+            search.StopRule(lambda _, outcomes: sustain.judge([o.result for o in outcomes]).held),
+            bisection=search.Bisection(0.1, 1),
+        )
+        if with_verdicts:
+            verdict = search.limit_verdict(found, "signals")
+            store.add_cell(
+                run_id,
+                suite="subscription",
+                kind="sweep-verdict",
+                client="open62541",
+                server=server,
+                variant=SWEEP,
+                parameter=str(found.limit.held),
+                repetition=0,
+                status="pass",
+                reason=verdict["text"],
+                result=verdict,
+            )
+    return store, run_id
+
+
+GRID = "≥ 5,000 signals (50,000 signals/s delivered) (grid limit: the sweep's top point held)"
+BISECTED = (
+    "limit 316 signals (3,160 signals/s delivered), between 316 held and 1,000 missed "
+    "(bisected in 1 step, 10% resolution not reached)"
+)
+
+
+def _rendered(store, run_id) -> tuple[str, str, list[dict]]:
+    """The sweep section and the summary as Markdown and HTML, and the run's cells."""
+    [run] = [r for r in store.runs() if r["id"] == run_id]
+    cells = store.cells([run_id])
+    sections = [summary_section([run], {run_id: cells}), sweep_section(run, cells, SWEEP, PLAN["sweeps"][SWEEP])]
+    report = Report("t", [s for s in sections if s])
+    return markdown.render(report), html.render(report), cells
+
+
+def test_the_limits_are_printed_everywhere_as_the_verdicts_recorded_them(tmp_path):
+    store, run_id = _store(tmp_path)
+    text, page, cells = _rendered(store, run_id)
+    assert f"a {GRID}" in text and f"b {BISECTED}" in text
+    assert "≥ 50,000" in text  # the summary's figure for a grid limit is a lower bound
+    assert "between 316 held and 1,000 missed" in page and "(grid limit: the sweep" in page
+    exported = json.loads(json.dumps(cells))
+    verdicts = {c["server"]: c["result"] for c in exported if c["kind"] == "sweep-verdict"}
+    assert verdicts["a"]["found"] == "grid limit" and verdicts["a"]["missed"] is None
+    assert (verdicts["b"]["found"], verdicts["b"]["held"], verdicts["b"]["missed"]) == ("bisected", 316, 1000)
+    rows = list(csv.DictReader(io.StringIO(files.cells_csv(cells))))
+    assert {r["reason"] for r in rows if r["kind"] == "sweep-verdict"} == {GRID, BISECTED}
+
+
+def test_a_store_without_verdicts_claims_no_limit(tmp_path):
+    store, run_id = _store(tmp_path, with_verdicts=False)
+    text, _, _ = _rendered(store, run_id)
+    assert "no limit recorded in this run, so none is claimed" in text and "grid limit" not in text
