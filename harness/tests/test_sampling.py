@@ -93,3 +93,12 @@ def _window_of(code: str, settle_s: float, length_s: float) -> dict | None:
     program.wait()
     sampler.stop()
     return sampler.window(start, end)
+
+
+def test_a_kernel_without_schedstat_gives_tick_cpu_and_says_so(monkeypatch):
+    monkeypatch.setattr(schedstat, "source", lambda proc=schedstat.PROC: schedstat.TICKS)
+    code = "import time\nend = time.time() + 1.6\nwhile time.time() < end: pass"
+    window = _window_of(code, settle_s=0.3, length_s=1.0)
+    assert window is not None
+    assert window["cpu_source"] == schedstat.TICKS
+    assert 0 < window["cpu_percent"] <= 100 * 1.05 and window["hot_thread"] is not None
