@@ -143,9 +143,15 @@ class AddressSpace:
         self.tick = 0
         self.tick_id = ua.NodeId("Tick", ns)
         self.signal_ids = [ua.NodeId(f"Signal_{i}", ns) for i in range(signals)]
+        # Nodes added through AddNodes have no SourceTimestamp; a client reads tick 0 with
+        # one (SPEC §3 R4) also when the update loop is off.
+        self.publish(0)
 
     def update(self) -> None:
-        self.tick = tick = (self.tick + 1) % 2**32
+        self.tick = (self.tick + 1) % 2**32
+        self.publish(self.tick)
+
+    def publish(self, tick: int) -> None:
         now = datetime.utcnow()
         set_value = self.server.set_attribute_value
         float_type = ua.VariantType.Float
