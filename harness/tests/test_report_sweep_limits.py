@@ -45,6 +45,18 @@ def _result(signals: int, cycle_ms: float, gaps: int = 0) -> dict:
     }
 
 
+class _Session:
+    """What engine.search.record_limit needs of a Session: its suite and its cell writer."""
+
+    suite = "subscription"
+
+    def __init__(self, store, run_id: int) -> None:
+        self.store, self.run_id = store, run_id
+
+    def add_cell(self, **cell) -> int | None:
+        return self.store.add_cell(self.run_id, **cell)
+
+
 def _store(tmp_path, with_verdicts: bool = True):
     """Server "a" holds every point (a grid limit); "b" holds 100, misses 1000 by its tick gaps
     (a cycle time that looks fine), and the bisection finds 316 held."""
@@ -81,20 +93,7 @@ def _store(tmp_path, with_verdicts: bool = True):
             bisection=search.Bisection(0.1, 1),
         )
         if with_verdicts:
-            verdict = search.limit_verdict(found, "signals")
-            store.add_cell(
-                run_id,
-                suite="subscription",
-                kind="sweep-verdict",
-                client="open62541",
-                server=server,
-                variant=SWEEP,
-                parameter=str(found.limit.held),
-                repetition=0,
-                status="pass",
-                reason=verdict["text"],
-                result=verdict,
-            )
+            search.record_limit(_Session(store, run_id), "sweep-verdict", "open62541", server, SWEEP, found, "signals")
     return store, run_id
 
 

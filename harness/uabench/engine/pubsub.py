@@ -186,18 +186,8 @@ def sweep(run: PubSubRun, publisher: str, subscriber: str, log: Callable[[str], 
         bisection=search.Bisection(phase.resolution, phase.bisect_steps),
     )
     if found.limit:
-        verdict = search.limit_verdict(found, "signals")
-        run.session.add_cell(
-            suite=run.session.suite,
-            kind="pubsub-sweep-verdict",
-            client=subscriber,
-            server=publisher,
-            variant=SWEEP_VARIANT,
-            parameter=None if found.limit.held is None else str(found.limit.held),
-            repetition=0,
-            status="pass",
-            reason=verdict["text"],
-            result=verdict,
+        verdict = search.record_limit(
+            run.session, "pubsub-sweep-verdict", subscriber, publisher, SWEEP_VARIANT, found, "signals"
         )
         log(f"{publisher}: {verdict['text']}")
     return found

@@ -10,12 +10,16 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from uabench.engine.cells import Outcome, wrong_values
 from uabench.engine.constants import DISTURBED_RETRIES, MAX_MISSED_SHARE, SUSTAINED_CYCLE_RATIO
 from uabench.engine.schedule import block_order
 from uabench.results import stats
 from uabench.results.sustain import Limit, between
+
+if TYPE_CHECKING:  # the session imports the engine's modules; only its type is needed here
+    from uabench.engine.session import Session
 
 
 def _quiet(_line: str) -> None:
@@ -249,6 +253,34 @@ def limit_verdict(found: SweepResult, unit: str, rule: dict | None = None) -> di
         "rule": rule or sustain_rule(),
         "text": found.limit.text(unit, rate, "signals/s" if rule is None else "values/s"),
     }
+
+
+def record_limit(
+    session: Session,
+    kind: str,
+    client: str,
+    server: str,
+    variant: str,
+    found: SweepResult,
+    unit: str,
+    rule: dict | None = None,
+) -> dict:
+    """Stores a sweep's limit as its verdict cell of `kind` (what the report reads); the verdict."""
+    verdict = limit_verdict(found, unit, rule)
+    assert found.limit
+    session.add_cell(
+        suite=session.suite,
+        kind=kind,
+        client=client,
+        server=server,
+        variant=variant,
+        parameter=None if found.limit.held is None else str(found.limit.held),
+        repetition=0,
+        status="pass",
+        reason=verdict["text"],
+        result=verdict,
+    )
+    return verdict
 
 
 def sustain_rule() -> dict:

@@ -336,19 +336,8 @@ class UabenchLibrary:
         )
         if found.limit:
             unit = sweep.kind if sweep.kind in ("signals", "sessions") else ""
-            verdict = search.limit_verdict(found, unit, None if sustained else dict(stop))
-            self._session().add_cell(
-                suite=self.suite,
-                kind="sweep-verdict",
-                client=client,
-                server=server,
-                variant=name,
-                parameter=None if found.limit.held is None else str(found.limit.held),
-                repetition=0,
-                status="pass",
-                reason=verdict["text"],
-                result=verdict,
-            )
+            rule = None if sustained else dict(stop)
+            verdict = search.record_limit(self._session(), "sweep-verdict", client, server, name, found, unit, rule)
             logger.info(f"{server}: {verdict['text']}")
         self._verdict(found)
 
