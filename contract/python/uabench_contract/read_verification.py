@@ -102,7 +102,9 @@ class ReadVerifier:
 
     def __init__(self, nodes: Sequence[str], sessions: int, recorder: Recording):
         names = sorted({n for n in nodes if moving(n)})
-        self._slot = {name: i for i, name in enumerate(names)}
+        slots = {name: i for i, name in enumerate(names)}
+        # per node: its wire type (R5) and its slot in the tick state (None: not moving)
+        self._node = {n: (wire_type(n), slots.get(n)) for n in nodes}
         self._last = [[-1] * len(names) for _ in range(sessions)]  # tick, -1: none yet
         self._stamp: list[list[float | None]] = [
             [None] * len(names) for _ in range(sessions)
@@ -142,8 +144,13 @@ class ReadVerifier:
         measured: bool,
     ) -> str | None:
         variant = data_value.Value
-        failure = value_error(name, variant)
-        slot = self._slot.get(name)
+        if variant is None:
+            return f"{name}: got no value"
+        expected, slot = self._node.get(name) or (wire_type(name), None)
+        # the common case compared inline: this runs for every value read
+        if expected and (variant.VariantType.value, variant.is_array) != expected:
+            return wire_type_error(name, variant)
+        failure = verify_value(name, variant.Value)
         if failure or slot is None:
             return failure
         if name == "Tick":
