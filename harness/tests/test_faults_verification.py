@@ -11,7 +11,9 @@ import json
 import os
 import re
 import subprocess
+import sys
 import time
+import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -152,6 +154,42 @@ def test_each_rule_fails_a_client_reading_a_server_that_breaks_it(faulty, client
     )
 
 
+def test_the_contract_check_of_advancing_values_fails_a_frozen_server(check_repo, tmp_path):
+    """`uabench check`'s R3 check (harness/uabench/checks/test_contract.py) against the faulty
+    server installed as the SDK `frozen`: it fails, for the reason R3 gives, while the frozen
+    server still passes the check that reads (and verifies) every node, one node per request."""
+    (check_repo / "implementations" / "frozen").mkdir()
+    (check_repo / "implementations" / "frozen" / "sdk.toml").write_text(
+        'id = "frozen"\nlanguage = "Python"\nversion = "0"\nroles = ["server"]\nworkloads = ["read"]\n'
+    )
+    (check_repo / "adapters" / "frozen").mkdir()
+    (check_repo / "adapters" / "frozen" / "run").symlink_to(FAULTY_SERVER)
+    junit = tmp_path / "junit.xml"
+    keyword = "frozen and (advance or reads_every_node) and not all"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"from uabench import checks; raise SystemExit(checks.run(['test_contract'], [], "
+            f"__import__('pathlib').Path({str(junit)!r}), keyword={keyword!r}))",
+        ],
+        env={**os.environ, "UABENCH_REPO": str(check_repo), "UABENCH_RESULTS": str(tmp_path / "results")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    outcomes = {
+        case.get("name"): next((child.get("message", "") for child in case if child.tag == "failure"), "passed")
+        for case in ElementTree.parse(junit).iter("testcase")
+    }
+    assert outcomes.pop("test_values_of_the_server_advance_for_the_reference_client[frozen]").startswith(
+        "AssertionError: values did not advance over the measured phase: the server's update loop is not running"
+    ), done.stdout[-3000:]
+    assert outcomes == {
+        "test_reference_client_reads_every_node[frozen-1-node]": "passed",
+    }, done.stdout[-3000:]
+
+
 # --- the judge of R3, on its own ---------------------------------------------------------------
 
 
@@ -191,6 +229,13 @@ def test_values_that_did_not_advance_fail_when_the_update_loop_runs():
 )
 def test_values_standing_still_are_not_judged_where_they_may(result, server):
     assert cells.values_standing_still(result, server) is None
+
+
+def test_values_standing_still_are_wrong_values_not_a_limit():
+    """A capacity probe whose values stood still ends the search as wrong values."""
+    result = _result(0)
+    assert not cells.wrong_values(cells.Outcome("fail", "slow", result=result))
+    assert cells.wrong_values(cells.Outcome("fail", "values did not advance", result=result, values_stale=True))
 
 
 def test_combined_processes_keep_the_largest_ticks_advanced():

@@ -206,6 +206,36 @@ def test_client_reports_the_send_lag_of_the_open_loop(
     record_property("detail", f"{attempted} requests at {rate:g}/s, send lag up to {lag[-1][0] / 1e6:.2f} ms")
 
 
+# SPEC §3 R3: a 1 s read of Tick spans 10 updates of a server at the default 100 ms interval
+ADVANCE_READ = {"warmup_s": 0.2, "duration_s": 1.0}
+
+
+def _ticks_advanced(result: dict) -> str:
+    advanced = result["verification"].get("ticks_advanced")
+    assert isinstance(advanced, int) and advanced >= 1, (
+        f"verification.ticks_advanced is {advanced!r} over a 1 s read of Tick, expected ≥ 1"
+    )
+    return f"{result['operations']['succeeded']} requests, ticks_advanced {advanced} over 1 s"
+
+
+@pytest.mark.role("client")
+def test_client_sees_the_values_of_the_reference_server_advance(
+    sdk: Sdk, reference: Sdk, session: Session, record_property
+) -> None:
+    """SPEC §3 R3: the client counts the forward steps of Tick (verification.ticks_advanced)."""
+    workload = _workload("read", ["Tick"], 1, **ADVANCE_READ)
+    record_property("detail", _ticks_advanced(_passing_result(session, sdk, reference, workload)))
+
+
+@pytest.mark.role("server")
+def test_values_of_the_server_advance_for_the_reference_client(
+    sdk: Sdk, reference: Sdk, session: Session, record_property
+) -> None:
+    """SPEC §3 R3 and §4: the server's update loop runs (a frozen one passes every value check)."""
+    workload = _workload("read", ["Tick"], 1, **ADVANCE_READ)
+    record_property("detail", _ticks_advanced(_passing_result(session, reference, sdk, workload)))
+
+
 @pytest.mark.role("client")
 def test_unreachable_endpoint_gives_a_connect_error(sdk: Sdk, session: Session, record_property) -> None:
     started = time.monotonic()

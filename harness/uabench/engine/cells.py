@@ -103,6 +103,7 @@ class Outcome:
     server_perf: dict | None = None
     client_bound: bool = False
     cell_id: int | None = None
+    values_stale: bool = False  # SPEC §3 R3 failed: the values did not advance (wrong values)
 
     @property
     def measured(self) -> dict:
@@ -190,7 +191,11 @@ def wrong_values(outcome: Outcome) -> bool:
     result = outcome.result
     if not result:
         return False
-    return bool(result["verification"]["failed"] or ("pubsub" in result and result["operations"]["failed"]))
+    return bool(
+        result["verification"]["failed"]
+        or outcome.values_stale
+        or ("pubsub" in result and result["operations"]["failed"])
+    )
 
 
 def load_generator_bound(role: str, windows: list[dict | None], cpus: set[int] | None) -> bool:
@@ -372,13 +377,14 @@ def run_cell(
         return Outcome("fail", "\n".join(breaches))
     server_config = peer.process.config if peer and peer.process.role == "server" else None
     # the records as the adapters wrote them
-    reasons = [judge(event, role) or values_standing_still(event, server_config) for event in events]
+    stale = [values_standing_still(event, server_config) for event in events]
+    reasons = [judge(event, role) or standstill for event, standstill in zip(events, stale, strict=True)]
     if hosts:
         for k, event in enumerate(events):
             after = hosts.ip_counters(k)
             event["ip"] = {"mtu": MTU, **{key: after.get(key, 0) - before[k].get(key, 0) for key in IP_COUNTERS}}
     result = combine_results(events, overlap=role == "subscriber")
-    outcome = Outcome("pass", result=result)
+    outcome = Outcome("pass", result=result, values_stale=any(stale))
     windows = [one.window(e["start_ns"], e["end_ns"]) for one, e in zip(measured, events, strict=True)]
     outcome.client_resources = combine_resources([w[0] for w in windows])
     outcome.client_perf = combine_resources([w[1] for w in windows])
