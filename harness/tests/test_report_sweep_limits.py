@@ -14,6 +14,7 @@ from uabench.engine import search
 from uabench.engine.cells import Outcome
 from uabench.report import files, html, markdown
 from uabench.report.model import Report
+from uabench.report.pubsub import client_server_signal_points, pubsub_section
 from uabench.report.sections import sweep_section
 from uabench.report.summary import summary_section
 from uabench.results import sustain
@@ -131,3 +132,34 @@ def test_a_store_without_verdicts_claims_no_limit(tmp_path):
     store, run_id = _store(tmp_path, with_verdicts=False)
     text, _, _ = _rendered(store, run_id)
     assert "no limit recorded in this run, so none is claimed" in text and "grid limit" not in text
+
+
+def _pubsub_cell(signals: int, kind: str = "pubsub-sweep") -> dict:
+    result = _result(signals, 100)
+    result["config"] = {"publishing_interval_ms": 100, "signals": signals}
+    result["pubsub"] = {"messages": 12, "lost": 0, "datagrams": 12, "max_datagram_bytes": 4 * signals}
+    return {
+        "kind": kind,
+        "variant": "signal rate",
+        "server": "open62541",
+        "client": "open62541",
+        "parameter": str(signals),
+        "repetition": 0,
+        "status": "pass",
+        "client_bound": False,
+        "result": result,
+    }
+
+
+def test_the_pubsub_comparison_shows_a_grid_limit_as_a_lower_bound_and_no_ratio_of_it(tmp_path):
+    found = search.sweep([100, 1000], lambda v, r: Outcome("pass", None, _pubsub_cell(v)["result"]), 1, None)
+    found.limit = sustain.Limit(1000, None)
+    verdict = search.limit_verdict(found, "signals")
+    cells = [_pubsub_cell(100), _pubsub_cell(1000)]
+    cells.append({**_pubsub_cell(1000, "pubsub-sweep-verdict"), "reason": verdict["text"], "result": verdict})
+    store, run_id = _store(tmp_path)
+    [run] = [r for r in store.runs() if r["id"] == run_id]
+    client_server = client_server_signal_points([run], {run_id: store.cells([run_id])})
+    text = markdown.render(Report("t", [pubsub_section(cells, client_server)]))
+    [line] = [row for row in text.splitlines() if row.startswith("| open62541 |") and "grid limit" in row]
+    assert "| ≥ 10,000 (grid limit) |" in line and "– (a grid limit: a lower bound)" in line

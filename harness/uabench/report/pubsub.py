@@ -8,8 +8,21 @@ from dataclasses import dataclass, field
 from uabench.engine.constants import SUSTAINED_CYCLE_RATIO
 from uabench.proc.netns import MTU
 from uabench.report import uncertainty
-from uabench.report.model import Cell, Column, CpuShare, Figure, Section, Series, Span, Status, Table, row
+from uabench.report.model import (
+    Cell,
+    Column,
+    CpuShare,
+    Figure,
+    Interval,
+    Section,
+    Series,
+    Span,
+    Status,
+    Table,
+    row,
+)
 from uabench.report.sections import first_line, verdict_cell
+from uabench.report.text import number
 from uabench.results import figures, sustain
 from uabench.results.figures import Point, PubSubRow, SweepLimit
 
@@ -136,6 +149,19 @@ def _limit_cell(limit: SweepLimit | None) -> Cell:
     return Cell(limit.text, Status.MARKED if limit.limit.found in ("grid limit", "below grid") else None)
 
 
+def _grid_limit(limit: SweepLimit | None) -> bool:
+    return bool(limit and limit.limit.found == "grid limit")
+
+
+def _lower_bound(cell: Cell, bound: bool) -> Cell:
+    """A figure whose sweep's top point held is only a lower bound: shown as "≥ figure"."""
+    if not bound:
+        return cell
+    center = cell.value.center if isinstance(cell.value, Interval) else cell.value
+    shown = number(center) if isinstance(center, int | float) else str(center)
+    return Cell(f"≥ {shown}", Status.MARKED, "grid limit")
+
+
 def _held_at(limit: SweepLimit | None, best: dict, key: str, rows: list) -> object:
     """The point the limit's held value names (else the highest sustained one, older stores)."""
     if limit is None or limit.limit.held is None:
@@ -158,21 +184,25 @@ def _comparison(rows: list[PubSubRow], cells: list[dict], client_server: ClientS
             if cs and cs.server_cpu_percent is not None and cs_signals
             else None
         )
-        # different runs, so never paired per block: the ratio of the two figures
+        # different runs, so never paired per block: the ratio of the two figures; none where a
+        # side is only a lower bound (its sweep's top point held)
+        bounded = [_grid_limit(limits.get(sdk)), _grid_limit(client_server.limits.get(sdk))]
         ratio = figures.ratio_of_estimates(ps.held_throughput, cs.throughput) if ps and cs else None
         ratios.append((ratio, False))
         table.append(
             row(
                 sdk,
-                uncertainty.figure_cell(ps.held_throughput) if ps else Cell("none sustained"),
+                _lower_bound(uncertainty.figure_cell(ps.held_throughput), bounded[0]) if ps else Cell("none sustained"),
                 _limit_cell(limits.get(sdk)),
                 ps.held_publisher_cpu if ps else None,
                 ps.held_cpu_s_per_million if ps else None,
-                cs_signals if cs else "not measured",
+                _lower_bound(Cell(cs_signals), bounded[1]) if cs else "not measured",
                 Cell(_limit_cell(client_server.limits.get(sdk)).value, detail=cs.client if cs else None),
                 cs.server_cpu_percent if cs else None,
                 cs_cpu_per_m,
-                uncertainty.ratio_cell(ratio, paired=False),
+                Cell("– (a grid limit: a lower bound)", Status.MARKED)
+                if any(bounded)
+                else uncertainty.ratio_cell(ratio, paired=False),
             )
         )
     columns = [

@@ -307,7 +307,8 @@ class UabenchLibrary:
         sustained = stop.get("metric") == "sustained"
 
         def describe(value, outcomes: list[Outcome]) -> str:
-            if sustained:
+            # a subscription point is described by the sustain rule whether or not it stops the sweep
+            if sustained or (not stop and sweep.workload.get("workload") == "subscribe"):
                 return sustain.judge([o.result or {} for o in outcomes]).text()
             figure = search.stop_metric(stop.get("metric"), workload(value)[1], outcomes)
             return f"{stop.get('metric', 'metric')} {figure:.3g}" if figure is not None else "measured"
