@@ -1,0 +1,148 @@
+/* The tick rules of SPEC §3 "Read verification" (R1–R4) on sequences of values worked out by
+ * hand: each rule passes what it allows and fails, with its example, what it forbids.
+ * Prints one line per failed case and "N passed, N failed"; exits 1 if any failed. */
+#include "tick_check.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int passed, failed;
+
+#define T0 ((UA_DateTime)134000000000000000LL) /* some instant of 2025, DateTime units */
+
+enum { TICK_POS, SIGNAL3_POS, REAL_POS, POSITIONS };
+static const char *names[POSITIONS] = {"Tick", "Signal_3", "Real"};
+static node_class classes[POSITIONS];
+
+static UA_DataValue tick_value(UA_UInt32 *tick, UA_DateTime stamp) {
+    UA_DataValue dv;
+    UA_DataValue_init(&dv);
+    dv.hasValue = true;
+    UA_Variant_setScalar(&dv.value, tick, &UA_TYPES[UA_TYPES_UINT32]);
+    dv.hasSourceTimestamp = stamp != 0;
+    dv.sourceTimestamp = stamp;
+    return dv;
+}
+
+static UA_DataValue signal_value_at(float *value, uint32_t tick, UA_DateTime stamp) {
+    *value = signal_value(3, tick);
+    UA_DataValue dv;
+    UA_DataValue_init(&dv);
+    dv.hasValue = true;
+    UA_Variant_setScalar(&dv.value, value, &UA_TYPES[UA_TYPES_FLOAT]);
+    dv.hasSourceTimestamp = stamp != 0;
+    dv.sourceTimestamp = stamp;
+    return dv;
+}
+
+/* Judges one value of session 0 (no Tick in its response unless `ref_tick` >= 0) and checks
+ * the verdict: `expected` NULL = passes, else the reason it must give. */
+static void judge(tick_check *c, const char *label, size_t position, const UA_DataValue *dv,
+                  long long ref_tick, UA_DateTime received, const char *expected) {
+    response_tick ref = {ref_tick >= 0, (uint32_t)ref_tick};
+    char reason[160] = "";
+    bool ok = tick_check_value(c, 0, position, classes[position], names[position], dv, &ref,
+                               received, true, reason, sizeof(reason));
+    bool right = expected ? !ok && strcmp(reason, expected) == 0 : ok;
+    if(right) {
+        passed++;
+        return;
+    }
+    failed++;
+    printf("FAIL %s: %s (expected %s)\n", label, ok ? "passed" : reason,
+           expected ? expected : "to pass");
+}
+
+static void fresh(tick_check *c) {
+    tick_check_init(c, classes, POSITIONS, 1);
+}
+
+int main(void) {
+    for(int p = 0; p < POSITIONS; p++)
+        classes[p] = model_classify(names[p]);
+    tick_check c;
+    UA_UInt32 t;
+    float f;
+    UA_DataValue dv;
+    UA_DateTime now = T0 + 100 * UA_DATETIME_SEC;
+
+    /* R1: the Signal's tick within one update of the response's Tick, across the wrap */
+    fresh(&c);
+    dv = signal_value_at(&f, 24, T0);
+    judge(&c, "R1 Tick-1", SIGNAL3_POS, &dv, 25, now, NULL);
+    dv = signal_value_at(&f, 26, T0);
+    judge(&c, "R1 Tick+1", SIGNAL3_POS, &dv, 25, now, NULL);
+    tick_check_free(&c);
+    fresh(&c);
+    dv = signal_value_at(&f, 17, T0);
+    judge(&c, "R1 torn", SIGNAL3_POS, &dv, 25, now,
+          "Signal_3: tick 17, but Tick 25 (mod 16384) in the same response");
+    tick_check_free(&c);
+    fresh(&c);
+    dv = signal_value_at(&f, 16383, T0);
+    judge(&c, "R1 across the wrap", SIGNAL3_POS, &dv, 16384, now, NULL);
+    tick_check_free(&c);
+
+    /* R2 and R3: back by one is allowed, two is not; forward steps count, a wrap is forward */
+    fresh(&c);
+    dv = signal_value_at(&f, 40, T0);
+    judge(&c, "R2 first", SIGNAL3_POS, &dv, -1, now, NULL);
+    dv = signal_value_at(&f, 39, T0);
+    judge(&c, "R2 back 1", SIGNAL3_POS, &dv, -1, now, NULL);
+    dv = signal_value_at(&f, 38, T0);
+    judge(&c, "R2 back 2 from the highest", SIGNAL3_POS, &dv, -1, now,
+          "Signal_3: tick went back from 40 to 38");
+    dv = signal_value_at(&f, 16380, T0);  /* behind by 44 */
+    judge(&c, "R2 back 44", SIGNAL3_POS, &dv, -1, now, "Signal_3: tick went back from 40 to 16380");
+    tick_check_free(&c);
+    fresh(&c);
+    dv = signal_value_at(&f, 16380, T0);
+    judge(&c, "R3 before the wrap", SIGNAL3_POS, &dv, -1, now, NULL);
+    dv = signal_value_at(&f, 3, T0 + 1);
+    judge(&c, "R3 across the wrap", SIGNAL3_POS, &dv, -1, now, NULL);
+    if(tick_check_advanced(&c) == 7)
+        passed++;
+    else {
+        failed++;
+        printf("FAIL R3: ticks_advanced %llu, expected 7\n",
+               (unsigned long long)tick_check_advanced(&c));
+    }
+    tick_check_free(&c);
+    fresh(&c);
+    t = 41;
+    dv = tick_value(&t, T0);
+    judge(&c, "R2 Tick first", TICK_POS, &dv, -1, now, NULL);
+    t = 40;
+    judge(&c, "R2 Tick back 1", TICK_POS, &dv, -1, now, NULL);
+    t = 39;
+    judge(&c, "R2 Tick back 2", TICK_POS, &dv, -1, now, "Tick: tick went back from 41 to 39");
+    tick_check_free(&c);
+
+    /* R4: a SourceTimestamp, not ahead by more than 1 s, not earlier for a later tick */
+    fresh(&c);
+    t = 40;
+    dv = tick_value(&t, 0);
+    judge(&c, "R4 none", TICK_POS, &dv, -1, now, "Tick: no SourceTimestamp");
+    dv = tick_value(&t, now + UA_DATETIME_SEC);
+    judge(&c, "R4 1 s ahead", TICK_POS, &dv, -1, now, NULL);
+    t = 41;
+    dv = tick_value(&t, now + 23 * UA_DATETIME_SEC / 10);
+    judge(&c, "R4 ahead", TICK_POS, &dv, -1, now, "Tick: SourceTimestamp 2.3 s in the future");
+    t = 42;
+    dv = tick_value(&t, now);
+    judge(&c, "R4 earlier", TICK_POS, &dv, -1, now,
+          "Tick: tick 42 has an earlier SourceTimestamp than tick 41");
+    t = 42;
+    dv = tick_value(&t, now - UA_DATETIME_SEC);
+    judge(&c, "R4 same tick, any time", TICK_POS, &dv, -1, now, NULL);
+    tick_check_free(&c);
+
+    /* the other kinds are not judged here */
+    fresh(&c);
+    dv = tick_value(&t, 0);
+    judge(&c, "Real", REAL_POS, &dv, -1, now, NULL);
+    tick_check_free(&c);
+
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
