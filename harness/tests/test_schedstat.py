@@ -7,11 +7,12 @@ import subprocess
 import sys
 import time
 
+import psutil
 import pytest
 
 from uabench.engine.cells import combine_resources
 from uabench.proc import schedstat
-from uabench.proc.sampling import ProcessSampler
+from uabench.proc.sampling import ProcessSampler, tree
 from uabench.proc.schedstat import Snapshot, integrate
 
 S = 1_000_000_000
@@ -99,3 +100,30 @@ def test_combined_processes_keep_the_hottest_thread_and_add_the_rest():
     assert combined["cpu_percent"] == 140.0
     assert (combined["hot_thread"], combined["hot_thread_cpu"]) == ("b", 85.0)
     assert combined["cpu_source"] == schedstat.SCHEDSTAT
+
+
+def test_descendants_follow_every_threads_children_list(tmp_path):
+    for pid, tid, children in ((10, 10, "11 "), (10, 12, "13"), (11, 11, "14"), (13, 13, ""), (14, 14, "")):
+        task = tmp_path / str(pid) / "task" / str(tid)
+        task.mkdir(parents=True)
+        (task / "children").write_text(children)
+    assert sorted(schedstat.descendants(10, tmp_path) or []) == [11, 13, 14]  # 13 forked by thread 12
+    assert schedstat.descendants(99, tmp_path) == []  # ended: nothing below it
+
+
+def test_descendants_are_none_where_the_kernel_lists_no_children(tmp_path):
+    (tmp_path / "10" / "task" / "10").mkdir(parents=True)  # no children file
+    assert schedstat.descendants(10, tmp_path) is None
+
+
+def test_the_tree_of_a_real_process_matches_psutil():
+    shell = subprocess.Popen(["bash", "-c", "sleep 3 & (sleep 3; true) & wait"])
+    try:
+        time.sleep(0.3)
+        root = psutil.Process(shell.pid)
+        assert sorted(p.pid for p in tree(root)) == sorted(p.pid for p in root.children(recursive=True))
+    finally:
+        for child in psutil.Process(shell.pid).children(recursive=True):
+            child.kill()
+        shell.kill()
+        shell.wait()

@@ -116,7 +116,7 @@ class HostSampler:
         for pid in roots:
             try:
                 root = psutil.Process(pid)
-                tree = [root] + root.children(recursive=True)
+                tree = [root] + sampling.tree(root)
             except psutil.NoSuchProcess:
                 continue
             for process in tree:

@@ -122,7 +122,7 @@ class ProcessSampler:
 
     def _sample(self, root: psutil.Process, own: int) -> Sample | None:
         try:
-            processes = [root] + root.children(recursive=True)
+            processes = [root] + tree(root)
         except psutil.NoSuchProcess:
             return None
         user = system = 0.0
@@ -253,6 +253,23 @@ def not_added(windows: list[dict]) -> dict:
         "hot_thread": hottest.get("hot_thread"),
         "hot_thread_cpu": hottest.get("hot_thread_cpu"),
     }
+
+
+def tree(root: psutil.Process) -> list[psutil.Process]:
+    """The processes below `root` (schedstat.descendants, or psutil's walk of every process where
+    the kernel lists no children); raises psutil.NoSuchProcess when `root` has ended."""
+    pids = schedstat.descendants(root.pid)
+    if pids is None:
+        return root.children(recursive=True)
+    if not root.is_running():
+        raise psutil.NoSuchProcess(root.pid)
+    found = []
+    for pid in pids:
+        try:
+            found.append(psutil.Process(pid))
+        except psutil.NoSuchProcess:  # ended since it was listed
+            continue
+    return found
 
 
 def _count(samples: list[Sample], field: str, window: schedstat.Integral) -> float:

@@ -72,6 +72,27 @@ def tree_ns(pids: Iterable[int], counter: str = SCHEDSTAT, proc: Path = PROC) ->
     return found
 
 
+def descendants(pid: int, proc: Path = PROC) -> list[int] | None:
+    """Every process below `pid` from its threads' /proc/.../children lists; None where the
+    kernel has no such file (CONFIG_PROC_CHILDREN). psutil walks every process on the machine
+    for this (7 ms with ~110 processes, four times a second per sampler); these files take 0.05 ms."""
+    found: list[int] = []
+    pending = [pid]
+    while pending:
+        parent = pending.pop()
+        tids = threads(parent, proc)
+        if parent == pid and tids and not (proc / str(pid) / "task" / str(tids[0]) / "children").exists():
+            return None
+        for tid in tids:
+            try:
+                children = [int(c) for c in (proc / str(parent) / "task" / str(tid) / "children").read_text().split()]
+            except (OSError, ValueError):
+                continue  # the thread ended meanwhile
+            found += children
+            pending += children
+    return found
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """Cumulative on-CPU ns of every thread alive at one instant."""
