@@ -65,11 +65,12 @@ def wire_type_error(node: str, variant: Any) -> str | None:
     got = (got_type.value, bool(variant.is_array))
     if got == expected:
         return None
-    shape = ("array", "scalar")
-    return (
-        f"{node}: got {got_type.name} {shape[not got[1]]}, "
-        f"expected {_TYPE_NAMES[expected[0]]} {shape[not expected[1]]}"
-    )
+    got_name, expected_name = got_type.name, _TYPE_NAMES[expected[0]]
+    if got[1] != expected[1]:
+        shape = ("array", "scalar")
+        got_name += " " + shape[not got[1]]
+        expected_name += " " + shape[not expected[1]]
+    return f"{node}: got {got_name}, expected {expected_name}"
 
 
 def value_error(node: str, variant: Any) -> str | None:
@@ -157,7 +158,8 @@ class ReadVerifier:
             new = variant.Value
         else:
             new = int(variant.Value) % TICK_MODULUS
-            if tick is not None and (tick - new) % TICK_MODULUS > 1:
+            # R1: within one update either way (the server may read either value first)
+            if tick is not None and 1 < (new - tick) % TICK_MODULUS < TICK_MODULUS - 1:
                 failure = (
                     f"{name}: tick {new}, but Tick {tick % TICK_MODULUS} "
                     f"(mod {TICK_MODULUS}) in the same response"
