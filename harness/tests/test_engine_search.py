@@ -238,3 +238,18 @@ server = { update_interval_ms = 100 }
     assert found[0].cells == 3 * 2 + 2 and found[3].cells == 3 * 2 + 2 + 3 * 2
     assert found[3].seconds - found[0].seconds == pytest.approx(3 * 2 * cell + 3 * 5)
     assert found[0].seconds == pytest.approx(3 * 5 + (3 * 2 + 2) * cell + 2 * 5)
+
+
+def test_with_three_repetitions_the_re_measure_is_a_fourth_of_both_points_and_a_disturbed_one_is_retried():
+    median_below_2 = search.StopRule(lambda _, outcomes: statistics.median(o.result["figure"] for o in outcomes) < 2)
+    seen: list = []
+
+    def measure(value, repetition):
+        seen.append((value, repetition))
+        if value == 20 and repetition == 3 and seen.count((20, 3)) == 1:
+            return point(1, "disturbed")  # other load on the host: measured again
+        return point(1 if value == 10 else 5)
+
+    found = search.sweep([10, 20, 40], measure, 3, median_below_2)
+    assert [(v, r) for v, r in seen if r == 3] == [(10, 3), (20, 3), (20, 3)]
+    assert [len(outcomes) for _, outcomes in found.measured] == [4, 4] and found.limit == search.Limit(10, 20)
