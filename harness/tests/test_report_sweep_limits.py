@@ -17,7 +17,7 @@ from uabench.report.model import Report
 from uabench.report.pubsub import client_server_signal_points, pubsub_section
 from uabench.report.sections import sweep_section
 from uabench.report.summary import summary_section
-from uabench.results import sustain
+from uabench.results import compare, sustain
 from uabench.results.store import open_store
 
 SWEEP = "signal rate at 100 ms"
@@ -163,3 +163,13 @@ def test_the_pubsub_comparison_shows_a_grid_limit_as_a_lower_bound_and_no_ratio_
     text = markdown.render(Report("t", [pubsub_section(cells, client_server)]))
     [line] = [row for row in text.splitlines() if row.startswith("| open62541 |") and "grid limit" in row]
     assert "| ≥ 10,000 (grid limit) |" in line and "– (a grid limit: a lower bound)" in line
+
+
+def test_compare_takes_the_sustained_figure_at_the_recorded_limit_with_its_bracket(tmp_path):
+    store, run_id = _store(tmp_path)
+    [run] = [r for r in store.runs() if r["id"] == run_id]
+    found = {
+        f.server: f for f in compare.run_figures(run, store.cells([run_id])) if f.name.startswith("sustained signals/s")
+    }
+    assert found["a"].detail == GRID and found["b"].detail == BISECTED
+    assert found["b"].estimate.center == 3160.0  # the held point's figure, not the top of the grid
