@@ -187,15 +187,15 @@ def _comparison(rows: list[PubSubRow], cells: list[dict], client_server: ClientS
         # different runs, so never paired per block: the ratio of the two figures; none where a
         # side is only a lower bound (its sweep's top point held)
         bounded = [_grid_limit(limits.get(sdk)), _grid_limit(client_server.limits.get(sdk))]
-        ratio = figures.ratio_of_estimates(ps.held_throughput, cs.throughput) if ps and cs else None
+        ratio = figures.ratio_of_estimates(ps.throughput, cs.throughput) if ps and cs else None
         ratios.append((ratio, False))
         table.append(
             row(
                 sdk,
-                _lower_bound(uncertainty.figure_cell(ps.held_throughput), bounded[0]) if ps else Cell("none sustained"),
+                _lower_bound(uncertainty.figure_cell(ps.throughput), bounded[0]) if ps else Cell("none sustained"),
                 _limit_cell(limits.get(sdk)),
-                ps.held_publisher_cpu if ps else None,
-                ps.held_cpu_s_per_million if ps else None,
+                ps.publisher_cpu if ps else None,
+                ps.cpu_s_per_million if ps else None,
                 _lower_bound(Cell(cs_signals), bounded[1]) if cs else "not measured",
                 Cell(_limit_cell(client_server.limits.get(sdk)).value, detail=cs.client if cs else None),
                 cs.server_cpu_percent if cs else None,
@@ -218,8 +218,8 @@ def _comparison(rows: list[PubSubRow], cells: list[dict], client_server: ClientS
         Column("PubSub / client-server [95% CI]", "ratio", 2),
     ]
     intro = (
-        "Sustained signals/s at each sweep's limit, by the same rule (results/sustain.py): PubSub (publisher; the "
-        "repetitions of its highest held point that kept the interval without loss) and the client/server "
+        "Sustained signals/s at each sweep's limit, by the same rule (results/sustain.py): PubSub (publisher; all "
+        "repetitions of the highest point that held by their median) and the client/server "
         "subscription sweep of the subscription suite (server, its reference client), each with the bracket its "
         "limit lies in, ≥ where the sweep's top point held (grid limit). Client/server figures come from the "
         "newest subscription run in the store."

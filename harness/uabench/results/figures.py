@@ -363,6 +363,7 @@ class PubSubRow:
     held_publisher_cpu: float | None = None  # their mean publisher CPU %
     held_throughput: stats.Estimate | None = None  # their signals/s: median and interval
     judged: sustain.Judged | None = None  # the sustain rule over all repetitions (their median)
+    throughput: stats.Estimate | None = None  # signals/s of all repetitions: median and interval
 
     @property
     def cycle_ratio(self) -> float | None:
@@ -444,6 +445,7 @@ def pubsub_rows(cells: list[dict], kind: str) -> list[PubSubRow]:
                 if kept
                 else None,
                 judged=sustain.judge(results),
+                throughput=stats.estimate([r["throughput"]["values_per_s"] for r in results]),
             )
         )
     return sorted(found, key=lambda r: (r.publisher, r.subscriber, r.parameter))
