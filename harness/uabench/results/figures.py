@@ -522,7 +522,7 @@ class SamplingOverhead:
     blocks: int
     on_values_per_s: float
     off_values_per_s: float
-    sampler_cpu_percent: float | None  # per on cell, client's and server's samplers, share of one core
+    sampler_cpu_percent: float | None  # per on cell, every sampler (sampler_cpu), share of one core
     client: str
     server: str
     variant: str
@@ -530,6 +530,18 @@ class SamplingOverhead:
     @property
     def cost_percent(self) -> float:
         return 100.0 * (1.0 - self.ratio.center)
+
+
+def sampler_cpu(cell: dict) -> float | None:
+    """The samplers' own CPU in a cell, share of one core: the harness's sampler threads and their
+    perf stat processes (the server's and every client's) and the host sampler's thread; None
+    for a cell measured without sampling or before it was recorded."""
+    shares = [
+        part["sampler_cpu_percent"]
+        for part in (cell.get("client_resources"), cell.get("server_resources"), (cell.get("result") or {}).get("host"))
+        if part and part.get("sampler_cpu_percent") is not None
+    ]
+    return sum(shares) if shares else None
 
 
 def sampling_overhead(cells: list[dict]) -> SamplingOverhead | None:
@@ -545,11 +557,7 @@ def sampling_overhead(cells: list[dict]) -> SamplingOverhead | None:
     def values(arm: str) -> list[float]:
         return [arms[arm][b]["result"]["throughput"]["values_per_s"] for b in blocks]
 
-    samplers = [
-        sum((c.get(side) or {}).get("sampler_cpu_percent") or 0.0 for side in ("client_resources", "server_resources"))
-        for c in (arms["on"][b] for b in blocks)
-        if (c.get("client_resources") or {}).get("sampler_cpu_percent") is not None
-    ]
+    samplers = [sampler_cpu(arms["on"][b]) for b in blocks]
     first = arms["on"][blocks[0]]
     return SamplingOverhead(
         stats.paired_ratio(values("on"), values("off"), seed=0),
