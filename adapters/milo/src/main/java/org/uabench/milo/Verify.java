@@ -1,6 +1,7 @@
 package org.uabench.milo;
 
 import java.util.Arrays;
+import org.eclipse.milo.opcua.stack.core.OpcUaDataType;
 import org.eclipse.milo.opcua.stack.core.types.builtin.ByteString;
 import org.eclipse.milo.opcua.stack.core.types.builtin.unsigned.UInteger;
 
@@ -93,16 +94,22 @@ final class Verify {
     return out;
   }
 
+  /** The OPC UA built-in type a decoded value had on the wire (R5 names it: "Int32"). */
+  private static String typeName(Class<?> type) {
+    OpcUaDataType builtin = OpcUaDataType.fromBackingClass(type);
+    return builtin != null ? builtin.name() : type.getSimpleName();
+  }
+
   static String show(Object value) {
     String text;
     if (value == null) {
       text = "null";
     } else if (value instanceof Object[] array) {
-      text = value.getClass().getComponentType().getSimpleName() + Arrays.toString(array);
+      text = typeName(value.getClass().getComponentType()) + Arrays.toString(array);
     } else if (value instanceof ByteString b) {
       text = "ByteString[" + b.length() + "]";
     } else {
-      text = value.getClass().getSimpleName() + " " + value;
+      text = typeName(value.getClass()) + " " + value;
     }
     return text.length() <= 60 ? text : text.substring(0, 57) + "...";
   }

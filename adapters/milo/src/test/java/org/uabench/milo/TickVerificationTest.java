@@ -119,6 +119,13 @@ class TickVerificationTest {
   }
 
   @Test
+  void r5NamesTheWireTypeOfAWrongTick() {
+    assertEquals(
+        "Tick: got Int32 25, expected UInt32", Verify.forNode("Tick").apply(Integer.valueOf(25)));
+    assertNull(Verify.forNode("Tick").apply(uint(25)));
+  }
+
+  @Test
   void r4SourceTimestampsArePresentNotInTheFutureAndOrderedWithTheTick() {
     TickVerification v = new TickVerification(NODES);
     assertEquals("Tick: no SourceTimestamp", single(v, 0, tick(1, null)));
