@@ -14,25 +14,24 @@ enum { TICK_POS, SIGNAL3_POS, REAL_POS, POSITIONS };
 static const char *names[POSITIONS] = {"Tick", "Signal_3", "Real"};
 static node_class classes[POSITIONS];
 
-static UA_DataValue tick_value(UA_UInt32 *tick, UA_DateTime stamp) {
+/* A Good value without status, with a SourceTimestamp unless `stamp` is 0. */
+static UA_DataValue value_of(void *data, int type, UA_DateTime stamp) {
     UA_DataValue dv;
     UA_DataValue_init(&dv);
     dv.hasValue = true;
-    UA_Variant_setScalar(&dv.value, tick, &UA_TYPES[UA_TYPES_UINT32]);
+    UA_Variant_setScalar(&dv.value, data, &UA_TYPES[type]);
     dv.hasSourceTimestamp = stamp != 0;
     dv.sourceTimestamp = stamp;
     return dv;
 }
 
+static UA_DataValue tick_value(UA_UInt32 *tick, UA_DateTime stamp) {
+    return value_of(tick, UA_TYPES_UINT32, stamp);
+}
+
 static UA_DataValue signal_value_at(float *value, uint32_t tick, UA_DateTime stamp) {
     *value = signal_value(3, tick);
-    UA_DataValue dv;
-    UA_DataValue_init(&dv);
-    dv.hasValue = true;
-    UA_Variant_setScalar(&dv.value, value, &UA_TYPES[UA_TYPES_FLOAT]);
-    dv.hasSourceTimestamp = stamp != 0;
-    dv.sourceTimestamp = stamp;
-    return dv;
+    return value_of(value, UA_TYPES_FLOAT, stamp);
 }
 
 /* Judges one value of session 0 (no Tick in its response unless `ref_tick` >= 0) and checks

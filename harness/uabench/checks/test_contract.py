@@ -210,7 +210,9 @@ def test_client_reports_the_send_lag_of_the_open_loop(
 ADVANCE_READ = {"warmup_s": 0.2, "duration_s": 1.0}
 
 
-def _ticks_advanced(result: dict) -> str:
+def _ticks_advance(session: Session, client: Sdk, server_sdk: Sdk) -> str:
+    """The client reads the server's Tick for 1 s and counts its forward steps (≥ 1)."""
+    result = _passing_result(session, client, server_sdk, _workload("read", ["Tick"], 1, **ADVANCE_READ))
     advanced = result["verification"].get("ticks_advanced")
     assert isinstance(advanced, int) and advanced >= 1, (
         f"verification.ticks_advanced is {advanced!r} over a 1 s read of Tick, expected ≥ 1"
@@ -223,8 +225,7 @@ def test_client_sees_the_values_of_the_reference_server_advance(
     sdk: Sdk, reference: Sdk, session: Session, record_property
 ) -> None:
     """SPEC §3 R3: the client counts the forward steps of Tick (verification.ticks_advanced)."""
-    workload = _workload("read", ["Tick"], 1, **ADVANCE_READ)
-    record_property("detail", _ticks_advanced(_passing_result(session, sdk, reference, workload)))
+    record_property("detail", _ticks_advance(session, sdk, reference))
 
 
 @pytest.mark.role("server")
@@ -232,8 +233,7 @@ def test_values_of_the_server_advance_for_the_reference_client(
     sdk: Sdk, reference: Sdk, session: Session, record_property
 ) -> None:
     """SPEC §3 R3 and §4: the server's update loop runs (a frozen one passes every value check)."""
-    workload = _workload("read", ["Tick"], 1, **ADVANCE_READ)
-    record_property("detail", _ticks_advanced(_passing_result(session, reference, sdk, workload)))
+    record_property("detail", _ticks_advance(session, reference, sdk))
 
 
 @pytest.mark.role("client")
