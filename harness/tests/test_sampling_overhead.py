@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from uabench.engine import overhead
+from uabench import plan as plans
+from uabench.engine import estimate, overhead
 from uabench.engine.cells import Outcome
 from uabench.proc import sampling
 from uabench.proc.sampling import PerfStat, ProcessSampler
@@ -126,3 +127,15 @@ def test_no_section_without_two_paired_blocks():
     failed = _cells([1.0, 2.0], [1.0, 2.0])
     failed[-1]["status"] = "fail"
     assert figures.sampling_overhead(failed) is None
+
+
+def test_the_read_plan_runs_it_once_with_the_reference_pair_and_the_estimate_counts_it():
+    read = plans.load("read")
+    cases = plans.test_cases(read, None, "quick")
+    (case,) = [c for c in cases if c.keyword == "Sampling Overhead Should Be Measured"]
+    assert case.args == ("open62541", read.ranking)
+    repetitions = read.phase("quick", "throughput").repetitions
+    counted = estimate.estimate(read, "quick", [case])
+    assert counted.cells >= 2 * repetitions and counted.seconds > 0  # and warm-up chunks when alone
+    without_reference = plans.test_cases(read, ["asyncua"], "quick")
+    assert not any(c.keyword == case.keyword for c in without_reference)
