@@ -8,7 +8,8 @@
 - schedule: block order from a seed, the adaptive stop rule, the disturbed-repeat rule;
 - interleave: interleaved, randomised, adaptive blocks of the things a figure compares;
 - search: sweeps and the headroom experiment as plain functions;
-- capacity: the open-loop capacity search and the overload probes beyond it;
+- capacity: the open-loop capacity search, the overload probes beyond it and the latency table's loads;
+- overhead: what resource sampling costs the throughput (sampling on vs off, interleaved);
 - pubsub: the PubSub scenarios on cells and search;
 - adapters: the first check of a suite (the adapters answer as they declare);
 - estimate: a plan's duration before it runs.
