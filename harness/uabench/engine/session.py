@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
+
 from uabench import pki, rundir
 from uabench import plan as plan_module
 from uabench.engine import budget, cells, schedule, warmup
@@ -92,6 +94,7 @@ class Server:
         measured, and keeps its state (a JIT runtime's compiled code) for its next cell."""
         if not self.paused and self.alive:
             _signal_group(self.measured.process, signal.SIGSTOP)
+            _until_stopped(self.measured.process)
             self.paused = True
 
     def resume(self) -> None:
@@ -102,6 +105,33 @@ class Server:
     def stop(self) -> tuple[int | None, float, bool]:
         self.resume()  # a stopped process would hold its SIGTERM until it is continued
         return self.measured.stop()
+
+
+# The longest a pause waits for SIGSTOP to take effect in every process of a server's group.
+PAUSE_BOUND_S = 1.0
+
+
+def _until_stopped(process: AdapterProcess, bound_s: float = PAUSE_BOUND_S) -> None:
+    """Waits until every process of the group has stopped: SIGSTOP is delivered
+    asynchronously, and a server still running when the next cell starts would share its
+    cores (on a loaded host the delivery can take milliseconds). Bounded: a process that
+    does not stop in time (a zombie, one in uninterruptible sleep) is left to the host
+    interference check."""
+    if process.popen is None:
+        return
+    try:
+        group = [psutil.Process(process.popen.pid)]
+        group += group[0].children(recursive=True)
+    except psutil.NoSuchProcess:
+        return
+    deadline = time.monotonic() + bound_s
+    while time.monotonic() < deadline:
+        try:
+            if all(p.status() in (psutil.STATUS_STOPPED, psutil.STATUS_ZOMBIE) for p in group):
+                return
+        except psutil.NoSuchProcess:
+            return
+        time.sleep(0.001)
 
 
 def _signal_group(process: AdapterProcess, sig: signal.Signals) -> None:
