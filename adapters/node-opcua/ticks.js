@@ -53,6 +53,8 @@ export class TickVerification {
     if (slot < 0) return null;
     const node = this.names[slot];
     const tick = this.isTick[slot] ? dataValue.value.value : dataValue.value.value % TICK_MODULUS;
+    const source = dataValue.sourceTimestamp?.getTime?.() ?? 0;
+    if (!(source > 0)) return `${node}: no SourceTimestamp`;
     if (!this.isTick[slot] && responseTick >= 0) {
       // Within one update either way: an update may fall between the server reading the two
       // values, whichever of them it reads first.
@@ -62,40 +64,43 @@ export class TickVerification {
         return `${node}: tick ${tick}, but Tick ${now} (mod ${TICK_MODULUS}) in the same response`;
       }
     }
-    const source = dataValue.sourceTimestamp?.getTime?.() ?? 0;
-    if (!(source > 0)) return `${node}: no SourceTimestamp`;
-    if (source > receivedMs + FUTURE_SLACK_MS) {
+    const failure = this.#advance(slot, node, tick, source, measured);
+    if (failure === null && source > receivedMs + FUTURE_SLACK_MS) {
       return `${node}: SourceTimestamp ${((source - receivedMs) / 1000).toFixed(1)} s in the future`;
     }
-    return this.#advance(slot, node, tick, source, measured);
+    return failure;
   }
 
-  /** R2 and the ordering half of R4; a forward step becomes the node's furthest tick. */
+  /**
+   * R2 and the ordering half of R4. A forward step becomes the node's furthest tick even when
+   * its SourceTimestamp is out of order, so one fault is one failure; a step back leaves the
+   * furthest tick, so repeated steps back are each found (as the open62541 client does).
+   */
   #advance(slot, node, tick, source, measured) {
     const previous = this.last[slot];
-    let step = 0;
-    if (previous !== NONE) {
-      if (this.isTick[slot]) {
-        if (tick < previous - 1) return `${node}: tick went back from ${previous} to ${tick}`;
-        step = Math.max(0, tick - previous);
-      } else {
-        const back = (previous - tick + TICK_MODULUS) % TICK_MODULUS;
-        if (back >= 2 && back < HALF) return `${node}: tick went back from ${previous} to ${tick}`;
-        // back 0 or 1 (answered out of order) keeps the furthest tick; back >= HALF is a step
-        // forward across the wrap.
-        step = back <= 1 ? 0 : TICK_MODULUS - back;
-      }
-    }
-    if (step > 0 && source < this.lastSource[slot]) {
-      return `${node}: tick ${tick} has an earlier SourceTimestamp than tick ${previous}`;
-    }
-    if (step > 0 || previous === NONE) {
-      // R3 counts a Signal's step of exactly half the modulus as neither back nor forward.
-      if (measured && (this.isTick[slot] || step < HALF)) this.advanced[slot] += step;
+    if (previous === NONE) {
       this.last[slot] = tick;
       this.lastSource[slot] = source;
+      return null;
     }
-    return null;
+    let step;
+    if (this.isTick[slot]) {
+      if (tick < previous - 1) return `${node}: tick went back from ${previous} to ${tick}`;
+      step = Math.max(0, tick - previous);
+    } else {
+      const back = (previous - tick + TICK_MODULUS) % TICK_MODULUS;
+      if (back >= 2 && back < HALF) return `${node}: tick went back from ${previous} to ${tick}`;
+      // back 0 or 1 (answered out of order) keeps the furthest tick; back >= HALF is a step
+      // forward across the wrap.
+      step = back <= 1 ? 0 : TICK_MODULUS - back;
+    }
+    if (step === 0) return null;
+    // R3 counts a Signal's step of exactly half the modulus as neither back nor forward.
+    if (measured && (this.isTick[slot] || step < HALF)) this.advanced[slot] += step;
+    const previousSource = this.lastSource[slot];
+    this.last[slot] = tick;
+    this.lastSource[slot] = source;
+    return source < previousSource ? `${node}: tick ${tick} has an earlier SourceTimestamp than tick ${previous}` : null;
   }
 }
 

@@ -94,6 +94,10 @@ final class TickVerification {
     String node = names[slot];
     long tick =
         isTick[slot] ? ((UInteger) value).longValue() : ((Float) value).longValue() % MODULUS;
+    long sourceTime = source == null ? 0 : source.getUtcTime();
+    if (sourceTime <= 0) {
+      return node + ": no SourceTimestamp";
+    }
     if (!isTick[slot] && responseTick >= 0) {
       // Within one update either way: an update may fall between the server reading the
       // two values, whichever of them it reads first.
@@ -104,24 +108,29 @@ final class TickVerification {
             + ") in the same response";
       }
     }
-    long sourceTime = source == null ? 0 : source.getUtcTime();
-    if (sourceTime <= 0) {
-      return node + ": no SourceTimestamp";
+    String failure = advance(slot, node, tick, sourceTime, measured);
+    if (failure == null && sourceTime > received + FUTURE_SLACK) {
+      failure =
+          String.format(
+              "%s: SourceTimestamp %.1f s in the future", node, (sourceTime - received) / 1e7);
     }
-    if (sourceTime > received + FUTURE_SLACK) {
-      return String.format(
-          "%s: SourceTimestamp %.1f s in the future", node, (sourceTime - received) / 1e7);
-    }
-    return advance(slot, node, tick, sourceTime, measured);
+    return failure;
   }
 
-  /** R2 and the ordering half of R4; a forward step becomes the node's furthest tick. */
+  /**
+   * R2 and the ordering half of R4. A forward step becomes the node's furthest tick even when
+   * its SourceTimestamp is out of order, so one fault is one failure; a step back leaves the
+   * furthest tick, so repeated steps back are each found (as the open62541 client does).
+   */
   private String advance(int slot, String node, long tick, long sourceTime, boolean measured) {
     long previous = last[slot];
-    long step;
     if (previous == NONE) {
-      step = 0;
-    } else if (isTick[slot]) {
+      last[slot] = tick;
+      lastSource[slot] = sourceTime;
+      return null;
+    }
+    long step;
+    if (isTick[slot]) {
       if (tick < previous - 1) {
         return node + ": tick went back from " + previous + " to " + tick;
       }
@@ -135,18 +144,19 @@ final class TickVerification {
       // forward across the wrap.
       step = back <= 1 ? 0 : MODULUS - back;
     }
-    if (step > 0 && sourceTime < lastSource[slot]) {
-      return node + ": tick " + tick + " has an earlier SourceTimestamp than tick " + previous;
+    if (step == 0) {
+      return null;
     }
-    if (step > 0 || previous == NONE) {
-      // R3 counts a Signal's step of exactly half the modulus as neither back nor forward.
-      if (measured && (isTick[slot] || step < HALF)) {
-        advanced[slot] += step;
-      }
-      last[slot] = tick;
-      lastSource[slot] = sourceTime;
+    // R3 counts a Signal's step of exactly half the modulus as neither back nor forward.
+    if (measured && (isTick[slot] || step < HALF)) {
+      advanced[slot] += step;
     }
-    return null;
+    long previousSource = lastSource[slot];
+    last[slot] = tick;
+    lastSource[slot] = sourceTime;
+    return sourceTime < previousSource
+        ? node + ": tick " + tick + " has an earlier SourceTimestamp than tick " + previous
+        : null;
   }
 
   /**
