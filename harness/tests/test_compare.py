@@ -177,6 +177,29 @@ def test_overlapping_intervals_share_ranks_in_the_table(tmp_path):
     assert ranks == {"z": (1, 1), "x": (2, 3), "y": (2, 3)}
 
 
+def test_a_client_bound_figure_ranks_as_a_lower_bound_and_an_emulated_one_not_at_all():
+    def figure(server, values, detail=None):
+        return compare.Figure("read", "bulk", server, "values/s", _estimate(values), True, "bulk", detail)
+
+    found = compare.ranks(
+        [
+            figure("x", BASE),
+            figure("y", [v * 2 for v in BASE], "client-bound"),  # at least twice x: above it, open above
+            figure("z", [v * 4 for v in BASE]),
+            figure("e", [v * 8 for v in BASE], "emulated"),
+        ]
+    )
+    ranks = {key[2]: rank for key, rank in found.items()}
+    # y cannot be placed below z (its interval reaches to infinity) but is clearly above x
+    assert ranks == {"z": (1, 2), "y": (1, 2), "x": (3, 3)}
+    lower, separated = compare.ranking_disagreements(
+        [figure("x", BASE), figure("y", [v * 2 for v in BASE], "client-bound")],
+        [figure("x", [v * 3 for v in BASE]), figure("y", [v * 2 for v in BASE], "client-bound")],
+    )
+    # in B, x's 300 does not separate it from a lower bound of 200: no pair is separated on both sides
+    assert separated == 0 and lower == []
+
+
 def test_suites_run_on_one_side_only_are_named_not_compared(tmp_path):
     _store(tmp_path / "a.sqlite", {"x": BASE})
     _store(tmp_path / "a.sqlite", {"x": BASE}, suite="write")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import scipy.stats
@@ -266,16 +266,25 @@ def compare(a: Iterable[Figure], b: Iterable[Figure]) -> list[Comparison]:
 # --- rankings ------------------------------------------------------------------------------------------
 
 
+def _rankable(f: Figure) -> stats.Estimate | None:
+    """A ranking figure's interval as it ranks: a client-bound one as a lower bound (its
+    interval reaches to infinity: the server did at least that much), as the report ranks it;
+    an emulated one not at all."""
+    if not f.ranking or (f.detail and f.detail != "client-bound"):
+        return None
+    return replace(f.estimate, high=math.inf) if f.detail == "client-bound" else f.estimate
+
+
 def ranks(side: Iterable[Figure]) -> dict[tuple[str, str, str], tuple[int, int]]:
     """Rank intervals within every ranking group (servers whose intervals overlap share ranks);
-    client-bound and emulated figures are not ranked."""
+    a client-bound figure ranks as a lower bound, an emulated one does not rank."""
     groups: dict[str, dict[str, Figure]] = {}
     for f in side:
-        if f.ranking and not f.detail:
-            groups.setdefault(f.ranking, {})[f.server] = f
+        if _rankable(f) is not None:
+            groups.setdefault(f.ranking or "", {})[f.server] = f
     found = {}
     for members in groups.values():
-        estimates = {server: f.estimate for server, f in members.items()}
+        estimates = {server: _rankable(f) or f.estimate for server, f in members.items()}
         for server, rank in stats.rank_intervals(estimates).items():
             found[members[server].key] = rank
     return found
@@ -287,15 +296,16 @@ def ranking_disagreements(a: Iterable[Figure], b: Iterable[Figure]) -> tuple[lis
 
     def separated(side: Iterable[Figure]) -> dict[tuple[str, str, str], bool]:
         """(group, upper, lower) -> True for every pair whose intervals are disjoint."""
-        groups: dict[str, list[Figure]] = {}
+        groups: dict[str, list[tuple[Figure, stats.Estimate]]] = {}
         for f in side:
-            if f.ranking and not f.detail:
-                groups.setdefault(f.ranking, []).append(f)
+            ranked = _rankable(f)
+            if ranked is not None:
+                groups.setdefault(f.ranking or "", []).append((f, ranked))
         out = {}
         for group, members in groups.items():
-            for x in members:
-                for y in members:
-                    if x.estimate.low > y.estimate.high:
+            for x, x_interval in members:
+                for y, y_interval in members:
+                    if x_interval.low > y_interval.high:
                         out[(group, x.server, y.server)] = True
         return out
 
