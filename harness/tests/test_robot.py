@@ -236,11 +236,27 @@ def test_estimate_adds_phases_startups_and_server_starts(tmp_path):
     assert found.upper == pytest.approx(found.seconds + again)
 
 
+def test_the_headroom_test_costs_nothing_where_it_is_skipped(tmp_path, monkeypatch):
+    from uabench.proc import pinning
+
+    path = tmp_path / "p.toml"
+    path.write_text(textwrap.dedent(PLAN))
+    plan = plans.load(path)
+    headroom = [case("Load Generator Headroom Should Be Measured", "c")]
+    for client, expected in (({1}, 0), ({2, 3}, 1)):
+        monkeypatch.setattr(pinning, "plan", lambda client=client: pinning.Pinning({0}, client, None, ""))
+        found = estimate.estimate(plan, "p", headroom, STARTUP)
+        assert (found.seconds > 0) == bool(expected), client
+
+
 def test_estimate_of_a_real_plan_covers_every_test():
     plan = plans.load("read")
     found = estimate.for_plan(plan, "smoke", ["open62541"])
-    assert len(found.tests) == 1 + len(plans.test_cases(plan, ["open62541"], "smoke"))
-    assert min(found.tests) > 0
+    cases = plans.test_cases(plan, ["open62541"], "smoke")
+    assert len(found.tests) == 1 + len(cases)
+    # every test takes time, but the headroom test where it is skipped (one load-generator core)
+    costs = dict(zip(["check", *(c.keyword for c in cases)], found.tests, strict=True))
+    assert all(cost > 0 for keyword, cost in costs.items() if keyword != "Load Generator Headroom Should Be Measured")
     assert estimate.startup_s("milo") > estimate.startup_s("open62541")  # a JVM starts slower
 
 

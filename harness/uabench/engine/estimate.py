@@ -24,6 +24,7 @@ from uabench import sdks
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
 from uabench.engine.schedule import STEADY_RUN
 from uabench.plan import Phase, Plan, TestCase, test_cases
+from uabench.proc import pinning
 
 # Seconds from starting an adapter process to its first measured operation: a native binary
 # is ready at once, a JVM or Node.js needs seconds to load and compile. Measured on the 2-core
@@ -203,8 +204,10 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers) -> _
                 servers.warm(server, client, f"{name}: {value}", cost)
         blocks("sweep", client, len(chosen.split(",")) * len(values))
     elif keyword == "Load Generator Headroom Should Be Measured":  # one process, then two
-        repetitions = min(plan.phase(profile, "throughput").repetitions, HEADROOM_REPETITIONS)
-        cost.add(2 * repetitions * cell("throughput", args[0]), cells=2 * repetitions)
+        # skipped where the load generator has fewer than two cores of its own (library.py)
+        if len(pinning.plan().client or ()) >= 2:
+            repetitions = min(plan.phase(profile, "throughput").repetitions, HEADROOM_REPETITIONS)
+            cost.add(2 * repetitions * cell("throughput", args[0]), cells=2 * repetitions)
     elif keyword == "Sampling Overhead Should Be Measured":  # both arms, a fixed number of blocks
         client, variant = args
         servers.start(client, cost)
