@@ -109,15 +109,18 @@ def test_r1_compares_ticks_modulo_16384(ua, stamp):
 
 
 @pytest.mark.parametrize("ua, stamp", _libraries())
-def test_r2_a_signal_going_back_fails_once_and_a_wrap_is_a_forward_step(ua, stamp):
+def test_r2_a_signal_going_back_fails_each_time_and_a_wrap_is_a_forward_step(ua, stamp):
     record = Record()
     verifier = ReadVerifier(NODES, 1, record)
-    for t in (40, 39, 40, 37, 38, 16383 + 37, 16384 + 38):
-        _respond(verifier, ua, stamp, {"Signal_3": t % 16384})
+    for t in (40, 39, 40, 37, 38, 41):  # against the highest seen: 40, then 41
+        _respond(verifier, ua, stamp, {"Signal_3": t})
+    for t in (16382, 16383, 0, 1):
+        _respond(verifier, ua, stamp, {"Signal_0": t})
     assert record.failures == [
         "Signal_3: tick went back from 40 to 37",
-        "Signal_3: tick went back from 38 to 36",  # 16383 + 37 is 36 mod 16384
+        "Signal_3: tick went back from 40 to 38",
     ]
+    assert verifier.ticks_advanced == 3  # Signal_0 across the wrap; Signal_3 only 1
 
 
 @pytest.mark.parametrize("ua, stamp", _libraries())

@@ -107,9 +107,7 @@ class ReadVerifier:
         # per node: its wire type (R5) and its slot in the tick state (None: not moving)
         self._node = {n: (wire_type(n), slots.get(n)) for n in nodes}
         self._last = [[-1] * len(names) for _ in range(sessions)]  # tick, -1: none yet
-        self._stamp: list[list[float | None]] = [
-            [None] * len(names) for _ in range(sessions)
-        ]
+        self._stamp = [[0.0] * len(names) for _ in range(sessions)]
         self._advanced = [0] * len(names)
         self._recorder = recorder
 
@@ -154,24 +152,25 @@ class ReadVerifier:
         failure = verify_value(name, variant.Value)
         if failure or slot is None:
             return failure
+        stamp = seconds(data_value.SourceTimestamp)
+        if stamp is None:
+            return f"{name}: no SourceTimestamp"
         if name == "Tick":
             new = variant.Value
         else:
             new = int(variant.Value) % TICK_MODULUS
             # R1: within one update either way (the server may read either value first)
             if tick is not None and 1 < (new - tick) % TICK_MODULUS < TICK_MODULUS - 1:
-                failure = (
+                return (
                     f"{name}: tick {new}, but Tick {tick % TICK_MODULUS} "
                     f"(mod {TICK_MODULUS}) in the same response"
                 )
-        stamp = seconds(data_value.SourceTimestamp)
-        if stamp is None:
-            failure = failure or f"{name}: no SourceTimestamp"
-        elif stamp > received_s + FUTURE_TOLERANCE_S:
-            failure = failure or (
+        failure = self._step(session, slot, name, new, stamp, measured)
+        if failure is None and stamp > received_s + FUTURE_TOLERANCE_S:
+            failure = (
                 f"{name}: SourceTimestamp {stamp - received_s:.1f} s in the future"
             )
-        return self._step(session, slot, name, new, stamp, measured) or failure
+        return failure
 
     def _step(
         self,
@@ -179,12 +178,13 @@ class ReadVerifier:
         slot: int,
         name: str,
         new: int,
-        stamp: float | None,
+        stamp: float,
         measured: bool,
     ) -> str | None:
-        """R2, R3 and R4's order: the tick against the last one this session saw of the node.
-        The last one is the highest (a step back of one is allowed and does not lower it);
-        after a failure it is the new one, so one fault is one failure."""
+        """R2, R3 and R4's order: the tick against the highest one this session has seen
+        of the node (a step back of one is allowed and does not lower it; neither does a
+        failure, so repeated steps back are all found). The checks and their order are
+        those of the open62541 client (tick_check.c), so both count a fault alike."""
         last_ticks, last_stamps = self._last[session], self._stamp[session]
         last = last_ticks[slot]
         if last < 0:
@@ -197,22 +197,16 @@ class ReadVerifier:
             back = 0 if forward < _HALF else TICK_MODULUS - forward
             forward = forward if forward < _HALF else 0
         if back > 1:
-            last_ticks[slot], last_stamps[slot] = new, stamp
             return f"{name}: tick went back from {last} to {new}"
         if forward == 0:
             return None
+        last_stamp = last_stamps[slot]
+        last_ticks[slot], last_stamps[slot] = new, stamp
         if measured:
             self._advanced[slot] += forward
-        failure = None
-        last_stamp = last_stamps[slot]
-        if stamp is not None and last_stamp is not None and stamp < last_stamp:
-            failure = (
-                f"{name}: tick {new} has an earlier SourceTimestamp than tick {last}"
-            )
-        last_ticks[slot] = new
-        if stamp is not None:
-            last_stamps[slot] = stamp
-        return failure
+        if stamp < last_stamp:
+            return f"{name}: tick {new} has an earlier SourceTimestamp than tick {last}"
+        return None
 
 
 def _response_tick(names: Sequence[str], data_values: Sequence[Any]) -> int | None:
