@@ -3,13 +3,19 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import asyncua.ua as aua
 import opcua.ua as oua
 import pytest
 import uabench_contract as contract
 from uabench_contract.read_verification import ReadVerifier, value_error
+
+from uabench import sdks
+from uabench.engine.session import free_port
 
 NOW = datetime(2026, 11, 23, 8, 0, 0)  # naive UTC, as python-opcua decodes DateTime
 NOW_S = (NOW - datetime(1970, 1, 1)).total_seconds()
@@ -180,3 +186,49 @@ def test_r5_wire_types_are_checked_not_just_the_decoded_number(ua, name, variant
         assert found is None
     else:
         assert found is not None and failure in found
+
+
+# --- the Python adapters end to end ------------------------------------------------------
+
+
+def _adapter(sdk: str, role: str, config: dict, workdir: Path) -> list[str]:
+    path = workdir / f"{sdk}-{role}.json"
+    path.write_text(json.dumps(config))
+    return [str(sdks.get(sdk).run), role, "--config", str(path)]
+
+
+@pytest.mark.parametrize("client", ["asyncua", "python-opcua"])
+def test_python_opcua_server_values_carry_a_source_timestamp_with_the_update_loop_off(client, tmp_path):
+    """Nodes added through python-opcua's AddNodes have no SourceTimestamp; its server gives
+    Tick and Signal_i one at start, so R4 holds at tick 0 (before, every read failed it)."""
+    port = free_port()
+    config = {"port": port, "update_interval_ms": 0, "signals": 2}
+    server = subprocess.Popen(
+        _adapter("python-opcua", "server", config, tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        assert '"ready"' in server.stdout.readline()
+        read = {
+            "endpoint": f"opc.tcp://127.0.0.1:{port}",
+            "workload": "read",
+            "nodes": ["Tick", "Signal_0", "Signal_1"],
+            "nodes_per_request": 3,
+            "warmup_s": 0.1,
+            "duration_s": 0.3,
+        }
+        done = subprocess.run(
+            _adapter(client, "client", read, tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    verification = json.loads(done.stdout.splitlines()[-1])["verification"]
+    assert verification["checked"] > 0 and verification["failed"] == 0, verification
+    assert verification["ticks_advanced"] == 0  # the loop is off: tick 0 throughout
