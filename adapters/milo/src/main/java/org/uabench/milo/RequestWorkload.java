@@ -168,7 +168,8 @@ final class RequestWorkload {
     private final ReadValueId[] readIds;
     private final NodeId[] nodeIds;
     private final Verify.Check[] checks;
-    // R1-R4 across values; guarded by itself (completions arrive on several threads).
+    // R1-R4 across values; guarded by itself (completions arrive on several threads, in any
+    // order: R2 judges each response against what had arrived before its request was sent).
     private final TickVerification ticks;
 
     private final Recorder measured = new Recorder();
@@ -265,6 +266,9 @@ final class RequestWorkload {
         // SPEC §6 send_lag_ns: the request goes to Milo's async call now.
         measured.sent(System.nanoTime() - scheduled);
       }
+      // R2: what this session had received before the request goes out (SPEC §3). Kept in the
+      // completion's closure, which Milo's future holds per request anyway.
+      long sentAfter = ticks.sentAfter();
       CompletableFuture<?> response;
       try {
         response = write ? sendWrite(k, first) : sendRead(first);
@@ -274,7 +278,8 @@ final class RequestWorkload {
       response.whenComplete(
           (result, error) -> {
             long now = System.nanoTime();
-            complete(inMeasuredPhase(scheduled), first, result, error, now, now - scheduled);
+            complete(
+                inMeasuredPhase(scheduled), first, sentAfter, result, error, now, now - scheduled);
             continueAfterCompletion();
           });
     }
@@ -301,7 +306,8 @@ final class RequestWorkload {
     }
 
     private void complete(
-        boolean counted, int first, Object result, Throwable error, long now, long latency) {
+        boolean counted, int first, long sentAfter, Object result, Throwable error, long now,
+        long latency) {
       Recorder recorder = counted ? measured : warmup;
       String failure = error != null ? Sessions.describe(error) : failureOf(result, first);
       if (failure == null) {
@@ -323,12 +329,13 @@ final class RequestWorkload {
         recorder.succeeded(latency, npr);
       }
       if (!write && config.verify()) {
-        verify(((ReadResponse) result).getResults(), first, recorder, counted);
+        verify(((ReadResponse) result).getResults(), first, sentAfter, recorder, counted);
       }
     }
 
     /** SPEC §3 read verification: each value's type and content (R5), then R1-R4 across them. */
-    private void verify(DataValue[] results, int first, Recorder recorder, boolean counted) {
+    private void verify(
+        DataValue[] results, int first, long sentAfter, Recorder recorder, boolean counted) {
       long received = TickVerification.receivedNow();
       synchronized (ticks) {
         long tick = ticks.responseTick(results, first);
@@ -338,7 +345,9 @@ final class RequestWorkload {
           String failure = checks[position].apply(value);
           if (failure == null) {
             failure =
-                ticks.judge(position, value, results[j].getSourceTime(), tick, received, counted);
+                ticks.judge(
+                    position, value, results[j].getSourceTime(), tick, sentAfter, received,
+                    counted);
           }
           recorder.verified(failure);
         }

@@ -142,9 +142,7 @@ final class Sessions {
               OpcUaClient client;
               try {
                 client =
-                    OpcUaClient.create(
-                        clientConfig(config, endpoint, identity),
-                        builder -> sessionTransport(builder, config));
+                    OpcUaClient.create(clientConfig(config, endpoint, identity), Sessions::transport);
               } catch (UaException e) {
                 throw new CompletionException(e);
               }
@@ -219,15 +217,6 @@ final class Sessions {
 
   private static void transport(OpcTcpClientTransportConfigBuilder builder) {
     builder.setConnectTimeout(uint(CONNECT_TIMEOUT_MS));
-  }
-
-  /** A session's transport: a verified read sees its responses in the order they arrive. */
-  private static void sessionTransport(
-      OpcTcpClientTransportConfigBuilder builder, Config.Client config) {
-    transport(builder);
-    if (config.workload().equals("read") && config.verify()) {
-      builder.setExecutor(new ReceiveOrderExecutor(Stack.sharedExecutor()));
-    }
   }
 
   static void close(List<OpcUaClient> clients) {

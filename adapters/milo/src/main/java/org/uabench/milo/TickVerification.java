@@ -8,13 +8,16 @@ import org.eclipse.milo.opcua.stack.core.types.builtin.unsigned.UInteger;
 
 /**
  * The read verification rules that span values (SPEC §3, R1–R4): the ticks of one response agree
- * (R1), never go back per node (R2), advance over the measured phase (R3, counted here, judged by
- * the harness) and carry a plausible SourceTimestamp (R4). R5 (wire types) is {@link Verify}'s;
- * only values that passed it reach this class.
+ * (R1), are not older than what the session had received before sending the request (R2),
+ * advance over the measured phase (R3, counted here, judged by the harness) and carry a plausible
+ * SourceTimestamp (R4). R5 (wire types) is {@link Verify}'s; only values that passed it reach this
+ * class.
  *
  * <p>One instance per session, since the rules hold per session. Its arrays are sized by the node
- * list once, so judging a value allocates nothing but a failure message. Not thread-safe: the
- * caller judges one response at a time, in the order responses arrive.
+ * list once, so judging a value allocates nothing but a failure message. The caller judges one
+ * response at a time (holding this object's lock), in any order: R2 compares against the
+ * session's high-water tick as it was when the request was sent ({@link #sentAfter()}), so a
+ * server or a client pool that completes concurrent requests out of order is judged correctly.
  */
 final class TickVerification {
 
@@ -37,6 +40,9 @@ final class TickVerification {
   private final long[] last;
   private final long[] lastSource;
   private final long[] advanced;
+  // R2: the highest tick (mod the modulus) of any Tick or Signal this session has judged, or
+  // NONE. Written under the caller's lock; volatile so a sender reads it without taking it.
+  private volatile long highWater = NONE;
 
   TickVerification(List<String> nodes) {
     slotOf = new int[nodes.size()];
@@ -66,6 +72,14 @@ final class TickVerification {
   }
 
   /**
+   * The session's high-water tick now, or -1 before any: taken when a request is sent and passed
+   * back to {@link #judge} with its response. Every value it reflects arrived before the send.
+   */
+  long sentAfter() {
+    return highWater;
+  }
+
+  /**
    * The Tick of one response, or -1 when it read none: values[j] is the value of position
    * (first + j) mod len(nodes). A Tick of the wrong type counts as absent (R5 reports it).
    */
@@ -81,12 +95,13 @@ final class TickVerification {
 
   /**
    * Judges one value that passed R5 and moves its node's state on; returns null or the failure.
-   * responseTick: the Tick of the same response, or -1; received: receive time (DateTime units);
-   * measured: whether its forward steps count towards ticks_advanced.
+   * responseTick: the Tick of the same response, or -1; sentAfter: {@link #sentAfter()} when its
+   * request was sent; received: receive time (DateTime units); measured: whether its forward
+   * steps count towards ticks_advanced.
    */
   String judge(
-      int position, Object value, DateTime source, long responseTick, long received,
-      boolean measured) {
+      int position, Object value, DateTime source, long responseTick, long sentAfter,
+      long received, boolean measured) {
     int slot = slotOf[position];
     if (slot < 0) {
       return null;
@@ -94,6 +109,8 @@ final class TickVerification {
     String node = names[slot];
     long tick =
         isTick[slot] ? ((UInteger) value).longValue() : ((Float) value).longValue() % MODULUS;
+    long wrapped = tick % MODULUS;
+    raiseHighWater(wrapped);
     long sourceTime = source == null ? 0 : source.getUtcTime();
     if (sourceTime <= 0) {
       return node + ": no SourceTimestamp";
@@ -108,7 +125,16 @@ final class TickVerification {
             + ") in the same response";
       }
     }
-    String failure = advance(slot, node, tick, sourceTime, measured);
+    if (sentAfter != NONE) {
+      // Back by 0 or 1 is allowed: an update is not atomic across nodes (Milo's server sets Tick
+      // before the Signals), so a Signal may trail a Tick that arrived earlier by one update.
+      long back = Math.floorMod(sentAfter - wrapped, MODULUS);
+      if (back >= 2 && back < HALF) {
+        return node + ": tick " + wrapped + ", but tick " + sentAfter
+            + " had arrived before this request was sent";
+      }
+    }
+    String failure = advance(slot, tick, sourceTime, measured);
     if (failure == null && sourceTime > received + FUTURE_SLACK) {
       failure =
           String.format(
@@ -118,11 +144,25 @@ final class TickVerification {
   }
 
   /**
-   * R2 and the ordering half of R4. A forward step becomes the node's furthest tick even when
-   * its SourceTimestamp is out of order, so one fault is one failure; a step back leaves the
-   * furthest tick, so repeated steps back are each found (as the open62541 client does).
+   * R2: the high-water tick moves on to every value that arrived (whatever else it fails) when it
+   * is a forward step from it, whatever order the responses are judged in.
    */
-  private String advance(int slot, String node, long tick, long sourceTime, boolean measured) {
+  private void raiseHighWater(long wrapped) {
+    long high = highWater;
+    long ahead = high == NONE ? 1 : Math.floorMod(wrapped - high, MODULUS);
+    if (ahead >= 1 && ahead < HALF) {
+      highWater = wrapped;
+    }
+  }
+
+  /**
+   * R3's forward steps and the ordering half of R4, per node. A forward step becomes the node's
+   * furthest tick even when its SourceTimestamp is out of order, so one fault is one failure; a
+   * value behind the furthest tick (an earlier request answered late, or a step back R2 judged)
+   * leaves it.
+   */
+  private String advance(int slot, long tick, long sourceTime, boolean measured) {
+    String node = names[slot];
     long previous = last[slot];
     if (previous == NONE) {
       last[slot] = tick;
@@ -131,18 +171,11 @@ final class TickVerification {
     }
     long step;
     if (isTick[slot]) {
-      if (tick < previous - 1) {
-        return node + ": tick went back from " + previous + " to " + tick;
-      }
       step = Math.max(0, tick - previous);
     } else {
+      // back < HALF: behind the furthest tick; back >= HALF is a step forward across the wrap.
       long back = Math.floorMod(previous - tick, MODULUS);
-      if (back >= 2 && back < HALF) {
-        return node + ": tick went back from " + previous + " to " + tick;
-      }
-      // back 0 or 1 (answered out of order) leaves the furthest tick; back >= HALF is a step
-      // forward across the wrap.
-      step = back <= 1 ? 0 : MODULUS - back;
+      step = back < HALF ? 0 : MODULUS - back;
     }
     if (step == 0) {
       return null;

@@ -31,15 +31,19 @@ class TickVerificationTest {
     return new DateTime(T0 + offset);
   }
 
-  /** Judges one response of Tick (position 0) then Signal_3 (position 1); first failure or null. */
+  /**
+   * Judges one response of Tick (position 0) then Signal_3 (position 1), its request sent just
+   * now; the first failure or null.
+   */
   private static String response(TickVerification v, DataValue tick, DataValue signal, boolean measured) {
     DataValue[] values = {tick, signal};
     long responseTick = v.responseTick(values, 0);
+    long sentAfter = v.sentAfter();
     long received = TickVerification.receivedNow();
     for (int j = 0; j < values.length; j++) {
       String failure =
           v.judge(j, values[j].getValue().getValue(), values[j].getSourceTime(), responseTick,
-              received, measured);
+              sentAfter, received, measured);
       if (failure != null) {
         return failure;
       }
@@ -47,10 +51,16 @@ class TickVerificationTest {
     return null;
   }
 
-  private static String single(TickVerification v, int position, DataValue value) {
+  /** One value whose request was sent when the session's high-water tick was sentAfter. */
+  private static String answer(TickVerification v, long sentAfter, int position, DataValue value) {
     return v.judge(
-        position, value.getValue().getValue(), value.getSourceTime(), -1,
+        position, value.getValue().getValue(), value.getSourceTime(), -1, sentAfter,
         TickVerification.receivedNow(), true);
+  }
+
+  /** One value whose request was sent just now. */
+  private static String single(TickVerification v, int position, DataValue value) {
+    return answer(v, v.sentAfter(), position, value);
   }
 
   @Test
@@ -62,7 +72,7 @@ class TickVerificationTest {
     assertNull(response(v, tick(14, at(4)), signal(14, at(4)), true));
     // Warm-up steps do not count; 10 -> 13 -> 14 in the measured phase is 4 for both nodes.
     assertEquals(4, TickVerification.ticksAdvanced(List.of(v)));
-    assertNull(v.judge(2, 1234.5f, null, -1, TickVerification.receivedNow(), true));
+    assertNull(v.judge(2, 1234.5f, null, -1, -1, TickVerification.receivedNow(), true));
   }
 
   @Test
@@ -75,7 +85,7 @@ class TickVerificationTest {
         response(v, tick(26, at(1)), signal(28, at(1)), true));
     assertEquals(
         "Signal_3: tick 17, but Tick 25 (mod 16384) in the same response",
-        response(v, tick(25, at(0)), signal(17, at(0)), true));
+        response(new TickVerification(NODES), tick(25, at(0)), signal(17, at(0)), true));
     // Across the wrap: Tick 16384 is 0 mod 16384, a Signal at tick 16383 is one update behind.
     TickVerification wrap = new TickVerification(NODES);
     assertNull(response(wrap, tick(16384, at(0)), signal(16383, at(0)), true));
@@ -83,19 +93,49 @@ class TickVerificationTest {
   }
 
   @Test
-  void r2TicksNeverGoBackByMoreThanOneUpdate() {
+  void r2ConcurrentRequestsAnsweredOutOfOrderPass() {
+    TickVerification v = new TickVerification(NODES);
+    assertEquals(-1, v.sentAfter());
+    assertNull(single(v, 1, signal(10, at(0))));
+    // Requests a and b both go out after tick 10 arrived; b's answer (tick 11) arrives after
+    // a's (tick 14): arrival order goes back 3 updates, causal order does not.
+    long a = v.sentAfter();
+    long b = v.sentAfter();
+    assertEquals(10, a);
+    assertNull(answer(v, a, 1, signal(14, at(4))));
+    assertNull(answer(v, b, 1, signal(11, at(1))));
+    assertEquals(14, v.sentAfter());
+    // A Signal may trail a Tick that arrived before its request by one update (the server sets
+    // Tick before the Signals), not by two.
+    assertNull(single(v, 0, tick(15, at(5))));
+    assertNull(single(v, 1, signal(14, at(4))));
+    assertEquals(15, v.sentAfter());
+  }
+
+  @Test
+  void r2AResponseOlderThanOneThatArrivedBeforeItsRequestFails() {
     TickVerification v = new TickVerification(NODES);
     assertNull(single(v, 1, signal(40, at(0))));
-    assertNull(single(v, 1, signal(39, at(0))));
-    assertEquals("Signal_3: tick went back from 40 to 37", single(v, 1, signal(37, at(0))));
-    assertNull(single(v, 0, tick(100, at(0))));
-    assertNull(single(v, 0, tick(99, at(0))));
-    assertEquals("Tick: tick went back from 100 to 98", single(v, 0, tick(98, at(0))));
-    // A forward step across the wrap is no step back; it counts as 3.
+    assertEquals(
+        "Signal_3: tick 37, but tick 40 had arrived before this request was sent",
+        single(v, 1, signal(37, at(0))));
+    // Each later step back is found again: the high-water tick stays.
+    assertEquals(
+        "Signal_3: tick 38, but tick 40 had arrived before this request was sent",
+        single(v, 1, signal(38, at(0))));
+    // Across nodes: tick 40 of Signal_3 arrived, so a Tick of 38 (mod 16384) is two behind.
+    assertEquals(
+        "Tick: tick 38, but tick 40 had arrived before this request was sent",
+        single(v, 0, tick(16384 + 38, at(0))));
+    assertNull(single(v, 0, tick(39, at(0))));
+    // Across the wrap: 16383 is two behind 1.
     TickVerification wrap = new TickVerification(List.of("Signal_3"));
     assertNull(single(wrap, 0, signal(16382, at(0))));
     assertNull(single(wrap, 0, signal(1, at(3))));
     assertEquals(3, TickVerification.ticksAdvanced(List.of(wrap)));
+    assertEquals(
+        "Signal_3: tick 16383, but tick 1 had arrived before this request was sent",
+        single(wrap, 0, signal(16383, at(0))));
   }
 
   @Test
@@ -106,8 +146,8 @@ class TickVerificationTest {
     assertNull(single(a, 0, tick(4, at(3))));
     assertNull(single(b, 0, tick(2, at(1))));
     assertNull(single(b, 0, tick(4, at(3))));
-    assertNull(single(b, 3, signal(1, at(0))));
-    assertNull(single(b, 1, signal(2, at(1))));
+    assertNull(single(b, 3, signal(3, at(2))));
+    assertNull(single(b, 1, signal(4, at(3))));
     assertEquals(5, TickVerification.ticksAdvanced(List.of(a, b)));
     // Frozen values: no step at all.
     TickVerification frozen = new TickVerification(NODES);
