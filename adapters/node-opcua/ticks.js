@@ -1,7 +1,9 @@
 // The read verification rules that span values (SPEC §3, R1–R4): the ticks of one response
-// agree (R1), never go back per node (R2), advance over the measured phase (R3: counted here,
-// judged by the harness) and carry a plausible SourceTimestamp (R4). R5 (wire types) is
-// verifyValue's; only values that passed it reach this module.
+// agree (R1), are not older than what the session had received before sending the request (R2),
+// advance over the measured phase (R3: counted here, judged by the harness) and carry a
+// plausible SourceTimestamp (R4). R5 (wire types) is verifyValue's; only values that passed it
+// reach this module. R2 compares against the session's high-water tick as it was when the
+// request was sent (sentAfter()), so responses to concurrent requests may be judged in any order.
 import { TICK_MODULUS } from "./model.js";
 import { verifyValue } from "./verify.js";
 
@@ -27,6 +29,16 @@ export class TickVerification {
     this.last = new Float64Array(distinct.length).fill(NONE);
     this.lastSource = new Float64Array(distinct.length);
     this.advanced = new Float64Array(distinct.length);
+    // R2: the highest tick (mod the modulus) of any Tick or Signal this session has judged.
+    this.highWater = NONE;
+  }
+
+  /**
+   * The session's high-water tick now, or -1 before any: taken when a request is sent and passed
+   * back to judge() with its response. Every value it reflects arrived before the send.
+   */
+  sentAfter() {
+    return this.highWater;
   }
 
   /**
@@ -45,14 +57,20 @@ export class TickVerification {
 
   /**
    * Judges one value that passed R5 and moves its node's state on; returns null or the failure.
-   * responseTick: the Tick of the same response or -1; receivedMs: the client's receive time;
-   * measured: whether its forward steps count towards ticks_advanced.
+   * responseTick: the Tick of the same response or -1; sentAfter: sentAfter() when its request
+   * was sent; receivedMs: the client's receive time; measured: whether its forward steps count
+   * towards ticks_advanced.
    */
-  judge(position, dataValue, responseTick, receivedMs, measured) {
+  judge(position, dataValue, responseTick, sentAfter, receivedMs, measured) {
     const slot = this.slotOf[position];
     if (slot < 0) return null;
     const node = this.names[slot];
     const tick = this.isTick[slot] ? dataValue.value.value : dataValue.value.value % TICK_MODULUS;
+    const wrapped = tick % TICK_MODULUS;
+    // R2's high-water tick moves on to every value that arrived (whatever else it fails) when it
+    // is a forward step from it, whatever order the responses are judged in.
+    const beyond = this.highWater === NONE ? 1 : (wrapped - this.highWater + TICK_MODULUS) % TICK_MODULUS;
+    if (beyond >= 1 && beyond < HALF) this.highWater = wrapped;
     const source = dataValue.sourceTimestamp?.getTime?.() ?? 0;
     if (!(source > 0)) return `${node}: no SourceTimestamp`;
     if (!this.isTick[slot] && responseTick >= 0) {
@@ -64,6 +82,14 @@ export class TickVerification {
         return `${node}: tick ${tick}, but Tick ${now} (mod ${TICK_MODULUS}) in the same response`;
       }
     }
+    if (sentAfter !== NONE) {
+      // Back by 0 or 1 is allowed: an update is not atomic across nodes (a server may set Tick
+      // before the Signals), so a Signal may trail a Tick that arrived earlier by one update.
+      const back = (sentAfter - wrapped + TICK_MODULUS) % TICK_MODULUS;
+      if (back >= 2 && back < HALF) {
+        return `${node}: tick ${wrapped}, but tick ${sentAfter} had arrived before this request was sent`;
+      }
+    }
     const failure = this.#advance(slot, node, tick, source, measured);
     if (failure === null && source > receivedMs + FUTURE_SLACK_MS) {
       return `${node}: SourceTimestamp ${((source - receivedMs) / 1000).toFixed(1)} s in the future`;
@@ -72,9 +98,10 @@ export class TickVerification {
   }
 
   /**
-   * R2 and the ordering half of R4. A forward step becomes the node's furthest tick even when
-   * its SourceTimestamp is out of order, so one fault is one failure; a step back leaves the
-   * furthest tick, so repeated steps back are each found (as the open62541 client does).
+   * R3's forward steps and the ordering half of R4, per node. A forward step becomes the node's
+   * furthest tick even when its SourceTimestamp is out of order, so one fault is one failure; a
+   * value behind the furthest tick (an earlier request answered late, or a step back R2 judged)
+   * leaves it.
    */
   #advance(slot, node, tick, source, measured) {
     const previous = this.last[slot];
@@ -85,14 +112,11 @@ export class TickVerification {
     }
     let step;
     if (this.isTick[slot]) {
-      if (tick < previous - 1) return `${node}: tick went back from ${previous} to ${tick}`;
       step = Math.max(0, tick - previous);
     } else {
+      // back < HALF: behind the furthest tick; back >= HALF is a step forward across the wrap.
       const back = (previous - tick + TICK_MODULUS) % TICK_MODULUS;
-      if (back >= 2 && back < HALF) return `${node}: tick went back from ${previous} to ${tick}`;
-      // back 0 or 1 (answered out of order) keeps the furthest tick; back >= HALF is a step
-      // forward across the wrap.
-      step = back <= 1 ? 0 : TICK_MODULUS - back;
+      step = back < HALF ? 0 : TICK_MODULUS - back;
     }
     if (step === 0) return null;
     // R3 counts a Signal's step of exactly half the modulus as neither back nor forward.

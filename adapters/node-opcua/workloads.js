@@ -41,6 +41,8 @@ export function readRequests(uaSession, config, recorder, ticks) {
   return async (k) => {
     const { names, nodeIds } = requests.of(k);
     const first = (k * config.nodes_per_request) % config.nodes.length;
+    // R2: what this session had received before the request goes out (SPEC §3).
+    const sentAfter = ticks.sentAfter();
     let dataValues;
     try {
       dataValues = await uaSession.read(nodeIds.map((nodeId) => ({ nodeId, attributeId: AttributeIds.Value })));
@@ -55,7 +57,7 @@ export function readRequests(uaSession, config, recorder, ticks) {
         const tick = ticks.responseTick(first, dataValues);
         for (let j = 0; j < names.length; j++) {
           const failure = verifyValue(names[j], dataValues[j].value)
-            ?? ticks.judge((first + j) % config.nodes.length, dataValues[j], tick, received, measured);
+            ?? ticks.judge((first + j) % config.nodes.length, dataValues[j], tick, sentAfter, received, measured);
           if (measured) recorder.verification(failure);
         }
       }
@@ -101,6 +103,8 @@ export async function verifyWrites(uaSession, config, recorder) {
   }
   for (let from = 0; from < nodes.length; from += chunk) {
     const positions = [...Array(Math.min(chunk, nodes.length - from)).keys()].map((j) => from + j);
+    // R2: what this session had received before the request goes out (SPEC §3).
+    const sentAfter = ticks.sentAfter();
     let dataValues;
     try {
       dataValues = await uaSession.read(positions.map((i) => ({ nodeId: uaSession.nodeId(nodes[i]), attributeId: AttributeIds.Value })));

@@ -13,18 +13,22 @@ const at = (offsetMs) => new Date(T0 + offsetMs);
 const tick = (t, source) => new DataValue({ value: { dataType: DataType.UInt32, value: t }, sourceTimestamp: source });
 const sig = (t, source) => new DataValue({ value: { dataType: DataType.Float, value: signal(3, t) }, sourceTimestamp: source });
 
-/** One response of Tick (position 0) then Signal_3 (position 1): its first failure or null. */
+/** One response of Tick (position 0) then Signal_3 (position 1), its request sent just now: its first failure or null. */
 function response(v, values, measured = true) {
   const responseTick = v.responseTick(0, values);
+  const sentAfter = v.sentAfter();
   const received = Date.now();
   for (let j = 0; j < values.length; j++) {
-    const failure = v.judge(j, values[j], responseTick, received, measured);
+    const failure = v.judge(j, values[j], responseTick, sentAfter, received, measured);
     if (failure !== null) return failure;
   }
   return null;
 }
 
-const single = (v, position, value) => v.judge(position, value, -1, Date.now(), true);
+/** One value whose request was sent when the session's high-water tick was sentAfter. */
+const answer = (v, sentAfter, position, value) => v.judge(position, value, -1, sentAfter, Date.now(), true);
+/** One value whose request was sent just now. */
+const single = (v, position, value) => answer(v, v.sentAfter(), position, value);
 
 test("healthy values pass and only measured steps count", () => {
   const v = new TickVerification(NODES);
@@ -42,7 +46,7 @@ test("R1: a Signal agrees with the Tick of its response within one update", () =
   assert.equal(response(v, [tick(25, at(0)), sig(26, at(1))]), null);
   assert.equal(response(v, [tick(26, at(1)), sig(28, at(1))]),
     "Signal_3: tick 28, but Tick 26 (mod 16384) in the same response");
-  assert.equal(response(v, [tick(25, at(0)), sig(17, at(0))]),
+  assert.equal(response(new TickVerification(NODES), [tick(25, at(0)), sig(17, at(0))]),
     "Signal_3: tick 17, but Tick 25 (mod 16384) in the same response");
   const wrap = new TickVerification(NODES);
   assert.equal(response(wrap, [tick(16384, at(0)), sig(16383, at(0))]), null);
@@ -52,18 +56,39 @@ test("R1: a Signal agrees with the Tick of its response within one update", () =
   assert.equal(new TickVerification(NODES).responseTick(0, [int32, sig(17, at(0))]), -1);
 });
 
-test("R2: ticks never go back by more than one update", () => {
+test("R2: concurrent requests answered out of order pass", () => {
+  const v = new TickVerification(NODES);
+  assert.equal(v.sentAfter(), -1);
+  assert.equal(single(v, 1, sig(10, at(0))), null);
+  // Requests a and b both go out after tick 10 arrived; b's answer (tick 11) arrives after a's
+  // (tick 14): arrival order goes back 3 updates, causal order does not.
+  const a = v.sentAfter();
+  const b = v.sentAfter();
+  assert.equal(a, 10);
+  assert.equal(answer(v, a, 1, sig(14, at(4))), null);
+  assert.equal(answer(v, b, 1, sig(11, at(1))), null);
+  assert.equal(v.sentAfter(), 14);
+  // A Signal may trail a Tick that arrived before its request by one update, not by two.
+  assert.equal(single(v, 0, tick(15, at(5))), null);
+  assert.equal(single(v, 1, sig(14, at(4))), null);
+  assert.equal(v.sentAfter(), 15);
+});
+
+test("R2: a response older than one that arrived before its request was sent fails", () => {
   const v = new TickVerification(NODES);
   assert.equal(single(v, 1, sig(40, at(0))), null);
-  assert.equal(single(v, 1, sig(39, at(0))), null);
-  assert.equal(single(v, 1, sig(37, at(0))), "Signal_3: tick went back from 40 to 37");
-  assert.equal(single(v, 0, tick(100, at(0))), null);
-  assert.equal(single(v, 0, tick(99, at(0))), null);
-  assert.equal(single(v, 0, tick(98, at(0))), "Tick: tick went back from 100 to 98");
+  assert.equal(single(v, 1, sig(37, at(0))), "Signal_3: tick 37, but tick 40 had arrived before this request was sent");
+  // Each later step back is found again: the high-water tick stays.
+  assert.equal(single(v, 1, sig(38, at(0))), "Signal_3: tick 38, but tick 40 had arrived before this request was sent");
+  // Across nodes: tick 40 of Signal_3 arrived, so a Tick of 38 (mod 16384) is two behind.
+  assert.equal(single(v, 0, tick(16384 + 38, at(0))), "Tick: tick 38, but tick 40 had arrived before this request was sent");
+  assert.equal(single(v, 0, tick(39, at(0))), null);
+  // Across the wrap: a forward step counts (3), and 16383 is two behind 1.
   const wrap = new TickVerification(["Signal_3"]);
   assert.equal(single(wrap, 0, sig(16382, at(0))), null);
   assert.equal(single(wrap, 0, sig(1, at(3))), null);
   assert.equal(ticksAdvanced([wrap]), 3);
+  assert.equal(single(wrap, 0, sig(16383, at(0))), "Signal_3: tick 16383, but tick 1 had arrived before this request was sent");
 });
 
 test("R3: steps sum per node over sessions; the largest node is reported; frozen values give 0", () => {
@@ -73,8 +98,8 @@ test("R3: steps sum per node over sessions; the largest node is reported; frozen
   assert.equal(single(a, 0, tick(4, at(3))), null);
   assert.equal(single(b, 0, tick(2, at(1))), null);
   assert.equal(single(b, 0, tick(4, at(3))), null);
-  assert.equal(single(b, 3, sig(1, at(0))), null);
-  assert.equal(single(b, 1, sig(2, at(1))), null);
+  assert.equal(single(b, 3, sig(3, at(2))), null);
+  assert.equal(single(b, 1, sig(4, at(3))), null);
   assert.equal(ticksAdvanced([a, b]), 5);
   const frozen = new TickVerification(NODES);
   for (let i = 0; i < 5; i++) assert.equal(single(frozen, 0, tick(0, at(0))), null);
