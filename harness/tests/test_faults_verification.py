@@ -37,7 +37,7 @@ MODES = {
     "healthy": (WITH_TICK, None),
     "frozen": (WITH_TICK, r"values did not advance over the measured phase: the server's update loop is not running"),
     "torn": (WITH_TICK, r"Signal_\d: tick \d+, but Tick \d+ \(mod 16384\) in the same response"),
-    "backwards": (SIGNALS_ONLY, r"Signal_\d: tick went back from \d+ to \d+"),
+    "backwards": (SIGNALS_ONLY, r"Signal_\d: tick \d+, but tick \d+ had arrived before this request was sent"),
     "no-timestamp": (WITH_TICK, r"(Signal_\d|Tick): no SourceTimestamp"),
     "future-timestamp": (WITH_TICK, r"(Signal_\d|Tick): SourceTimestamp [45]\.\d s in the future"),
     "rewound-timestamp": (WITH_TICK, r"(Signal_\d|Tick): tick \d+ has an earlier SourceTimestamp than tick \d+"),

@@ -60,11 +60,14 @@ def _libraries():
     ]
 
 
-def _respond(verifier, ua, stamp, ticks, session=0, measured=True, at=0.0, **types):
-    """One response reading NODES; `ticks` maps node to tick (Tick's value, Signal's t)."""
+def _respond(verifier, ua, stamp, ticks, session=0, measured=True, at=0.0, sent=None, **types):
+    """One response reading NODES; `ticks` maps node to tick (Tick's value, Signal's t). Its
+    request was sent with high-water tick `sent`; None: just now, after every earlier one."""
     names = [n for n in NODES if n in ticks or n == "Real"]
     values = [_value(ua, n, ticks.get(n, 0), stamp(at), types.get(n)) for n in names]
-    verifier.response(session, names, values, NOW_S + at, measured)
+    if sent is None:
+        sent = verifier.high_water(session)
+    verifier.response(session, names, values, NOW_S + at, measured, sent_high=sent)
 
 
 @pytest.mark.parametrize("ua, stamp", _libraries())
@@ -115,27 +118,61 @@ def test_r1_compares_ticks_modulo_16384(ua, stamp):
 
 
 @pytest.mark.parametrize("ua, stamp", _libraries())
-def test_r2_a_signal_going_back_fails_each_time_and_a_wrap_is_a_forward_step(ua, stamp):
+def test_r2_a_healthy_server_answering_concurrent_requests_out_of_order_passes(ua, stamp):
+    """Milo at in_flight 1000: the request sent first may be answered last, with older
+    values than those that arrived meanwhile; nothing had arrived before it was sent."""
     record = Record()
     verifier = ReadVerifier(NODES, 1, record)
-    for t in (40, 39, 40, 37, 38, 41):  # against the highest seen: 40, then 41
-        _respond(verifier, ua, stamp, {"Signal_3": t})
-    for t in (16382, 16383, 0, 1):
-        _respond(verifier, ua, stamp, {"Signal_0": t})
-    assert record.failures == [
-        "Signal_3: tick went back from 40 to 37",
-        "Signal_3: tick went back from 40 to 38",
-    ]
-    assert verifier.ticks_advanced == 3  # Signal_0 across the wrap; Signal_3 only 1
+    _respond(verifier, ua, stamp, {"Tick": 230, "Signal_0": 230})
+    sent_early = verifier.high_water(0)
+    _respond(verifier, ua, stamp, {"Tick": 231, "Signal_0": 231}, at=0.2)
+    _respond(verifier, ua, stamp, {"Tick": 231, "Signal_0": 231}, at=0.2, sent=sent_early)
+    _respond(verifier, ua, stamp, {"Signal_0": 229}, sent=228)
+    assert record.failures == []
+    assert verifier.high_water(0) == 231  # an older answer does not lower it
 
 
 @pytest.mark.parametrize("ua, stamp", _libraries())
-def test_r2_tick_may_go_back_by_one_update_only(ua, stamp):
+def test_r2_older_than_what_arrived_before_the_send_fails_each_time(ua, stamp):
     record = Record()
     verifier = ReadVerifier(NODES, 1, record)
-    for t in (100, 99, 101, 100, 99):
-        _respond(verifier, ua, stamp, {"Tick": t})
-    assert record.failures == ["Tick: tick went back from 101 to 99"]
+    for t in (40, 39, 37, 38, 41):  # sent one after another: 40 arrived before 39, 37, 38
+        _respond(verifier, ua, stamp, {"Signal_3": t})
+    _respond(verifier, ua, stamp, {"Signal_3": 16380}, sent=40)  # 44 behind, across 0
+    assert record.failures == [
+        "Signal_3: tick 37, but tick 40 had arrived before this request was sent",
+        "Signal_3: tick 38, but tick 40 had arrived before this request was sent",
+        "Signal_3: tick 16380, but tick 40 had arrived before this request was sent",
+    ]
+    assert verifier.ticks_advanced == 1  # R3: 40 to 41; a tick behind does not count
+
+
+@pytest.mark.parametrize("ua, stamp", _libraries())
+def test_r2_the_high_water_tick_is_the_sessions_over_tick_and_signals_mod_16384(ua, stamp):
+    record = Record()
+    verifier = ReadVerifier(NODES, 2, record)
+    _respond(verifier, ua, stamp, {"Tick": 16384 * 2 + 41})
+    assert verifier.high_water(0) == 41 and verifier.high_water(1) == -1
+    _respond(verifier, ua, stamp, {"Signal_0": 40})  # one behind: an update is not atomic
+    _respond(verifier, ua, stamp, {"Signal_3": 39})
+    _respond(verifier, ua, stamp, {"Tick": 16384 * 2 + 39})
+    _respond(verifier, ua, stamp, {"Signal_3": 3}, session=1)  # another session's own
+    assert record.failures == [
+        "Signal_3: tick 39, but tick 41 had arrived before this request was sent",
+        "Tick: tick 39, but tick 41 had arrived before this request was sent",
+    ]
+
+
+@pytest.mark.parametrize("ua, stamp", _libraries())
+def test_r2_a_wrap_is_a_forward_step(ua, stamp):
+    record = Record()
+    verifier = ReadVerifier(NODES, 1, record)
+    for t in (16382, 16383, 0, 1):
+        _respond(verifier, ua, stamp, {"Signal_0": t})
+    assert verifier.high_water(0) == 1
+    _respond(verifier, ua, stamp, {"Signal_0": 16383})
+    assert record.failures == ["Signal_0: tick 16383, but tick 1 had arrived before this request was sent"]
+    assert verifier.ticks_advanced == 3  # R3 across the wrap
 
 
 @pytest.mark.parametrize("ua, stamp", _libraries())

@@ -72,25 +72,38 @@ class ReadWorkload(ServiceWorkload):
             )
         return parameters
 
-    async def request(self, session: int, k: int) -> list[ua.DataValue]:
-        return await self.sessions[session].client.uaclient.read(
+    async def request(self, session: int, k: int) -> tuple[int, list[ua.DataValue]]:
+        """(the session's high-water tick before the send, R2; the response's values)"""
+        sent_high = self.verifier.high_water(session)
+        values = await self.sessions[session].client.uaclient.read(
             self._read_parameters(session, k)
         )
+        return sent_high, values
 
     def outcome(
-        self, session: int, k: int, response: list[ua.DataValue], measured: bool
+        self,
+        session: int,
+        k: int,
+        response: tuple[int, list[ua.DataValue]],
+        measured: bool,
     ) -> tuple[bool, int, str | None]:
-        error = status_error([dv.StatusCode for dv in response])
-        if error is None and len(response) != self.per_request:
-            error = f"got {len(response)} results for {self.per_request} nodes"
+        sent_high, response_values = response
+        error = status_error([dv.StatusCode for dv in response_values])
+        if error is None and len(response_values) != self.per_request:
+            error = f"got {len(response_values)} results for {self.per_request} nodes"
         if error:
             return False, 0, error
         if self.verify:
-            # R1–R5 (SPEC §3); asyncio runs this in the order the responses arrived.
+            # R1–R5 (SPEC §3), R2 against what had arrived before this request was sent
             self.verifier.response(
-                session, self.names(k), response, time.time(), measured
+                session,
+                self.names(k),
+                response_values,
+                time.time(),
+                measured,
+                sent_high=sent_high,
             )
-        return True, len(response), None
+        return True, len(response_values), None
 
 
 class WriteWorkload(ServiceWorkload):

@@ -24,6 +24,7 @@ typedef struct {
     int64_t origin;    /* latency origin: send time (closed loop) or scheduled time (open) */
     int measured;
     int busy;
+    uint32_t sent_high; /* R2: the session's high-water tick when it was sent (read, verify) */
 } slot;
 
 struct session_load {
@@ -84,10 +85,10 @@ static void release(slot *sl) {
 static void pump(session_load *s, int64_t now);
 
 /* Every value on its own (SPEC §4, R5), then a Tick or Signal_i against the response's Tick
- * and what its session saw before (R1–R4): one verification per value, failed by the first
- * rule it breaks. */
-static void verify_results(const session_load *s, size_t offset, const UA_DataValue *results,
-                           size_t count, int measured) {
+ * what its session had received before the request was sent and the node's values it saw
+ * (R1–R4): one verification per value, failed by the first rule it breaks. */
+static void verify_results(const slot *sl, size_t offset, const UA_DataValue *results,
+                           size_t count) {
     char reason[160];
     UA_DateTime received = UA_DateTime_now();
     response_tick ref;
@@ -99,9 +100,9 @@ static void verify_results(const session_load *s, size_t offset, const UA_DataVa
         node_class node = run.ring_classes[offset + j];
         const char *name = run.ring_names[offset + j];
         int ok = verify_value(node, name, &dv->value, reason, sizeof(reason)) &&
-                 tick_check_value(&run.ticks, s->index, offset + j, node, name, dv, &ref,
-                                  received, measured, reason, sizeof(reason));
-        if(measured)
+                 tick_check_value(&run.ticks, sl->owner->index, offset + j, node, name, dv, &ref,
+                                  sl->sent_high, received, sl->measured, reason, sizeof(reason));
+        if(sl->measured)
             recorder_verification(run.rec, ok ? NULL : reason);
     }
 }
@@ -135,9 +136,8 @@ static void on_read(UA_Client *client, void *userdata, UA_UInt32 request_id,
     if(sl->measured)
         recorder_operation(run.rec, now - sl->origin, error == NULL, run.npr, error);
     if(run.config->verify)
-        verify_results(sl->owner, ring_offset(sl->k), response->results,
-                       response->resultsSize < run.npr ? response->resultsSize : run.npr,
-                       sl->measured);
+        verify_results(sl, ring_offset(sl->k), response->results,
+                       response->resultsSize < run.npr ? response->resultsSize : run.npr);
     release(sl);
     pump(sl->owner, now);
 }
@@ -188,6 +188,8 @@ static int send_next(session_load *s, int64_t origin) {
     sl->origin = origin;
     sl->measured = is_measured(origin);
     sl->busy = 1;
+    /* R2: before the send, so no response processed after it can count as received before */
+    sl->sent_high = tick_check_sent(&run.ticks, s->index);
     /* SPEC §6 send_lag_ns: the instant the request is handed to the SDK's send call. */
     int64_t sent_at = run.config->open_loop ? mono_ns() : 0;
     UA_StatusCode rv = run.config->workload == WORKLOAD_READ ? send_read(s, sl)

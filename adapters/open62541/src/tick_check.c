@@ -54,6 +54,13 @@ void tick_check_init(tick_check *c, const node_class *classes, size_t positions,
     c->last_time = calloc(cells ? cells : 1, sizeof(UA_DateTime));
     c->seen = calloc(cells ? cells : 1, 1);
     c->advanced = calloc(c->nodes ? c->nodes : 1, sizeof(uint64_t));
+    c->high = malloc((size_t)(sessions > 0 ? sessions : 1) * sizeof(uint32_t));
+    for(int s = 0; s < sessions; s++)
+        c->high[s] = TICK_NONE;
+}
+
+uint32_t tick_check_sent(const tick_check *c, int session) {
+    return c->high[session];
 }
 
 void tick_check_free(tick_check *c) {
@@ -62,6 +69,7 @@ void tick_check_free(tick_check *c) {
     free(c->last_time);
     free(c->seen);
     free(c->advanced);
+    free(c->high);
 }
 
 void response_tick_find(response_tick *ref, const node_class *classes, const UA_DataValue *values,
@@ -78,33 +86,33 @@ void response_tick_find(response_tick *ref, const node_class *classes, const UA_
     }
 }
 
-/* R2: how far `tick` lies behind `last` (0 if it is not behind), and the forward step
- * from `last` to it (0 if it is not ahead). A Signal's tick wraps at 16384: a step back of
- * half the range or more is a forward step across the wrap. */
-static void compare(node_class node, uint32_t last, uint32_t tick, uint32_t *back,
-                    uint32_t *forward) {
-    *back = *forward = 0;
-    if(node.kind == NODE_TICK) {
-        if(tick < last)
-            *back = last - tick;
-        else
-            *forward = tick - last;
-        return;
-    }
-    uint32_t behind = (last - tick) % TICK_MODULUS;
-    if(behind < HALF_TICKS)
-        *back = behind;
-    else
-        *forward = TICK_MODULUS - behind;
+/* R3 and R4: the forward step from `last` to `tick` (0 if it is not ahead). A Signal's tick
+ * wraps at 16384: a step back of half the range or more is a forward step across the wrap. */
+static uint32_t forward_step(node_class node, uint32_t last, uint32_t tick) {
+    if(node.kind == NODE_TICK)
+        return tick > last ? tick - last : 0;
+    uint32_t ahead = (tick - last) % TICK_MODULUS;
+    return ahead < HALF_TICKS ? ahead : 0;
+}
+
+/* R2: the session's high-water tick moves on to `tick` (mod 16384) when it is a forward
+ * step from it, whatever order the responses are processed in. */
+static void raise_high(uint32_t *high, uint32_t tick) {
+    uint32_t ahead = *high == TICK_NONE ? 1 : (tick - *high) % TICK_MODULUS;
+    if(ahead >= 1 && ahead < HALF_TICKS)
+        *high = tick;
 }
 
 bool tick_check_value(tick_check *c, int session, size_t position, node_class node,
                       const char *name, const UA_DataValue *value, const response_tick *ref,
-                      UA_DateTime received, bool measured, char *reason, size_t reason_size) {
+                      uint32_t sent, UA_DateTime received, bool measured, char *reason,
+                      size_t reason_size) {
     int32_t id = c->node_of[position % c->positions];
     if(id < 0)
         return true;
     uint32_t tick = value_tick(node, &value->value);
+    uint32_t wrapped = tick % TICK_MODULUS;
+    raise_high(&c->high[session], wrapped);
     if(!value->hasSourceTimestamp) {
         snprintf(reason, reason_size, "%s: no SourceTimestamp", name);
         return false;
@@ -121,22 +129,31 @@ bool tick_check_value(tick_check *c, int session, size_t position, node_class no
             return false;
         }
     }
+    /* R2: not older than what had arrived before the request was sent; arrival order says
+     * nothing, as a server may answer concurrent requests in any order. Behind by one is
+     * allowed: a server's update is not atomic across nodes. */
+    if(sent != TICK_NONE) {
+        uint32_t back = (sent - wrapped) % TICK_MODULUS;
+        if(back >= 2 && back < HALF_TICKS) {
+            snprintf(reason, reason_size,
+                     "%s: tick %u, but tick %u had arrived before this request was sent", name,
+                     wrapped, sent);
+            return false;
+        }
+    }
     size_t cell = (size_t)session * c->nodes + (size_t)id;
     if(!c->seen[cell]) {
         c->seen[cell] = 1;
         c->last[cell] = tick;
         c->last_time[cell] = stamp;
     } else {
-        uint32_t last = c->last[cell], back, forward;
-        compare(node, last, tick, &back, &forward);
-        /* R2: concurrent requests of a session may be answered out of order: one back. */
-        if(back > 1) {
-            snprintf(reason, reason_size, "%s: tick went back from %u to %u", name, last, tick);
-            return false;
-        }
+        uint32_t last = c->last[cell];
+        uint32_t forward = forward_step(node, last, tick);
+        /* R3 and R4 against the highest tick seen of the node: a tick behind it (answered out
+         * of order) neither counts nor lowers it. */
         if(forward > 0) {
             UA_DateTime last_time = c->last_time[cell];
-            c->last[cell] = tick;  /* the highest seen: repeated steps back are still found */
+            c->last[cell] = tick;
             c->last_time[cell] = stamp;
             if(measured)
                 c->advanced[id] += forward;

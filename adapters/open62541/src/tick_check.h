@@ -1,7 +1,9 @@
 /* The tick rules of SPEC §3 "Read verification" (R1–R4): what a verified Tick or Signal_i
  * value must agree with, beyond its own encoding (verify.c): the Tick of the same response,
- * the values the same session saw before, and its SourceTimestamp. State is per session and
- * distinct node, allocated once at tick_check_init: judging a value allocates nothing. */
+ * what the same session had received before the request was sent, the values it saw of the
+ * node, and its SourceTimestamp. State is per session and distinct node, allocated once at
+ * tick_check_init (the request's high-water tick lives in its in-flight slot): judging a
+ * value allocates nothing. */
 #ifndef UABENCH_TICK_CHECK_H
 #define UABENCH_TICK_CHECK_H
 
@@ -20,8 +22,12 @@ typedef struct {
     uint32_t *last;          /* [session * nodes + node]: the highest tick seen (R2, R3) */
     UA_DateTime *last_time;  /* its SourceTimestamp (R4) */
     uint8_t *seen;
+    uint32_t *high;          /* [session]: high-water tick mod 16384, TICK_NONE before any (R2) */
     uint64_t *advanced;      /* [node]: forward steps in the measured phase, all sessions (R3) */
 } tick_check;
+
+/* No tick received yet: the high-water tick of a session before its first Tick or Signal. */
+#define TICK_NONE UINT32_MAX
 
 /* `classes[p]` is the node at config position p. */
 void tick_check_init(tick_check *c, const node_class *classes, size_t positions, int sessions);
@@ -35,13 +41,19 @@ typedef struct {
 void response_tick_find(response_tick *ref, const node_class *classes, const UA_DataValue *values,
                         size_t count);
 
-/* Judges a value that passed verify_value, at config position `position`, received on the
- * wall clock at `received`; forward steps count towards ticks_advanced when `measured`. True
- * if it keeps R1–R4 (always for a node that is neither Tick nor a Signal), else false with
- * the first broken rule in `reason`. */
+/* R2: the session's high-water tick now; a request keeps it from just before it is sent
+ * (earlier is sound too: the high-water tick only moves on), to judge its response. */
+uint32_t tick_check_sent(const tick_check *c, int session);
+
+/* Judges a value that passed verify_value, at config position `position`, of a response to
+ * a request sent with high-water tick `sent` (tick_check_sent), received on the wall clock at
+ * `received`; it moves the session's high-water tick on, and its forward steps count towards
+ * ticks_advanced when `measured`. True if it keeps R1–R4 (always for a node that is neither
+ * Tick nor a Signal), else false with the first broken rule in `reason`. */
 bool tick_check_value(tick_check *c, int session, size_t position, node_class node,
                       const char *name, const UA_DataValue *value, const response_tick *ref,
-                      UA_DateTime received, bool measured, char *reason, size_t reason_size);
+                      uint32_t sent, UA_DateTime received, bool measured, char *reason,
+                      size_t reason_size);
 
 /* SPEC §6 verification.ticks_advanced: the largest sum of forward steps over the nodes. */
 uint64_t tick_check_advanced(const tick_check *c);

@@ -1,5 +1,5 @@
 /* The tick rules of SPEC §3 "Read verification" (R1–R4) on sequences of values worked out by
- * hand: each rule passes what it allows and fails, with its example, what it forbids.
+ * hand (R2: responses to requests sent before or after others arrived): each rule passes what it allows and fails, with its example, what it forbids.
  * Prints one line per failed case and "N passed, N failed"; exits 1 if any failed. */
 #include "tick_check.h"
 
@@ -34,14 +34,16 @@ static UA_DataValue signal_value_at(float *value, uint32_t tick, UA_DateTime sta
     return value_of(value, UA_TYPES_FLOAT, stamp);
 }
 
-/* Judges one value of session 0 (no Tick in its response unless `ref_tick` >= 0) and checks
- * the verdict: `expected` NULL = passes, else the reason it must give. */
-static void judge(tick_check *c, const char *label, size_t position, const UA_DataValue *dv,
-                  long long ref_tick, UA_DateTime received, const char *expected) {
+/* Judges one value of session 0 in a response to a request sent with high-water tick `sent`
+ * (no Tick in its response unless `ref_tick` >= 0) and checks the verdict: `expected` NULL =
+ * passes, else the reason it must give. */
+static void judge_sent(tick_check *c, const char *label, size_t position, const UA_DataValue *dv,
+                       long long ref_tick, uint32_t sent, UA_DateTime received,
+                       const char *expected) {
     response_tick ref = {ref_tick >= 0, (uint32_t)ref_tick};
     char reason[160] = "";
     bool ok = tick_check_value(c, 0, position, classes[position], names[position], dv, &ref,
-                               received, true, reason, sizeof(reason));
+                               sent, received, true, reason, sizeof(reason));
     bool right = expected ? !ok && strcmp(reason, expected) == 0 : ok;
     if(right) {
         passed++;
@@ -50,6 +52,21 @@ static void judge(tick_check *c, const char *label, size_t position, const UA_Da
     failed++;
     printf("FAIL %s: %s (expected %s)\n", label, ok ? "passed" : reason,
            expected ? expected : "to pass");
+}
+
+/* A value of a response to a request sent now: what session 0 had received so far. */
+static void judge(tick_check *c, const char *label, size_t position, const UA_DataValue *dv,
+                  long long ref_tick, UA_DateTime received, const char *expected) {
+    judge_sent(c, label, position, dv, ref_tick, tick_check_sent(c, 0), received, expected);
+}
+
+static void expect_high(const tick_check *c, const char *label, uint32_t expected) {
+    if(tick_check_sent(c, 0) == expected) {
+        passed++;
+        return;
+    }
+    failed++;
+    printf("FAIL %s: high-water tick %u, expected %u\n", label, tick_check_sent(c, 0), expected);
 }
 
 static void fresh(tick_check *c) {
@@ -82,18 +99,57 @@ int main(void) {
     judge(&c, "R1 across the wrap", SIGNAL3_POS, &dv, 16384, now, NULL);
     tick_check_free(&c);
 
-    /* R2 and R3: back by one is allowed, two is not; forward steps count, a wrap is forward */
+    /* R2: a healthy server answering concurrent requests out of order passes: both were
+     * sent before anything arrived, so the later answer may be older by any amount */
     fresh(&c);
-    dv = signal_value_at(&f, 40, T0);
-    judge(&c, "R2 first", SIGNAL3_POS, &dv, -1, now, NULL);
+    uint32_t before_both = tick_check_sent(&c, 0);
+    dv = signal_value_at(&f, 40, T0 + 1);
+    judge_sent(&c, "R2 the later request answered first", SIGNAL3_POS, &dv, -1, before_both,
+               now, NULL);
+    dv = signal_value_at(&f, 37, T0);
+    judge_sent(&c, "R2 the earlier request answered last", SIGNAL3_POS, &dv, -1, before_both,
+               now, NULL);
+    expect_high(&c, "R2 an older answer does not lower the high-water tick", 40);
+    uint32_t after_37 = tick_check_sent(&c, 0);
     dv = signal_value_at(&f, 39, T0);
-    judge(&c, "R2 back 1", SIGNAL3_POS, &dv, -1, now, NULL);
+    judge(&c, "R2 back 1 from what arrived before the send", SIGNAL3_POS, &dv, -1, now, NULL);
     dv = signal_value_at(&f, 38, T0);
-    judge(&c, "R2 back 2 from the highest", SIGNAL3_POS, &dv, -1, now,
-          "Signal_3: tick went back from 40 to 38");
-    dv = signal_value_at(&f, 16380, T0);  /* behind by 44 */
-    judge(&c, "R2 back 44", SIGNAL3_POS, &dv, -1, now, "Signal_3: tick went back from 40 to 16380");
+    judge(&c, "R2 back 2 from what arrived before the send", SIGNAL3_POS, &dv, -1, now,
+          "Signal_3: tick 38, but tick 40 had arrived before this request was sent");
+    dv = signal_value_at(&f, 16380, T0); /* behind by 44 */
+    judge_sent(&c, "R2 back 44", SIGNAL3_POS, &dv, -1, after_37, now,
+               "Signal_3: tick 16380, but tick 40 had arrived before this request was sent");
+    dv = signal_value_at(&f, 41, T0 + 2);
+    judge(&c, "R2 forward", SIGNAL3_POS, &dv, -1, now, NULL);
     tick_check_free(&c);
+    /* the high-water tick is the session's, over Tick and every Signal, and wraps */
+    fresh(&c);
+    t = 16384 + 41;
+    dv = tick_value(&t, T0);
+    judge(&c, "R2 Tick first", TICK_POS, &dv, -1, now, NULL);
+    expect_high(&c, "R2 Tick mod 16384", 41);
+    dv = signal_value_at(&f, 40, T0);
+    judge(&c, "R2 a Signal one behind Tick", SIGNAL3_POS, &dv, -1, now, NULL);
+    dv = signal_value_at(&f, 39, T0);
+    judge(&c, "R2 a Signal two behind Tick", SIGNAL3_POS, &dv, -1, now,
+          "Signal_3: tick 39, but tick 41 had arrived before this request was sent");
+    t = 16384 + 39;
+    dv = tick_value(&t, T0);
+    judge(&c, "R2 Tick back 2", TICK_POS, &dv, -1, now,
+          "Tick: tick 39, but tick 41 had arrived before this request was sent");
+    tick_check_free(&c);
+    fresh(&c);
+    dv = signal_value_at(&f, 16383, T0);
+    judge(&c, "R2 before the wrap", SIGNAL3_POS, &dv, -1, now, NULL);
+    dv = signal_value_at(&f, 2, T0 + 1);
+    judge(&c, "R2 across the wrap", SIGNAL3_POS, &dv, -1, now, NULL);
+    expect_high(&c, "R2 the high-water tick wraps", 2);
+    dv = signal_value_at(&f, 16382, T0);
+    judge(&c, "R2 back 4 across the wrap", SIGNAL3_POS, &dv, -1, now,
+          "Signal_3: tick 16382, but tick 2 had arrived before this request was sent");
+    tick_check_free(&c);
+
+    /* R3: forward steps count, a wrap is forward */
     fresh(&c);
     dv = signal_value_at(&f, 16380, T0);
     judge(&c, "R3 before the wrap", SIGNAL3_POS, &dv, -1, now, NULL);
@@ -107,16 +163,6 @@ int main(void) {
                (unsigned long long)tick_check_advanced(&c));
     }
     tick_check_free(&c);
-    fresh(&c);
-    t = 41;
-    dv = tick_value(&t, T0);
-    judge(&c, "R2 Tick first", TICK_POS, &dv, -1, now, NULL);
-    t = 40;
-    judge(&c, "R2 Tick back 1", TICK_POS, &dv, -1, now, NULL);
-    t = 39;
-    judge(&c, "R2 Tick back 2", TICK_POS, &dv, -1, now, "Tick: tick went back from 41 to 39");
-    tick_check_free(&c);
-
     /* R4: a SourceTimestamp, not ahead by more than 1 s, not earlier for a later tick */
     fresh(&c);
     t = 40;

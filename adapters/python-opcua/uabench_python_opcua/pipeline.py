@@ -22,7 +22,7 @@ import time
 from opcua import ua
 from opcua.ua.ua_binary import nodeid_from_binary, struct_from_binary
 import uabench_contract as contract
-from uabench_contract.read_verification import ReadVerifier
+from uabench_contract.read_verification import NONE_YET, ReadVerifier
 
 from .session import Session, read_parameters, write_parameters
 
@@ -61,7 +61,7 @@ class Tally:
 
 
 class Operation:
-    __slots__ = ("number", "names", "scheduled", "measured", "finished")
+    __slots__ = ("number", "names", "scheduled", "measured", "finished", "sent_high")
 
     def __init__(
         self, number: int, names: list[str], scheduled: int, measured: bool
@@ -73,6 +73,7 @@ class Operation:
             measured,
         )
         self.finished = False
+        self.sent_high = NONE_YET  # R2: the session's high-water tick before the send
 
 
 class RequestPipeline:
@@ -168,6 +169,7 @@ class RequestPipeline:
         )
         with self.tally.lock:
             self.outstanding[number] = operation
+            operation.sent_high = self.tally.verifier.high_water(self.session.index)
         try:
             request = self._request(number, names)
             sent = time.perf_counter_ns()
@@ -269,13 +271,14 @@ class RequestPipeline:
                 recorder.operation(done - operation.scheduled, ok, values, error)
             if ok and tally.verify and self.workload == "read":
                 # R1–R5 (SPEC §3). Warm-up verifies too (the same work as the measured
-                # phase), unrecorded. The receive thread completes in arrival order.
+                # phase), unrecorded. R2 against what had arrived before the send.
                 tally.verifier.response(
                     self.session.index,
                     operation.names,
                     results,
                     self.phases.wall(done) / 1e9,
                     operation.measured,
+                    sent_high=operation.sent_high,
                 )
             if not self.outstanding:
                 self.all_done.notify_all()

@@ -4,8 +4,9 @@ Python clients (asyncua and python-opcua).
 Both libraries decode a read result into a DataValue with `.Value` (a Variant: `.Value`,
 `.VariantType`, `.is_array`) and `.SourceTimestamp` (a datetime: naive UTC in python-opcua,
 aware in asyncua); that is all this module reads, so one implementation serves both.
-The state is small and allocated once: per session and per moving node (Tick, Signal_i) the
-last tick seen and its SourceTimestamp, and per node the forward steps summed over sessions.
+The state is small and allocated once: per session the high-water tick (R2), per session
+and per moving node (Tick, Signal_i) the highest tick seen and its SourceTimestamp (R3, R4),
+and per node the forward steps summed over sessions.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ FUTURE_TOLERANCE_S = (
 )
 _HALF = (
     TICK_MODULUS // 2
-)  # R2: a Signal step back of half the modulus or more is a wrap
+)  # a step back of half the modulus or more is a step forward across the wrap
+NONE_YET = -1  # R2: the high-water tick of a session before its first Tick or Signal
 _UNIX_EPOCH = datetime(1970, 1, 1)
 _NULL_DATETIME_S = (datetime(1601, 1, 1) - _UNIX_EPOCH).total_seconds()
 
@@ -99,13 +101,15 @@ def moving(node: str) -> bool:
 
 class ReadVerifier:
     """Judges every value of the read workload's responses, warm-up included, and records
-    the measured ones. Responses of one session must be given in the order they arrived."""
+    the measured ones. Each request keeps `high_water(session)` from before it is sent and
+    gives it back with its response (R2), which may then come in any order."""
 
     def __init__(self, nodes: Sequence[str], sessions: int, recorder: Recording):
         names = sorted({n for n in nodes if moving(n)})
         slots = {name: i for i, name in enumerate(names)}
         # per node: its wire type (R5) and its slot in the tick state (None: not moving)
         self._node = {n: (wire_type(n), slots.get(n)) for n in nodes}
+        self._high = [NONE_YET] * sessions  # R2: the highest tick received, mod 16384
         self._last = [[-1] * len(names) for _ in range(sessions)]  # tick, -1: none yet
         self._stamp = [[0.0] * len(names) for _ in range(sessions)]
         self._advanced = [0] * len(names)
@@ -116,6 +120,12 @@ class ReadVerifier:
         """R3: the largest sum over nodes of the forward steps seen in the measured phase."""
         return max(self._advanced, default=0)
 
+    def high_water(self, session: int) -> int:
+        """R2: the highest tick the session has received so far (mod 16384, NONE_YET before
+        any); a request keeps it from just before it is sent (earlier is sound too: it only
+        moves on), and its response is judged against it."""
+        return self._high[session]
+
     def response(
         self,
         session: int,
@@ -123,13 +133,18 @@ class ReadVerifier:
         data_values: Sequence[Any],
         received_s: float,
         measured: bool,
+        *,
+        sent_high: int,
     ) -> None:
         """One all-Good Read response: `names[i]` was read into `data_values[i]`, received at
-        `received_s` (seconds since 1970, the client's clock)."""
+        `received_s` (seconds since 1970, the client's clock), for a request sent when the
+        session's high-water tick was `sent_high`."""
         tick = _response_tick(names, data_values)
         record = self._recorder.verification
         for name, data_value in zip(names, data_values):
-            failure = self.value(session, name, data_value, tick, received_s, measured)
+            failure = self.value(
+                session, name, data_value, tick, sent_high, received_s, measured
+            )
             if measured:
                 record(failure)
 
@@ -139,6 +154,7 @@ class ReadVerifier:
         name: str,
         data_value: Any,
         tick: int | None,
+        sent_high: int,
         received_s: float,
         measured: bool,
     ) -> str | None:
@@ -152,19 +168,32 @@ class ReadVerifier:
         failure = verify_value(name, variant.Value)
         if failure or slot is None:
             return failure
+        new = variant.Value if name == "Tick" else int(variant.Value) % TICK_MODULUS
+        wrapped = new % TICK_MODULUS
+        high = self._high[session]
+        if high == NONE_YET or 0 < (wrapped - high) % TICK_MODULUS < _HALF:
+            self._high[session] = wrapped
         stamp = seconds(data_value.SourceTimestamp)
         if stamp is None:
             return f"{name}: no SourceTimestamp"
-        if name == "Tick":
-            new = variant.Value
-        else:
-            new = int(variant.Value) % TICK_MODULUS
-            # R1: within one update either way (the server may read either value first)
-            if tick is not None and 1 < (new - tick) % TICK_MODULUS < TICK_MODULUS - 1:
-                return (
-                    f"{name}: tick {new}, but Tick {tick % TICK_MODULUS} "
-                    f"(mod {TICK_MODULUS}) in the same response"
-                )
+        # R1: within one update either way (the server may read either value first)
+        if (
+            name != "Tick"
+            and tick is not None
+            and 1 < (new - tick) % TICK_MODULUS < TICK_MODULUS - 1
+        ):
+            return (
+                f"{name}: tick {new}, but Tick {tick % TICK_MODULUS} "
+                f"(mod {TICK_MODULUS}) in the same response"
+            )
+        # R2: not older than what had arrived before the request was sent (a server may
+        # answer concurrent requests in any order); one behind is fine, as a server's
+        # update is not atomic across nodes
+        if sent_high != NONE_YET and 2 <= (sent_high - wrapped) % TICK_MODULUS < _HALF:
+            return (
+                f"{name}: tick {wrapped}, but tick {sent_high} had arrived before "
+                "this request was sent"
+            )
         failure = self._step(session, slot, name, new, stamp, measured)
         if failure is None and stamp > received_s + FUTURE_TOLERANCE_S:
             failure = (
@@ -181,23 +210,20 @@ class ReadVerifier:
         stamp: float,
         measured: bool,
     ) -> str | None:
-        """R2, R3 and R4's order: the tick against the highest one this session has seen
-        of the node (a step back of one is allowed and does not lower it; neither does a
-        failure, so repeated steps back are all found). The checks and their order are
-        those of the open62541 client (tick_check.c), so both count a fault alike."""
+        """R3 and R4 against the highest tick this session has seen of the node: a tick
+        behind it (answered out of order) neither counts nor lowers it. The checks and
+        their order are those of the open62541 client (tick_check.c), so both count a fault
+        alike."""
         last_ticks, last_stamps = self._last[session], self._stamp[session]
         last = last_ticks[slot]
         if last < 0:
             last_ticks[slot], last_stamps[slot] = new, stamp
             return None
         if name == "Tick":
-            forward, back = max(0, new - last), max(0, last - new)
+            forward = max(0, new - last)
         else:
             forward = (new - last) % TICK_MODULUS
-            back = 0 if forward < _HALF else TICK_MODULUS - forward
             forward = forward if forward < _HALF else 0
-        if back > 1:
-            return f"{name}: tick went back from {last} to {new}"
         if forward == 0:
             return None
         last_stamp = last_stamps[slot]
