@@ -35,6 +35,11 @@ class Record:
             self.failures.append(failure)
 
 
+def _verifier(sessions: int = 1) -> tuple[Record, ReadVerifier]:
+    record = Record()
+    return record, ReadVerifier(NODES, sessions, record)
+
+
 def _value(ua, name: str, tick: int, stamp, variant_type=None):
     if name == "Tick":
         variant = ua.Variant(tick, variant_type or ua.VariantType.UInt32)
@@ -72,8 +77,7 @@ def _respond(verifier, ua, stamp, ticks, session=0, measured=True, at=0.0, sent=
 
 @pytest.mark.parametrize("ua, stamp", _libraries())
 def test_consistent_advancing_values_pass_and_count_the_measured_steps(ua, stamp):
-    record = Record()
-    verifier = ReadVerifier(NODES, 2, record)
+    record, verifier = _verifier(2)
     for t in range(5, 8):  # warm-up: judged, not recorded, steps not counted
         _respond(verifier, ua, stamp, {"Tick": t, "Signal_0": t}, measured=False)
     for t in range(8, 20):
@@ -88,8 +92,7 @@ def test_consistent_advancing_values_pass_and_count_the_measured_steps(ua, stamp
 
 @pytest.mark.parametrize("ua, stamp", _libraries())
 def test_frozen_values_do_not_advance(ua, stamp):
-    record = Record()
-    verifier = ReadVerifier(NODES, 1, record)
+    record, verifier = _verifier()
     for _ in range(20):
         _respond(verifier, ua, stamp, {"Tick": 4, "Signal_0": 4})
     assert record.failures == [] and verifier.ticks_advanced == 0
@@ -97,8 +100,7 @@ def test_frozen_values_do_not_advance(ua, stamp):
 
 @pytest.mark.parametrize("ua, stamp", _libraries())
 def test_r1_a_signal_off_the_tick_of_its_response_fails(ua, stamp):
-    record = Record()
-    verifier = ReadVerifier(NODES, 1, record)
+    record, verifier = _verifier()
     _respond(verifier, ua, stamp, {"Tick": 25, "Signal_3": 17})
     _respond(verifier, ua, stamp, {"Tick": 25, "Signal_0": 27})
     assert record.failures == [
@@ -109,8 +111,7 @@ def test_r1_a_signal_off_the_tick_of_its_response_fails(ua, stamp):
 
 @pytest.mark.parametrize("ua, stamp", _libraries())
 def test_r1_compares_ticks_modulo_16384(ua, stamp):
-    record = Record()
-    verifier = ReadVerifier(NODES, 1, record)
+    record, verifier = _verifier()
     _respond(verifier, ua, stamp, {"Tick": 16384 * 3, "Signal_0": 16383})
     # one update ahead too: the server read Tick, then updated, then the Signal
     _respond(verifier, ua, stamp, {"Tick": 16384 * 3 + 16383, "Signal_0": 0})
@@ -121,8 +122,7 @@ def test_r1_compares_ticks_modulo_16384(ua, stamp):
 def test_r2_a_healthy_server_answering_concurrent_requests_out_of_order_passes(ua, stamp):
     """Milo at in_flight 1000: the request sent first may be answered last, with older
     values than those that arrived meanwhile; nothing had arrived before it was sent."""
-    record = Record()
-    verifier = ReadVerifier(NODES, 1, record)
+    record, verifier = _verifier()
     _respond(verifier, ua, stamp, {"Tick": 230, "Signal_0": 230})
     sent_early = verifier.high_water(0)
     _respond(verifier, ua, stamp, {"Tick": 231, "Signal_0": 231}, at=0.2)
@@ -134,8 +134,7 @@ def test_r2_a_healthy_server_answering_concurrent_requests_out_of_order_passes(u
 
 @pytest.mark.parametrize("ua, stamp", _libraries())
 def test_r2_older_than_what_arrived_before_the_send_fails_each_time(ua, stamp):
-    record = Record()
-    verifier = ReadVerifier(NODES, 1, record)
+    record, verifier = _verifier()
     for t in (40, 39, 37, 38, 41):  # sent one after another: 40 arrived before 39, 37, 38
         _respond(verifier, ua, stamp, {"Signal_3": t})
     _respond(verifier, ua, stamp, {"Signal_3": 16380}, sent=40)  # 44 behind, across 0
@@ -149,8 +148,7 @@ def test_r2_older_than_what_arrived_before_the_send_fails_each_time(ua, stamp):
 
 @pytest.mark.parametrize("ua, stamp", _libraries())
 def test_r2_the_high_water_tick_is_the_sessions_over_tick_and_signals_mod_16384(ua, stamp):
-    record = Record()
-    verifier = ReadVerifier(NODES, 2, record)
+    record, verifier = _verifier(2)
     _respond(verifier, ua, stamp, {"Tick": 16384 * 2 + 41})
     assert verifier.high_water(0) == 41 and verifier.high_water(1) == -1
     _respond(verifier, ua, stamp, {"Signal_0": 40})  # one behind: an update is not atomic
@@ -165,8 +163,7 @@ def test_r2_the_high_water_tick_is_the_sessions_over_tick_and_signals_mod_16384(
 
 @pytest.mark.parametrize("ua, stamp", _libraries())
 def test_r2_a_wrap_is_a_forward_step(ua, stamp):
-    record = Record()
-    verifier = ReadVerifier(NODES, 1, record)
+    record, verifier = _verifier()
     for t in (16382, 16383, 0, 1):
         _respond(verifier, ua, stamp, {"Signal_0": t})
     assert verifier.high_water(0) == 1
@@ -177,8 +174,7 @@ def test_r2_a_wrap_is_a_forward_step(ua, stamp):
 
 @pytest.mark.parametrize("ua, stamp", _libraries())
 def test_r4_source_timestamps_present_not_in_the_future_and_in_tick_order(ua, stamp):
-    record = Record()
-    verifier = ReadVerifier(NODES, 1, record)
+    record, verifier = _verifier()
     _respond(verifier, ua, lambda s: None, {"Tick": 1})
     _respond(verifier, ua, lambda s: datetime(1601, 1, 1), {"Tick": 1})  # null
     _respond(verifier, ua, lambda s: stamp(s + 0.9), {"Tick": 1})  # within 1 s

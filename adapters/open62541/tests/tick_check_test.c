@@ -60,6 +60,14 @@ static void judge(tick_check *c, const char *label, size_t position, const UA_Da
     judge_sent(c, label, position, dv, ref_tick, tick_check_sent(c, 0), received, expected);
 }
 
+/* The same for Signal_3 at `tick`, with SourceTimestamp `stamp`, alone in its response. */
+static void judge_signal(tick_check *c, const char *label, uint32_t tick, UA_DateTime stamp,
+                         UA_DateTime received, const char *expected) {
+    float f;
+    UA_DataValue dv = signal_value_at(&f, tick, stamp);
+    judge(c, label, SIGNAL3_POS, &dv, -1, received, expected);
+}
+
 static void expect_high(const tick_check *c, const char *label, uint32_t expected) {
     if(tick_check_sent(c, 0) == expected) {
         passed++;
@@ -111,16 +119,13 @@ int main(void) {
                now, NULL);
     expect_high(&c, "R2 an older answer does not lower the high-water tick", 40);
     uint32_t after_37 = tick_check_sent(&c, 0);
-    dv = signal_value_at(&f, 39, T0);
-    judge(&c, "R2 back 1 from what arrived before the send", SIGNAL3_POS, &dv, -1, now, NULL);
-    dv = signal_value_at(&f, 38, T0);
-    judge(&c, "R2 back 2 from what arrived before the send", SIGNAL3_POS, &dv, -1, now,
+    judge_signal(&c, "R2 back 1 from what arrived before the send", 39, T0, now, NULL);
+    judge_signal(&c, "R2 back 2 from what arrived before the send", 38, T0, now,
           "Signal_3: tick 38, but tick 40 had arrived before this request was sent");
     dv = signal_value_at(&f, 16380, T0); /* behind by 44 */
     judge_sent(&c, "R2 back 44", SIGNAL3_POS, &dv, -1, after_37, now,
                "Signal_3: tick 16380, but tick 40 had arrived before this request was sent");
-    dv = signal_value_at(&f, 41, T0 + 2);
-    judge(&c, "R2 forward", SIGNAL3_POS, &dv, -1, now, NULL);
+    judge_signal(&c, "R2 forward", 41, T0 + 2, now, NULL);
     tick_check_free(&c);
     /* the high-water tick is the session's, over Tick and every Signal, and wraps */
     fresh(&c);
@@ -128,10 +133,8 @@ int main(void) {
     dv = tick_value(&t, T0);
     judge(&c, "R2 Tick first", TICK_POS, &dv, -1, now, NULL);
     expect_high(&c, "R2 Tick mod 16384", 41);
-    dv = signal_value_at(&f, 40, T0);
-    judge(&c, "R2 a Signal one behind Tick", SIGNAL3_POS, &dv, -1, now, NULL);
-    dv = signal_value_at(&f, 39, T0);
-    judge(&c, "R2 a Signal two behind Tick", SIGNAL3_POS, &dv, -1, now,
+    judge_signal(&c, "R2 a Signal one behind Tick", 40, T0, now, NULL);
+    judge_signal(&c, "R2 a Signal two behind Tick", 39, T0, now,
           "Signal_3: tick 39, but tick 41 had arrived before this request was sent");
     t = 16384 + 39;
     dv = tick_value(&t, T0);
@@ -139,22 +142,17 @@ int main(void) {
           "Tick: tick 39, but tick 41 had arrived before this request was sent");
     tick_check_free(&c);
     fresh(&c);
-    dv = signal_value_at(&f, 16383, T0);
-    judge(&c, "R2 before the wrap", SIGNAL3_POS, &dv, -1, now, NULL);
-    dv = signal_value_at(&f, 2, T0 + 1);
-    judge(&c, "R2 across the wrap", SIGNAL3_POS, &dv, -1, now, NULL);
+    judge_signal(&c, "R2 before the wrap", 16383, T0, now, NULL);
+    judge_signal(&c, "R2 across the wrap", 2, T0 + 1, now, NULL);
     expect_high(&c, "R2 the high-water tick wraps", 2);
-    dv = signal_value_at(&f, 16382, T0);
-    judge(&c, "R2 back 4 across the wrap", SIGNAL3_POS, &dv, -1, now,
+    judge_signal(&c, "R2 back 4 across the wrap", 16382, T0, now,
           "Signal_3: tick 16382, but tick 2 had arrived before this request was sent");
     tick_check_free(&c);
 
     /* R3: forward steps count, a wrap is forward */
     fresh(&c);
-    dv = signal_value_at(&f, 16380, T0);
-    judge(&c, "R3 before the wrap", SIGNAL3_POS, &dv, -1, now, NULL);
-    dv = signal_value_at(&f, 3, T0 + 1);
-    judge(&c, "R3 across the wrap", SIGNAL3_POS, &dv, -1, now, NULL);
+    judge_signal(&c, "R3 before the wrap", 16380, T0, now, NULL);
+    judge_signal(&c, "R3 across the wrap", 3, T0 + 1, now, NULL);
     if(tick_check_advanced(&c) == 7)
         passed++;
     else {
