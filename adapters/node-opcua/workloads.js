@@ -103,8 +103,6 @@ export async function verifyWrites(uaSession, config, recorder) {
   }
   for (let from = 0; from < nodes.length; from += chunk) {
     const positions = [...Array(Math.min(chunk, nodes.length - from)).keys()].map((j) => from + j);
-    // R2: what this session had received before the request goes out (SPEC §3).
-    const sentAfter = ticks.sentAfter();
     let dataValues;
     try {
       dataValues = await uaSession.read(positions.map((i) => ({ nodeId: uaSession.nodeId(nodes[i]), attributeId: AttributeIds.Value })));
