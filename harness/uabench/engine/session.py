@@ -483,7 +483,11 @@ class Session:
         parameter: object = None,
     ) -> Outcome:
         """Stores one cell: `client` is the measured side (clients, subscribers), `server`
-        the peer (server, publisher)."""
+        the peer (server, publisher). A cell that did not pass once a stop signal arrived is
+        the one the stop cut (its processes were killed by the signal, e.g. a server still
+        starting): it is not stored, so the run keeps only what was measured before."""
+        if cleanup.received() is not None and outcome.status != "pass":
+            return outcome
         outcome.cell_id = self.add_cell(
             suite=self.suite,
             kind=kind,
