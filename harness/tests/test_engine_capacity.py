@@ -57,6 +57,17 @@ def test_a_capacity_that_misses_when_confirmed_falls_back_to_the_next_lower_rate
     assert (1000, "confirm") in found_probes and (800, "confirm") in found_probes
 
 
+def test_a_capacity_no_rate_of_which_holds_again_is_returned_unconfirmed_not_refused():
+    # every rate held once, then missed when probed again (a noisy host): not "no capacity"
+    def probe(rate: float, label: str) -> capacity.Probe:
+        ok = label == "probe" and rate <= 800
+        return capacity.Probe(ok, {"throughput": rate, "p99_ms": 1.0, "completed": 1.0}, point(rate))
+
+    found = capacity.capacity(probe, 100, 1e6, refine_steps=1, overload_factors=(1.5,))
+    assert not found.confirmed and found.rate < 800 and found.confirmed_miss is None
+    assert capacity.capacity(Server(1000), 100, 1e6, refine_steps=1, overload_factors=(1.5,)).confirmed
+
+
 def test_a_missed_rate_that_holds_when_probed_again_is_recorded_not_hidden():
     server = Server(1100, flaky=(1100,))  # 1100 misses at first, then holds
     found = capacity.capacity(server, 100, 1e6, refine_steps=3, overload_factors=(1.5,))

@@ -53,6 +53,7 @@ class CapacityResult:
     history: list[tuple[float, str, Probe]] = field(default_factory=list)  # (rate, label, probe) in order
     missed_then_held: list[float] = field(default_factory=list)  # missed rates that held when probed again
     confirmed_miss: float | None = None  # the lowest missed rate above the capacity, missed twice
+    confirmed: bool = True  # False: no rate that held held again when probed (CONFIRM_ROUNDS tried)
 
 
 class NoCapacity(Exception):
@@ -108,11 +109,11 @@ def capacity(
                 good = (middle, result.figures or {})
             else:
                 bad = middle
-    good, missed_then_held, confirmed_miss = _confirm(run, good, bad, history)
+    good, missed_then_held, confirmed_miss, confirmed = _confirm(run, good, bad, history)
     overload = {
         factor: [run(good[0] * factor, "overload") for _ in range(overload_repetitions)] for factor in overload_factors
     }
-    return CapacityResult(good[0], good[1], overload, history, missed_then_held, confirmed_miss)
+    return CapacityResult(good[0], good[1], overload, history, missed_then_held, confirmed_miss, confirmed)
 
 
 def _confirm(
@@ -120,32 +121,36 @@ def _confirm(
     good: tuple[float, dict],
     bad: float | None,
     history: list[tuple[float, str, Probe]],
-) -> tuple[tuple[float, dict], list[float], float | None]:
+) -> tuple[tuple[float, dict], list[float], float | None, bool]:
     """The bracket probed again: the capacity must hold a second time (if it misses, the next
     lower rate that held is tried, CONFIRM_ROUNDS times at most), and the lowest missed rate
     above it must miss again. Returns the confirmed capacity, the missed rates that held when
-    probed again, and the confirmed miss (None if there was none to confirm)."""
+    probed again, the confirmed miss (None if there was none to confirm), and whether the
+    capacity was confirmed at all: where every rate tried missed its second probe, the last
+    one is returned unconfirmed (a measurement too noisy to state a capacity, not a server
+    that sustains nothing)."""
     missed_then_held: list[float] = []
+    confirmed = False
     for _ in range(CONFIRM_ROUNDS):
         again = run(good[0], "confirm")
         if again.ok:
-            good = (good[0], again.figures or good[1])
+            good, confirmed = (good[0], again.figures or good[1]), True
             break
-        bad = good[0]
         lower = [(rate, found) for rate, _, found in history if found.ok and rate < good[0]]
         if not lower:
-            raise NoCapacity(good[0])
+            break
+        bad = good[0]
         rate, found = max(lower, key=lambda held: held[0])
         good = (rate, found.figures or {})
-    else:
-        raise NoCapacity(good[0])
+    if not confirmed:
+        return good, missed_then_held, None, False
     confirmed_miss = None
     if bad is not None:
         if run(bad, "confirm").ok:
             missed_then_held.append(bad)
         else:
             confirmed_miss = bad
-    return good, missed_then_held, confirmed_miss
+    return good, missed_then_held, confirmed_miss, True
 
 
 def probe_figures(outcome: Outcome, rate: float, duration_s: float) -> dict | None:

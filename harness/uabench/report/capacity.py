@@ -31,9 +31,14 @@ def capacity_section(run: dict, cells: list[dict]) -> Section | None:
     rows, notes = [], []
     for c in current:
         r = c["result"]
+        marks = [
+            "≥: the load generator fell behind its schedule" if r.get("client_bound") else "",
+            "not confirmed: it missed when probed again" if r.get("confirmed") is False else "",
+        ]
         capacity = Cell(
             r["capacity_throughput"],
-            detail="≥: the load generator fell behind its schedule" if r.get("client_bound") else None,
+            Status.MARKED if any(marks) else None,
+            detail="; ".join(m for m in marks if m) or None,
         )
         line = [
             Cell(c["server"]),

@@ -422,7 +422,8 @@ class UabenchLibrary:
             repetition=0,
             status="pass",
             reason=f"capacity {'≥ ' if client_bound else ''}{sustained['throughput']:.0f} requests/s completed "
-            f"(offered {found.rate:.0f}); beyond it: {behaviour} ({shares} of it completed)",
+            f"(offered {found.rate:.0f}{'' if found.confirmed else '; not confirmed: it missed when probed again'}); "
+            f"beyond it: {behaviour} ({shares} of it completed)",
             result={
                 "capacity_offered": found.rate,
                 "capacity_throughput": sustained["throughput"],
@@ -432,6 +433,7 @@ class UabenchLibrary:
                 "capacity_send_lag_p99_ms": sustained.get("send_lag_p99_ms"),
                 "capacity_client_hot_thread_cpu": sustained.get("client_hot_thread_cpu"),
                 "client_bound": client_bound,
+                "confirmed": found.confirmed,
                 "confirmed_miss": found.confirmed_miss,
                 "missed_then_held": found.missed_then_held,
                 "overload_factors": {f"{factor:g}": factor * found.rate for factor in found.overload},
