@@ -48,7 +48,7 @@ PUBSUB_PLAN_KEYS = {
 # until the throughput is steady; a server not steady by then is marked "never steady"), and
 # the measured seconds of one chunk. A plan's `server_warmup_s` table overrides the bound.
 SERVER_WARMUP_S = {"smoke": 3.0, "quick": 20.0, "full": 60.0}
-STEADY_CHUNK_S = {"smoke": 0.3, "quick": 1.0, "full": 2.0}
+STEADY_CHUNK_S = {"smoke": 0.3, "quick": 0.7, "full": 2.0}
 CAPACITY_KEYS = {
     "p99_ms": (0.01, 60000),
     "min_completed": (0.5, 1.0),

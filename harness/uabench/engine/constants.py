@@ -7,8 +7,8 @@ its load generator, how long a measured process may take beyond its planned time
 SUSTAINED_CYCLE_RATIO = 1.10
 # Missed updates: a subscription's tick gaps, a PubSub subscriber's lost NetworkMessages, as a
 # share of what should have arrived (received + missed). 5 %: systematic skipping (17-23 % in
-# the reference runs) never holds; one missed cycle in quick's 1.2-s repetition (8 %) misses,
-# and holds only if its re-measure is clean (median of two: 4 %); a 20-s full repetition may
+# the reference runs) never holds; one missed cycle in quick's 1-s repetition (10 %) misses,
+# and holds only if its re-measure is clean (median of two: 5 %); a 20-s full repetition may
 # miss 10 cycles.
 MAX_MISSED_SHARE = 0.05
 
