@@ -71,7 +71,14 @@ def test_a_capacity_no_rate_of_which_holds_again_is_returned_unconfirmed_not_ref
 def test_a_missed_rate_that_holds_when_probed_again_is_recorded_not_hidden():
     server = Server(1100, flaky=(1100,))  # 1100 misses at first, then holds
     found = capacity.capacity(server, 100, 1e6, refine_steps=3, overload_factors=(1.5,))
-    assert found.rate == 1000 and found.missed_then_held == [1100] and found.confirmed_miss is None
+    # the search climbed on from 1100 and found the limit there, confirmed by a miss above it
+    assert found.rate == 1100 and found.missed_then_held == [1100] and found.confirmed_miss == 1237.5
+
+
+def test_one_disturbed_probe_early_in_the_doubling_does_not_set_the_capacity():
+    server = Server(10000, flaky=(400,))  # a pause at 400/s: the real limit is 10,000/s
+    found = capacity.capacity(server, 100, 1e6, refine_steps=3, overload_factors=(1.5,))
+    assert 8000 <= found.rate <= 10000 and found.missed_then_held == [400] and found.confirmed
 
 
 def test_the_search_below_the_start_rate_halves_until_it_holds_and_is_bounded():

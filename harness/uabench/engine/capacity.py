@@ -12,8 +12,8 @@ of offered requests completed in the window.
 Non-monotonic points. One short probe can miss a rate that a later one sustains (a collection
 pause, a JIT compile, another process on the host). The bracket the search ends with is
 therefore confirmed: the capacity is a rate that held twice, and the lowest missed rate above
-it is probed again. A missed rate that holds on its second probe is recorded as such: the
-limit is then not sharp, and the report says so."""
+it is probed again. A missed rate that holds on its second probe is recorded (the report
+names it) and the search climbs on from it, so one disturbed probe does not set the capacity."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from uabench.engine.constants import (
     GENERATOR_LAG_SHARE,
     GRACEFUL_SHARE,
     MIN_CAPACITY_RATE,
+    RESUME_ROUNDS,
 )
 from uabench.results import stats
 from uabench.results.timeline import completed_in_window
@@ -77,7 +78,10 @@ def capacity(
     passed), halves it when even the start rate misses (down to `min_rate`), bisects between
     the highest sustained and the lowest missed rate `refine_steps` times, confirms the bracket
     (label "confirm"), then probes each of `overload_factors` times the capacity
-    `overload_repetitions` times (label "overload"; the search's own probes are "probe")."""
+    `overload_repetitions` times (label "overload"; the search's own probes are "probe").
+    A missed rate that holds when probed again did not end the search for good: the search
+    climbs on from it (RESUME_ROUNDS times at most), so one disturbed probe does not set the
+    capacity."""
     history: list[tuple[float, str, Probe]] = []
 
     def run(rate: float, label: str) -> Probe:
@@ -85,8 +89,35 @@ def capacity(
         history.append((rate, label, found))
         return found
 
-    good: tuple[float, dict] | None = None
-    bad, rate = None, start_rate
+    good, bad = _climb(run, start_rate, max_rate, min_rate, refine_steps)
+    missed_then_held: list[float] = []
+    for round_ in range(RESUME_ROUNDS + 1):
+        good, held_again, confirmed_miss, confirmed = _confirm(run, good, bad, history)
+        if held_again is None:
+            break
+        missed_then_held.append(held_again[0])
+        if round_ == RESUME_ROUNDS:
+            good, confirmed_miss = held_again, None  # it held twice now; no further climb
+            break
+        good, bad = _climb(run, held_again[0] * 2, max_rate, min_rate, refine_steps, held_again)
+    overload = {
+        factor: [run(good[0] * factor, "overload") for _ in range(overload_repetitions)] for factor in overload_factors
+    }
+    return CapacityResult(good[0], good[1], overload, history, missed_then_held, confirmed_miss, confirmed)
+
+
+def _climb(
+    run: Callable[[float, str], Probe],
+    rate: float,
+    max_rate: float,
+    min_rate: float,
+    refine_steps: int,
+    good: tuple[float, dict] | None = None,
+) -> tuple[tuple[float, dict], float | None]:
+    """Doubles from `rate` until a probe misses or `max_rate` is passed (halving below the
+    first rate when nothing held yet, down to `min_rate`), then bisects between the highest
+    held and the lowest missed rate `refine_steps` times: (highest held, lowest missed)."""
+    bad = None
     while rate <= max_rate:
         result = run(rate, "probe")
         if not result.ok:
@@ -109,11 +140,7 @@ def capacity(
                 good = (middle, result.figures or {})
             else:
                 bad = middle
-    good, missed_then_held, confirmed_miss, confirmed = _confirm(run, good, bad, history)
-    overload = {
-        factor: [run(good[0] * factor, "overload") for _ in range(overload_repetitions)] for factor in overload_factors
-    }
-    return CapacityResult(good[0], good[1], overload, history, missed_then_held, confirmed_miss, confirmed)
+    return good, bad
 
 
 def _confirm(
@@ -121,15 +148,14 @@ def _confirm(
     good: tuple[float, dict],
     bad: float | None,
     history: list[tuple[float, str, Probe]],
-) -> tuple[tuple[float, dict], list[float], float | None, bool]:
+) -> tuple[tuple[float, dict], tuple[float, dict] | None, float | None, bool]:
     """The bracket probed again: the capacity must hold a second time (if it misses, the next
     lower rate that held is tried, CONFIRM_ROUNDS times at most), and the lowest missed rate
-    above it must miss again. Returns the confirmed capacity, the missed rates that held when
-    probed again, the confirmed miss (None if there was none to confirm), and whether the
+    above it must miss again. Returns the capacity, the missed rate with its figures if it held
+    when probed again (else None), the confirmed miss (None if there was none), and whether the
     capacity was confirmed at all: where every rate tried missed its second probe, the last
     one is returned unconfirmed (a measurement too noisy to state a capacity, not a server
     that sustains nothing)."""
-    missed_then_held: list[float] = []
     confirmed = False
     for _ in range(CONFIRM_ROUNDS):
         again = run(good[0], "confirm")
@@ -143,14 +169,13 @@ def _confirm(
         rate, found = max(lower, key=lambda held: held[0])
         good = (rate, found.figures or {})
     if not confirmed:
-        return good, missed_then_held, None, False
-    confirmed_miss = None
-    if bad is not None:
-        if run(bad, "confirm").ok:
-            missed_then_held.append(bad)
-        else:
-            confirmed_miss = bad
-    return good, missed_then_held, confirmed_miss, True
+        return good, None, None, False
+    if bad is None:
+        return good, None, None, True
+    again = run(bad, "confirm")
+    if again.ok:
+        return good, (bad, again.figures or {}), None, True
+    return good, None, bad, True
 
 
 def probe_figures(outcome: Outcome, rate: float, duration_s: float) -> dict | None:

@@ -49,6 +49,9 @@ COLLAPSE_SHARE = 0.5
 # The capacity search probes the capacity it found again, and the next lower rate that held if
 # that one misses, this many times at most (a short probe can miss once).
 CONFIRM_ROUNDS = 2
+# A missed rate that holds when probed again: the search climbs on from it, this many times at
+# most (then that rate, held twice, is the capacity).
+RESUME_ROUNDS = 2
 
 # A capacity probe whose p99 send lag (the load generator's actual − scheduled send) exceeds this
 # share of the latency bound measured the client's lag as much as the server: it is marked, and

@@ -59,8 +59,8 @@ def capacity_section(run: dict, cells: list[dict]) -> Section | None:
         if r.get("missed_then_held"):
             held = ", ".join(f"{rate:.0f}" for rate in r["missed_then_held"])
             notes.append(
-                f"{c['server']}: {held} requests/s missed the bound, then held it when probed again — "
-                "its limit is not sharp at this probe length."
+                f"{c['server']}: {held} requests/s missed the bound, then held it when probed again (the "
+                "search climbed on from there): one probe of this length can miss by chance."
             )
     columns = [
         Column("server", kind="text"),
