@@ -166,7 +166,8 @@ def latency_section(run: dict, cells: list[dict]) -> Section | None:
     rows = []
     for (server, load), entry in merged.items():
         if not entry["histograms"]:
-            rows.append(row(server, load, entry["rate"], None, None, None, None, None, None, entry["why"]))
+            rate = float(entry["rate"]) if entry["rate"] else None
+            rows.append(row(server, load, rate, None, None, None, None, None, None, entry["why"]))
             continue
         summary = stats.latency_summary(stats.merge_histograms(entry["histograms"]))
         completed = min(entry["completed"]) if entry["completed"] else None
