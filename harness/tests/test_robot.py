@@ -260,6 +260,32 @@ def test_estimate_of_a_real_plan_covers_every_test():
     assert estimate.startup_s("milo") > estimate.startup_s("open62541")  # a JVM starts slower
 
 
+def test_each_adapter_is_asked_once_per_run(monkeypatch):
+    """The adapter check of every suite after the first finds the answers of the first
+    (engine.adapters), and the estimate counts each adapter's start-up once."""
+    from uabench.engine import adapters
+
+    calls: list[str] = []
+
+    def answer(sdk):
+        calls.append(sdk.id)
+        if sdk.id == "milo":
+            raise sdks.AdapterBroken("milo: run capabilities exited 1: broken")
+        return {"version": sdk.version, "roles": list(sdk.roles)}
+
+    monkeypatch.setattr(sdks, "capabilities", answer)
+    monkeypatch.setattr(adapters, "_answered", {})
+    chosen = ["open62541", "milo"]
+    first = adapters.problems(chosen, ("server", "client"), lambda line: None)
+    second = adapters.problems(chosen, ("server", "client"), lambda line: None)
+    assert sorted(calls) == sorted(chosen)  # asked once each, the broken one too
+    assert first == second and any("broken" in problem for problem in first)
+    asked: set[str] = set()
+    one, two = (estimate.for_plan(plans.load(name), "smoke", chosen, asked=asked) for name in ("read", "write"))
+    assert one.tests[0] == pytest.approx(estimate.CELL_OVERHEAD_S + sum(map(estimate.startup_s, chosen)))
+    assert two.tests[0] == pytest.approx(estimate.CELL_OVERHEAD_S)
+
+
 def test_clock():
     assert [estimate.clock(s) for s in (0, 59.6, 61, 3599, 3600, 7322)] == [
         "00:00",

@@ -99,11 +99,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     _seed()
     only = plan.selected(args.sdk)
     chosen = [plan.load(name) for name in (args.plans or DEFAULT_SUITES)]
-    estimates = []
+    estimates: list[estimate.Estimate] = []
+    asked: set[str] = set()  # each adapter's capabilities are asked once per run
     for one in chosen:
         one.phase(args.profile, "interop")
         plan.require_cells(one, only, args.profile)  # a plan that selects nothing is an error
-        estimates.append(estimate.for_plan(one, args.profile, only))
+        estimates.append(estimate.for_plan(one, args.profile, only, asked=asked))
         print(f"{one.path.stem}: {estimate.clock(estimates[-1].seconds)} ({len(estimates[-1].tests)} tests)")
     total = estimate.total(estimates)
     print(f"{args.profile} profile: {total.text()}", flush=True)

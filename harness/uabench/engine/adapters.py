@@ -6,6 +6,26 @@ from collections.abc import Callable
 
 from uabench import sdks
 
+# What each adapter answered to `capabilities`, by (SDK, launcher): asked once per process, i.e.
+# once per `uabench run` however many suites it runs. Starting a JVM or Node.js for it costs
+# seconds per suite (7 suites in make bench), and an adapter cannot change under a running
+# benchmark. A broken adapter's error is kept as well: it stays broken for the run.
+_answered: dict[tuple[str, str], dict | sdks.AdapterBroken] = {}
+
+
+def capabilities(sdk: sdks.Sdk) -> dict:
+    """`sdk`'s capabilities, asked at most once per process; raises sdks.AdapterBroken."""
+    key = (sdk.id, str(sdk.run))
+    if key not in _answered:
+        try:
+            _answered[key] = sdks.capabilities(sdk)
+        except sdks.AdapterBroken as error:
+            _answered[key] = error
+    found = _answered[key]
+    if isinstance(found, sdks.AdapterBroken):
+        raise found
+    return found
+
 
 def problems(only: list[str] | None, roles: tuple[str, ...], log: Callable[[str], None]) -> list[str]:
     """Every chosen SDK answers `capabilities` with the version its sdk.toml pins and with
@@ -15,14 +35,14 @@ def problems(only: list[str] | None, roles: tuple[str, ...], log: Callable[[str]
     found = []
     for sdk in chosen:
         try:
-            capabilities = sdks.capabilities(sdk)
+            answer = capabilities(sdk)
         except sdks.AdapterBroken as error:
             found.append(str(error))
             continue
-        if str(capabilities.get("version")) != sdk.version:
-            found.append(f"{sdk.id}: runs version {capabilities.get('version')}, sdk.toml pins {sdk.version}")
+        if str(answer.get("version")) != sdk.version:
+            found.append(f"{sdk.id}: runs version {answer.get('version')}, sdk.toml pins {sdk.version}")
         for role in roles:
-            declared, answered = role in sdk.roles, role in capabilities.get("roles", [])
+            declared, answered = role in sdk.roles, role in answer.get("roles", [])
             if declared != answered:
                 found.append(
                     f"{sdk.id}: sdk.toml {'declares' if declared else 'does not declare'} the {role} "
@@ -32,7 +52,7 @@ def problems(only: list[str] | None, roles: tuple[str, ...], log: Callable[[str]
                 found.append(f"{sdk.id}: no [not_supported] reason for the {role} role")
         has = [role for role in roles if role in sdk.roles]
         log(
-            f"{sdk.id} {capabilities.get('version')}: "
+            f"{sdk.id} {answer.get('version')}: "
             + (", ".join(has) if has else "none of " + ", ".join(roles) + ": " + sdk.reason_unsupported(roles[0]))
         )
     for role in roles:

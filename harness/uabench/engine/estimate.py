@@ -101,12 +101,17 @@ def clock(seconds: float) -> str:
 
 
 def for_plan(
-    plan: Plan, profile: str, only: list[str] | None = None, startup: Callable[[str], float] = startup_s
+    plan: Plan,
+    profile: str,
+    only: list[str] | None = None,
+    startup: Callable[[str], float] = startup_s,
+    asked: set[str] | None = None,
 ) -> Estimate:
-    """The estimate of a plan's suite: its adapter check, then every test case of its matrix."""
+    """The estimate of a plan's suite: its adapter check, then every test case of its matrix.
+    `asked`: the adapters an earlier suite of the same run has asked already (updated)."""
     checked = tuple(sdk.id for sdk in sdks.all_sdks() if only is None or sdk.id in only)
     check = TestCase("adapter check", CHECK_KEYWORDS[bool(plan.pubsub)], checked, ())
-    return estimate(plan, profile, [check, *test_cases(plan, only, profile)], startup)
+    return estimate(plan, profile, [check, *test_cases(plan, only, profile)], startup, asked)
 
 
 @dataclass
@@ -156,11 +161,18 @@ class _Servers:
 
 
 def estimate(
-    plan: Plan, profile: str, cases: Sequence[TestCase], startup: Callable[[str], float] = startup_s
+    plan: Plan,
+    profile: str,
+    cases: Sequence[TestCase],
+    startup: Callable[[str], float] = startup_s,
+    asked: set[str] | None = None,
 ) -> Estimate:
-    """The estimate of running `cases` (a plan's test cases, in order) in `profile`."""
+    """The estimate of running `cases` (a plan's test cases, in order) in `profile`. `asked`:
+    the adapters whose capabilities the run has asked already (engine.adapters asks each once
+    per run); those of this plan's check are added to it."""
     servers = _Servers(plan, profile, startup)
-    costs = [_test_cost(plan, profile, case, servers) for case in cases]
+    asked = set() if asked is None else asked
+    costs = [_test_cost(plan, profile, case, servers, asked) for case in cases]
     return Estimate(
         sum(c.typical for c in costs),
         tuple(c.typical for c in costs),
@@ -169,7 +181,7 @@ def estimate(
     )
 
 
-def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers) -> _Cost:
+def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, asked: set[str]) -> _Cost:
     keyword, args, startup = case.keyword, case.args, servers.startup
     cost = _Cost()
 
@@ -277,7 +289,9 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers) -> _
         count = points * phase.repetitions + (limit_cells(phase) if kind == "sweep" else 0)
         cost.add(count * one, cells=count)
     elif keyword in CHECK_KEYWORDS:  # asks every adapter (args: which, when known) for its capabilities
-        cost.add(sum(startup(sdk) for sdk in (args or [sdk.id for sdk in sdks.all_sdks()])))
+        new = [sdk for sdk in (args or [sdk.id for sdk in sdks.all_sdks()]) if sdk not in asked]
+        asked.update(new)  # asked once per run (engine.adapters)
+        cost.add(CELL_OVERHEAD_S + sum(startup(sdk) for sdk in new))
     else:
         cost.add(CELL_OVERHEAD_S)  # a keyword this estimate does not know: counted as quick
     return cost

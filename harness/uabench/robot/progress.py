@@ -67,8 +67,10 @@ class Progress:
         return sum(self.seconds.values())
 
 
-def estimates(suite: TestSuite):
-    """(test id, estimated seconds) of every test in `suite` and below."""
+def estimates(suite: TestSuite, asked: set[str] | None = None):
+    """(test id, estimated seconds) of every test in `suite` and below; `asked`: the adapters
+    an earlier suite's check has asked (each is asked once per run)."""
+    asked = set() if asked is None else asked
     if suite.tests:
         variables = {v.name: unescape(v.value[0]) for v in suite.resource.variables if v.value}
         location, profile = variables.get("${PLAN}"), variables.get("${PROFILE}")
@@ -76,12 +78,12 @@ def estimates(suite: TestSuite):
         seconds: tuple[float, ...] = (estimate.CELL_OVERHEAD_S,) * len(cases)
         if location and profile:
             try:
-                seconds = estimate.estimate(plans.load(location), profile, cases).tests
+                seconds = estimate.estimate(plans.load(location), profile, cases, asked=asked).tests
             except (plans.PlanError, KeyError, ValueError):
                 pass  # the suite fails on its plan by itself; its tests are counted as quick
         yield from zip((test.id for test in suite.tests), seconds, strict=True)
     for child in suite.suites:
-        yield from estimates(child)
+        yield from estimates(child, asked)
 
 
 def _case(test: RunningTest) -> plans.TestCase:
