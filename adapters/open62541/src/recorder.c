@@ -93,6 +93,11 @@ void recorder_verification(recorder *r, const char *failure) {
     }
 }
 
+void recorder_read_back(recorder *r, const char *failure) {
+    r->read_back++;
+    recorder_verification(r, failure);
+}
+
 static void examples_json(FILE *out, const examples *list) {
     fputc('[', out);
     for(int i = 0; i < list->count; i++) {
@@ -116,7 +121,8 @@ void recorder_json(FILE *out, const recorder *r) {
             (unsigned long long)r->values, (unsigned long long)r->checked,
             (unsigned long long)r->verification_failed);
     examples_json(out, &r->verification_examples);
-    fprintf(out, ",\"ticks_advanced\":%llu", (unsigned long long)r->ticks_advanced);
+    fprintf(out, ",\"read_back\":%llu,\"ticks_advanced\":%llu",
+            (unsigned long long)r->read_back, (unsigned long long)r->ticks_advanced);
     fputs("},\"errors\":{\"examples\":", out);
     examples_json(out, &r->error_examples);
     fputs("},\"throughput\":{\"ops_per_s\":", out);

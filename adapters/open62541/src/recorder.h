@@ -50,6 +50,7 @@ typedef struct {
     uint64_t attempted, succeeded, failed, values;
     uint64_t checked, verification_failed;
     uint64_t ticks_advanced;  /* SPEC §6: read with verify sets it, every other workload 0 */
+    uint64_t read_back;       /* SPEC §3 W1: values read back under load (in `checked` too) */
     examples verification_examples, error_examples;
     histogram latency;
     histogram send_lag;       /* SPEC §6: open loop, actual − scheduled send of each measured request */
@@ -70,6 +71,8 @@ void recorder_notification(recorder *r, int ok, const char *error);
 void recorder_sent(recorder *r, int64_t lag_ns);
 void recorder_session_ready(recorder *r, int64_t setup_ns);
 void recorder_verification(recorder *r, const char *failure); /* NULL = passed */
+/* One value read back under load (SPEC §3 W1): a checked value counted in read_back. */
+void recorder_read_back(recorder *r, const char *failure);
 
 /* Writes the record's fields from "start_ns" through "timeline" (no braces). */
 void recorder_json(FILE *out, const recorder *r);

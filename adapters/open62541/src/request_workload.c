@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "loop_wait.h"
 #include "model.h"
+#include "read_back.h"
 #include "tick_check.h"
 #include "verify.h"
 
@@ -25,6 +26,7 @@ typedef struct {
     int measured;
     int busy;
     uint32_t sent_high; /* R2: the session's high-water tick when it was sent (read, verify) */
+    uint64_t oldest;    /* W1's C: a sampled write's lowest index in flight when it was sent */
 } slot;
 
 struct session_load {
@@ -50,6 +52,10 @@ typedef struct {
     const char **ring_names;
     node_class *ring_classes;
     tick_check ticks;  /* SPEC §3 R1–R4: per session and node, read with verify */
+    int reading_back;  /* SPEC §3 W1: write with verify */
+    read_back_rule read_back_rule;
+    read_back_pool read_backs;
+    UA_ReadRequest read_back_request; /* encoded when sent, so one serves every read-back */
     int64_t load_start, measure_start, measure_end;
     double ns_per_request;  /* open loop: between two scheduled requests of a session */
     int finished;
@@ -142,6 +148,80 @@ static void on_read(UA_Client *client, void *userdata, UA_UInt32 request_id,
     pump(sl->owner, now);
 }
 
+/* --- W1: writes read back under load ------------------------------------------------ */
+
+static int is_sampled(const slot *sl) {
+    return run.reading_back && sl->owner->index == 0 && sl->measured && read_back_sampled(sl->k);
+}
+
+/* C: the lowest index of session 0 in flight, the sampled write's own among them. A scan of
+ * its slots once per 64 of its writes, cheaper than keeping them ordered on every send. */
+static uint64_t oldest_in_flight(const session_load *s) {
+    uint64_t oldest = UINT64_MAX;
+    for(int i = 0; i < run.config->in_flight; i++)
+        if(s->slots[i].busy && s->slots[i].k < oldest)
+            oldest = s->slots[i].k;
+    return oldest;
+}
+
+/* Every value of a read-back that brought none to judge fails with `error`. */
+static void read_back_failed(const read_back *rb, const char *error) {
+    char reason[256];
+    size_t offset = ring_offset(rb->sampled);
+    for(size_t j = 0; j < run.npr; j++) {
+        snprintf(reason, sizeof(reason), "read-back of %s: %s", run.ring_names[offset + j],
+                 error);
+        recorder_read_back(run.rec, reason);
+    }
+}
+
+static void on_read_back(UA_Client *client, void *userdata, UA_UInt32 request_id,
+                         UA_ReadResponse *response) {
+    (void)client;
+    (void)request_id;
+    if(run.finished)
+        return;
+    uint32_t id = (uint32_t)(uintptr_t)userdata;
+    const read_back *rb = &run.read_backs.items[id];
+    const char *error = status_error(response->responseHeader.serviceResult,
+                                     response->resultsSize, NULL);
+    if(error) {
+        read_back_failed(rb, error);
+    } else {
+        char reason[256];
+        size_t offset = ring_offset(rb->sampled);
+        for(size_t j = 0; j < run.npr; j++) {
+            int ok = read_back_judge(&run.read_back_rule, (offset + j) % run.node_count,
+                                     &response->results[j], rb->oldest, rb->sampled, reason,
+                                     sizeof(reason));
+            recorder_read_back(run.rec, ok ? NULL : reason);
+        }
+    }
+    read_back_pool_give(&run.read_backs, id);
+}
+
+/* Session 0 reads back the nodes of its write `sampled` (SPEC §3 W1): no in_flight slot,
+ * no operation; the drain waits for it. */
+static void send_read_back(uint64_t sampled, uint64_t oldest) {
+    uint32_t id = read_back_pool_take(&run.read_backs, sampled, oldest);
+    run.read_back_request.nodesToRead = &run.sessions[0].ring[ring_offset(sampled)];
+    UA_StatusCode rv = UA_Client_sendAsyncReadRequest(run.sessions[0].client,
+                                                      &run.read_back_request, on_read_back,
+                                                      (void *)(uintptr_t)id, NULL);
+    if(rv != UA_STATUSCODE_GOOD) {
+        read_back_failed(&run.read_backs.items[id], UA_StatusCode_name(rv));
+        read_back_pool_give(&run.read_backs, id);
+    }
+}
+
+/* Read-backs the drain did not bring back: each of their values failed. */
+static void read_backs_unanswered(void) {
+    for(uint32_t id = 0; id < run.read_backs.capacity; id++)
+        if(run.read_backs.items[id].busy)
+            read_back_failed(&run.read_backs.items[id],
+                             "no response within 5 s after the measured phase");
+}
+
 static void on_write(UA_Client *client, void *userdata, UA_UInt32 request_id,
                      UA_WriteResponse *response) {
     (void)client;
@@ -160,6 +240,8 @@ static void on_write(UA_Client *client, void *userdata, UA_UInt32 request_id,
         timeline_completed(&run.rec->timeline, now, run.npr);
     if(sl->measured)
         recorder_operation(run.rec, now - sl->origin, error == NULL, run.npr, error);
+    if(!error && is_sampled(sl))
+        send_read_back(sl->k, sl->oldest);
     release(sl);
     pump(sl->owner, now);
 }
@@ -190,6 +272,8 @@ static int send_next(session_load *s, int64_t origin) {
     sl->busy = 1;
     /* R2: before the send, so no response processed after it can count as received before */
     sl->sent_high = tick_check_sent(&run.ticks, s->index);
+    if(is_sampled(sl))
+        sl->oldest = oldest_in_flight(s);
     /* SPEC §6 send_lag_ns: the instant the request is handed to the SDK's send call. */
     int64_t sent_at = run.config->open_loop ? mono_ns() : 0;
     UA_StatusCode rv = run.config->workload == WORKLOAD_READ ? send_read(s, sl)
@@ -287,6 +371,19 @@ static void setup_session(session_load *s, int index, const session_set *set) {
     s->stalled = 1;
 }
 
+/* Read-backs in flight are about in_flight / 64 (one per sampled write); the pool grows if
+ * a server holds more. */
+static void setup_read_back(void) {
+    run.reading_back = run.config->workload == WORKLOAD_WRITE && run.config->verify;
+    run.read_back_rule = (read_back_rule){run.config->nodes, run.node_count, run.npr,
+                                          run.config->sessions};
+    read_back_pool_init(&run.read_backs, (uint32_t)(run.config->in_flight / 64 + 4));
+    UA_ReadRequest_init(&run.read_back_request);
+    run.read_back_request.maxAge = 0; /* SPEC §3: every Read asks maxAge 0 and Source timestamps */
+    run.read_back_request.timestampsToReturn = UA_TIMESTAMPSTORETURN_SOURCE;
+    run.read_back_request.nodesToReadSize = run.npr;
+}
+
 /* Open loop: the first request of session s scheduled at or after time t. */
 static uint64_t first_at_or_after(const session_load *s, int64_t t) {
     double estimate = ((double)(t - run.load_start) / run.ns_per_request - s->index) /
@@ -316,6 +413,8 @@ static uint64_t unfinished_measured(void) {
 }
 
 static int all_idle(void) {
+    if(read_back_pool_in_flight(&run.read_backs) > 0)
+        return 0;
     for(int s = 0; s < run.config->sessions; s++) {
         session_load *sl = &run.sessions[s];
         if(sl->free_count != run.config->in_flight)
@@ -354,6 +453,7 @@ void request_workload_run(const client_config *config, session_set *set, recorde
     run.ns_per_request = config->open_loop ? 1e9 / config->rate : 0;
     build_ring();
     tick_check_init(&run.ticks, run.ring_classes, run.node_count, config->sessions);
+    setup_read_back();
     run.sessions = calloc((size_t)config->sessions, sizeof(session_load));
     for(int s = 0; s < config->sessions; s++)
         setup_session(&run.sessions[s], s, set);
@@ -385,6 +485,7 @@ void request_workload_run(const client_config *config, session_set *set, recorde
     uint64_t lost = unfinished_measured();
     for(uint64_t i = 0; i < lost; i++)
         recorder_operation(rec, 0, 0, 0, "no response within 5 s after the measured phase");
+    read_backs_unanswered();
     run.finished = 1;
     rec->ticks_advanced = tick_check_advanced(&run.ticks);
 }

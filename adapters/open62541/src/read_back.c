@@ -1,0 +1,99 @@
+#include "read_back.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SESSION_STRIDE 1e9
+/* Above 2^53 a Double no longer holds every integer: no write of a run gets there. */
+#define LARGEST_EXACT 9007199254740992.0
+
+/* "<value>, which no write of this run put there". A value that is no Double is printed
+ * with its type, by the SDK's printer (a failure only, so its allocation is off the hot
+ * path). */
+static bool no_write_put(const char *name, const UA_Variant *value, char *reason,
+                         size_t reason_size) {
+    if(UA_Variant_hasScalarType(value, &UA_TYPES[UA_TYPES_DOUBLE])) {
+        snprintf(reason, reason_size, "read-back of %s: %.17g, which no write of this run put there",
+                 name, *(const UA_Double *)value->data);
+        return false;
+    }
+    const char *type = !value->type ? "no value"
+                       : value->type->typeName ? value->type->typeName : "a value";
+    bool scalar = value->type && UA_Variant_isScalar(value);
+    const char *separator = !value->type ? "" : scalar ? " " : " array";
+    UA_String text = UA_STRING_NULL;
+    if(scalar && UA_print(value->data, value->type, &text) != UA_STATUSCODE_GOOD)
+        text = UA_STRING_NULL;
+    snprintf(reason, reason_size, "read-back of %s: %s%s%.*s, which no write of this run put there",
+             name, type, separator, (int)text.length, text.length ? (const char *)text.data : "");
+    UA_String_clear(&text);
+    return false;
+}
+
+bool read_back_judge(const read_back_rule *rule, size_t position, const UA_DataValue *value,
+                     uint64_t oldest, uint64_t sampled, char *reason, size_t reason_size) {
+    const char *name = rule->nodes[position];
+    if(value->hasStatus && value->status != UA_STATUSCODE_GOOD) {
+        snprintf(reason, reason_size, "read-back of %s: %s", name,
+                 UA_StatusCode_name(value->status));
+        return false;
+    }
+    if(!UA_Variant_hasScalarType(&value->value, &UA_TYPES[UA_TYPES_DOUBLE]))
+        return no_write_put(name, &value->value, reason, reason_size);
+    double v = *(const UA_Double *)value->value.data;
+    if(!(v >= 0) || v >= LARGEST_EXACT || v != floor(v))
+        return no_write_put(name, &value->value, reason, reason_size);
+    /* v = s·1e9 + m: s is its 1e9s, the last session's when v is beyond them (m is then
+     * ≥ 1e9, a write count no run reaches, and the node check below still applies). */
+    uint64_t s = (uint64_t)(v / SESSION_STRIDE);
+    if(s >= (uint64_t)rule->sessions)
+        s = (uint64_t)rule->sessions - 1;
+    uint64_t m = (uint64_t)(v - (double)s * SESSION_STRIDE);
+    if(strcmp(rule->nodes[m % rule->node_count], name) != 0)
+        return no_write_put(name, &value->value, reason, reason_size);
+    /* Session 0's writes before C had completed when `sampled` was sent: the node must hold
+     * a later one (or another session's, which the server may order as it likes). */
+    if(s == 0 && m / rule->npr < oldest) {
+        snprintf(reason, reason_size,
+                 "read-back of %s: session 0's write %llu, but its writes before %llu had "
+                 "completed when write %llu was sent",
+                 name, (unsigned long long)(m / rule->npr), (unsigned long long)oldest,
+                 (unsigned long long)sampled);
+        return false;
+    }
+    return true;
+}
+
+void read_back_pool_init(read_back_pool *p, uint32_t capacity) {
+    p->items = calloc(capacity, sizeof(read_back));
+    p->free_ids = calloc(capacity, sizeof(uint32_t));
+    p->capacity = capacity;
+    p->free_count = capacity;
+    for(uint32_t i = 0; i < capacity; i++)
+        p->free_ids[i] = capacity - 1 - i;
+}
+
+static void grow(read_back_pool *p) {
+    uint32_t old = p->capacity, capacity = 2 * old;
+    p->items = realloc(p->items, capacity * sizeof(read_back));
+    p->free_ids = realloc(p->free_ids, capacity * sizeof(uint32_t));
+    memset(&p->items[old], 0, old * sizeof(read_back));
+    for(uint32_t i = 0; i < old; i++)
+        p->free_ids[p->free_count++] = capacity - 1 - i;
+    p->capacity = capacity;
+}
+
+uint32_t read_back_pool_take(read_back_pool *p, uint64_t sampled, uint64_t oldest) {
+    if(p->free_count == 0)
+        grow(p);
+    uint32_t id = p->free_ids[--p->free_count];
+    p->items[id] = (read_back){sampled, oldest, true};
+    return id;
+}
+
+void read_back_pool_give(read_back_pool *p, uint32_t id) {
+    p->items[id].busy = false;
+    p->free_ids[p->free_count++] = id;
+}
