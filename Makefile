@@ -1,12 +1,13 @@
 # uabench entry points. Each target installs what it needs first (idempotently).
 #   make bench   quick benchmark over every SDK, ending in a report
 #   make test    lint, harness unit tests, the checks (uabench check --all), a Robot smoke run
+#   make lock    regenerate the lock file of every Python environment (ci/lock, uv pip compile)
 SHELL := /bin/bash
 VENV  := .venv
 UABENCH := $(VENV)/bin/uabench
 SUITES  := read write subscription encryption scenarios capacity pubsub
 
-.PHONY: bench test setup lint clean
+.PHONY: bench test setup lint lock clean
 
 setup:
 	@ci/setup
@@ -23,11 +24,16 @@ bench:
 test: setup
 	@ci/test
 
+# harness/requirements.lock (.venv) and implementations/<sdk>/requirements.lock (each SDK's own
+# venv) from harness/pyproject.toml and implementations/<sdk>/requirements.in; commit them.
+lock:
+	@ci/lock
+
 lint: setup
 	$(VENV)/bin/ruff check harness adapters contract
 	$(VENV)/bin/ruff format --check harness adapters contract
 	cd harness && ../$(VENV)/bin/mypy
 
 clean:
-	rm -rf results .venv implementations/*/.build implementations/*/.prefix implementations/*/.src \
+	rm -rf results .venv implementations/*/.venv implementations/*/.build implementations/*/.prefix implementations/*/.src \
 	  adapters/*/build adapters/*/target adapters/*/node_modules

@@ -80,8 +80,8 @@ def _faulty_server(workdir: Path, fault_file: Path | None = None, fault: str = "
 @pytest.fixture(scope="module")
 def faulty_server(tmp_path_factory) -> Iterator[tuple[Path, str]]:
     """(the file that holds its fault, its endpoint): one server for every mode and client."""
-    if not (paths.REPO / ".venv" / "bin" / "python").exists():
-        pytest.skip("no harness venv: the faulty server runs the asyncua adapter in it")
+    if not (paths.IMPLEMENTATIONS / "asyncua" / ".venv" / "bin" / "python").exists():
+        pytest.skip("no asyncua venv (implementations/asyncua/install): the faulty server is the asyncua adapter")
     workdir = tmp_path_factory.mktemp("ticking")
     fault_file = workdir / "fault"
     fault_file.write_text("healthy")

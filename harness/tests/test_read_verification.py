@@ -3,19 +3,37 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import asyncua.ua as aua
-import opcua.ua as oua
 import pytest
 import uabench_contract as contract
 from uabench_contract.read_verification import ReadVerifier, value_error
 
-from uabench import sdks
+from uabench import paths, sdks
 from uabench.engine.session import free_port
+
+
+def _sdk_module(sdk: str, module: str):
+    """`module` from `sdk`'s own venv (implementations/<sdk>/install): these tests judge each
+    library's own decoded types, and no SDK is in the harness's venv. That venv's site-packages
+    go last on sys.path, so the harness's own packages win where both have one; its interpreter
+    is this same python3 (ci/python-env), so its compiled modules load here too."""
+    site = paths.IMPLEMENTATIONS / sdk / ".venv" / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    site = site / "site-packages"
+    if not site.is_dir():
+        pytest.skip(f"no {site}: run implementations/{sdk}/install", allow_module_level=True)
+    if str(site) not in sys.path:
+        sys.path.append(str(site))
+    return importlib.import_module(module)
+
+
+aua = _sdk_module("asyncua", "asyncua.ua")
+oua = _sdk_module("python-opcua", "opcua.ua")
 
 NOW = datetime(2026, 11, 23, 8, 0, 0)  # naive UTC, as python-opcua decodes DateTime
 NOW_S = (NOW - datetime(1970, 1, 1)).total_seconds()

