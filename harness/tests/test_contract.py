@@ -460,6 +460,10 @@ def _client_record() -> dict:
 
 def test_reference_records_keep_the_schema():
     assert validate_result(_client_record()) == []
+    few_writes = _client_record()  # too few writes for session 0 to have sampled one (SPEC §3 W1)
+    few_writes.update(workload="write")
+    few_writes["verification"].update(read_back=0)
+    assert validate_result(few_writes) == []
     config = contract.subscriber_config({})
     figures = {
         "start_ns": 0,
@@ -523,6 +527,28 @@ def test_reference_records_keep_the_schema():
         (
             lambda r: (r.update(workload="write"), r["verification"].update(ticks_advanced=3)),
             "$.verification.ticks_advanced: 3 in a write workload",
+        ),
+        (lambda r: r["verification"].update(read_back=-1), "$.verification.read_back"),
+        (lambda r: r["verification"].update(read_back=1), "$.verification.read_back: 1 in a read workload"),
+        (
+            lambda r: (
+                r.update(workload="write"),
+                r["config"].update(verify=False),
+                r["verification"].update(read_back=1),
+            ),
+            "$.verification.read_back: 1 in a write workload without verify",
+        ),
+        (
+            lambda r: (r.update(workload="write"), r["verification"].update(read_back=5)),
+            "$.verification.read_back: 5, more than the 1 values checked",
+        ),
+        (
+            lambda r: (
+                r.update(workload="write"),
+                r["operations"].update(attempted=201, succeeded=200),
+                r["verification"].update(read_back=0),
+            ),
+            "$.verification.read_back: 0 after 200 succeeded writes over 1 session(s)",
         ),
     ],
 )

@@ -236,7 +236,50 @@ def record_problems(record: dict) -> list[str]:
         )
     if "timeline" in record:
         problems += timeline_problems(record)
-    return problems + send_lag_problems(record) + ticks_advanced_problems(record)
+    return (
+        problems
+        + send_lag_problems(record)
+        + ticks_advanced_problems(record)
+        + read_back_problems(record)
+    )
+
+
+# SPEC §3 W1 samples every 64th request of session 0; with this many succeeded writes per
+# session on average, session 0 has surely completed a sampled one (sessions share the load
+# evenly in both loops), so a client that read nothing back skipped the rule.
+READ_BACK_SURE_PER_SESSION = 2 * 64
+
+
+def read_back_problems(record: dict) -> list[str]:
+    """SPEC §3 W1, §6 verification.read_back: only a verified write reads back, at most what
+    was checked, and a verified write long enough to have sampled a write read some back."""
+    verification = record["verification"]
+    if "read_back" not in verification:  # required by the schema where it must be there
+        return []
+    read_back, config = verification["read_back"], record["config"]
+    verified_write = record["workload"] == "write" and config.get("verify", True)
+    if read_back and not verified_write:
+        return [
+            f"$.verification.read_back: {read_back} in a {record['workload']} workload"
+            + ("" if record["workload"] != "write" else " without verify")
+            + " (only a verified write reads back: 0)"
+        ]
+    if read_back > verification["checked"]:
+        return [
+            f"$.verification.read_back: {read_back}, more than the {verification['checked']} values checked"
+        ]
+    sessions = config.get("sessions", 1)
+    succeeded = record["operations"]["succeeded"]
+    if (
+        verified_write
+        and not read_back
+        and succeeded >= READ_BACK_SURE_PER_SESSION * sessions
+    ):
+        return [
+            f"$.verification.read_back: 0 after {succeeded} succeeded writes over {sessions} "
+            "session(s): SPEC §3 W1 reads back every 64th write of session 0 under load"
+        ]
+    return []
 
 
 def ticks_advanced_problems(record: dict) -> list[str]:
