@@ -21,6 +21,8 @@ final class Recorder {
   long verificationFailed;
   // SPEC §6 verification.ticks_advanced: set by the read workload, 0 for write and subscribe.
   long ticksAdvanced;
+  // SPEC §6 verification.read_back: values read back under load (W1), also in checked.
+  long readBack;
   final List<String> verificationExamples = new ArrayList<>();
   final List<String> errorExamples = new ArrayList<>();
   final Histogram latency = new Histogram();
@@ -61,6 +63,12 @@ final class Recorder {
     }
   }
 
+  /** A value read back under load (SPEC §3 W1): a checked value, null if it passed. */
+  synchronized void readBack(String failure) {
+    readBack++;
+    verified(failure);
+  }
+
   /** One entry per session: the time it took to be ready (SPEC §6 session_setup_ns). */
   synchronized void sessionsReady(List<Sessions.Session> sessions) {
     sessions.forEach(session -> sessionSetup.record(session.setupNs()));
@@ -74,6 +82,7 @@ final class Recorder {
       values += other.values;
       checked += other.checked;
       verificationFailed += other.verificationFailed;
+      readBack += other.readBack;
       addExamples(verificationExamples, other.verificationExamples);
       addExamples(errorExamples, other.errorExamples);
       latency.merge(other.latency);
@@ -111,6 +120,7 @@ final class Recorder {
     verification.put("checked", checked);
     verification.put("failed", verificationFailed);
     verification.put("ticks_advanced", ticksAdvanced);
+    verification.put("read_back", readBack);
     verificationExamples.forEach(verification.putArray("examples")::add);
     ObjectNode errors = result.putObject("errors");
     errorExamples.forEach(errors.putArray("examples")::add);

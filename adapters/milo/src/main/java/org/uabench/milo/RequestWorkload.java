@@ -1,7 +1,9 @@
 package org.uabench.milo;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -28,13 +30,21 @@ import org.eclipse.milo.opcua.stack.core.types.structured.WriteValue;
  * on session g mod S, as that session's request k = g div S. A generator thread releases due
  * requests; one that finds every in_flight slot busy waits for a completion, and its latency
  * counts from its due time. Due times follow from k, so waiting requests are just a count.
+ *
+ * <p>With verify, session 0 of the write workload reads back every 64th measured write as soon as
+ * it succeeds (SPEC §3 W1), outside the in_flight slots; the drain waits for those Reads too.
  */
 final class RequestWorkload {
 
   private static final long GRACE_NS = TimeUnit.SECONDS.toNanos(5);
+  private static final String NOT_COMPLETED = "not completed within 5 s after the measured phase";
   // A completion that arrives synchronously would recurse; past this depth, hop to an executor.
   private static final int MAX_INLINE_DEPTH = 16;
   private static final ThreadLocal<int[]> DEPTH = ThreadLocal.withInitial(() -> new int[1]);
+  // SPEC §3 W1: session 0's requests k with k mod 64 = 63 are read back.
+  private static final int READ_BACK_EVERY = 64;
+  // C of a request that is not read back.
+  private static final long NOT_SAMPLED = -1;
 
   private final Config.Client config;
   private final boolean write;
@@ -171,6 +181,13 @@ final class RequestWorkload {
     // R1-R4 across values; guarded by itself (completions arrive on several threads, in any
     // order: R2 judges each response against what had arrived before its request was sent).
     private final TickVerification ticks;
+    // W1 (session 0 of a verified write workload, else null): the lowest request in flight and
+    // the judge of what is read back. The former is guarded by this lane's lock.
+    private final LowestInFlight inFlight;
+    private final ReadBackVerification readBack;
+    // Guarded by this: the sampled writes k whose read-back is sent and not yet answered (each
+    // Read's completion holds its k and C).
+    private final Set<Long> readBacksPending = new HashSet<>();
 
     private final Recorder measured = new Recorder();
     // Warm-up runs the same verification into a record nobody reads, so the JIT sees it.
@@ -205,6 +222,9 @@ final class RequestWorkload {
         checks[i] = Verify.forNode(nodes.get(i));
       }
       ticks = new TickVerification(nodes);
+      boolean readsBack = write && config.verify() && s == 0;
+      inFlight = readsBack ? new LowestInFlight(config.inFlight()) : null;
+      readBack = readsBack ? new ReadBackVerification(nodes, lanes.length, npr) : null;
     }
 
     private long dueOf(long k) {
@@ -235,32 +255,60 @@ final class RequestWorkload {
         return;
       }
       long k;
+      long lowest;
       synchronized (this) {
         k = nextRequest++;
         if (now >= measureStart) {
           measuredStarted++;
         }
+        lowest = allotted(k);
       }
-      send(k, now);
+      send(k, now, sampled(k, now) ? lowest : NOT_SAMPLED);
+    }
+
+    /**
+     * Under this lane's lock, as request k is allotted (in increasing k): W1 counts it in flight
+     * from now, so a later request's C sees it. Returns the lowest request in flight, k included.
+     */
+    private long allotted(long k) {
+      if (inFlight == null) {
+        return k;
+      }
+      inFlight.sent(k);
+      return inFlight.lowest(k);
+    }
+
+    /** W1: whether request k, sent (open loop: scheduled) at `scheduled`, is read back. */
+    private boolean sampled(long k, long scheduled) {
+      return readBack != null && k % READ_BACK_EVERY == READ_BACK_EVERY - 1
+          && inMeasuredPhase(scheduled);
     }
 
     /** Open loop: requests k < count are now due; send as many as there are free slots. */
     void release(long count) {
       long first;
       long end;
+      long lowest = NOT_SAMPLED;
       synchronized (this) {
         released = Math.max(released, count);
         first = nextRequest;
         end = Math.min(released, nextRequest + freeSlots);
         freeSlots -= (int) (end - first);
         nextRequest = end;
+        // The whole batch is in flight before any of it is sent: its sampled requests share
+        // one C, the lowest in flight now, which is at most (so as lenient as) each one's own.
+        for (long k = first; k < end; k++) {
+          lowest = allotted(k);
+        }
       }
       for (long k = first; k < end; k++) {
-        send(k, dueOf(k));
+        long scheduled = dueOf(k);
+        send(k, scheduled, sampled(k, scheduled) ? lowest : NOT_SAMPLED);
       }
     }
 
-    private void send(long k, long scheduled) {
+    /** Sends request k; `lowest` is its C if it is to be read back, else NOT_SAMPLED. */
+    private void send(long k, long scheduled, long lowest) {
       int first = (int) ((k * npr) % readIds.length);
       if (config.rate() != null && inMeasuredPhase(scheduled)) {
         // SPEC §6 send_lag_ns: the request goes to Milo's async call now.
@@ -279,7 +327,8 @@ final class RequestWorkload {
           (result, error) -> {
             long now = System.nanoTime();
             complete(
-                inMeasuredPhase(scheduled), first, sentAfter, result, error, now, now - scheduled);
+                inMeasuredPhase(scheduled), k, lowest, first, sentAfter, result, error, now,
+                now - scheduled);
             continueAfterCompletion();
           });
     }
@@ -306,27 +355,47 @@ final class RequestWorkload {
     }
 
     private void complete(
-        boolean counted, int first, long sentAfter, Object result, Throwable error, long now,
-        long latency) {
+        boolean counted, long k, long lowest, int first, long sentAfter, Object result,
+        Throwable error, long now, long latency) {
       Recorder recorder = counted ? measured : warmup;
       String failure = error != null ? Sessions.describe(error) : failureOf(result, first);
       if (failure == null) {
         timeline.completed(now, npr);
       }
+      if (inFlight != null && !counted) {
+        synchronized (this) {
+          inFlight.completed(k);
+        }
+      }
+      boolean readsBack;
       synchronized (recorder) {
         if (counted) {
           synchronized (this) {
+            if (inFlight != null) {
+              inFlight.completed(k);
+            }
             if (closed) {
               return;
             }
             measuredCompleted++;
+            // Pending in the same step as the write completes, so the drain cannot see the
+            // write done and its read-back not yet sent.
+            readsBack = lowest != NOT_SAMPLED && failure == null;
+            if (readsBack) {
+              readBacksPending.add(k);
+            }
           }
+        } else {
+          readsBack = false;
         }
         if (failure != null) {
           recorder.failed(failure);
           return;
         }
         recorder.succeeded(latency, npr);
+      }
+      if (readsBack) {
+        readBack(k, lowest, first);
       }
       if (!write && config.verify()) {
         verify(((ReadResponse) result).getResults(), first, sentAfter, recorder, counted);
@@ -352,6 +421,53 @@ final class RequestWorkload {
           recorder.verified(failure);
         }
       }
+    }
+
+    /**
+     * W1: write k succeeded; read its nodes back at once, outside the in_flight slots. The
+     * values are judged against k and its C when the Read completes.
+     */
+    private void readBack(long k, long lowest, int first) {
+      CompletableFuture<ReadResponse> response;
+      try {
+        response = sendRead(first);
+      } catch (RuntimeException e) {
+        response = CompletableFuture.failedFuture(e);
+      }
+      response.whenComplete((result, error) -> readBackCompleted(k, lowest, first, result, error));
+    }
+
+    private void readBackCompleted(
+        long k, long lowest, int first, ReadResponse result, Throwable error) {
+      String failure = error != null ? Sessions.describe(error) : readFailureOf(result);
+      synchronized (measured) {
+        synchronized (this) {
+          if (closed) {
+            return; // close() has failed its values already
+          }
+          readBacksPending.remove(k);
+        }
+        for (int j = 0; j < npr; j++) {
+          int position = (first + j) % readIds.length;
+          measured.readBack(
+              failure != null
+                  ? readBack.failed(position, failure)
+                  : readBack.judge(position, result.getResults()[j], k, lowest));
+        }
+      }
+    }
+
+    /** Null if a Read's service result is Good and it returned every value, else why not. */
+    private String readFailureOf(ReadResponse read) {
+      StatusCode service = read.getResponseHeader().getServiceResult();
+      if (service != null && !service.isGood()) {
+        return Sessions.statusName(service.getValue());
+      }
+      DataValue[] values = read.getResults();
+      if (values == null || values.length != npr) {
+        return "read returned " + (values == null ? 0 : values.length) + " of " + npr + " values";
+      }
+      return null;
     }
 
     /** Null if the service result and every per-node status are Good, else the first problem. */
@@ -398,14 +514,18 @@ final class RequestWorkload {
         next = this::step;
       } else {
         long k;
+        long lowest;
         synchronized (this) {
           if (nextRequest >= released) {
             freeSlots++;
             return;
           }
           k = nextRequest++;
+          lowest = allotted(k);
         }
-        next = () -> send(k, dueOf(k));
+        long scheduled = dueOf(k);
+        long c = sampled(k, scheduled) ? lowest : NOT_SAMPLED;
+        next = () -> send(k, scheduled, c);
       }
       int[] depth = DEPTH.get();
       if (depth[0] >= MAX_INLINE_DEPTH) {
@@ -427,8 +547,9 @@ final class RequestWorkload {
       return Math.max(0, Math.min(released, endMeasuredK) - firstMeasuredK);
     }
 
+    /** Measured requests without a response, and read-backs without one (W1). */
     synchronized long outstanding() {
-      return measuredDueOrStarted() - measuredCompleted;
+      return measuredDueOrStarted() - measuredCompleted + readBacksPending.size();
     }
 
     /** After the grace period: every measured request without a response has failed. */
@@ -438,8 +559,15 @@ final class RequestWorkload {
         synchronized (this) {
           closed = true;
           open = measuredDueOrStarted() - measuredCompleted;
+          // W1: a read-back unanswered at the end of the drain fails each of its values.
+          for (long k : readBacksPending) {
+            int first = (int) ((k * npr) % readIds.length);
+            for (int j = 0; j < npr; j++) {
+              measured.readBack(readBack.failed((first + j) % readIds.length, NOT_COMPLETED));
+            }
+          }
         }
-        measured.failed(open, "not completed within 5 s after the measured phase");
+        measured.failed(open, NOT_COMPLETED);
       }
       return measured;
     }
