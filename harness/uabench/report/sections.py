@@ -298,8 +298,26 @@ def interop_section(suite: str, cells: list[dict]) -> Section | None:
         rows.append(line)
     columns = [Column("client \\ server", kind="text"), *(Column(s, kind="text") for s in servers)]
     return Section(
-        f"{suite_title(suite)}: interop matrix (client × server)", tables=[Table(columns, rows)], notes=reasons
+        f"{suite_title(suite)}: interop matrix (client × server)",
+        tables=[Table(columns, rows)],
+        notes=[*verification_notes(cells), *reasons],
     )
+
+
+def verification_notes(cells: list[dict]) -> list[str]:
+    """What the clients verified over every cell of a suite (SPEC §3): the values checked, those
+    of them read back under load (W1, write), and how many were wrong."""
+    results = [c["result"] for c in cells if c.get("result") and "verification" in c["result"]]
+    checked = sum(r["verification"]["checked"] for r in results)
+    if not checked:
+        return []
+    failed = sum(r["verification"]["failed"] for r in results)
+    read_back = sum(r["verification"].get("read_back", 0) for r in results)
+    under_load = f", {number(read_back)} of them read back under load (SPEC §3 W1)" if read_back else ""
+    return [
+        f"Verified in this suite's {len(results)} stored cells: {number(checked)} values checked{under_load}, "
+        f"{number(failed)} wrong."
+    ]
 
 
 def negative_section(run: dict, cells: list[dict]) -> Section | None:
