@@ -140,7 +140,13 @@ def test_recorder_result_counts_and_throughput():
     assert result["operations"] == {"attempted": 2, "succeeded": 1, "failed": 1}
     assert result["throughput"]["values_per_s"] == 5.0
     assert result["errors"]["examples"] == ["BadTimeout"]
-    assert result["verification"] == {"checked": 2, "failed": 1, "examples": ["Real: wrong"], "ticks_advanced": 0}
+    assert result["verification"] == {
+        "checked": 2,
+        "failed": 1,
+        "examples": ["Real: wrong"],
+        "read_back": 0,
+        "ticks_advanced": 0,
+    }
 
 
 # --- PubSub roles (SPEC §8) ----------------------------------------------------------------

@@ -20,6 +20,10 @@ UNSENT = "not sent within 5 s after the measured phase (all in_flight slots busy
 
 
 class Workload(Protocol):
+    # requests the workload sends beside its operations (no in_flight slot, no operation:
+    # the write workload's read-backs, SPEC §3 W1); the drain waits for them too
+    follow_ups: set[asyncio.Task]
+
     async def request(self, session: int, k: int) -> Any: ...
 
     def outcome(
@@ -159,16 +163,23 @@ class LoadDriver:
             k += 1
         await self._drain(list(pending), phases)
 
-    @staticmethod
-    async def _drain(tasks: list[asyncio.Task], phases: Phases) -> None:
-        """Wait for what is still in flight, at most GRACE_S after the measured phase."""
-        if not tasks:
-            return
-        remaining = (phases.measure_end - time.perf_counter_ns()) / 1e9 + GRACE_S
-        _done, late = await asyncio.wait(tasks, timeout=max(0.0, remaining))
-        for task in late:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+    async def _drain(self, tasks: list[asyncio.Task], phases: Phases) -> None:
+        """Wait for what is still in flight, at most GRACE_S after the measured phase: the
+        requests, then what their responses sent (W1's read-backs)."""
+        deadline_ns = phases.measure_end + int(GRACE_S * 1e9)
+        await _wait_until(tasks, deadline_ns)
+        await _wait_until(list(self._workload.follow_ups), deadline_ns)
+
+
+async def _wait_until(tasks: list[asyncio.Task], deadline_ns: int) -> None:
+    """Waits for the tasks until the deadline (monotonic ns), then cancels the rest."""
+    if not tasks:
+        return
+    remaining = (deadline_ns - time.perf_counter_ns()) / 1e9
+    _done, late = await asyncio.wait(tasks, timeout=max(0.0, remaining))
+    for task in late:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _acquire_before(slots: asyncio.Semaphore, deadline_ns: int) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import time
 from typing import Any
 
@@ -10,7 +12,9 @@ from asyncua import ua
 import uabench_contract as contract
 from uabench_contract import Recorder
 from uabench_contract.read_verification import ReadVerifier
+from uabench_contract.write_verification import LowestInFlight, WriteReadBack, sampled
 
+from .load import LATE
 from .session import Session
 
 VALUE = ua.AttributeIds.Value
@@ -34,6 +38,8 @@ class ServiceWorkload:
         self.per_request: int = config["nodes_per_request"]
         self.verify: bool = config["verify"]
         self.recorder = recorder
+        # requests the drain waits for beside the workload's own (W1's read-backs)
+        self.follow_ups: set[asyncio.Task] = set()
 
     def names(self, k: int) -> list[str]:
         return contract.request_nodes(self.nodes, k, self.per_request)
@@ -107,7 +113,22 @@ class ReadWorkload(ServiceWorkload):
 
 
 class WriteWorkload(ServiceWorkload):
-    async def request(self, session: int, k: int) -> list[ua.StatusCode]:
+    def __init__(
+        self, sessions: list[Session], config: dict, recorder: Recorder
+    ) -> None:
+        super().__init__(sessions, config, recorder)
+        # W1 (SPEC §3): session 0 reads back a sample of its writes under load
+        self.read_back: WriteReadBack | None = None
+        self._in_flight = LowestInFlight()
+        if self.verify:
+            self.read_back = WriteReadBack(
+                self.nodes, len(sessions), self.per_request, recorder
+            )
+
+    async def request(
+        self, session: int, k: int
+    ) -> tuple[int | None, list[ua.StatusCode]]:
+        """(W1's C if request k is one session 0 reads back, else None; the results)"""
         s = self.sessions[session]
         values = [
             ua.WriteValue(
@@ -119,15 +140,60 @@ class WriteWorkload(ServiceWorkload):
             )
             for j, name in enumerate(self.names(k))
         ]
-        return await s.client.uaclient.write(ua.WriteParameters(NodesToWrite=values))
+        tracked = session == 0 and self.read_back is not None
+        lowest = self._in_flight.lowest if tracked and sampled(k) else None
+        try:
+            results = await s.client.uaclient.write(
+                ua.WriteParameters(NodesToWrite=values)
+            )
+        finally:
+            if tracked:  # answered, failed or given up: no longer in flight
+                self._in_flight.finished(k)
+        return lowest, results
 
     def outcome(
-        self, session: int, k: int, response: list[ua.StatusCode], measured: bool
+        self,
+        session: int,
+        k: int,
+        response: tuple[int | None, list[ua.StatusCode]],
+        measured: bool,
     ) -> tuple[bool, int, str | None]:
-        error = status_error(response)
-        if error is None and len(response) != self.per_request:
-            error = f"got {len(response)} results for {self.per_request} nodes"
-        return (False, 0, error) if error else (True, len(response), None)
+        lowest, results = response
+        error = status_error(results)
+        if error is None and len(results) != self.per_request:
+            error = f"got {len(results)} results for {self.per_request} nodes"
+        if error:
+            return False, 0, error
+        if lowest is not None and measured:
+            # W1: at once, beside the in_flight requests; the drain waits for it
+            names = self.names(k)
+            task = asyncio.create_task(self._read_back(names, k, lowest))
+            self.follow_ups.add(task)
+            task.add_done_callback(functools.partial(self._read_back_done, names))
+        return True, len(results), None
+
+    async def _read_back(self, names: list[str], k: int, lowest: int) -> None:
+        """W1: reads the nodes of session 0's write k back and judges them."""
+        assert self.read_back is not None
+        s = self.sessions[0]
+        parameters = ua.ReadParameters(
+            NodesToRead=[
+                ua.ReadValueId(NodeId=s.nodeid(n), AttributeId=VALUE) for n in names
+            ],
+            MaxAge=0,
+            TimestampsToReturn=ua.TimestampsToReturn.Source,
+        )
+        try:
+            values = await s.client.uaclient.read(parameters)
+        except Exception as error:
+            self.read_back.failed(names, self.describe(error))
+            return
+        self.read_back.response(names, values, lowest, k)
+
+    def _read_back_done(self, names: list[str], task: asyncio.Task) -> None:
+        self.follow_ups.discard(task)
+        if task.cancelled() and self.read_back is not None:  # the drain ended first
+            self.read_back.failed(names, LATE)
 
     async def verify_written(self, pattern: int) -> None:
         """Session 0 writes the verification pattern to every node, reads all back, compares."""

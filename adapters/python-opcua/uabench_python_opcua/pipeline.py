@@ -23,6 +23,7 @@ from opcua import ua
 from opcua.ua.ua_binary import nodeid_from_binary, struct_from_binary
 import uabench_contract as contract
 from uabench_contract.read_verification import NONE_YET, ReadVerifier
+from uabench_contract.write_verification import LowestInFlight, WriteReadBack, sampled
 
 from .session import Session, read_parameters, write_parameters
 
@@ -32,6 +33,7 @@ GRACE_NS = (
     5_000_000_000  # after the measured phase: wait this long for requests in flight
 )
 SERVICE_FAULT = ua.FourByteNodeId(ua.ObjectIds.ServiceFault_Encoding_DefaultBinary)
+LATE = "no response within 5 s after the measured phase"
 
 
 class Phases:
@@ -51,17 +53,45 @@ class Phases:
 
 
 class Tally:
-    """The run's Recorder and read verifier, shared by the sessions' receive threads."""
+    """The run's Recorder, read verifier and write read-back (W1), shared by the sessions'
+    receive threads."""
 
     def __init__(self, config: dict) -> None:
         self.recorder = contract.Recorder(config["timeline_ms"])
         self.lock = threading.Lock()
         self.verify = config["verify"]
         self.verifier = ReadVerifier(config["nodes"], config["sessions"], self.recorder)
+        self.read_back: WriteReadBack | None = None
+        if self.verify and config["workload"] == "write":
+            self.read_back = WriteReadBack(
+                config["nodes"],
+                config["sessions"],
+                config["nodes_per_request"],
+                self.recorder,
+            )
+
+
+class ReadBack:
+    """W1: the Read of session 0's sampled write `number`'s nodes, in flight beside the
+    requests (no in_flight slot); `lowest` is C from the write's send."""
+
+    __slots__ = ("number", "names", "lowest", "finished")
+
+    def __init__(self, number: int, names: list[str], lowest: int) -> None:
+        self.number, self.names, self.lowest = number, names, lowest
+        self.finished = False
 
 
 class Operation:
-    __slots__ = ("number", "names", "scheduled", "measured", "finished", "sent_high")
+    __slots__ = (
+        "number",
+        "names",
+        "scheduled",
+        "measured",
+        "finished",
+        "sent_high",
+        "lowest",
+    )
 
     def __init__(
         self, number: int, names: list[str], scheduled: int, measured: bool
@@ -74,6 +104,7 @@ class Operation:
         )
         self.finished = False
         self.sent_high = NONE_YET  # R2: the session's high-water tick before the send
+        self.lowest: int | None = None  # W1's C if session 0 reads this write back
 
 
 class RequestPipeline:
@@ -101,6 +132,10 @@ class RequestPipeline:
             self.interval = config["sessions"] / self.rate * 1e9
             self.offset = session.index / config["sessions"]
         self.outstanding: dict[int, Operation] = {}
+        # W1 (SPEC §3): session 0 reads back a sample of its writes under load
+        self.read_back = tally.read_back if session.index == 0 else None
+        self.in_flight_writes = LowestInFlight()
+        self.read_backs: set[ReadBack] = set()  # sent or about to be, not yet answered
         self.all_done = threading.Condition(tally.lock)
         self.node_ids = {name: session.node_id(name) for name in self.nodes}
         self._read_cache: dict[int, ua.ReadParameters] = {}
@@ -170,6 +205,8 @@ class RequestPipeline:
         with self.tally.lock:
             self.outstanding[number] = operation
             operation.sent_high = self.tally.verifier.high_water(self.session.index)
+            if self.read_back is not None and sampled(number):
+                operation.lowest = self.in_flight_writes.lowest
         try:
             request = self._request(number, names)
             sent = time.perf_counter_ns()
@@ -188,20 +225,23 @@ class RequestPipeline:
 
     def _request(self, number: int, names: list[str]):
         if self.workload == "read":
-            request = ua.ReadRequest()
-            key = number % self._cycle
-            if key not in self._read_cache:
-                self._read_cache[key] = read_parameters(
-                    [self.node_ids[n] for n in names]
-                )
-            request.Parameters = self._read_cache[key]
-            return request
+            return self._read_request(number, names)
         request = ua.WriteRequest()
         values = [
             contract.write_value(self.session.index, number, self.per_request, j)
             for j in range(len(names))
         ]
         request.Parameters = write_parameters([self.node_ids[n] for n in names], values)
+        return request
+
+    def _read_request(self, number: int, names: list[str]) -> ua.ReadRequest:
+        """Reads the nodes of request `number` (the read workload's request, or W1's
+        read-back of that write)."""
+        request = ua.ReadRequest()
+        key = number % self._cycle
+        if key not in self._read_cache:
+            self._read_cache[key] = read_parameters([self.node_ids[n] for n in names])
+        request.Parameters = self._read_cache[key]
         return request
 
     # --- completing ----------------------------------------------------------------------
@@ -218,25 +258,10 @@ class RequestPipeline:
                 self.slots.release()
 
     def _account(self, operation: Operation, future, done: int) -> None:
-        if future.cancelled():
-            self._finish(operation, done, False, 0, "connection closed")
-            return
-        try:
-            data = future.result()
-            if nodeid_from_binary(data.copy()) == SERVICE_FAULT:
-                fault = struct_from_binary(ua.ServiceFault, data)
-                self._finish(
-                    operation, done, False, 0, fault.ResponseHeader.ServiceResult.name
-                )
-                return
-            kind = ua.ReadResponse if self.workload == "read" else ua.WriteResponse
-            response = struct_from_binary(kind, data)
-        except Exception as error:
-            self._finish(operation, done, False, 0, f"bad response: {error}")
-            return
-        service = response.ResponseHeader.ServiceResult
-        if not service.is_good():
-            self._finish(operation, done, False, 0, service.name)
+        kind = ua.ReadResponse if self.workload == "read" else ua.WriteResponse
+        response, error = decode(future, kind)
+        if response is None:
+            self._finish(operation, done, False, 0, error)
             return
         results = response.Results
         if len(results) != len(operation.names):
@@ -255,15 +280,22 @@ class RequestPipeline:
             if not status.is_good():
                 self._finish(operation, done, False, 0, f"{name}: {status.name}")
                 return
-        self._finish(operation, done, True, len(results), None, results)
+        read_back = self._finish(operation, done, True, len(results), None, results)
+        if read_back is not None:
+            self._send_read_back(read_back)
 
-    def _finish(self, operation, done, ok, values, error, results=None) -> None:
+    def _finish(
+        self, operation, done, ok, values, error, results=None
+    ) -> ReadBack | None:
+        """Counts the operation; returns W1's read-back to send now, if it is one."""
         tally = self.tally
         with tally.lock:
             if operation.finished:  # already counted as timed out
-                return
+                return None
             operation.finished = True
             del self.outstanding[operation.number]
+            if self.read_back is not None:
+                self.in_flight_writes.finished(operation.number)
             recorder = tally.recorder
             if ok:
                 recorder.timeline.completed(done, values)
@@ -280,7 +312,50 @@ class RequestPipeline:
                     operation.measured,
                     sent_high=operation.sent_high,
                 )
-            if not self.outstanding:
+            read_back = None
+            if ok and operation.measured and operation.lowest is not None:
+                # W1: counted from here, so the drain waits for it
+                read_back = ReadBack(
+                    operation.number, operation.names, operation.lowest
+                )
+                self.read_backs.add(read_back)
+            if not self.outstanding and not self.read_backs:
+                self.all_done.notify_all()
+        return read_back
+
+    def _send_read_back(self, read_back: ReadBack) -> None:
+        """W1: at once, on the same channel, beside the in_flight requests."""
+        request = self._read_request(read_back.number, read_back.names)
+        try:
+            self.session.channel.send_request(
+                request, callback=functools.partial(self._read_back_done, read_back)
+            )
+        except Exception as error:
+            self._read_back_over(read_back, None, f"send failed: {error}")
+
+    def _read_back_done(self, read_back: ReadBack, future) -> None:
+        """Runs on the session's receive thread."""
+        response, error = decode(future, ua.ReadResponse)
+        self._read_back_over(read_back, response, error)
+
+    def _read_back_over(self, read_back: ReadBack, response, error) -> None:
+        tally = self.tally
+        assert self.read_back is not None
+        with tally.lock:
+            if read_back.finished:  # already failed as unanswered
+                return
+            read_back.finished = True
+            self.read_backs.discard(read_back)
+            if response is None:
+                self.read_back.failed(read_back.names, error)
+            else:
+                self.read_back.response(
+                    read_back.names,
+                    response.Results,
+                    read_back.lowest,
+                    read_back.number,
+                )
+            if not self.outstanding and not self.read_backs:
                 self.all_done.notify_all()
 
     # --- the end of the run --------------------------------------------------------------
@@ -303,7 +378,9 @@ class RequestPipeline:
     def _wait_for_outstanding(self) -> None:
         phases = self.phases
         with self.tally.lock:
-            while any(op.measured for op in self.outstanding.values()):
+            while self.read_backs or any(
+                op.measured for op in self.outstanding.values()
+            ):
                 remaining = (phases.grace_end - time.perf_counter_ns()) / 1e9
                 if remaining <= 0:
                     break
@@ -311,10 +388,32 @@ class RequestPipeline:
             for operation in list(self.outstanding.values()):
                 operation.finished = True
                 if operation.measured:
-                    self.tally.recorder.operation(
-                        0, False, 0, "no response within 5 s after the measured phase"
-                    )
+                    self.tally.recorder.operation(0, False, 0, LATE)
             self.outstanding.clear()
+            for read_back in self.read_backs:  # W1: each of its values fails
+                read_back.finished = True
+                assert self.read_back is not None
+                self.read_back.failed(read_back.names, LATE)
+            self.read_backs.clear()
+
+
+def decode(future, kind) -> tuple:
+    """(the response, None) for a request's completed future, or (None, why there is
+    none): closed connection, ServiceFault, undecodable or a Bad ServiceResult."""
+    if future.cancelled():
+        return None, "connection closed"
+    try:
+        data = future.result()
+        if nodeid_from_binary(data.copy()) == SERVICE_FAULT:
+            fault = struct_from_binary(ua.ServiceFault, data)
+            return None, fault.ResponseHeader.ServiceResult.name
+        response = struct_from_binary(kind, data)
+    except Exception as error:
+        return None, f"bad response: {error}"
+    service = response.ResponseHeader.ServiceResult
+    if not service.is_good():
+        return None, service.name
+    return response, None
 
 
 def verify_writes(

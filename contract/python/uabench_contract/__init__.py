@@ -875,6 +875,8 @@ class Recorder:
         self.checked = self.verification_failed = 0
         # SPEC §3 R3: set by the read workload at its end; 0 for write and subscribe
         self.ticks_advanced = 0
+        # SPEC §3 W1: values read back under load (write workload with verify), also in `checked`
+        self.read_back = 0
         self.verification_examples: list[str] = []
         self.error_examples: list[str] = []
         self.latency = Histogram()
@@ -941,6 +943,7 @@ class Recorder:
                 "checked": self.checked,
                 "failed": self.verification_failed,
                 "examples": self.verification_examples,
+                "read_back": self.read_back,
                 "ticks_advanced": self.ticks_advanced,
             },
             "errors": {"examples": self.error_examples},
