@@ -23,3 +23,34 @@ def test_the_notes_count_checked_read_back_and_wrong_values():
 def test_read_backs_are_not_mentioned_where_there_were_none():
     assert verification_notes([_cell(10)]) == ["Verified in this suite's 1 stored cells: 10 values checked, 0 wrong."]
     assert verification_notes([_cell(0)]) == []
+
+
+def _latency_cell(server: str, histogram: list[list[int]], completed: int) -> dict:
+    result = {
+        "latency_ns": histogram,
+        "start_ns": 0,
+        "end_ns": 1_000_000_000,
+        "timeline": {"window_ms": 1000, "start_ns": 0, "ops": [completed], "values": [completed]},
+    }
+    return {
+        "kind": "latency",
+        "server": server,
+        "variant": "1000/s × 1",
+        "parameter": "1000",
+        "status": "pass",
+        "result": result,
+        "client_config": {"nodes_per_request": 1},
+    }
+
+
+def test_the_latency_table_gives_the_p99_interval_where_n_supports_it():
+    from uabench.report.capacity import latency_section
+
+    section = latency_section(
+        {}, [_latency_cell("a", [[1000, 990], [4992, 10]], 1000), _latency_cell("b", [[1000, 999]], 999)]
+    )
+    table = section.tables[0]
+    column = [c.title for c in table.columns].index("p99 95 % interval µs")
+    intervals = {line[0].value: line[column].value for line in table.rows}
+    assert intervals == {"a": "1–5", "b": None}  # b: 999 requests cannot tell a p99
+    assert "true uncertainty is wider" in section.paragraphs[0]

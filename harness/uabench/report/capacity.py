@@ -167,9 +167,11 @@ def latency_section(run: dict, cells: list[dict]) -> Section | None:
     for (server, load), entry in merged.items():
         if not entry["histograms"]:
             rate = float(entry["rate"]) if entry["rate"] else None
-            rows.append(row(server, load, rate, None, None, None, None, None, None, entry["why"]))
+            rows.append(row(server, load, rate, None, None, None, None, None, None, None, entry["why"]))
             continue
-        summary = stats.latency_summary(stats.merge_histograms(entry["histograms"]))
+        histogram = stats.merge_histograms(entry["histograms"])
+        summary = stats.latency_summary(histogram)
+        p99_interval = stats.quantile_interval(histogram, 99)
         completed = min(entry["completed"]) if entry["completed"] else None
         sustained = completed is not None and completed >= 0.99
         rows.append(
@@ -181,6 +183,7 @@ def latency_section(run: dict, cells: list[dict]) -> Section | None:
                 summary["p50_us"],
                 summary["p90_us"],
                 summary["p99_us"],
+                f"{p99_interval[0]:,.0f}–{p99_interval[1]:,.0f}" if p99_interval else None,
                 summary["p99.9_us"],
                 summary["count"],
                 None if sustained else "not sustained: its queue grew, so its percentiles grow with the run's length",
@@ -194,6 +197,7 @@ def latency_section(run: dict, cells: list[dict]) -> Section | None:
         Column("p50 µs", "µs"),
         Column("p90 µs", "µs"),
         Column("p99 µs", "µs"),
+        Column("p99 95 % interval µs", "distribution-free, for independent requests", kind="text"),
         Column("p99.9 µs", "µs"),
         Column("n", "requests"),
         Column("note", kind="text"),
@@ -204,7 +208,9 @@ def latency_section(run: dict, cells: list[dict]) -> Section | None:
             f"Every server at the same offered loads and at 50 % and 80 % of its own capacity: {LATENCY_METHOD}. "
             "The (server, load) cells ran in an order shuffled per block from the run's seed. Percentiles are each "
             "bucket's upper edge; a percentile needs n ≥ 10/(1 − q) requests (p99 from 1,000, p99.9 from 10,000) "
-            "and is left out below that. Not a ranking: these are single distributions, without intervals."
+            "and is left out below that. The p99 interval is the binomial order-statistic interval of the quantile: it "
+            "holds for independent requests, and requests of one run are not (a queue correlates neighbours), so the "
+            "true uncertainty is wider. Not a ranking."
         ],
         tables=[Table(columns, rows)],
     )

@@ -99,6 +99,32 @@ def latency_summary(histogram: Histogram) -> dict:
     return out
 
 
+def quantile_interval(histogram: Histogram, q: float, confidence: float = 0.95) -> tuple[float, float] | None:
+    """A distribution-free interval of the q-th percentile (in µs, bucket upper edges as
+    latency_summary states it): the values at the order-statistic ranks that bracket the
+    quantile with `confidence` when the values are independent (the binomial method, scipy's
+    binom). Requests of one run are not independent (a queue correlates neighbours), so the
+    true uncertainty is wider; None where the count cannot support the percentile."""
+    n = histogram.total
+    if n < min_count(q):
+        return None
+    tail = (1 - confidence) / 2
+    low = max(1, int(scipy.stats.binom.ppf(tail, n, q / 100)))
+    high = min(n, int(scipy.stats.binom.ppf(1 - tail, n, q / 100)) + 1)
+    values = [_at_rank(histogram, rank) for rank in (low, high)]
+    return upper_edge(values[0]) / 1e3, upper_edge(values[1]) / 1e3
+
+
+def _at_rank(histogram: Histogram, rank: int) -> float:
+    """The value of 1-based rank `rank` in the histogram's sorted values."""
+    seen = 0
+    for value, count in sorted(histogram.counts.items()):
+        seen += count
+        if seen >= rank:
+            return float(value)
+    return float(max(histogram.counts))
+
+
 def cdf(histogram: Histogram) -> list[tuple[float, float]]:
     """(value_us, cumulative fraction) points for plotting."""
     total = histogram.total
