@@ -2,6 +2,7 @@
 // returns the result record.
 import { wallNs } from "./clock.js";
 import { SessionLoad, makePhase } from "./load.js";
+import { WriteReadBack } from "./readback.js";
 import { Recorder } from "./recorder.js";
 import { clientCertificateManager, makeWorkFolder, stageKeyPair } from "./security.js";
 import { UaSession } from "./session.js";
@@ -25,11 +26,13 @@ async function runRequests(sessions, config, recorder) {
   const phase = makePhase(config.warmup_s, config.duration_s);
   recorder.timeline.begin(phase.start, phase.measureUntil - phase.start);
   const ticks = sessions.map(() => new TickVerification(config.nodes));
+  // SPEC §3 W1: session 0 reads back a sample of its writes during the phase.
+  const readBack = config.workload === "write" && config.verify ? new WriteReadBack(sessions[0], config, recorder) : null;
   const loads = sessions.map((uaSession, index) => new SessionLoad({
     send: config.workload === "read"
       ? readRequests(uaSession, config, recorder, ticks[index])
       : writeRequests(uaSession, config, index),
-    recorder, phase, index,
+    recorder, phase, index, readBack: index === 0 ? readBack : null,
     inFlight: config.in_flight, rate: config.rate, sessions: config.sessions,
   }));
   await Promise.all(loads.map((load) => load.run()));

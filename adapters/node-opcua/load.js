@@ -49,10 +49,11 @@ export class SessionLoad {
   /**
    * send(k) performs request k and resolves to {ok, values, error, check}; check(measured),
    * if present, verifies the returned values (warm-up does the same work) and records the
-   * verification only for measured operations.
+   * verification only for measured operations. readBack: session 0's WriteReadBack (SPEC §3
+   * W1) in a verified write workload, else null.
    */
-  constructor({ send, recorder, phase, inFlight, rate, sessions, index }) {
-    Object.assign(this, { send, recorder, phase, inFlight, rate, sessions, index });
+  constructor({ send, recorder, phase, inFlight, rate, sessions, index, readBack = null }) {
+    Object.assign(this, { send, recorder, phase, inFlight, rate, sessions, index, readBack });
     this.nextRequest = 0;
     this.pending = new Set();
     this.backlog = new Backlog();
@@ -63,28 +64,36 @@ export class SessionLoad {
   }
 
   async #dispatch(referenceNs) {
-    const entry = { measured: this.isMeasured(referenceNs), abandoned: false };
+    const k = this.nextRequest++;
+    const entry = { k, measured: this.isMeasured(referenceNs), abandoned: false };
     this.pending.add(entry);
+    // W1's C: pending holds requests in the order they were sent, so its first is the lowest.
+    const lowest = this.readBack?.sampled(k, entry.measured) ? this.pending.values().next().value.k : -1;
     // SPEC §6 send_lag_ns: the request goes to the SDK's call right below.
     if (entry.measured && this.rate !== null) this.recorder.sent(nowNs() - referenceNs);
     let outcome;
     try {
-      outcome = await this.send(this.nextRequest++);
+      outcome = await this.send(k);
     } catch (error) {
       outcome = { ok: false, values: 0, error: error?.message ?? String(error) };
     }
     const completedNs = nowNs();
     const latency = completedNs - referenceNs;
     this.pending.delete(entry);
+    if (lowest >= 0 && outcome.ok && !entry.abandoned) this.readBack.start(k, lowest);
     if (outcome.ok) this.recorder.timeline.completed(completedNs, outcome.values);
     const measured = entry.measured && !entry.abandoned;
     if (measured) this.recorder.operation(latency, outcome.ok, outcome.values, outcome.error);
     if (outcome.ok && outcome.check && !entry.abandoned) outcome.check(measured);
   }
 
-  /** Resolves when nothing measured is outstanding any more, or at the end of the grace period. */
+  /**
+   * Resolves when nothing measured is outstanding any more, read-backs included, or at the end
+   * of the grace period.
+   */
   run() {
-    const done = this.rate === null ? this.#closedLoop() : this.#openLoop();
+    const requests = this.rate === null ? this.#closedLoop() : this.#openLoop();
+    const done = this.readBack ? requests.then(() => this.readBack.settled()) : requests;
     let timer;
     const grace = new Promise((resolve) => {
       timer = setTimeout(resolve, Math.max(0, (this.phase.graceUntil - nowNs()) / 1e6));
@@ -136,5 +145,6 @@ export class SessionLoad {
     for (const scheduledAt of this.backlog.drain()) {
       if (this.isMeasured(scheduledAt)) this.recorder.operation(0, false, 0, "not sent within 5 s after the measured phase");
     }
+    this.readBack?.abandon();
   }
 }

@@ -15,6 +15,7 @@ export class Recorder {
     this.verificationFailed = 0;
     this.verificationExamples = [];
     this.ticksAdvanced = 0; // SPEC §6: set by the read workload; 0 for write and subscribe
+    this.readBacks = 0; // SPEC §6 verification.read_back: W1's values, write workload with verify
     this.errorExamples = [];
     this.latency = new Histogram();
     this.sendLag = new Histogram(); // open loop: actual - scheduled send (SPEC §6 send_lag_ns)
@@ -69,6 +70,12 @@ export class Recorder {
     }
   }
 
+  /** One value read back under load (SPEC §3 W1): a checked value, null or its failure. */
+  readBack(failure) {
+    this.readBacks += 1;
+    this.verification(failure);
+  }
+
   result(sdk, version, role, config) {
     const seconds = Math.max(1e-9, Number(this.endNs - this.startNs) / 1e9);
     return {
@@ -77,7 +84,7 @@ export class Recorder {
       operations: { attempted: this.attempted, succeeded: this.succeeded, failed: this.failed },
       values: this.values,
       verification: { checked: this.checked, failed: this.verificationFailed, examples: this.verificationExamples,
-        ticks_advanced: this.ticksAdvanced },
+        ticks_advanced: this.ticksAdvanced, read_back: this.readBacks },
       errors: { examples: this.errorExamples },
       throughput: { ops_per_s: this.succeeded / seconds, values_per_s: this.values / seconds },
       latency_ns: this.latency.sparse(),

@@ -11,7 +11,8 @@ const SDD = sdd();
 const IMAGE = image();
 const DOUBLE_ARRAYS = Object.fromEntries(Object.entries(ARRAYS).map(([name, length]) => [name, doubleArray(length)]));
 
-function short(variant) {
+/** A returned Variant in a failure message: its DataType and value, at most 60 characters. */
+export function describeVariant(variant) {
   let text;
   const value = variant?.value;
   if (Buffer.isBuffer(value)) text = `ByteString[${value.length}]`;
@@ -33,7 +34,7 @@ function verifySignal(node, index, variant) {
   const v = variant?.value;
   const ok = isScalar(variant, DataType.Float) && Number.isInteger(v) && v >= 0 && v < 2 ** 24
     && Math.floor(v / TICK_MODULUS) === index % SIGNAL_INDEX_MODULUS;
-  return ok ? null : `${node}: got ${short(variant)}, expected tick-encoded Float for index ${index}`;
+  return ok ? null : `${node}: got ${describeVariant(variant)}, expected tick-encoded Float for index ${index}`;
 }
 
 /** Returns null when `variant` is what the standard address space holds at `node`, else a reason. */
@@ -43,29 +44,29 @@ export function verifyValue(node, variant) {
     case "Tick": {
       const v = variant?.value;
       return isScalar(variant, DataType.UInt32) && Number.isInteger(v) && v >= 0 && v < 2 ** 32
-        ? null : `Tick: got ${short(variant)}, expected UInt32`;
+        ? null : `Tick: got ${describeVariant(variant)}, expected UInt32`;
     }
     case "Real":
       return isScalar(variant, DataType.Float) && variant.value === REAL_VALUE
-        ? null : `Real: got ${short(variant)}, expected Float ${REAL_VALUE}`;
+        ? null : `Real: got ${describeVariant(variant)}, expected Float ${REAL_VALUE}`;
     case "Page":
       return variant?.dataType === DataType.Int16 && variant.arrayType === VariantArrayType.Array
         && sameElements(variant.value, PAGE)
-        ? null : `Page: got ${short(variant)}, expected Int16[${PAGE_LENGTH}] pattern`;
+        ? null : `Page: got ${describeVariant(variant)}, expected Int16[${PAGE_LENGTH}] pattern`;
     case "SDD":
       return isScalar(variant, DataType.ByteString) && Buffer.isBuffer(variant.value) && variant.value.equals(SDD)
-        ? null : `SDD: got ${short(variant)}, expected ${SDD_LENGTH}-byte pattern`;
+        ? null : `SDD: got ${describeVariant(variant)}, expected ${SDD_LENGTH}-byte pattern`;
     case "Image":
       return isScalar(variant, DataType.ByteString) && Buffer.isBuffer(variant.value) && variant.value.equals(IMAGE)
-        ? null : `Image: got ${short(variant)}, expected ${IMAGE_LENGTH}-byte pattern`;
+        ? null : `Image: got ${describeVariant(variant)}, expected ${IMAGE_LENGTH}-byte pattern`;
     default:
       if (Object.hasOwn(DOUBLE_ARRAYS, node)) {
         return variant?.dataType === DataType.Double && variant.arrayType === VariantArrayType.Array
           && sameElements(variant.value, DOUBLE_ARRAYS[node])
-          ? null : `${node}: got ${short(variant)}, expected Double[${ARRAYS[node]}] of k + 0.5`;
+          ? null : `${node}: got ${describeVariant(variant)}, expected Double[${ARRAYS[node]}] of k + 0.5`;
       }
       if (node.startsWith("Write_")) {
-        return isScalar(variant, DataType.Double) ? null : `${node}: got ${short(variant)}, expected Double`;
+        return isScalar(variant, DataType.Double) ? null : `${node}: got ${describeVariant(variant)}, expected Double`;
       }
       return `${node}: not a node of the standard address space`;
   }

@@ -7,7 +7,7 @@ import { writeValue, writeVerificationValue } from "./model.js";
 // Requests repeat with period len(nodes)/gcd; keep their prepared node lists unless huge.
 const MAX_CACHED_NODES = 1_000_000;
 
-function describe(error) {
+export function describeError(error) {
   return String(error?.message ?? error).split("\n")[0].slice(0, 200);
 }
 
@@ -47,7 +47,7 @@ export function readRequests(uaSession, config, recorder, ticks) {
     try {
       dataValues = await uaSession.read(nodeIds.map((nodeId) => ({ nodeId, attributeId: AttributeIds.Value })));
     } catch (error) {
-      return { ok: false, values: 0, error: describe(error) };
+      return { ok: false, values: 0, error: describeError(error) };
     }
     const bad = dataValues.length === names.length ? firstBad(dataValues.map((dv) => dv.statusCode)) : StatusCodes.BadUnexpectedError;
     if (bad) return { ok: false, values: 0, error: bad.name };
@@ -80,7 +80,7 @@ export function writeRequests(uaSession, config, sessionIndex) {
     try {
       statusCodes = await uaSession.session.write(nodesToWrite);
     } catch (error) {
-      return { ok: false, values: 0, error: describe(error) };
+      return { ok: false, values: 0, error: describeError(error) };
     }
     const bad = statusCodes.length === nodeIds.length ? firstBad(statusCodes) : StatusCodes.BadUnexpectedError;
     return bad ? { ok: false, values: 0, error: bad.name } : { ok: true, values: nodeIds.length };
@@ -98,7 +98,7 @@ export async function verifyWrites(uaSession, config, recorder) {
     try {
       await uaSession.session.write(positions.map((i, j) => doubleWrite(nodeIds[j], writeVerificationValue(pattern, i))));
     } catch (error) {
-      recorder.error(`write verification: ${describe(error)}`);
+      recorder.error(`write verification: ${describeError(error)}`);
     }
   }
   for (let from = 0; from < nodes.length; from += chunk) {
@@ -107,7 +107,7 @@ export async function verifyWrites(uaSession, config, recorder) {
     try {
       dataValues = await uaSession.read(positions.map((i) => ({ nodeId: uaSession.nodeId(nodes[i]), attributeId: AttributeIds.Value })));
     } catch (error) {
-      for (const i of positions) recorder.verification(`${nodes[i]}: read-back failed: ${describe(error)}`);
+      for (const i of positions) recorder.verification(`${nodes[i]}: read-back failed: ${describeError(error)}`);
       continue;
     }
     positions.forEach((i, j) => {
