@@ -14,21 +14,25 @@
  * path). */
 static bool no_write_put(const char *name, const UA_Variant *value, char *reason,
                          size_t reason_size) {
+    char text[64];
+    UA_String printed = UA_STRING_NULL;
     if(UA_Variant_hasScalarType(value, &UA_TYPES[UA_TYPES_DOUBLE])) {
-        snprintf(reason, reason_size, "read-back of %s: %.17g, which no write of this run put there",
-                 name, *(const UA_Double *)value->data);
-        return false;
+        snprintf(text, sizeof(text), "%.17g", *(const UA_Double *)value->data);
+    } else if(!value->type) {
+        snprintf(text, sizeof(text), "no value");
+    } else {
+        const char *type = value->type->typeName ? value->type->typeName : "a value";
+        if(!UA_Variant_isScalar(value))
+            snprintf(text, sizeof(text), "%s array", type);
+        else if(UA_print(value->data, value->type, &printed) == UA_STATUSCODE_GOOD)
+            snprintf(text, sizeof(text), "%s %.*s", type, (int)printed.length,
+                     printed.length ? (const char *)printed.data : "");
+        else
+            snprintf(text, sizeof(text), "%s", type);
     }
-    const char *type = !value->type ? "no value"
-                       : value->type->typeName ? value->type->typeName : "a value";
-    bool scalar = value->type && UA_Variant_isScalar(value);
-    const char *separator = !value->type ? "" : scalar ? " " : " array";
-    UA_String text = UA_STRING_NULL;
-    if(scalar && UA_print(value->data, value->type, &text) != UA_STATUSCODE_GOOD)
-        text = UA_STRING_NULL;
-    snprintf(reason, reason_size, "read-back of %s: %s%s%.*s, which no write of this run put there",
-             name, type, separator, (int)text.length, text.length ? (const char *)text.data : "");
-    UA_String_clear(&text);
+    UA_String_clear(&printed);
+    snprintf(reason, reason_size, "read-back of %s: %s, which no write of this run put there",
+             name, text);
     return false;
 }
 

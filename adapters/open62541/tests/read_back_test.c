@@ -96,8 +96,19 @@ int main(void) {
     dv = value_of(&f, UA_TYPES_FLOAT);
     judge("a Float, not a Double", 1, &dv,
           "read-back of Write_1: Float 17.5, which no write of this run put there");
+    UA_String text = UA_STRING("17.5");
+    dv = value_of(&text, UA_TYPES_STRING);
+    judge("a String", 1, &dv,
+          "read-back of Write_1: String \"17.5\", which no write of this run put there");
+    UA_Double pair[2] = {0, 1};
     UA_DataValue_init(&dv);
-    judge("no value", 1, &dv, "read-back of Write_1: no value, which no write of this run put there");
+    dv.hasValue = true;
+    UA_Variant_setArray(&dv.value, pair, 2, &UA_TYPES[UA_TYPES_DOUBLE]);
+    judge("an array of Doubles", 1, &dv,
+          "read-back of Write_1: Double array, which no write of this run put there");
+    UA_DataValue_init(&dv);
+    judge("no value", 1, &dv,
+          "read-back of Write_1: no value, which no write of this run put there");
 
     /* the sampled writes: every 64th of session 0 */
     verdict("write 63 is sampled, 62 and 64 are not",
