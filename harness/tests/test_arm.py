@@ -1,4 +1,4 @@
-"""The ARM support (uabench.arm): architecture names, Containerfiles, and the smoke step
+"""The ARM support (uabench.arm): architecture names, Dockerfiles, and the smoke step
 judge against purpose-built faulty launchers. The emulated runs themselves are checks
 (uabench/checks/test_arm_smoke.py, `uabench arm-smoke`, `uabench check --all`)."""
 
@@ -21,10 +21,18 @@ def test_architecture_names():
     assert images.image_name("milo", images.arch("arm64")) == "localhost/uabench/milo:arm64"
 
 
-def test_every_sdk_has_a_containerfile():
+def test_every_sdk_has_a_dockerfile():
     for sdk in images.SDKS:
-        text = (images.CONTAINERS / f"{sdk}.Containerfile").read_text()
+        text = images.dockerfile(sdk).read_text()
         assert "ARG BASE=" in text and "FROM ${BASE}" in text  # the base image is a build argument
+    assert not list(images.CONTAINERS.glob("*.Containerfile"))  # renamed, none left behind
+
+
+def test_amd64_is_native_and_not_an_arm_target():
+    assert images.arch("x86_64").name == "amd64" and not images.arch("amd64").emulated
+    assert images.arch("arm64").emulated
+    with pytest.raises(ValueError, match="not an ARM architecture"):
+        images.arm_arch("amd64")
 
 
 def _launched(tmp_path: Path, body: str) -> arm.LaunchedSdk:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from uabench import paths, plan, sdks
+from uabench.containers.engine import EngineError
 from uabench.plan import PlanError
 from uabench.proc.lock import LockError
 from uabench.proc.lock import release as release_cores
@@ -380,7 +381,17 @@ def cmd_images(args: argparse.Namespace) -> int:
     chosen = _split(args.sdk) or list(images.SDKS)
     unknown = [sdk for sdk in chosen if sdk not in images.SDKS]
     if unknown:
-        raise ValueError(f"no Containerfile for {', '.join(unknown)} (one of {', '.join(images.SDKS)})")
+        raise ValueError(f"no Dockerfile for {', '.join(unknown)} (one of {', '.join(images.SDKS)})")
+    from uabench.containers import engine as engines
+
+    with engines.running(args.engine) as engine:
+        print(f"engine: {engine.name} ({engine.daemon})", flush=True)
+        return _build_images(targets, chosen, args.no_cache, summary, engine.daemon)
+
+
+def _build_images(targets: list, chosen: list[str], no_cache: bool, summary: Path, daemon: str) -> int:
+    from uabench.arm import images
+
     results = []
     for target in targets:
         started = time.monotonic()
@@ -391,7 +402,7 @@ def cmd_images(args: argparse.Namespace) -> int:
             flush=True,
         )
         for sdk in chosen:
-            built = images.build(sdk, target, paths.RESULTS / "images" / "logs", no_cache=args.no_cache)
+            built = images.build(sdk, target, paths.RESULTS / "images" / "logs", no_cache=no_cache)
             results.append(built)
             seconds = "-" if built.seconds is None else f"{built.seconds:.0f} s"
             print(
@@ -399,7 +410,7 @@ def cmd_images(args: argparse.Namespace) -> int:
                 f"{seconds:>7}" + (f"  {built.reason}" if built.reason else ""),
                 flush=True,
             )
-    images.record(results, summary)
+    images.record(results, summary, daemon)
     print(f"(build times are emulated for foreign architectures; summary: {summary})")
     return 1 if any(r.status == "failed" for r in results) else 0
 
@@ -408,7 +419,7 @@ def cmd_arm_smoke(args: argparse.Namespace) -> int:
     from uabench import checks
     from uabench.arm import images
 
-    arches = [images.arch(name).name for name in _split(args.arch)]  # refuses unknown names here
+    arches = [images.arm_arch(name).name for name in _split(args.arch)]  # refuses unknown names here
     unknown = [sdk for sdk in _split(args.sdk) if sdk not in images.SDKS]
     if unknown:  # not an empty selection that pytest reports as nothing collected
         raise ValueError(f"--sdk: no ARM build of {', '.join(unknown)} (one of {', '.join(images.SDKS)})")
@@ -423,7 +434,12 @@ def cmd_arm_smoke(args: argparse.Namespace) -> int:
         "--arm-how",
         "binary" if args.binary else "image",
     ]
-    return checks.run(["test_arm_smoke"], options, _junit(args.junit, "arm-smoke"))
+    if args.binary:
+        return checks.run(["test_arm_smoke"], options, _junit(args.junit, "arm-smoke"))
+    from uabench.containers import engine as engines
+
+    with engines.running(args.engine):  # the checks' launchers inherit UABENCH_ENGINE, DOCKER_HOST
+        return checks.run(["test_arm_smoke"], options, _junit(args.junit, "arm-smoke"))
 
 
 def cmd_remote(args: argparse.Namespace) -> int:
@@ -459,7 +475,12 @@ def cmd_remote(args: argparse.Namespace) -> int:
             *([f"--remote-identity={args.identity}"] if args.identity else []),
             *([f"--remote-known-hosts={args.known_hosts}"] if args.known_hosts else []),
         ]
-    return checks.run(["test_remote"], options, _junit(args.junit, "remote"))
+    if not args.image:
+        return checks.run(["test_remote"], options, _junit(args.junit, "remote"))
+    from uabench.containers import engine as engines
+
+    with engines.running(args.engine):  # the image is saved here by this engine
+        return checks.run(["test_remote"], options, _junit(args.junit, "remote"))
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -580,10 +601,13 @@ def parser() -> argparse.ArgumentParser:
     predict.add_argument("--communication", choices=("client-server", "pubsub"), default="client-server")
     predict.set_defaults(func=cmd_predict)
 
-    images = commands.add_parser("images", help="build the ARM container images of the adapters (podman)")
+    images = commands.add_parser("images", help="build the container images of the adapters (docker or podman)")
     images.add_argument(
-        "--arch", default="arm64", help="comma-separated: arm64, armhf (arm/v7), armel (arm/v6) (default: %(default)s)"
+        "--arch",
+        default="arm64",
+        help="comma-separated: arm64, armhf (arm/v7), armel (arm/v6), amd64 (default: %(default)s)",
     )
+    _engine_option(images)
     images.add_argument("--sdk", default="", help="comma-separated SDKs (default: all)")
     images.add_argument("--no-cache", action="store_true", help="rebuild every layer")
     images.add_argument("--list", action="store_true", help="print the recorded sizes and build times, build nothing")
@@ -598,6 +622,7 @@ def parser() -> argparse.ArgumentParser:
         help="run the Bazel cross-built C adapter through qemu-user instead of the images",
     )
     smoke.add_argument("--junit", help="JUnit XML file (default: results/arm-smoke/junit.xml)")
+    _engine_option(smoke)
     smoke.set_defaults(func=cmd_arm_smoke)
 
     remote = commands.add_parser("remote", help="run an SDK's server on a remote host over SSH (a Raspberry Pi)")
@@ -612,7 +637,10 @@ def parser() -> argparse.ArgumentParser:
         "afterwards (default: the remote's $TMPDIR or /tmp)",
     )
     remote.add_argument("--binary", help="adapter binary to copy and run (e.g. .cache/dist/aarch64/uabench-open62541)")
-    remote.add_argument("--image", help="container image to podman save/load and run (localhost/uabench/milo:arm64)")
+    remote.add_argument(
+        "--image", help="container image to save here and podman load/run there (localhost/uabench/milo:arm64)"
+    )
+    _engine_option(remote)
     remote.add_argument("--sdk", default="open62541", help="the SDK the binary or image is (default: %(default)s)")
     remote.add_argument(
         "--namespace-pi",
@@ -648,12 +676,20 @@ def parser() -> argparse.ArgumentParser:
     return main
 
 
+def _engine_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--engine",
+        choices=("docker", "podman"),
+        help="container engine (default: $UABENCH_ENGINE, else docker when it can run, else podman)",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         _leftovers(args.command, args.store)
         return args.func(args)
-    except (ValueError, PlanError, ModelError, StoreError, sdks.UnknownSdk, LockError) as error:
+    except (ValueError, PlanError, ModelError, StoreError, sdks.UnknownSdk, LockError, EngineError) as error:
         print(f"uabench: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

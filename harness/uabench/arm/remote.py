@@ -1,7 +1,7 @@
 """Remote targets over SSH: run an adapter role on another machine (a Raspberry Pi).
 
 The adapter is deployed as a binary (the Bazel cross build, `.cache/dist/<target>/`) or as a
-container image (`podman save | ssh host podman load`). The role is then started through
+container image (`docker|podman save | ssh host podman load`). The role is then started through
 `ssh` by a small POSIX-sh wrapper on the remote side that
 
 - runs the adapter with its stdout on the ssh channel, so the JSON line protocol of
@@ -244,12 +244,14 @@ def deploy_binary(host: RemoteHost, binary: Path) -> Deployment:
 def deploy_image(
     host: RemoteHost, image: str, run_args: list[str] | None = None, env: list[str] | None = None
 ) -> Deployment:
-    """`podman save` here, `podman load` there (the remote needs podman). `run_args` and
-    `env` (NAME=VALUE) adapt `podman run` to the remote, e.g. for the namespace Pi."""
+    """`docker|podman save` here (the engine `--engine` chose), `podman load` there (the
+    remote needs podman; both save a docker-archive it loads). `run_args` and `env`
+    (NAME=VALUE) adapt `podman run` to the remote, e.g. for the namespace Pi."""
     from uabench.arm import images
 
     def install(host: RemoteHost, facts: dict) -> Deployment:
-        save = subprocess.Popen(["podman", "save", image], stdout=subprocess.PIPE, env=images.podman_env())
+        engine = images.engine()
+        save = subprocess.Popen(engine.command(*engine.save_args(image)), stdout=subprocess.PIPE)
         try:
             host.ssh("podman load -q", stdin=save.stdout, timeout=1800)
         finally:
@@ -257,7 +259,7 @@ def deploy_image(
                 save.stdout.close()
             save.wait()
         if save.returncode != 0:
-            raise RemoteError(f"podman save {image} failed ({save.returncode})")
+            raise RemoteError(f"{engine.name} save {image} failed ({save.returncode})")
         return Deployment(host, _podman_run(host, image, run_args, env), "image", image, facts=facts)
 
     return _deploy(host, install)

@@ -1,19 +1,18 @@
 """The emulated ARM smoke suite (`uabench arm-smoke`).
 
-Each SDK's ARM server runs here under qemu-user: from its image (podman --arch, host
-network) or, for the C adapter, straight from the Bazel cross build (`--binary`, through
-binfmt_misc). The native reference client (the host's open62541 adapter) reads every node
-of the standard address space and writes Write_j with read-back, both with value
-verification, through the harness's own Session machinery. The checks that run this are
-uabench/checks/test_arm_smoke.py. Every cell is stored with
-`emulated = 1` and the variant naming the architecture: emulated timings are never
-comparable with native ones and must never rank a server.
+Each SDK's ARM server runs here under qemu-user: from its image (docker --platform or podman
+--arch, whichever engine `--engine` chose; host network) or, for the C adapter, straight
+from the Bazel cross build (`--binary`, through binfmt_misc). The native reference client
+(the host's open62541 adapter) reads every node of the standard address space and writes
+Write_j with read-back, both with value verification, through the harness's own Session
+machinery. The checks that run this are uabench/checks/test_arm_smoke.py. Every cell is
+stored with `emulated = 1` and the variant naming the architecture (and the engine):
+emulated timings are never comparable with native ones and must never rank a server.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import shlex
 import stat
 import time
@@ -42,6 +41,7 @@ class LaunchedSdk(Sdk):
     launcher: Path = Path("/nonexistent")
     arch: str = ""
     how: str = ""  # image | binary | remote
+    engine: str = ""  # docker | podman: what runs the image
 
     @property
     def run(self) -> Path:
@@ -58,28 +58,20 @@ def _write_launcher(path: Path, command: list[str]) -> Path:
 
 
 def image_launcher(sdk: Sdk, target: images.Arch, workdir: Path, token: str) -> LaunchedSdk:
-    """`run` = podman run of the SDK's image; the work directory (configs, PKI) is mounted at
-    the same path, the network is the host's, so the endpoint it prints is reachable here."""
-    os.environ.setdefault("CONTAINERS_CONF", str(images.CONTAINERS_CONF))
-    # No --variant: podman import records none, and the lookup would then miss the local image.
-    command = [
-        "podman",
-        "run",
-        "--rm",
-        "--init",
-        "--pull=never",
-        "--arch",
-        target.podman_arch,
-        "--network",
-        "host",
-        "--label",
-        f"{LABEL}={token}",
-        "--volume",
-        f"{workdir}:{workdir}",
-        images.image_name(sdk.id, target),
-    ]
+    """`run` = `docker|podman run` of the SDK's image; the work directory (configs, PKI) is
+    mounted at the same path, the network is the host's, so the endpoint it prints is reachable
+    here. The engine's environment (DOCKER_HOST, CONTAINERS_CONF) is written into the launcher."""
+    engine = images.engine()
+    command = engine.command(
+        *engine.run_args(
+            images.image_name(sdk.id, target),
+            target.platform,
+            labels=[f"{LABEL}={token}"],
+            volumes=[f"{workdir}:{workdir}"],
+        )
+    )
     launcher = _write_launcher(workdir / f"run-{sdk.id}-{target.name}", command)
-    return LaunchedSdk(**_fields(sdk), launcher=launcher, arch=target.name, how="image")
+    return LaunchedSdk(**_fields(sdk), launcher=launcher, arch=target.name, how="image", engine=engine.name)
 
 
 def binary_launcher(sdk: Sdk, target: images.Arch, workdir: Path) -> LaunchedSdk:
@@ -151,7 +143,8 @@ def smoke_one(session: Session, reference: Sdk, emulated: LaunchedSdk) -> list[S
     """Start the emulated server, read every node (1 and all per request) and write with the
     native reference client, storing each as an emulated cell."""
     results: list[SmokeResult] = []
-    variant = f"{emulated.arch} emulated ({emulated.how})"
+    how = f"{emulated.how}, {emulated.engine}" if emulated.engine else emulated.how
+    variant = f"{emulated.arch} emulated ({how})"  # which build, and which engine ran it
     started = time.monotonic()
     try:
         server = start_server(session, emulated)
@@ -287,15 +280,15 @@ def _store(
 
 
 def cleanup_containers(token: str) -> None:
-    """Remove any container of this smoke run that outlived its podman process."""
+    """Remove any container of this smoke run that outlived its `docker|podman run` process."""
     if not token:
         return
     try:
-        done = images.podman("ps", "-aq", "--filter", f"label={LABEL}={token}", check=False)
-        ids = done.stdout.split()
+        engine = images.engine()
+        ids = engine.run(*engine.ps_args(f"{LABEL}={token}"), check=False).stdout.split()
         if ids:
-            images.podman("rm", "-f", "-t", "2", *ids, check=False)
-    except images.ImageError:
+            engine.run(*engine.remove_args(ids), check=False)
+    except (images.ImageError, OSError):
         pass
 
 
