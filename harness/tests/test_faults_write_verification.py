@@ -94,3 +94,29 @@ def test_writes_lost_or_stored_late_under_load_fail_a_client_that_reads_them_bac
     assert examples and all(re.fullmatch(failure, example) for example in examples), (
         f"{client.id} against the {mode} server: {examples}"
     )
+
+
+def test_combined_processes_sum_their_read_backs():
+    def record(read_back: int | None) -> dict:
+        verification = {"checked": 10, "failed": 0, "examples": []}
+        if read_back is not None:
+            verification["read_back"] = read_back
+        return {
+            "start_ns": 0,
+            "end_ns": 1,
+            "verification": verification,
+            "operations": {"attempted": 1, "succeeded": 1, "failed": 0},
+            "values": 1,
+            "errors": {"examples": []},
+            "throughput": {"ops_per_s": 1.0, "values_per_s": 1.0},
+        }
+
+    assert cells.combine_results([record(4), record(0), record(6)])["verification"]["read_back"] == 10
+    assert "read_back" not in cells.combine_results([record(None), record(None)])["verification"]
+
+
+def test_several_processes_of_a_verified_write_are_refused(tmp_path):
+    writer = sdks.get("asyncua")
+    write = {"workload": "write", "verify": True}
+    with pytest.raises(ValueError, match="2 client processes of a verified write"):
+        cells.run_cell(writer, "client", [write, write], tmp_path, None)

@@ -239,6 +239,8 @@ def combine_results(results: list[dict], overlap: bool = False) -> dict:
     }
     if any("ticks_advanced" in r["verification"] for r in results):  # SPEC §6: the largest over nodes
         combined["verification"]["ticks_advanced"] = max(r["verification"].get("ticks_advanced", 0) for r in results)
+    if any("read_back" in r["verification"] for r in results):  # SPEC §6: values, summed like checked
+        combined["verification"]["read_back"] = sum(r["verification"].get("read_back", 0) for r in results)
     combined["errors"] = {"examples": [x for r in results for x in r["errors"]["examples"]][:5]}
     combined["throughput"] = {k: sum(r["throughput"][k] for r in results) for k in ("ops_per_s", "values_per_s")}
     for key in HISTOGRAMS:
@@ -333,6 +335,11 @@ def run_cell(
     `started(pid)` hears of every process started (a host sampler counts them as measured)."""
     if role not in sdk.roles:
         return Outcome("not_supported", sdk.reason_unsupported(role))
+    # SPEC §3: each process has a session 0, so verified writes of several processes to the
+    # same nodes would take one another's values for their own (W1) and overwrite the
+    # read-back pattern: not a measurement the contract defines.
+    if len(configs) > 1 and any(c.get("workload") == "write" and c.get("verify", True) for c in configs):
+        raise ValueError(f"{len(configs)} client processes of a verified write: SPEC §3 defines one writer process")
     before = [hosts.ip_counters(k) for k in range(hosts.count)] if hosts else []
     measured: list[Measured] = []
     try:
