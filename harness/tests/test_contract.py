@@ -534,6 +534,7 @@ def test_reference_records_keep_the_schema():
             lambda r: (r.update(workload="write"), r["verification"].update(ticks_advanced=3)),
             "$.verification.ticks_advanced: 3 in a write workload",
         ),
+        (lambda r: r["verification"].pop("read_back"), "$.verification: 'read_back' is a required"),
         (lambda r: r["verification"].update(read_back=-1), "$.verification.read_back"),
         (lambda r: r["verification"].update(read_back=1), "$.verification.read_back: 1 in a read workload"),
         (
