@@ -103,6 +103,7 @@ def test_a_daemon_that_does_not_start_is_reported_and_gone(monkeypatch, tmp_path
     monkeypatch.setenv(engines.BACKEND_ENVIRONMENT, "dockerd")
     monkeypatch.setattr(engines, "DOCKERD_SOCKET", tmp_path / "docker.sock")
     monkeypatch.setattr(engines, "LOG_DIR", tmp_path / "logs")
+    monkeypatch.setattr(engines, "LOCK_DIR", tmp_path / "locks")
     monkeypatch.setattr(engines, "_answering", lambda env: False)  # no daemon anywhere: it must start one
     if os.path.exists("/var/run/docker.sock"):
         pytest.skip("a system docker daemon answers on /var/run/docker.sock")
@@ -173,6 +174,7 @@ def test_docker_builds_and_runs_an_image_from_the_debootstrapped_base(tmp_path):
         finally:
             docker.run("rmi", "-f", tag, check=False)
         socket = docker.env.get("DOCKER_HOST")
-    if socket and "uabench" in socket:  # a daemon this test started is gone with the block
+        ours = "started and stopped by uabench" in docker.daemon
+    if socket and ours:  # a daemon this test started is gone with the block
         done = subprocess.run(["docker", "-H", socket, "info"], capture_output=True, text=True, timeout=30)
         assert done.returncode != 0

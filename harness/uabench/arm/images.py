@@ -1,7 +1,8 @@
 """Container images of every adapter (`uabench images`), ARM and amd64, built with the
 container engine chosen by `--engine` (uabench.containers.engine: docker or podman).
 
-One Dockerfile per SDK, ci/containers/<sdk>/Dockerfile, takes its base image as the build
+One Dockerfile per runtime, ci/containers/<sdk>/Dockerfile (the two Python SDKs share
+ci/containers/python/Dockerfile, build argument SDK), takes its base image as the build
 argument BASE: with Docker Hub reachable that is debian:bookworm-slim; here
 `ci/containers/make-base` debootstraps Debian bookworm for the architecture and imports it
 into the engine (docker takes podman's copy with save/load when podman has one). Foreign
@@ -9,7 +10,7 @@ architectures build and run through qemu-user-static (binfmt_misc), so every tim
 of these images on an x86-64 machine is *emulated*.
 
 Images are tagged localhost/uabench/<sdk>:<arch>; the build context is the repository root
-(filtered by .dockerignore). The Containerfiles copy host-side builds: the Bazel cross build
+(filtered by .dockerignore). The Dockerfiles copy host-side builds: the Bazel cross build
 of the C adapter (.cache/dist/<target>/, run here when missing), Milo's shaded jar and
 node-opcua's node_modules (`make setup`), and an official Node.js build per architecture
 (fetched here with npm).
@@ -111,8 +112,11 @@ def arm_arch(name: str) -> Arch:
     return found
 
 
+PYTHON_SDKS = ("asyncua", "python-opcua")  # one recipe, ci/containers/python/, build argument SDK
+
+
 def dockerfile(sdk: str) -> Path:
-    return CONTAINERS / sdk / "Dockerfile"
+    return CONTAINERS / ("python" if sdk in PYTHON_SDKS else sdk) / "Dockerfile"
 
 
 def image_name(sdk: str, target: Arch) -> str:
@@ -168,15 +172,8 @@ def ensure_base(target: Arch, suite: str = "bookworm") -> None:
 
 def transfer(source: Engine, destination: Engine, image: str) -> None:
     """`source save | destination load` of one image."""
-    save = subprocess.Popen(source.command(*source.save_args(image)), stdout=subprocess.PIPE)
-    try:
-        destination.run(*destination.load_args(), stdin=save.stdout, timeout=1800)
-    finally:
-        if save.stdout:
-            save.stdout.close()
-        save.wait()
-    if save.returncode != 0:
-        raise EngineError(f"{source.name} save {image} failed ({save.returncode})")
+    with source.saved(image) as stream:
+        destination.run(*destination.load_args(), stdin=stream, timeout=1800)
 
 
 def prerequisite(sdk: str, target: Arch) -> str | None:
@@ -267,7 +264,9 @@ def build_arguments(sdk: str, target: Arch) -> list[str]:
         args.append(f"DIST={target.dist}")
     if sdk == "node-opcua":
         args.append(f"NODE_DIST=node-{target.name}" if target.name in NODE_PACKAGES else "NODE_DIST=node-debian")
-    if sdk in ("asyncua", "python-opcua") and target.name in ("arm64", "amd64"):
+    if sdk in PYTHON_SDKS:
+        args.append(f"SDK={sdk}")
+    if sdk in PYTHON_SDKS and target.name in ("arm64", "amd64"):
         args.append("PIP_BUILD_DEPS=")  # every pinned package has an aarch64 wheel
     return args
 

@@ -248,18 +248,14 @@ def deploy_image(
     remote needs podman; both save a docker-archive it loads). `run_args` and `env`
     (NAME=VALUE) adapt `podman run` to the remote, e.g. for the namespace Pi."""
     from uabench.arm import images
+    from uabench.containers.engine import EngineError
 
     def install(host: RemoteHost, facts: dict) -> Deployment:
-        engine = images.engine()
-        save = subprocess.Popen(engine.command(*engine.save_args(image)), stdout=subprocess.PIPE)
         try:
-            host.ssh("podman load -q", stdin=save.stdout, timeout=1800)
-        finally:
-            if save.stdout:
-                save.stdout.close()
-            save.wait()
-        if save.returncode != 0:
-            raise RemoteError(f"{engine.name} save {image} failed ({save.returncode})")
+            with images.engine().saved(image) as stream:
+                host.ssh("podman load -q", stdin=stream, timeout=1800)
+        except EngineError as error:
+            raise RemoteError(str(error)) from None
         return Deployment(host, _podman_run(host, image, run_args, env), "image", image, facts=facts)
 
     return _deploy(host, install)

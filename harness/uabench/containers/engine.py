@@ -19,14 +19,17 @@ SIGKILL (PR_SET_PDEATHSIG). `Engine.daemon` says which ran, for the provenance.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from uabench import paths
 from uabench.proc import launcher
@@ -40,6 +43,7 @@ DOCKERD_SOCKET = Path("/run/uabench-docker.sock")
 DOCKERD_DATA = Path("/var/lib/uabench-docker")  # kept between runs: the image cache
 DOCKERD_EXEC = Path("/run/uabench-docker")
 PODMAN_SOCKET = Path("/run/uabench-podman.sock")
+LOCK_DIR = Path("/run/lock")  # who uses the daemon uabench started (uabench-<kind>.users)
 LOG_DIR = paths.RESULTS / "images" / "logs"  # the daemon's log
 DAEMON_READY_S = 60.0
 DAEMON_STOP_S = 20.0
@@ -164,6 +168,20 @@ class Engine:
 
     def remove_args(self, ids: Sequence[str]) -> list[str]:
         return ["rm", "-f", *ids] if self.name == "docker" else ["rm", "-f", "-t", "2", *ids]
+
+    @contextlib.contextmanager
+    def saved(self, image: str) -> Iterator[IO[bytes]]:
+        """`save` of `image` as a stream (a docker-archive tar, which either engine and a remote
+        podman load); a save that failed raises once the reader is done."""
+        save = subprocess.Popen(self.command(*self.save_args(image)), stdout=subprocess.PIPE)
+        assert save.stdout is not None  # stdout=PIPE
+        try:
+            yield save.stdout
+        finally:
+            save.stdout.close()
+            save.wait()
+        if save.returncode != 0:
+            raise EngineError(f"{self.name} save {image} failed ({save.returncode})")
 
     # --- queries ---------------------------------------------------------------------------
     def exists(self, image: str) -> bool:
@@ -291,13 +309,30 @@ def daemon_command(kind: str) -> tuple[list[str], Path]:
 
 @contextlib.contextmanager
 def _daemon() -> Iterator[Engine]:
+    """The daemon for the docker CLI: started here, or another uabench's that already runs.
+    Every user holds a shared lock on USERS_LOCK; the one that started the daemon waits, before
+    it stops it, until no other uabench holds it (its daemon dies with it: PR_SET_PDEATHSIG)."""
     kind = backend()
     command, socket = daemon_command(kind)
     env = {"DOCKER_HOST": f"unix://{socket}"}
-    if _answering(env):  # another uabench's daemon: used, left to its owner to stop
-        engine = Engine("docker", env, f"{kind} at {socket} (started by another uabench)")
-        yield engine
-        return
+    LOCK_DIR.mkdir(parents=True, exist_ok=True)
+    with (LOCK_DIR / f"uabench-{kind}.users").open("a") as users:
+        fcntl.flock(users, fcntl.LOCK_SH)
+        with (LOCK_DIR / f"uabench-{kind}.start").open("a") as starting:
+            fcntl.flock(starting, fcntl.LOCK_EX)  # one starts it, the others wait and use it
+            process = None if _answering(env) else _start(kind, command, socket, env)
+            fcntl.flock(starting, fcntl.LOCK_UN)
+        try:
+            how = "started and stopped by uabench" if process else "started by another uabench"
+            engine = Engine("docker", env, "")
+            yield Engine("docker", env, f"{kind} {_server_version(engine)} at {socket}, {how}")
+        finally:
+            if process is not None:
+                _wait_for_other_users(users, kind)
+                stop(process)
+
+
+def _start(kind: str, command: list[str], socket: Path, env: dict[str, str]) -> subprocess.Popen:
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     log = LOG_DIR / f"{kind}.log"
     daemon_env = {**os.environ, "CONTAINERS_CONF": os.environ.get("CONTAINERS_CONF", str(CONTAINERS_CONF))}
@@ -306,18 +341,28 @@ def _daemon() -> Iterator[Engine]:
         process = subprocess.Popen(
             command, stdout=stream, stderr=subprocess.STDOUT, env=daemon_env, preexec_fn=launcher.preexec()
         )
-    try:
-        deadline = time.monotonic() + DAEMON_READY_S
-        while not _answering(env):
-            if process.poll() is not None or time.monotonic() > deadline:
-                tail = " | ".join(log.read_text(errors="replace").strip().splitlines()[-3:])
-                raise EngineError(f"container engine docker: {kind} did not start ({log}): {tail[-400:]}")
-            time.sleep(0.3)
-        engine = Engine("docker", env, "")
-        engine = Engine("docker", env, f"{kind} {_server_version(engine)} at {socket}, started and stopped by uabench")
-        yield engine
-    finally:
-        stop(process)
+    deadline = time.monotonic() + DAEMON_READY_S
+    while not _answering(env):
+        if process.poll() is not None or time.monotonic() > deadline:
+            stop(process)
+            tail = " | ".join(log.read_text(errors="replace").strip().splitlines()[-3:])
+            raise EngineError(f"container engine docker: {kind} did not start ({log}): {tail[-400:]}")
+        time.sleep(0.3)
+    return process
+
+
+def _wait_for_other_users(users, kind: str) -> None:
+    """Until this process is the daemon's only user (an exclusive lock on the users file)."""
+    told = False
+    while True:
+        try:
+            fcntl.flock(users, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if not told:
+                print(f"uabench: waiting for another uabench that uses this {kind} before stopping it", file=sys.stderr)
+                told = True
+            time.sleep(1)
 
 
 def stop(process: subprocess.Popen) -> None:
