@@ -8,14 +8,18 @@ real adapters, every one that is built here. The healthy mode is the control."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
+import sys
 import time
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
 from test_faults_verification import (  # noqa: F401 (fixtures: one faulty server, each client)
     CLIENT_S,
+    FAULTY_SERVER,
     UPDATE_INTERVAL_MS,
     client,
     faulty_server,
@@ -120,3 +124,38 @@ def test_several_processes_of_a_verified_write_are_refused(tmp_path):
     write = {"workload": "write", "verify": True}
     with pytest.raises(ValueError, match="2 client processes of a verified write"):
         cells.run_cell(writer, "client", [write, write], tmp_path, None)
+
+
+def test_the_contract_check_of_writes_under_load_fails_a_server_that_loses_them(check_repo, tmp_path):
+    """`uabench check`'s W1 check (harness/uabench/checks/test_contract.py) against the faulty
+    server installed as the SDK `lose-load-writes`: it fails with W1's message, while the
+    reference client's read of every node (no writes under load) passes the same server."""
+    sdk = "lose-load-writes"
+    (check_repo / "implementations" / sdk).mkdir()
+    (check_repo / "implementations" / sdk / "sdk.toml").write_text(
+        f'id = "{sdk}"\nlanguage = "Python"\nversion = "0"\nroles = ["server"]\nworkloads = ["read", "write"]\n'
+    )
+    (check_repo / "adapters" / sdk).mkdir()
+    (check_repo / "adapters" / sdk / "run").symlink_to(FAULTY_SERVER)
+    junit = tmp_path / "junit.xml"
+    keyword = f"{sdk} and (writes_made_under_load or reads_every_node) and not all"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"from uabench import checks; raise SystemExit(checks.run(['test_contract'], [], "
+            f"__import__('pathlib').Path({str(junit)!r}), keyword={keyword!r}))",
+        ],
+        env={**os.environ, "UABENCH_REPO": str(check_repo), "UABENCH_RESULTS": str(tmp_path / "results")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    outcomes = {
+        case.get("name"): next((child.get("message", "") for child in case if child.tag == "failure"), "passed")
+        for case in ElementTree.parse(junit).iter("testcase")
+    }
+    failure = outcomes.pop(f"test_server_keeps_writes_made_under_load[{sdk}]")
+    written = r"read-back of Write_\d+: (session 0's write \d+, but its writes before|-?[\d.]+, which no write of)"
+    assert re.search(written, failure), failure + done.stdout[-3000:]
+    assert outcomes == {f"test_reference_client_reads_every_node[{sdk}-1-node]": "passed"}, done.stdout[-3000:]

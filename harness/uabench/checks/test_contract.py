@@ -236,6 +236,36 @@ def test_values_of_the_server_advance_for_the_reference_client(
     record_property("detail", _ticks_advance(session, reference, sdk))
 
 
+# SPEC §3 W1: 1 s of closed-loop writes of 5 nodes per request (in_flight 4) is hundreds of
+# requests of session 0 against any server here, so several are sampled and read back.
+READ_BACK_WRITE = {"in_flight": 4, "warmup_s": 0.2, "duration_s": 1.0}
+
+
+def _reads_back_under_load(session: Session, client: Sdk, server_sdk: Sdk) -> str:
+    """The client writes the server for 1 s and reads back every 64th write of session 0 in
+    the phase (verification.read_back ≥ 1), every value right."""
+    workload = _workload("write", plan.writes(20), 5, **READ_BACK_WRITE)
+    result = _passing_result(session, client, server_sdk, workload)
+    read_back, succeeded = result["verification"].get("read_back"), result["operations"]["succeeded"]
+    assert succeeded < 64 or (isinstance(read_back, int) and read_back >= 1), (
+        f"verification.read_back is {read_back!r} after {succeeded} writes of one session, expected ≥ 1"
+    )
+    return f"{succeeded} writes, {read_back} values read back under load"
+
+
+@pytest.mark.role("client")
+def test_client_reads_back_writes_under_load(sdk: Sdk, reference: Sdk, session: Session, record_property) -> None:
+    """SPEC §3 W1: the client reads back a sample of session 0's writes during the phase."""
+    record_property("detail", _reads_back_under_load(session, sdk, reference))
+
+
+@pytest.mark.role("server")
+def test_server_keeps_writes_made_under_load(sdk: Sdk, reference: Sdk, session: Session, record_property) -> None:
+    """SPEC §3 W1: what the server answered Good to under load reads back (a server that loses
+    or delays writes under load passes the read-back after the phase)."""
+    record_property("detail", _reads_back_under_load(session, reference, sdk))
+
+
 @pytest.mark.role("client")
 def test_unreachable_endpoint_gives_a_connect_error(sdk: Sdk, session: Session, record_property) -> None:
     started = time.monotonic()
