@@ -89,7 +89,7 @@ async function closedLoop(inFlight) {
     },
     abandon() {},
   };
-  const phase = makePhase(0, 0.4);
+  const phase = makePhase(0, 0.6);
   const load = new SessionLoad({ send, recorder: new Recorder(), phase, inFlight, rate: null, sessions: 1, index: 0, readBack });
   await load.run();
   return { sent, started, readsInFlight: reads };
