@@ -80,7 +80,7 @@ def _faulty_server(workdir: Path, fault_file: Path | None = None, fault: str = "
 @pytest.fixture(scope="module")
 def faulty_server(tmp_path_factory) -> Iterator[tuple[Path, str]]:
     """(the file that holds its fault, its endpoint): one server for every mode and client."""
-    if not (paths.IMPLEMENTATIONS / "asyncua" / ".venv" / "bin" / "python").exists():
+    if not (paths.IMPLEMENTATIONS / "asyncua" / ".venv" / ".uabench-lock").exists():  # ci/python-env: complete
         pytest.skip("no asyncua venv (implementations/asyncua/install): the faulty server is the asyncua adapter")
     workdir = tmp_path_factory.mktemp("ticking")
     fault_file = workdir / "fault"

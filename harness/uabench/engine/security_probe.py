@@ -91,9 +91,10 @@ def handshake(
     and reads one node, step by step; returns where it ended."""
     if policy not in POLICIES or mode not in MODES:
         raise ValueError(f"security probe: unknown policy/mode {policy}/{mode}")
-    if not PYTHON.exists():
+    if not (PYTHON.parent.parent / ".uabench-lock").exists():  # ci/python-env's stamp: written last
         raise RuntimeError(
-            f"security probe: no asyncua venv at {PYTHON.parent.parent}: run implementations/asyncua/install"
+            f"security probe: asyncua not installed ({PYTHON.parent.parent} missing or incomplete): "
+            "run implementations/asyncua/install"
         )
     arguments = {
         "endpoint": endpoint,
