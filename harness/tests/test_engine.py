@@ -178,3 +178,37 @@ def test_docker_builds_and_runs_an_image_from_the_debootstrapped_base(tmp_path):
     if socket and ours:  # a daemon this test started is gone with the block
         done = subprocess.run(["docker", "-H", socket, "info"], capture_output=True, text=True, timeout=30)
         assert done.returncode != 0
+
+
+# --- the command line: one line and exit 2 for an engine that cannot be used --------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "environment", "expected"),
+    [
+        (
+            ["images", "--arch", "amd64", "--sdk", "asyncua"],
+            {"UABENCH_ENGINE": "lxc"},
+            "unknown container engine 'lxc'",
+        ),
+        (["images", "--engine", "docker", "--arch", "amd64"], {"PATH": "EMPTY"}, "the docker CLI is not installed"),
+        (["arm-smoke", "--engine", "podman", "--arch", "amd64"], {}, "'amd64' is not an ARM architecture"),
+        (
+            ["images", "--engine", "docker", "--arch", "amd64", "--sdk", "open62541"],
+            {engines.BACKEND_ENVIRONMENT: "containerd"},
+            "neither dockerd nor podman-service",
+        ),
+    ],
+)
+def test_the_command_refuses_an_engine_it_cannot_use(argv, environment, expected, monkeypatch, tmp_path, capsys):
+    from uabench import cli
+
+    monkeypatch.setenv("UABENCH_LOCK_DIR", str(tmp_path / "lock"))
+    monkeypatch.delenv("DOCKER_HOST", raising=False)
+    for key, value in environment.items():
+        monkeypatch.setenv(key, str(tmp_path) if value == "EMPTY" else value)
+    if environment.get(engines.BACKEND_ENVIRONMENT) and engines._answering({}):
+        pytest.skip("a docker daemon answers already: no backend is started")
+    assert cli.main(["--store", str(tmp_path / "s.sqlite"), *argv]) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("uabench: error:")]
+    assert len(errors) == 1 and expected in errors[0], errors
