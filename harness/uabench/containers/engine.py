@@ -200,9 +200,6 @@ class Engine:
         done = self.run(*self.inspect_args(image, "{{.Size}}"), check=False)
         return int(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip().isdigit() else None
 
-    def provenance(self) -> dict[str, str]:
-        return {"engine": self.name, "daemon": self.daemon}
-
 
 # --- choosing and starting ----------------------------------------------------------------
 
