@@ -49,11 +49,11 @@ bool read_back_judge(const read_back_rule *rule, size_t position, const UA_DataV
     double v = *(const UA_Double *)value->value.data;
     if(!(v >= 0) || v >= LARGEST_EXACT || v != floor(v))
         return no_write_put(name, &value->value, reason, reason_size);
-    /* v = s·1e9 + m: s is its 1e9s, the last session's when v is beyond them (m is then
-     * ≥ 1e9, a write count no run reaches, and the node check below still applies). */
+    /* v = s·1e9 + m with m < 1e9 (SPEC §3 W1), so (s, m) is unique: a value beyond the last
+     * session's 1e9s is no write of this run. */
     uint64_t s = (uint64_t)(v / SESSION_STRIDE);
     if(s >= (uint64_t)rule->sessions)
-        s = (uint64_t)rule->sessions - 1;
+        return no_write_put(name, &value->value, reason, reason_size);
     uint64_t m = (uint64_t)(v - (double)s * SESSION_STRIDE);
     if(strcmp(rule->nodes[m % rule->node_count], name) != 0)
         return no_write_put(name, &value->value, reason, reason_size);

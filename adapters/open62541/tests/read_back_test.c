@@ -83,9 +83,11 @@ int main(void) {
                  "read-back of Write_2: 17.5, which no write of this run put there");
     judge_double("the verification pattern (negative)", 2, -100002.25,
                  "read-back of Write_2: -100002.25, which no write of this run put there");
-    /* beyond the last session's 1e9s the value is that session's m, and names a node */
+    /* beyond the last session's 1e9s (m < 1e9): no write of this run, whatever node m names */
     judge_double("beyond the sessions' writes, another node", 0, written(2, 0, 1) + 4e9,
                  "read-back of Write_0: 6000000001, which no write of this run put there");
+    judge_double("beyond the sessions' writes, this node", 1, written(2, 0, 1) + 4e9,
+                 "read-back of Write_1: 6000000001, which no write of this run put there");
 
     UA_DataValue dv;
     UA_DataValue_init(&dv);
