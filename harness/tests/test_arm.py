@@ -2,6 +2,7 @@
 judge against purpose-built faulty launchers. The emulated runs themselves are checks
 (uabench/checks/test_arm_smoke.py, `uabench arm-smoke`, `uabench check --all`)."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,15 @@ def test_smoke_fails_a_server_that_exits_badly_on_sigterm(tmp_path):
     steps = _smoke(tmp_path, 'trap \'exit 3\' TERM\n"$real" "$@"')
     assert steps["read 1 node/request"].status == "pass"
     assert steps["server stops on SIGTERM"].status == "fail" and "status 3" in steps["server stops on SIGTERM"].detail
+
+
+def test_the_image_summary_keeps_one_entry_per_engine(tmp_path):
+    summary = tmp_path / "images.json"
+    summary.write_text('[{"sdk": "milo", "arch": "arm64", "status": "built", "image": "old"}]')  # before engines
+    built = [
+        images.Built("milo", "arm64", "linux/arm64", "m", "built", engine="docker", digest="sha256:1"),
+        images.Built("milo", "arm64", "linux/arm64", "m", "failed", engine="podman"),
+    ]
+    images.record(built, summary, "dockerd 20.10 (test)")
+    entries = {(e.get("engine"), e["status"]) for e in json.loads(summary.read_text())}
+    assert entries == {("docker", "built"), ("podman", "failed")}  # podman's replaced the unnamed one

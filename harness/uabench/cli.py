@@ -372,7 +372,7 @@ def cmd_images(args: argparse.Namespace) -> int:
         for entry in entries:
             seconds = "-" if entry.get("seconds") is None else f"{entry['seconds']:.0f} s"
             print(
-                f"{entry['status']:9} {entry['image']:36} {entry['platform']:13} "
+                f"{entry['status']:9} {entry.get('engine') or 'podman':6} {entry['image']:36} {entry['platform']:13} "
                 f"{images.human_size(entry.get('size_bytes')):>7} {seconds:>7}"
                 + (f"  {entry['reason'][:120]}" if entry.get("reason") else "")
             )

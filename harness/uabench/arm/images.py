@@ -348,19 +348,25 @@ def human_size(size: int | None) -> str:
 
 
 def record(results: list[Built], path: Path, daemon: str = "") -> None:
-    """Merge these results into the JSON summary at `path` (one entry per sdk and arch);
-    `daemon` names what served the engine (the provenance of the build)."""
+    """Merge these results into the JSON summary at `path` (one entry per engine, sdk and arch:
+    docker and podman keep separate image stores); `daemon` names what served the engine."""
     known: dict[str, dict] = {}
     if path.exists():
         try:
-            known = {f"{e['sdk']}:{e['arch']}": e for e in json.loads(path.read_text())}
+            known = {_key(e.get("engine"), e["sdk"], e["arch"]): e for e in json.loads(path.read_text())}
         except (ValueError, KeyError, TypeError):
             known = {}
     for one in results:
-        known[f"{one.sdk}:{one.arch}"] = asdict(one) | {
+        known[_key(one.engine, one.sdk, one.arch)] = asdict(one) | {
             "recorded_ns": time.time_ns(),
             "emulated": arch(one.arch).emulated,
             "engine_daemon": daemon,
         }
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(sorted(known.values(), key=lambda e: (e["arch"], e["sdk"])), indent=1))
+    path.write_text(
+        json.dumps(sorted(known.values(), key=lambda e: (e["arch"], e["sdk"], e.get("engine") or "")), indent=1)
+    )
+
+
+def _key(engine: str | None, sdk: str, arch: str) -> str:
+    return f"{engine or 'podman'}:{sdk}:{arch}"  # entries from before the engine was recorded: podman
