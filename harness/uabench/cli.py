@@ -49,7 +49,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         # only when asked for, so that a plain --all never reports them as skipped.
         options = ["--arm-how", "image,binary" if args.images else "binary"]
         options += ["--require-builds"] if args.require_builds else []
-        return checks.run(["test_contract", "test_arm_smoke", "test_remote"], options, junit)
+        # without a chosen engine the image checks use podman, as before
+        with _container_engine(bool(args.engine or os.environ.get("UABENCH_ENGINE")), args.engine):
+            return checks.run(["test_contract", "test_arm_smoke", "test_remote"], options, junit)
     return checks.run(["test_contract"], [], junit, keyword=" or ".join(args.sdk))
 
 
@@ -434,11 +436,7 @@ def cmd_arm_smoke(args: argparse.Namespace) -> int:
         "--arm-how",
         "binary" if args.binary else "image",
     ]
-    if args.binary:
-        return checks.run(["test_arm_smoke"], options, _junit(args.junit, "arm-smoke"))
-    from uabench.containers import engine as engines
-
-    with engines.running(args.engine):  # the checks' launchers inherit UABENCH_ENGINE, DOCKER_HOST
+    with _container_engine(not args.binary, args.engine):
         return checks.run(["test_arm_smoke"], options, _junit(args.junit, "arm-smoke"))
 
 
@@ -475,11 +473,7 @@ def cmd_remote(args: argparse.Namespace) -> int:
             *([f"--remote-identity={args.identity}"] if args.identity else []),
             *([f"--remote-known-hosts={args.known_hosts}"] if args.known_hosts else []),
         ]
-    if not args.image:
-        return checks.run(["test_remote"], options, _junit(args.junit, "remote"))
-    from uabench.containers import engine as engines
-
-    with engines.running(args.engine):  # the image is saved here by this engine
+    with _container_engine(bool(args.image), args.engine):  # the image is saved here by this engine
         return checks.run(["test_remote"], options, _junit(args.junit, "remote"))
 
 
@@ -540,6 +534,7 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--images", action="store_true", help="with --all: the ARM image checks too (build them with uabench images)"
     )
+    _engine_option(check)
     check.add_argument(
         "--require-builds",
         action="store_true",
@@ -674,6 +669,16 @@ def parser() -> argparse.ArgumentParser:
     )
     compared.set_defaults(func=cmd_compare)
     return main
+
+
+def _container_engine(needed: bool, requested: str | None) -> contextlib.AbstractContextManager:
+    """The chosen container engine running (its daemon started if it needs one) while the checks
+    run, which inherit UABENCH_ENGINE and DOCKER_HOST; nothing when no image is used."""
+    if not needed:
+        return contextlib.nullcontext()
+    from uabench.containers import engine as engines
+
+    return engines.running(requested)
 
 
 def _engine_option(command: argparse.ArgumentParser) -> None:
