@@ -30,7 +30,7 @@ def test_build_arguments_of_both_engines():
         build_args=["BASE=sha256:ab", "DIST=armhf"],
     )
     tail = ["--build-arg", "BASE=sha256:ab", "--build-arg", "DIST=armhf", "/repo"]
-    assert DOCKER.build_args(**built) == [*common, "--platform", "linux/arm/v7", *tail]
+    assert DOCKER.build_args(**built) == [*common, "--platform", "linux/arm/v7", "--force-rm", *tail]
     assert PODMAN.build_args(**built) == [*common, "--platform", "linux/arm/v7", "--layers", *tail]
     assert DOCKER.build_args(Path("D"), "t", Path("."), no_cache=True)[-2:] == ["--no-cache", "."]
 
@@ -169,6 +169,8 @@ def test_docker_builds_and_runs_an_image_from_the_debootstrapped_base(tmp_path):
                 timeout=300,
             )
             assert broken.returncode != 0
+            left = docker.run("ps", "-aq", "--filter", f"ancestor={base_id}", check=False).stdout.split()
+            assert not left, f"the failed build left containers {left}"
             missing = docker.run(*docker.run_args("localhost/uabench-test/none:amd64"), check=False, timeout=60)
             assert missing.returncode != 0
         finally:

@@ -105,6 +105,8 @@ class Engine:
             args += ["--platform", platform]
         if self.name == "podman":
             args.append("--layers")  # podman's default for build, spelt out as before
+        else:
+            args.append("--force-rm")  # Docker's classic builder keeps the container of a failed step
         for arg in build_args:
             args += ["--build-arg", arg]
         if no_cache:
