@@ -12,8 +12,8 @@ from uabench import paths, plan, sdks
 
 FAULTY = """#!/usr/bin/env bash
 # The reference adapter with five faults: it lies about its version, accepts an unknown
-# server key, verifies nothing (and sees no value advance) as a client, swaps the client's send lag (none in the open
-# loop, one entry in the closed loop) and ignores SIGTERM as a server.
+# server key, verifies nothing (sees no value advance, reads nothing back under load) as a client, swaps the client's
+# send lag (none in the open loop, one entry in the closed loop) and ignores SIGTERM as a server.
 real={real}
 case "$1" in
   capabilities) "$real" capabilities | sed 's/"sdk": *"[^"]*"/"sdk":"faulty"/' ;;
@@ -23,7 +23,7 @@ case "$1" in
   client)
     "$real" "$@" | sed -u -e 's/"checked": *[0-9]*/"checked":0/g' -e 's/"send_lag_ns": *[[][]]/"send_lag_ns":SWAP/' \
       -e 's/"send_lag_ns": *[[][][0-9, ]*[]]/"send_lag_ns":[]/' -e 's/"send_lag_ns":SWAP/"send_lag_ns":[[1000,1]]/' \
-      -e 's/"ticks_advanced": *[0-9]*/"ticks_advanced":0/g'
+      -e 's/"ticks_advanced": *[0-9]*/"ticks_advanced":0/g' -e 's/"read_back": *[0-9]*/"read_back":0/g'
     exit "${{PIPESTATUS[0]}}" ;;
   *) exec "$real" "$@" ;;
 esac
@@ -93,6 +93,8 @@ def test_faulty_adapters_fail_the_checks_they_break(check_repo, tmp_path):
         "test_client_reports_the_send_lag_of_the_open_loop[closed-loop]": "failure",  # a send lag
         "test_client_sees_the_values_of_the_reference_server_advance[]": "failure",  # ticks_advanced 0
         "test_values_of_the_server_advance_for_the_reference_client[]": "passed",
+        "test_client_reads_back_writes_under_load[]": "failure",  # read_back 0 after hundreds of writes
+        "test_server_keeps_writes_made_under_load[]": "passed",
         "test_unreachable_endpoint_gives_a_connect_error[]": "passed",
         "test_client_reads_its_own_server_over_basic256sha256[]": "skipped",  # declares no security
         "test_server_exits_0_within_5_s_of_sigterm[]": "failure",  # had to be killed

@@ -533,7 +533,7 @@ class UabenchLibrary:
         trusted = {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}
         if not (server.offers(**trusted) and client.offers(**trusted)):
             raise SkipExecution(f"not supported: {server_id} or {client_id} lacks Basic256Sha256/SignAndEncrypt")
-        config = session.client_config(running, {"probe": f"asyncua {security_probe.VERSION}"}, security, identity)
+        config = session.client_config(running, {"probe": f"asyncua {security_probe.version()}"}, security, identity)
         found = security_probe.handshake(
             running.endpoint, security["policy"], security["mode"], identity, session.pki.server.certificate
         )
