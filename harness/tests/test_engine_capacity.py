@@ -167,3 +167,21 @@ def test_latency_loads_skip_what_is_beyond_a_servers_capacity_and_shares_without
     assert ("fast", "50% of capacity", 25000.0, 1) in todo
     assert ("unknown", "50% of capacity", None, "not run: no capacity found in this run") in skipped
     assert ("unknown", "20000 requests/s × 1 node", 20000.0, 1) in todo
+    # a phase of 0.6 s holds 120 requests at 200/s: too few for a p99, that load is not run
+    todo, skipped = capacity.latency_loads(Latency, ["fast"], {"fast": 50000}, duration_s=0.6)
+    assert (
+        "fast",
+        "200 requests/s × 100 nodes",
+        200.0,
+        "not run: 120 requests in its 0.6 s phase, too few for a p99",
+    ) in (skipped)
+    assert (
+        "fast",
+        "1000 requests/s × 1 node",
+        1000.0,
+        "not run: 600 requests in its 0.6 s phase, too few for a p99",
+    ) in (skipped)
+    assert [load for load in todo if load[0] == "fast"] == [
+        ("fast", "20000 requests/s × 1 node", 20000.0, 1),
+        ("fast", "50% of capacity", 25000.0, 1),
+    ]

@@ -190,7 +190,11 @@ overload_repetitions = 2
 workload = { workload = "read", nodes = "Signal_0..9", nodes_per_request = 1, in_flight = 100 }
 
 [capacity.latency]
-loads = [{ rate = 100, nodes_per_request = 1 }, { rate = 50, nodes_per_request = 10 }]
+loads = [
+  { rate = 2000, nodes_per_request = 1 },
+  { rate = 4000, nodes_per_request = 10 },
+  { rate = 100, nodes_per_request = 1 },
+]
 capacity_shares = [0.5]
 """
 STARTUP = {"c": 2.0, "c2": 1.0, "s": 5.0, "s2": 3.0}.__getitem__
@@ -222,15 +226,16 @@ def test_estimate_adds_phases_startups_and_server_starts(tmp_path):
         1 + 1 + 2 + overhead,
         3 * chunk + 3 * (2 + 0.5 + 1.5 + overhead),
         3 * 5 + 3 * 2 * (2 + 0.25 + 0.75 + overhead),
-        # 100..800: 4 doublings, 2 refinements, 2 confirmations, 2 × 2 overload probes
-        3 + 3 * chunk + (4 + 2 + 2 + 4) * (2 + 1 + 1 + overhead),
-        2 * 3 * (2 + 0.2 + 0.5 + overhead),  # 2 servers × (2 loads + 1 share), the default phase
+        # 100..800: 4 doublings, 2 refinements, 2 confirmations, the typical re-probes, 2 × 2 overload probes
+        3 + 3 * chunk + (4 + 2 + 2 + estimate.CAPACITY_REPROBES + 4) * (2 + 1 + 1 + overhead),
+        # 2 servers × (2 loads + 1 share), the default phase: 100/s holds too few requests for a p99 in 0.5 s
+        2 * 3 * (2 + 0.2 + 0.5 + overhead),
         2 + 1 + 2 + overhead,
     ]
     found = estimate.estimate(plan, "p", cases, STARTUP)
     assert found.tests == pytest.approx(expected)
     assert found.seconds == pytest.approx(sum(expected))
-    assert found.cells == 1 + 1 + (3 + 3) + 6 + (3 + 12) + 6 + 1
+    assert found.cells == 1 + 1 + (3 + 3) + 6 + (3 + 12 + estimate.CAPACITY_REPROBES) + 6 + 1
     # at most: the ranking's most blocks and the sweep's points, each repetition measured again once
     again = 3 * (2 + 0.5 + 1.5 + overhead) + 3 * 2 * (2 + 0.25 + 0.75 + overhead)
     assert found.upper == pytest.approx(found.seconds + again)

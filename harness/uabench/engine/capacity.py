@@ -284,17 +284,29 @@ def share_label(share: float) -> str:
     return f"{share:.0%} of capacity"
 
 
-def latency_loads(latency, servers: Sequence[str], found: dict[str, float]) -> tuple[list, list]:
+def too_few_for_p99(rate: float, duration_s: float) -> bool:
+    """Whether a load's measured phase holds too few requests for a p99 (stats.min_count): the
+    table's headline would be empty, so the load is not run in that profile (make bench's
+    short phases), only where the phase is long enough (full)."""
+    return rate * duration_s < stats.min_count(99)
+
+
+def latency_loads(
+    latency, servers: Sequence[str], found: dict[str, float], duration_s: float = math.inf
+) -> tuple[list, list]:
     """The (server, label, requests/s, nodes/request) cells of the latency table, and the
     (server, label, requests/s or None, why) of those not run: a common load whose request rate is beyond the
-    server's capacity, and the capacity shares of a server whose capacity this run did not
-    find. `latency` is the plan's capacity.latency (plan.Latency)."""
+    server's capacity or too low for a p99 in a phase of `duration_s`, and the capacity shares of a
+    server whose capacity this run did not find. `latency` is the plan's capacity.latency (plan.Latency)."""
     todo, skipped = [], []
     for server in servers:
         limit = found.get(server)
         for rate, nodes in latency.loads:
             label = load_label(rate, nodes)
-            if limit is not None and rate > limit:
+            if too_few_for_p99(rate, duration_s):
+                requests = f"{rate * duration_s:.0f} requests in its {duration_s:g} s phase"
+                skipped.append((server, label, rate, f"not run: {requests}, too few for a p99"))
+            elif limit is not None and rate > limit:
                 skipped.append((server, label, rate, f"not run: beyond its capacity of {limit:.0f} requests/s"))
             else:
                 todo.append((server, label, rate, nodes))

@@ -10,6 +10,7 @@ import socket
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -365,9 +366,14 @@ class Session:
         return found
 
     def stop_servers(self) -> dict[str, tuple[int | None, float, bool]]:
-        outcomes = {server.sdk.id: server.stop() for server in self.servers.values()}
+        """Stops every server at once: each stop waits for its process to exit (a JVM or a
+        Python server takes a second or more), and one after another they added seconds to
+        every suite. Threads, because each stop is a wait on its own process."""
+        servers = list(self.servers.values())
+        with ThreadPoolExecutor(max_workers=max(1, len(servers))) as pool:
+            stopped = list(pool.map(Server.stop, servers))
         self.servers.clear()
-        return outcomes
+        return {server.sdk.id: outcome for server, outcome in zip(servers, stopped, strict=True)}
 
     # --- clients -----------------------------------------------------------------------
 

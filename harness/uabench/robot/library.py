@@ -466,7 +466,7 @@ class UabenchLibrary:
         assert bound and bound.latency, f"{self.plan.path} has no [capacity.latency]"
         session = self._session()
         found = capacity.capacities(session.store.cells([session.run_id]))
-        todo, skipped = capacity.latency_loads(bound.latency, _included(servers), found)
+        todo, skipped = capacity.latency_loads(bound.latency, _included(servers), found, phase.duration_s)
         for server, label, rate, why in skipped:
             session.add_cell(
                 suite=self.suite,
