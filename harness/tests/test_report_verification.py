@@ -54,3 +54,19 @@ def test_the_latency_table_gives_the_p99_interval_where_n_supports_it():
     intervals = {line[0].value: line[column].value for line in table.rows}
     assert intervals == {"a": "1–5", "b": None}  # b: 999 requests cannot tell a p99
     assert "true uncertainty is wider" in section.paragraphs[0]
+
+
+def test_a_latency_load_that_completed_more_than_was_offered_is_not_steady():
+    from uabench.report.capacity import latency_section
+
+    cells = [
+        _latency_cell("steady", [[1000, 990], [4992, 10]], 1005),
+        _latency_cell("drained", [[1000, 990], [4992, 10]], 1160),  # 116 %: a backlog from the warm-up
+        _latency_cell("behind", [[1000, 990], [4992, 10]], 890),
+    ]
+    table = latency_section({}, cells).tables[0]
+    titles = [c.title for c in table.columns]
+    notes = {line[0].value: line[titles.index("note")].value for line in table.rows}
+    assert notes["steady"] is None
+    assert notes["drained"].startswith("not steady: it completed more than was offered")
+    assert notes["behind"].startswith("not sustained: its queue grew")
