@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import NoReturn
 
 from uabench import paths, plan, sdks
+from uabench.containers import isolation
 from uabench.containers.engine import EngineError
+from uabench.containers.isolation import IsolationError
 from uabench.plan import PlanError
 from uabench.proc.lock import LockError
 from uabench.proc.lock import release as release_cores
@@ -102,6 +104,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     _seed()
     only = plan.selected(args.sdk)
     chosen = [plan.load(name) for name in (args.plans or DEFAULT_SUITES)]
+    if args.isolation == "container":
+        _containable([one.suite for one in chosen])
     estimates: list[estimate.Estimate] = []
     asked: set[str] = set()  # each adapter's capabilities are asked once per run
     for one in chosen:
@@ -129,22 +133,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         for key, value in (("include", args.include), ("exclude", args.exclude), ("test", args.test))
         if value
     }
-    try:
-        status = run_robot(
-            *[str(paths.SUITES / f"{one.suite}.robot") for one in chosen],
-            outputdir=str(run_dir),
-            prerunmodifier=[Matrix([str(one.path) for one in chosen], args.profile, args.sdk or "", run_dir)],
-            listener=listeners,
-            variable=[f"STORE:{args.store}"],
-            dryrun=args.dryrun,
-            name="uabench" if len(chosen) > 1 else None,
-            pythonpath=[str(paths.REPO / "harness")],
-            console="quiet",
-            loglevel="INFO",
-            **selection,
-        )
-    except SystemExit:  # Robot's answer to a second signal: stop at once
-        status = 1
+    with _isolated(args.isolation, args.engine, only, run_dir):
+        try:
+            status = run_robot(
+                *[str(paths.SUITES / f"{one.suite}.robot") for one in chosen],
+                outputdir=str(run_dir),
+                prerunmodifier=[Matrix([str(one.path) for one in chosen], args.profile, args.sdk or "", run_dir)],
+                listener=listeners,
+                variable=[f"STORE:{args.store}"],
+                dryrun=args.dryrun,
+                name="uabench" if len(chosen) > 1 else None,
+                pythonpath=[str(paths.REPO / "harness")],
+                console="quiet",
+                loglevel="INFO",
+                **selection,
+            )
+        except SystemExit:  # Robot's answer to a second signal: stop at once
+            status = 1
     print(f"Robot output, log and report: {run_dir}")
     refused = spool.refusal(run_dir)  # a store that refused cells: its line naming the import, exit 2
     if refused:
@@ -154,6 +159,45 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.report and not args.dryrun:
         status |= cmd_report(argparse.Namespace(store=args.store, out=args.out, run=None))
     return 1 if status else 0
+
+
+# Suites whose adapters run in network namespaces: `docker run --network host` joins the
+# daemon's network namespace, never one the harness made.
+NAMESPACED_SUITES = frozenset({"pubsub"})
+
+
+def _containable(suites: list[str]) -> None:
+    namespaced = sorted(NAMESPACED_SUITES.intersection(suites))
+    if namespaced:
+        raise ValueError(
+            f"--isolation container: {', '.join(namespaced)} runs adapters in network namespaces, which a "
+            "container started with the host's network cannot join; run it with --isolation host"
+        )
+
+
+@contextlib.contextmanager
+def _isolated(kind: str, engine: str | None, only: list[str] | None, run_dir: Path):
+    """While the suites run: nothing for host; for container, the engine running and every
+    chosen SDK's image (and the reference client's) prepared, in use by every adapter process."""
+    if kind != "container":
+        yield
+        return
+    from uabench.containers import engine as engines
+
+    wanted = list(only) if only is not None else [sdk.id for sdk in sdks.all_sdks()]
+    reference = plan.reference_client()
+    if reference is not None and reference not in wanted:
+        wanted.append(reference)  # it warms servers up and measures their capacity
+    with engines.running(engine) as running:
+        print(f"isolation: containers with {running.name} ({running.daemon})", flush=True)
+        containers = isolation.prepare(running, wanted, run_dir / "images", print)
+        for image in containers.images.values():
+            print(f"  {image.sdk}: {image.name} {image.digest[:19]}", flush=True)
+        isolation.use(containers)
+        try:
+            yield
+        finally:
+            isolation.use(None)
 
 
 def _writable_store(location: str) -> None:
@@ -563,6 +607,13 @@ def parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--dryrun", action="store_true", help="Robot's dry run: list and check the tests, measure nothing")
     run.add_argument(
+        "--isolation",
+        choices=isolation.KINDS,
+        default="host",
+        help="where the adapters run: host (default), or container (each from its SDK's image, built if missing)",
+    )
+    _engine_option(run)
+    run.add_argument(
         "--include",
         action="append",
         metavar="TAG",
@@ -694,7 +745,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         _leftovers(args.command, args.store)
         return args.func(args)
-    except (ValueError, PlanError, ModelError, StoreError, sdks.UnknownSdk, LockError, EngineError) as error:
+    except (
+        ValueError,
+        PlanError,
+        ModelError,
+        StoreError,
+        sdks.UnknownSdk,
+        LockError,
+        EngineError,
+        IsolationError,
+    ) as error:
         print(f"uabench: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

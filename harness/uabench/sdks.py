@@ -105,10 +105,10 @@ def with_role(role: str) -> list[Sdk]:
     return [sdk for sdk in all_sdks() if role in sdk.roles]
 
 
-def capabilities(sdk: Sdk) -> dict:
-    """What the adapter itself says it is (`run capabilities`)."""
+def capabilities(sdk: Sdk, command: list[str] | None = None) -> dict:
+    """What the adapter itself says it is (`run capabilities`, or `command`: its image's)."""
     try:
-        done = subprocess.run([str(sdk.run), "capabilities"], capture_output=True, text=True, timeout=60)
+        done = subprocess.run(command or [str(sdk.run), "capabilities"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as error:
         raise AdapterBroken(f"{sdk.id}: run capabilities failed: {error}") from None
     if done.returncode != 0:

@@ -12,8 +12,9 @@ or /var/run/docker.sock); else it starts Debian's dockerd (package docker.io) on
 and data root, without a bridge or firewall rules (every uabench container uses the host's
 network), and where no dockerd is installed it starts podman's Docker-compatible API
 (`podman system service`) and points DOCKER_HOST at it. Whatever it started it stops when the
-command ends, also on an exception, Ctrl-C or SIGTERM; the daemon dies with the harness on
-SIGKILL (PR_SET_PDEATHSIG). `Engine.daemon` says which ran, for the provenance.
+command ends, also on an exception, Ctrl-C or SIGTERM; when the harness is killed (SIGKILL) the
+daemon gets SIGTERM (PR_SET_PDEATHSIG) and stops its containers before it goes. `Engine.daemon`
+says which ran, for the provenance.
 """
 
 from __future__ import annotations
@@ -338,7 +339,13 @@ def _start(kind: str, command: list[str], socket: Path, env: dict[str, str]) -> 
     socket.unlink(missing_ok=True)  # a stale socket of a killed daemon would refuse the bind
     with log.open("w") as stream:
         process = subprocess.Popen(
-            command, stdout=stream, stderr=subprocess.STDOUT, env=daemon_env, preexec_fn=launcher.preexec()
+            command,
+            stdout=stream,
+            stderr=subprocess.STDOUT,
+            env=daemon_env,
+            # SIGTERM, not SIGKILL, when the harness is killed: dockerd then stops the containers
+            # of the run (--isolation container) before it goes
+            preexec_fn=launcher.preexec(death_signal=signal.SIGTERM),
         )
     deadline = time.monotonic() + DAEMON_READY_S
     while not _answering(env):

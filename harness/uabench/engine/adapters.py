@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from uabench import sdks
+from uabench.containers import isolation
 
 # What each adapter answered to `capabilities`, by (SDK, launcher): asked once per process, i.e.
 # once per `uabench run` however many suites it runs. Starting a JVM or Node.js for it costs
@@ -15,10 +16,11 @@ _answered: dict[tuple[str, str], dict | sdks.AdapterBroken] = {}
 
 def capabilities(sdk: sdks.Sdk) -> dict:
     """`sdk`'s capabilities, asked at most once per process; raises sdks.AdapterBroken."""
-    key = (sdk.id, str(sdk.run))
+    command = isolation.capabilities_command(sdk.id)  # --isolation container: the image's
+    key = (sdk.id, " ".join(command) if command else str(sdk.run))
     if key not in _answered:
         try:
-            _answered[key] = sdks.capabilities(sdk)
+            _answered[key] = sdks.capabilities(sdk, command)
         except sdks.AdapterBroken as error:
             _answered[key] = error
     found = _answered[key]

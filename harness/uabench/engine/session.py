@@ -18,6 +18,7 @@ import psutil
 
 from uabench import pki, rundir
 from uabench import plan as plan_module
+from uabench.containers import isolation
 from uabench.engine import budget, cells, schedule, warmup
 from uabench.engine.cells import Measured, Outcome
 from uabench.engine.warmup import SteadyRule, SteadyState
@@ -94,13 +95,13 @@ class Server:
         """Stops its whole process group (SIGSTOP): it uses no CPU while another server is
         measured, and keeps its state (a JIT runtime's compiled code) for its next cell."""
         if not self.paused and self.alive:
-            _signal_group(self.measured.process, signal.SIGSTOP)
+            self.measured.process.signal(signal.SIGSTOP)
             _until_stopped(self.measured.process)
             self.paused = True
 
     def resume(self) -> None:
         if self.paused:
-            _signal_group(self.measured.process, signal.SIGCONT)
+            self.measured.process.signal(signal.SIGCONT)
             self.paused = False
 
     def stop(self) -> tuple[int | None, float, bool]:
@@ -121,7 +122,7 @@ def _until_stopped(process: AdapterProcess, bound_s: float = PAUSE_BOUND_S) -> N
     if process.popen is None:
         return
     try:
-        group = [psutil.Process(process.popen.pid)]
+        group = [psutil.Process(process.pid)]
         group += group[0].children(recursive=True)
     except psutil.NoSuchProcess:
         return
@@ -133,14 +134,6 @@ def _until_stopped(process: AdapterProcess, bound_s: float = PAUSE_BOUND_S) -> N
         except psutil.NoSuchProcess:
             return
         time.sleep(0.001)
-
-
-def _signal_group(process: AdapterProcess, sig: signal.Signals) -> None:
-    if process.popen is not None and process.popen.poll() is None:
-        try:
-            os.killpg(process.popen.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 @dataclass
@@ -195,6 +188,7 @@ class Session:
                 "harness": self.pinning.note,
                 "sample_interval_s": INTERVAL_S,
             },
+            isolation=isolation.provenance(),  # host, or the engine and every image's digest
             perf=PerfStat.available(),
             resources=sampling.accounting(),
             workdir=str(self.workdir),

@@ -55,21 +55,23 @@ def mark_harness() -> str:
     return os.environ[MARKER]
 
 
-def die_with_parent(parent: int) -> None:
-    """In the child before exec: SIGKILL when the parent goes; if the parent is already gone
-    (it died between fork and here, the child is reparented), exit at once."""
-    if _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+def die_with_parent(parent: int, death_signal: int = signal.SIGKILL) -> None:
+    """In the child before exec: `death_signal` when the parent goes; if the parent is already
+    gone (it died between fork and here, the child is reparented), exit at once."""
+    if _libc.prctl(PR_SET_PDEATHSIG, death_signal, 0, 0, 0) != 0:
         os._exit(127)
     if os.getppid() != parent:
         os._exit(127)
 
 
-def preexec(then: Callable[[], None] | None = None) -> Callable[[], None]:
-    """A preexec_fn: die_with_parent (this process), then `then` (e.g. CPU pinning)."""
+def preexec(then: Callable[[], None] | None = None, death_signal: int = signal.SIGKILL) -> Callable[[], None]:
+    """A preexec_fn: die_with_parent (this process), then `then` (e.g. CPU pinning).
+    `death_signal` SIGTERM is for a process that must act before it goes: a container engine's
+    CLI passes it on to the container, dockerd stops its containers."""
     parent = os.getpid()
 
     def run() -> None:
-        die_with_parent(parent)
+        die_with_parent(parent, death_signal)
         if then is not None:
             then()
 

@@ -13,8 +13,10 @@ import time
 from collections import deque
 from pathlib import Path
 
+import psutil
 import uabench_contract as contract
 
+from uabench.containers import isolation
 from uabench.proc import launcher
 from uabench.sdks import Sdk
 
@@ -61,6 +63,12 @@ class AdapterProcess:
         self.popen: subprocess.Popen | None = None
         self.returncode: int | None = None
         self.started_ns = 0
+        # --isolation container (containers/isolation.py): the engine's CLI is `popen`, the
+        # adapter is the container's process `adapter_pid` (host pid), named `container`
+        self.containers = isolation.current()
+        self.container: str | None = None
+        self.adapter_pid: int | None = None
+        self._adapter: psutil.Process | None = None
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -69,20 +77,47 @@ class AdapterProcess:
         self.config_path.write_text(json.dumps(self.config, indent=1))
         stderr = self.stderr_path.open("ab")
         cpus = self.cpus
+        arguments = [self.role, "--config", str(self.config_path)]
+        if self.containers is None:
+            command = [*self.prefix, str(self.sdk.run), *arguments]
+            # dies with the harness even on SIGKILL (proc/launcher.py)
+            preexec = launcher.preexec((lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
+        else:
+            if self.prefix:  # `docker run --network host` joins the daemon's network, not a namespace's
+                raise AdapterError(f"{self.name}: a namespaced host cannot run in a container (--isolation host)")
+            self.container = isolation.container_name(self.name)
+            command = self.containers.command(self.sdk.id, arguments, self.workdir, self.container, cpus)
+            # the CLI passes SIGTERM on to the container when the harness is killed
+            preexec = launcher.preexec(death_signal=signal.SIGTERM)
         self.started_ns = time.time_ns()
         self.popen = subprocess.Popen(
-            [*self.prefix, str(self.sdk.run), self.role, "--config", str(self.config_path)],
+            command,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=stderr,
             start_new_session=True,  # own process group: one signal reaches the whole tree
-            # dies with the harness even on SIGKILL (proc/launcher.py)
-            preexec_fn=launcher.preexec((lambda: os.sched_setaffinity(0, cpus)) if cpus else None),
+            preexec_fn=preexec,
         )
         stderr.close()
         with _live_lock:
             _live.add(self)
         threading.Thread(target=self._read_stdout, name=f"{self.name}-stdout", daemon=True).start()
+        if self.containers is not None and self.container is not None:
+            self.adapter_pid = isolation.container_pid(
+                self.containers.engine, self.container, self.popen, READY_TIMEOUT_S
+            )
+            if self.adapter_pid is not None:
+                try:
+                    self._adapter = psutil.Process(self.adapter_pid)
+                except psutil.NoSuchProcess:  # it ended already: its CLI ends too, and says why
+                    self.adapter_pid = None
+            elif self.popen.poll() is None:  # never sample or signal the CLI in its place
+                self.stop(timeout=2.0)
+                isolation.remove(self.containers.engine, self.container)
+                raise AdapterError(
+                    f"{self.name}: container {self.container} did not run within {READY_TIMEOUT_S:g} s"
+                    + self.stderr_tail_text()
+                )
         return self
 
     def _read_stdout(self) -> None:
@@ -105,8 +140,22 @@ class AdapterProcess:
 
     @property
     def pid(self) -> int:
+        """The adapter's pid and process group: the one sampled and signalled (in a container,
+        its host pid; the engine's CLI when the container never ran, which then ends at once)."""
         assert self.popen
-        return self.popen.pid
+        return self.adapter_pid or self.popen.pid
+
+    def signal(self, sig: int) -> None:
+        """`sig` to the adapter's process group while it runs. In a container only while the
+        process found at start still runs (same start time): its host pid is not this harness's
+        child, and once it has gone the number may be another process's."""
+        if self.popen is None or self.popen.poll() is not None:
+            return
+        if self.adapter_pid is None:
+            _signal_group(self.popen.pid, sig)
+            return
+        if self._adapter is not None and self._adapter.is_running():
+            _signal_group(self.adapter_pid, sig)
 
     def running(self) -> bool:
         return self.popen is not None and self.popen.poll() is None
@@ -148,16 +197,20 @@ class AdapterProcess:
         begun = time.monotonic()
         killed = False
         if self.popen.poll() is None:
-            _signal_group(self.popen.pid, signal.SIGTERM)
+            self.signal(signal.SIGTERM)
             # a paused server (SIGSTOP, engine.session) would hold the SIGTERM until continued
-            _signal_group(self.popen.pid, signal.SIGCONT)
+            self.signal(signal.SIGCONT)
             if self.wait_exit(timeout) is None:
                 killed = True
+                self.signal(signal.SIGKILL)
                 _signal_group(self.popen.pid, signal.SIGKILL)
                 self.wait_exit(timeout)
-        # Children that ignored SIGTERM while the leader exited still die with the group.
+        # Children that ignored SIGTERM while the leader exited still die with the group (the
+        # engine's CLI in a container run; the container's own processes go with the container).
         _signal_group(self.popen.pid, signal.SIGKILL)
         self.returncode = self.popen.wait()
+        if self.containers is not None and self.container is not None and killed:
+            isolation.remove(self.containers.engine, self.container)
         with _live_lock:
             _live.discard(self)
         return self.returncode, time.monotonic() - begun, killed

@@ -669,6 +669,21 @@ def resource_accounting(resources: dict | None) -> list[str]:
     ]
 
 
+def isolation_note(isolation: dict | None) -> str:
+    """Where the adapters ran: on the host, or in containers (engine, every image's digest)."""
+    if not isolation or isolation.get("kind") != "container":
+        return "adapters ran on the host" + ("" if isolation else " (the run recorded no isolation)")
+    images = "; ".join(
+        f"{sdk} {one['image']} {one['digest']}"
+        + (f" ({one['size_bytes'] / 1e6:.0f} MB)" if one.get("size_bytes") else "")
+        for sdk, one in sorted(isolation["images"].items())
+    )
+    return (
+        f"adapters ran in containers ({isolation['engine']}: {isolation['daemon']}; resources are the adapter "
+        f"process's): {images}"
+    )
+
+
 def provenance_section(runs: list[dict]) -> Section:
     fingerprints = {run["provenance"]["machine"]["fingerprint"] for run in runs}
     parts = []
@@ -688,6 +703,7 @@ def provenance_section(runs: list[dict]) -> Section:
                     f"load generator CPUs {prov['pinning']['client_cpus'] or 'not pinned'}"
                     + (f"; harness: {prov['pinning']['harness']}" if prov["pinning"].get("harness") else ""),
                     *resource_accounting(prov.get("resources")),
+                    isolation_note(prov.get("isolation")),
                     "SDK versions: " + (", ".join(f"{k} {v}" for k, v in sorted(prov["sdk_versions"].items())) or "–"),
                     f"perf counters: {'yes' if prov.get('perf') else 'unavailable'}",
                     "repetitions and durations: "

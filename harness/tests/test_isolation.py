@@ -1,0 +1,231 @@
+"""--isolation container (uabench.containers.isolation): the engine command line of an adapter in
+its container; what is refused before anything starts; and, through the real docker CLI, an
+adapter that runs from its SDK's image, is the process the harness samples and signals (not the
+engine's CLI), keeps the cores it was given, and leaves no container behind when it is stopped or
+its harness is killed. A whole `uabench run read --isolation container` is make test's own step
+(ci/test)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from uabench import sdks
+from uabench.containers import engine as engines
+from uabench.containers import isolation
+from uabench.containers.engine import Engine
+from uabench.containers.isolation import Containers, Image, IsolationError
+from uabench.proc.process import AdapterError, AdapterProcess
+
+DOCKER = Engine("docker", {"DOCKER_HOST": "unix:///run/x.sock"})
+IMAGE = Image("open62541", "localhost/uabench/open62541:amd64", "sha256:" + "ab" * 32, 80_000_000)
+
+
+def test_the_container_command_line(monkeypatch):
+    monkeypatch.setenv("UABENCH_HARNESS", "123:456.000")
+    containers = Containers(DOCKER, "amd64", {"open62541": IMAGE})
+    command = containers.command("open62541", ["server", "--config", "/w/s.json"], Path("/w"), "uabench-1-s", {1, 0})
+    assert command[:3] == ["env", "DOCKER_HOST=unix:///run/x.sock", "docker"]
+    args = command[3:]
+    pairs = {(a, b) for a, b in zip(args, args[1:], strict=False)}
+    for pair in [
+        ("--network", "host"),
+        ("--pid", "host"),
+        ("--cpuset-cpus", "0,1"),
+        ("--volume", "/w:/w"),
+        ("--workdir", "/w"),
+        ("--name", "uabench-1-s"),
+        ("--env", "UABENCH_HARNESS=123:456.000"),
+        ("--label", "uabench.harness=123:456.000"),
+    ]:
+        assert pair in pairs, pair
+    assert args[0] == "run" and "--rm" in args and "--pull=never" in args
+    assert args[-4:] == [IMAGE.name, "server", "--config", "/w/s.json"]
+    unpinned = containers.command("open62541", ["client"], Path("/w"), "uabench-1-c", None)
+    assert "--cpuset-cpus" not in unpinned
+
+
+def test_provenance_names_every_image_by_digest():
+    containers = Containers(Engine("docker", {}, "dockerd 20.10 at /run/s.sock"), "amd64", {"open62541": IMAGE})
+    isolation.use(containers)
+    try:
+        found = isolation.provenance()
+    finally:
+        isolation.use(None)
+    assert found["kind"] == "container" and found["daemon"].startswith("dockerd")
+    assert found["images"]["open62541"] == {"image": IMAGE.name, "digest": IMAGE.digest, "size_bytes": 80_000_000}
+    assert isolation.provenance() == {"kind": "host"}
+
+
+def test_an_sdk_without_a_prepared_image_is_refused():
+    containers = Containers(DOCKER, "amd64", {"open62541": IMAGE})
+    with pytest.raises(IsolationError, match="asyncua: no container image"):
+        containers.command("asyncua", ["server"], Path("/w"), "x", None)
+
+
+def test_a_container_name_keeps_to_the_engines_rules():
+    assert isolation.container_name("open62541-server-4840") == f"uabench-{os.getpid()}-open62541-server-4840"
+    assert isolation.container_name("a b/c:d") == f"uabench-{os.getpid()}-a-b-c-d"
+
+
+def test_pubsub_in_containers_is_refused_before_anything_starts(tmp_path, monkeypatch, capsys):
+    from uabench import cli
+
+    monkeypatch.setenv("UABENCH_LOCK_DIR", str(tmp_path / "lock"))
+    started = {"engine": False}
+    monkeypatch.setattr(engines, "running", lambda *_: started.update(engine=True))
+    argv = ["--store", str(tmp_path / "s.sqlite"), "run", "read", "pubsub", "--isolation", "container"]
+    assert cli.main(argv) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("uabench: error:")]
+    assert len(errors) == 1 and "pubsub runs adapters in network namespaces" in errors[0], errors
+    assert not started["engine"] and not (tmp_path / "s.sqlite").exists()
+
+
+def test_a_namespaced_host_cannot_run_in_a_container(tmp_path):
+    isolation.use(Containers(DOCKER, "amd64", {"open62541": IMAGE}))
+    try:
+        process = AdapterProcess(sdks.get("open62541"), "server", {}, tmp_path, prefix=["ip", "netns", "exec", "n"])
+        with pytest.raises(AdapterError, match="namespaced host cannot run in a container"):
+            process.start()
+    finally:
+        isolation.use(None)
+
+
+# --- through the real docker CLI ------------------------------------------------------------
+
+
+def _server_config(port: int) -> dict:
+    return {"host": "127.0.0.1", "port": port, "signals": 10, "update_interval_ms": 100, "writes": 10}
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def docker_open62541(tmp_path_factory):
+    """The docker engine running and open62541's image of this machine prepared (built once,
+    with its debootstrapped base: a few minutes on a fresh machine, seconds after)."""
+    if not shutil.which("docker"):
+        pytest.skip("the docker CLI is not installed (docker.io)")
+    with engines.running("docker") as docker:
+        yield isolation.prepare(docker, ["open62541"], tmp_path_factory.mktemp("images"), print)
+
+
+def test_the_adapter_runs_in_its_container_and_is_the_process_sampled(docker_open62541, tmp_path):
+    containers = docker_open62541
+    assert containers.image("open62541").digest.startswith("sha256:")
+    isolation.use(containers)
+    try:
+        process = AdapterProcess(
+            sdks.get("open62541"), "server", _server_config(_free_port()), tmp_path, cpus={0}, name="iso-server"
+        )
+        process.start()
+        try:
+            assert process.wait_event(("ready", "error"), 30)["event"] == "ready", process.stderr_tail_text()
+            adapter = psutil.Process(process.pid)
+            # the adapter itself, not the engine's CLI that relays its output
+            assert process.pid != process.popen.pid and psutil.Process(process.popen.pid).name() == "docker"
+            assert adapter.exe().endswith("/uabench-open62541"), adapter.exe()
+            container_id = containers.engine.run("inspect", "--format", "{{.Id}}", process.container).stdout.strip()
+            assert container_id and container_id in Path(f"/proc/{process.pid}/cgroup").read_text()
+            assert adapter.cpu_affinity() == [0]
+            # a pause reaches the adapter (its group), as on the host
+            process.signal(signal.SIGSTOP)
+            deadline = time.monotonic() + 2
+            while adapter.status() != psutil.STATUS_STOPPED and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert adapter.status() == psutil.STATUS_STOPPED
+            process.signal(signal.SIGCONT)
+        finally:
+            status, _, killed = process.stop()
+    finally:
+        isolation.use(None)
+    assert status == 0 and not killed, process.stderr_tail_text()
+    assert not psutil.pid_exists(process.pid) or psutil.Process(process.pid).status() == psutil.STATUS_ZOMBIE
+    _assert_removed(containers.engine, process.container)
+
+
+def test_a_missing_image_fails_the_process_with_the_engines_reason(docker_open62541, tmp_path):
+    missing = Image("open62541", "localhost/uabench-test/none:amd64", "sha256:" + "00" * 32, None)
+    isolation.use(Containers(docker_open62541.engine, "amd64", {"open62541": missing}))
+    try:
+        process = AdapterProcess(sdks.get("open62541"), "server", _server_config(_free_port()), tmp_path, name="gone")
+        process.start()
+        with pytest.raises(AdapterError, match=r"exited with status [1-9]\d*(.|\n)*none"):
+            process.wait_event(("ready",), timeout=30)
+        process.stop()
+    finally:
+        isolation.use(None)
+
+
+HARNESS = """
+import json, sys, time
+from pathlib import Path
+from uabench import sdks
+from uabench.containers import isolation
+from uabench.containers.engine import Engine
+from uabench.containers.isolation import Containers, Image
+from uabench.proc import launcher
+from uabench.proc.process import AdapterProcess
+launcher.mark_harness()
+given = json.loads(sys.argv[1])
+image = Image(**given["image"])
+isolation.use(Containers(Engine("docker", given["env"]), "amd64", {"open62541": image}))
+process = AdapterProcess(sdks.get("open62541"), "server", given["config"], Path(given["workdir"]), name="killed")
+process.start()
+process.wait_event(("ready",), 30)
+print(json.dumps({"pid": process.pid, "container": process.container}), flush=True)
+time.sleep(300)
+"""
+
+
+def test_a_killed_harness_leaves_no_container(docker_open62541, tmp_path):
+    image = docker_open62541.image("open62541")
+    given = {
+        "image": {"sdk": image.sdk, "name": image.name, "digest": image.digest, "size_bytes": image.size_bytes},
+        "env": docker_open62541.engine.env,
+        "config": _server_config(_free_port()),
+        "workdir": str(tmp_path),
+    }
+    harness = subprocess.Popen(
+        [sys.executable, "-c", HARNESS, json.dumps(given)], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        line = harness.stdout.readline() if harness.stdout else ""
+        assert line, "the harness did not start its container"
+        started = json.loads(line)
+        assert psutil.pid_exists(started["pid"])
+    finally:
+        harness.kill()  # SIGKILL: no cleanup of its own runs
+        harness.wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and psutil.pid_exists(started["pid"]):
+        time.sleep(0.1)
+    assert not psutil.pid_exists(started["pid"]), "the adapter outlived its killed harness"
+    _assert_removed(docker_open62541.engine, started["container"])
+
+
+def _assert_removed(engine: Engine, name: str, bound_s: float = 15.0) -> None:
+    """Container `name` is gone within `bound_s` (the engine removes an ended --rm container
+    asynchronously)."""
+    deadline = time.monotonic() + bound_s
+    while True:
+        left = engine.run("ps", "-a", "--format", "{{.ID}} {{.Status}}", "--filter", f"name={name}").stdout.strip()
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert left == "", f"container {name} left behind: {left}"
