@@ -29,6 +29,7 @@ from pathlib import Path
 from uabench import paths
 from uabench.containers import engine as engines
 from uabench.containers.engine import Engine, EngineError
+from uabench.proc import launcher
 
 CONTAINERS = paths.REPO / "ci" / "containers"
 CONTAINERS_CONF = engines.CONTAINERS_CONF
@@ -182,7 +183,12 @@ def prerequisite(sdk: str, target: Arch) -> str | None:
     if sdk == "open62541":
         binary = repo / ".cache" / "dist" / target.dist / "uabench-open62541"
         if not binary.exists():  # the Bazel cross build (a few minutes on 2 cores)
-            done = subprocess.run([str(repo / "ci" / "bazel-build"), target.dist], capture_output=True, text=True)
+            # without the harness marker: the Bazel server it starts outlives the command by design
+            # (5 min idle), and the next uabench would take it for a killed harness's leftover
+            env = {k: v for k, v in os.environ.items() if k != launcher.MARKER}
+            done = subprocess.run(
+                [str(repo / "ci" / "bazel-build"), target.dist], capture_output=True, text=True, env=env
+            )
             if done.returncode != 0 or not binary.exists():
                 return f"ci/bazel-build {target.dist} failed: {(done.stderr or done.stdout).strip()[-400:]}"
         return None
