@@ -49,6 +49,38 @@ def test_wrapper_samples_a_real_process(tmp_path):
     assert summary["rss_peak_bytes"] > 1_000_000 and summary["threads_max"] >= 1
 
 
+def test_wrapper_samples_the_adapter_an_engine_started_not_the_engine(tmp_path):
+    """With --adapter-env the command only starts the adapter (as `podman run` does): the
+    wrapper samples the process whose environment carries the role's name, here a busy child of
+    an idle shell, and the idle starter is not what it measures."""
+    wrapper = tmp_path / "uabench-remote"
+    wrapper.write_text(remote.REMOTE_WRAPPER)
+    wrapper.chmod(0o755)
+    busy = "import time\nend = time.time() + 30\nwhile time.time() < end: sum(range(10000))\n"
+    starter = (
+        f"UABENCH_ADAPTER=role-1 {sys.executable} -c '{busy}' & child=$!; "
+        'trap "kill $child" TERM; echo \'{"event": "ready"}\'; wait $child; wait $child'
+    )
+    process = subprocess.Popen(
+        [str(wrapper), str(tmp_path), "role-1", "--adapter-env", "UABENCH_ADAPTER=role-1", "--", "sh", "-c", starter],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout.readline().strip() == '{"event": "ready"}'
+    time.sleep(2.2)
+    starter_pid = int((tmp_path / "role-1.pid").read_text())
+    adapter_pid = int((tmp_path / "role-1.adapter.pid").read_text())
+    assert adapter_pid != starter_pid and f"{sys.executable}" in Path(f"/proc/{adapter_pid}/cmdline").read_text()
+    os.kill(process.pid, 15)
+    process.wait(timeout=10)
+    samples = remote.parse_samples(
+        (tmp_path / "role-1.samples").read_text(), os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE")
+    )
+    summary = remote.summarize(samples)
+    assert summary is not None and summary["samples"] >= 3
+    assert summary["cpu_percent"] > 20, summary  # the busy adapter, not the idle shell that started it
+
+
 needs_pi = pytest.mark.skipif(
     pi_namespace.available() is not None, reason=f"no namespace Pi here: {pi_namespace.available()}"
 )

@@ -38,18 +38,38 @@ from pathlib import Path
 
 REMOTE_WRAPPER = r"""#!/bin/sh
 # uabench remote wrapper: run an adapter, sample it from /proc, forward SIGTERM.
-# usage: uabench-remote DIR NAME -- COMMAND [ARGS...]
-dir=$1; name=$2; shift 2; [ "$1" = -- ] && shift
+# usage: uabench-remote DIR NAME [--adapter-env NAME=VALUE] -- COMMAND [ARGS...]
+# --adapter-env: COMMAND only starts the adapter (an engine's `run`): the process sampled is the
+# one whose environment holds NAME=VALUE (the container's adapter, not the engine's CLI).
+dir=$1; name=$2; shift 2
+marker=
+if [ "$1" = --adapter-env ]; then marker=$2; shift 2; fi
+[ "$1" = -- ] && shift
 "$@" &
 pid=$!
 echo "$pid" > "$dir/$name.pid"
 trap 'kill -TERM "$pid" 2>/dev/null' TERM INT HUP
 (
-  while kill -0 "$pid" 2>/dev/null; do
+  sampled=$pid
+  if [ -n "$marker" ]; then
+    sampled=; i=0
+    while [ -z "$sampled" ] && kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do
+      for f in /proc/[0-9]*/environ; do  # the lowest such pid: the adapter, not a child it started
+        if tr '\0' '\n' < "$f" 2>/dev/null | grep -qxF -- "$marker"; then
+          p=${f#/proc/}; p=${p%/environ}
+          if [ -z "$sampled" ] || [ "$p" -lt "$sampled" ]; then sampled=$p; fi
+        fi
+      done
+      [ -n "$sampled" ] || { sleep 0.1; i=$((i+1)); }
+    done
+    [ -n "$sampled" ] || exit 0
+    echo "$sampled" > "$dir/$name.adapter.pid"  # *.pid: killed with the work directory
+  fi
+  while kill -0 "$sampled" 2>/dev/null; do
     read -r up _ < /proc/uptime
-    st=$(cat "/proc/$pid/stat" 2>/dev/null) || break
+    st=$(cat "/proc/$sampled/stat" 2>/dev/null) || break
     ss=$(grep -E '^(VmRSS|Threads|voluntary_ctxt_switches|nonvoluntary_ctxt_switches):' \
-         "/proc/$pid/status" 2>/dev/null | tr -s ' \t\n' '   ')
+         "/proc/$sampled/status" 2>/dev/null | tr -s ' \t\n' '   ')
     echo "$up|$st|$ss"
     sleep 0.5
   done
@@ -261,6 +281,13 @@ def deploy_image(
     return _deploy(host, install)
 
 
+# The role's name in the container's environment: the remote wrapper samples the process that
+# carries it (the adapter), not `podman run`, which only relays its output. ROLE is replaced by
+# the role's name when it starts (launch).
+ADAPTER_ENV = "UABENCH_ADAPTER"
+ROLE = "@ROLE@"
+
+
 def _podman_run(host: RemoteHost, image: str, run_args: list[str] | None, env: list[str] | None) -> list[str]:
     return [
         *(["env", *env] if env else []),
@@ -269,6 +296,8 @@ def _podman_run(host: RemoteHost, image: str, run_args: list[str] | None, env: l
         "--rm",
         "--network",
         "host",
+        "--env",
+        f"{ADAPTER_ENV}={ROLE}",
         *(run_args or []),
         "--volume",
         f"{host.workdir}:{host.workdir}",
@@ -329,8 +358,14 @@ def _run_role(host: RemoteHost, command: list[str], args: list[str], name: str) 
         local.with_suffix(".remote").write_text(
             json.dumps({"target": host.target, "workdir": host.workdir, "name": name})
         )
+    marker = f"{ADAPTER_ENV}={ROLE}"
+    sampled: list[str] = []
+    if marker in command:  # an image: sample its adapter by the name in its environment
+        command = [f"{ADAPTER_ENV}={name}" if part == marker else part for part in command]
+        sampled = ["--adapter-env", f"{ADAPTER_ENV}={name}"]
     remote = " ".join(
-        shlex.quote(part) for part in [f"{host.workdir}/uabench-remote", host.workdir, name, "--", *command, *args]
+        shlex.quote(part)
+        for part in [f"{host.workdir}/uabench-remote", host.workdir, name, *sampled, "--", *command, *args]
     )
     # ssh in its own session: a SIGTERM to this launcher's process group (how the harness
     # stops an adapter) must reach the remote adapter as SIGTERM, not end the ssh channel.
