@@ -177,12 +177,13 @@ def transfer(source: Engine, destination: Engine, image: str) -> None:
         destination.run(*destination.load_args(), stdin=stream, timeout=1800)
 
 
-def prerequisite(sdk: str, target: Arch) -> str | None:
-    """Why the host-side inputs of `sdk`'s image are missing, or None."""
+def prerequisite(sdk: str, target: Arch, fresh: bool = False) -> str | None:
+    """Why the host-side inputs of `sdk`'s image are missing, or None. `fresh`: the C adapter's
+    Bazel build is brought up to date even when a binary is there."""
     repo = paths.REPO
     if sdk == "open62541":
         binary = repo / ".cache" / "dist" / target.dist / "uabench-open62541"
-        if not binary.exists():  # the Bazel cross build (a few minutes on 2 cores)
+        if fresh or not binary.exists():  # the Bazel cross build (a few minutes on 2 cores)
             # without the harness marker: the Bazel server it starts outlives the command by design
             # (5 min idle), and the next uabench would take it for a killed harness's leftover
             env = {k: v for k, v in os.environ.items() if k != launcher.MARKER}
@@ -300,13 +301,13 @@ def _build_ca() -> None:
         shutil.copyfile(HOST_CA_BUNDLE, BUILD_CA / "ca.crt")
 
 
-def build(sdk: str, target: Arch, log_dir: Path, no_cache: bool = False) -> Built:
+def build(sdk: str, target: Arch, log_dir: Path, no_cache: bool = False, fresh_inputs: bool = False) -> Built:
     name = image_name(sdk, target)
     result = Built(sdk, target.name, target.platform, name, "not_built")
     if (sdk, target.name) in NOT_BUILT:
         result.reason = NOT_BUILT[(sdk, target.name)]
         return result
-    missing = prerequisite(sdk, target)
+    missing = prerequisite(sdk, target, fresh_inputs)
     if missing:
         result.status, result.reason = "failed", missing
         return result

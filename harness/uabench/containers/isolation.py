@@ -132,17 +132,20 @@ def host_arch() -> images.Arch:
 
 
 def prepare(engine: Engine, sdk_ids: list[str], log_dir: Path, say: Callable[[str], None]) -> Containers:
-    """The image of each of `sdk_ids` for this machine, built where it is missing (`uabench
-    images` builds the same ones); IsolationError naming the SDK whose image cannot be built."""
+    """The image of each of `sdk_ids` for this machine, built from this checkout (`uabench images`
+    builds the same ones); IsolationError naming the SDK whose image cannot be built.
+
+    Built every time, inputs included (the C adapter's Bazel build): an image left from an
+    older checkout would measure an older adapter under this run's name. The engine's layer
+    cache and Bazel's make a build of nothing changed take seconds."""
     target = host_arch()
     found: dict[str, Image] = {}
     for sdk in sdk_ids:
         name = images.image_name(sdk, target)
-        if not engine.exists(name):
-            say(f"isolation container: building {name} with {engine.name} (once; `uabench images` builds it too)")
-            built = images.build(sdk, target, log_dir)
-            if built.status != "built":
-                raise IsolationError(f"--isolation container: no image {name}: {built.reason}")
+        say(f"isolation container: building {name} with {engine.name} (cached layers: seconds)")
+        built = images.build(sdk, target, log_dir, fresh_inputs=True)
+        if built.status != "built":
+            raise IsolationError(f"--isolation container: no image {name}: {built.reason}")
         digest = engine.digest(name)
         if not digest:
             raise IsolationError(f"--isolation container: {engine.name} cannot inspect {name}")
