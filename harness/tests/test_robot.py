@@ -272,7 +272,8 @@ def test_each_adapter_is_asked_once_per_run(monkeypatch):
 
     calls: list[str] = []
 
-    def answer(sdk):
+    def answer(sdk, command=None):
+        assert command is None  # on the host: the adapter's own `run capabilities`
         calls.append(sdk.id)
         if sdk.id == "milo":
             raise sdks.AdapterBroken("milo: run capabilities exited 1: broken")

@@ -337,6 +337,8 @@ def cmd_capacity(args: argparse.Namespace) -> int:
             exclude=None,
             test=None,
             time_budget=None,
+            isolation=args.isolation,
+            engine=args.engine,
         )
     )
 
@@ -606,12 +608,7 @@ def parser() -> argparse.ArgumentParser:
         help="end adaptive repetitions so that the run ends near this time (default: only the plan's most blocks)",
     )
     run.add_argument("--dryrun", action="store_true", help="Robot's dry run: list and check the tests, measure nothing")
-    run.add_argument(
-        "--isolation",
-        choices=isolation.KINDS,
-        default="host",
-        help="where the adapters run: host (default), or container (each from its SDK's image, built if missing)",
-    )
+    _isolation_option(run)
     _engine_option(run)
     run.add_argument(
         "--include",
@@ -631,6 +628,8 @@ def parser() -> argparse.ArgumentParser:
     capacity.add_argument("--profile", default="quick")
     capacity.add_argument("--report", action="store_true")
     capacity.add_argument("--out", default=str(paths.RESULTS / "report"))
+    _isolation_option(capacity)
+    _engine_option(capacity)
     capacity.set_defaults(func=cmd_capacity)
 
     model = commands.add_parser("model", help="fit the CPU sizing model to the stored sweeps")
@@ -730,6 +729,15 @@ def _container_engine(needed: bool, requested: str | None) -> contextlib.Abstrac
     from uabench.containers import engine as engines
 
     return engines.running(requested)
+
+
+def _isolation_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--isolation",
+        choices=isolation.KINDS,
+        default="host",
+        help="where the adapters run: host (default), or container (each from its SDK's image, built first)",
+    )
 
 
 def _engine_option(command: argparse.ArgumentParser) -> None:
