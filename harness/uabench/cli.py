@@ -443,7 +443,17 @@ def _build_images(targets: list, chosen: list[str], no_cache: bool, summary: Pat
     results = []
     for target in targets:
         started = time.monotonic()
-        images.ensure_base(target)
+        try:
+            images.ensure_base(target)
+        except (images.ImageError, EngineError) as error:  # every SDK of this architecture needs it
+            print(f"failed    base {images.base_image(target)}: {error}", flush=True)
+            results += [
+                images.Built(
+                    sdk, target.name, target.platform, images.image_name(sdk, target), "failed", reason=str(error)
+                )
+                for sdk in chosen
+            ]
+            continue
         print(
             f"base {images.base_image(target)} ({images.human_size(images.image_size(images.base_image(target)))}, "
             f"{time.monotonic() - started:.0f} s)",

@@ -148,27 +148,33 @@ def image_size(name: str) -> int | None:
 
 
 def ensure_base(target: Arch, suite: str = "bookworm") -> None:
-    """The debootstrapped base of `target` in the engine (no-op when it exists). Docker takes
-    podman's copy when podman has one (save/load: seconds, not a debootstrap of minutes)."""
+    """The debootstrapped base of `target` in the engine (no-op when it exists). For Docker the
+    base is made in podman where podman is installed and loaded from there (`podman save | docker
+    load`; also seconds instead of a debootstrap when podman has it already): Debian's Docker
+    20.10 records an imported root file system as the host's architecture whatever `import
+    --platform` says, and every build on a foreign base then fails. Without podman, Docker
+    imports it itself (right for this machine's architecture; make-base refuses a wrong one)."""
     chosen = engine()
     name = base_image(target, suite)
     if chosen.exists(name):
         return
     podman = engines.Engine("podman", {"CONTAINERS_CONF": str(CONTAINERS_CONF)})
-    if chosen.name == "docker" and shutil.which("podman") and podman.exists(name):
+    via_podman = chosen.name == "docker" and shutil.which("podman") is not None
+    maker = podman if via_podman else chosen
+    if not (via_podman and podman.exists(name)):
+        done = subprocess.run(
+            [str(CONTAINERS / "make-base"), target.name, "--suite", suite],
+            env={**maker.environ(), engines.ENVIRONMENT: maker.name},
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            raise ImageError(f"make-base {target.name} --suite {suite} failed: {done.stderr.strip()[-800:]}")
+    if via_podman:
         try:
             transfer(podman, chosen, name)
-            return
-        except EngineError:
-            pass  # debootstrapped afresh below
-    done = subprocess.run(
-        [str(CONTAINERS / "make-base"), target.name, "--suite", suite],
-        env=chosen.environ(),
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise ImageError(f"make-base {target.name} --suite {suite} failed: {done.stderr.strip()[-800:]}")
+        except EngineError as error:
+            raise ImageError(f"base {name}: podman save | docker load failed: {error}") from None
 
 
 def transfer(source: Engine, destination: Engine, image: str) -> None:
