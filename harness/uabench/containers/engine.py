@@ -50,10 +50,7 @@ DAEMON_READY_S = 60.0
 DAEMON_STOP_S = 20.0
 # dockerd's own networking is off: a default bridge, NAT and FORWARD rules (and the DROP policy
 # it sets when it turns on ip_forward) would outlive it and cut the harness's namespace bridge.
-# --experimental: Docker 20.10 (Debian's docker.io) honours `docker import --platform` only with
-# it, and records every imported base as amd64 without it: the build of an arm64 image on that
-# base then fails ("does not match the specified platform").
-DOCKERD_OPTIONS = ("--iptables=false", "--ip-forward=false", "--ip-masq=false", "--bridge=none", "--experimental")
+DOCKERD_OPTIONS = ("--iptables=false", "--ip-forward=false", "--ip-masq=false", "--bridge=none")
 
 
 class EngineError(Exception):
