@@ -24,6 +24,7 @@ from uabench.containers import engine as engines
 from uabench.containers import isolation
 from uabench.containers.engine import Engine
 from uabench.containers.isolation import Containers, Image, IsolationError
+from uabench.engine.session import free_port
 from uabench.proc.process import AdapterError, AdapterProcess
 
 DOCKER = Engine("docker", {"DOCKER_HOST": "unix:///run/x.sock"})
@@ -107,14 +108,6 @@ def _server_config(port: int) -> dict:
     return {"host": "127.0.0.1", "port": port, "signals": 10, "update_interval_ms": 100, "writes": 10}
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def docker_open62541(tmp_path_factory):
     """The docker engine running and open62541's image of this machine prepared (built once,
@@ -131,7 +124,7 @@ def test_the_adapter_runs_in_its_container_and_is_the_process_sampled(docker_ope
     isolation.use(containers)
     try:
         process = AdapterProcess(
-            sdks.get("open62541"), "server", _server_config(_free_port()), tmp_path, cpus={0}, name="iso-server"
+            sdks.get("open62541"), "server", _server_config(free_port()), tmp_path, cpus={0}, name="iso-server"
         )
         process.start()
         try:
@@ -163,7 +156,7 @@ def test_a_missing_image_fails_the_process_with_the_engines_reason(docker_open62
     missing = Image("open62541", "localhost/uabench-test/none:amd64", "sha256:" + "00" * 32, None)
     isolation.use(Containers(docker_open62541.engine, "amd64", {"open62541": missing}))
     try:
-        process = AdapterProcess(sdks.get("open62541"), "server", _server_config(_free_port()), tmp_path, name="gone")
+        process = AdapterProcess(sdks.get("open62541"), "server", _server_config(free_port()), tmp_path, name="gone")
         process.start()
         with pytest.raises(AdapterError, match=r"exited with status [1-9]\d*(.|\n)*none"):
             process.wait_event(("ready",), timeout=30)
@@ -198,7 +191,7 @@ def test_a_killed_harness_leaves_no_container(docker_open62541, tmp_path):
     given = {
         "image": {"sdk": image.sdk, "name": image.name, "digest": image.digest, "size_bytes": image.size_bytes},
         "env": docker_open62541.engine.env,
-        "config": _server_config(_free_port()),
+        "config": _server_config(free_port()),
         "workdir": str(tmp_path),
     }
     harness = subprocess.Popen(

@@ -14,8 +14,8 @@ is the adapter's, so the line protocol is the same) with
   its environment, so the next uabench finds and removes what a killed harness left
   (proc/orphans.py), as for a host process.
 
-Images are `uabench images`' (arm/images.py); one that is missing is built before the run. The
-run's provenance names every image with its digest."""
+Images are `uabench images`' (arm/images.py), built from this checkout before the run. The run's
+provenance names every image with its digest."""
 
 from __future__ import annotations
 
@@ -146,10 +146,9 @@ def prepare(engine: Engine, sdk_ids: list[str], log_dir: Path, say: Callable[[st
         built = images.build(sdk, target, log_dir, fresh_inputs=True)
         if built.status != "built":
             raise IsolationError(f"--isolation container: no image {name}: {built.reason}")
-        digest = engine.digest(name)
-        if not digest:
+        if not built.digest:  # the build inspected it already
             raise IsolationError(f"--isolation container: {engine.name} cannot inspect {name}")
-        found[sdk] = Image(sdk, name, digest, engine.size(name))
+        found[sdk] = Image(sdk, name, built.digest, built.size_bytes)
     return Containers(engine, target.name, found)
 
 
@@ -157,9 +156,8 @@ def capabilities_command(sdk: str) -> list[str] | None:
     """`capabilities` of `sdk`'s image when the run uses containers, else None (ask the host's)."""
     if _current is None:
         return None
-    return _current.engine.command(
-        "run", "--rm", "--pull=never", "--network", "host", _current.image(sdk).name, "capabilities"
-    )
+    engine = _current.engine
+    return engine.command(*engine.run_args(_current.image(sdk).name, arguments=["capabilities"]))
 
 
 def container_pid(engine: Engine, name: str, cli: subprocess.Popen, bound_s: float) -> int | None:
