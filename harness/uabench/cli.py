@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import NoReturn
 
-from uabench import paths, plan, sdks
+from uabench import paths, plan, sdks, targets
 from uabench.containers import isolation
 from uabench.containers.engine import EngineError
 from uabench.containers.isolation import IsolationError
@@ -46,14 +46,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         for sdk_id in args.sdk:
             sdks.get(sdk_id)  # an unknown name is an error, not an empty selection
     _claim_cores("uabench check")  # its adapters run on these cores as a run's do
-    if args.all:  # every contract check, and the ARM and remote checks of the builds here
+    if args.all:  # every contract check, and the ARM checks of the builds here
         # The ARM images take far longer to build than a check run (docs/arm.md): their checks run
         # only when asked for, so that a plain --all never reports them as skipped.
         options = ["--arm-how", "image,binary" if args.images else "binary"]
         options += ["--require-builds"] if args.require_builds else []
         # without a chosen engine the image checks use podman, as before
         with _container_engine(bool(args.engine or os.environ.get("UABENCH_ENGINE")), args.engine):
-            return checks.run(["test_contract", "test_arm_smoke", "test_remote"], options, junit)
+            return checks.run(["test_contract", "test_arm_smoke"], options, junit)
     return checks.run(["test_contract"], [], junit, keyword=" or ".join(args.sdk))
 
 
@@ -104,7 +104,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     _seed()
     only = plan.selected(args.sdk)
     chosen = [plan.load(name) for name in (args.plans or DEFAULT_SUITES)]
-    if args.isolation == "container":
+    placement = _placement(args)
+    if placement[0].kind == "container" or placement[1].kind == "container":
         _containable([one.suite for one in chosen])
     estimates: list[estimate.Estimate] = []
     asked: set[str] = set()  # each adapter's capabilities are asked once per run
@@ -133,7 +134,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         for key, value in (("include", args.include), ("exclude", args.exclude), ("test", args.test))
         if value
     }
-    with _isolated(args.isolation, args.engine, only, run_dir):
+    with _placed(placement, args, only, run_dir):
         try:
             status = run_robot(
                 *[str(paths.SUITES / f"{one.suite}.robot") for one in chosen],
@@ -175,29 +176,89 @@ def _containable(suites: list[str]) -> None:
         )
 
 
+def _placement(args: argparse.Namespace) -> tuple[targets.Spec, targets.Spec]:
+    """The server-side and measured roles' targets the command line asks for, checked before
+    anything runs; `--isolation container` is both roles in containers."""
+    server, client = targets.parse(args.server_target), targets.parse(args.client_target)
+    if args.isolation == "container":
+        if (server.kind, client.kind) != ("local", "local"):
+            raise targets.TargetError("--isolation container places every role: give it without --server-target")
+        server = client = targets.Spec("container")
+    if server.kind == "ssh":
+        from uabench.arm import remote
+
+        try:  # before ssh ever sees it
+            remote.check_target(server.target, server.port)
+        except remote.RemoteError as error:
+            raise targets.TargetError(f"--server-target {server}: {error}") from None
+    if client.kind == "ssh":
+        raise targets.TargetError(
+            f"--client-target {client}: not supported: the measured roles (clients, subscribers) run on this "
+            "machine or in its containers; put the servers on the SSH target with --server-target"
+        )
+    if args.arch:
+        from uabench.arm import images
+
+        images.arch(args.arch)  # a ValueError of one line for an unknown one
+        if (server.kind, client.kind) == ("local", "local"):
+            raise targets.TargetError(
+                f"--arch {args.arch}: local processes are this machine's; run another architecture with "
+                "--server-target container or ssh://…"
+            )
+    return server, client
+
+
 @contextlib.contextmanager
-def _isolated(kind: str, engine: str | None, only: list[str] | None, run_dir: Path):
-    """While the suites run: nothing for host; for container, the engine running and every
-    chosen SDK's image (and the reference client's) prepared, in use by every adapter process."""
-    if kind != "container":
+def _placed(
+    placement: tuple[targets.Spec, targets.Spec], args: argparse.Namespace, only: list[str] | None, run_dir: Path
+):
+    """While the suites run: each role on its target (targets/). Local: nothing to do. A
+    container target: the engine running and every chosen SDK's image prepared; an SSH target:
+    connected, the harness's sampler shipped, the clocks compared, every image loaded there."""
+    server, client = placement
+    if (server.kind, client.kind) == ("local", "local"):
         yield
         return
+    from uabench.arm import images
     from uabench.containers import engine as engines
+    from uabench.targets import ssh
 
-    wanted = list(only) if only is not None else [sdk.id for sdk in sdks.all_sdks()]
+    arch = images.arch(args.arch) if args.arch else isolation.host_arch()
+    chosen = list(only) if only is not None else [sdk.id for sdk in sdks.all_sdks()]
+    measuring = list(chosen)
     reference = plan.reference_client()
-    if reference is not None and reference not in wanted:
-        wanted.append(reference)  # it warms servers up and measures their capacity
-    with engines.running(engine) as running:
-        print(f"isolation: containers with {running.name} ({running.daemon})", flush=True)
-        containers = isolation.prepare(running, wanted, run_dir / "images", print)
-        for image in containers.images.values():
-            print(f"  {image.sdk}: {image.name} {image.digest[:19]}", flush=True)
-        isolation.use(containers)
+    if reference is not None and reference not in measuring:
+        measuring.append(reference)  # it warms servers up and measures their capacity
+
+    with contextlib.ExitStack() as stack:
+        running = stack.enter_context(engines.running(args.engine))
+        print(f"targets: servers {server}, clients {client}, images {arch.name} with {running.name}", flush=True)
+        placed: dict[str, targets.Target | None] = {"server": None, "client": None}
+        for role, spec, wanted in (("server", server, chosen), ("client", client, measuring)):
+            if spec.kind == "container":
+                # the measured side stays this machine's architecture: the load generator is native
+                made = isolation.prepare(running, wanted, run_dir / "images", print, arch if role == "server" else None)
+                for image in made.images.values():
+                    print(f"  {role} {image.sdk}: {image.name} {image.digest[:19]}", flush=True)
+                placed[role] = made
+            elif spec.kind == "ssh":
+                placed[role] = stack.enter_context(
+                    ssh.connect(
+                        spec,
+                        arch,
+                        wanted,
+                        run_dir,
+                        lambda line: print(line, flush=True),
+                        args.ssh_identity,
+                        args.ssh_known_hosts,
+                        args.target_env,
+                    )
+                )
+        targets.use(targets.Placement(placed["server"], placed["client"]))
         try:
             yield
         finally:
-            isolation.use(None)
+            targets.use(None)
 
 
 def _writable_store(location: str) -> None:
@@ -217,7 +278,7 @@ def _seed() -> None:
 
 # The commands that start processes (adapters, perf, pytest, ssh, podman) remove what a killed
 # harness left before they start; the others only name it.
-ACTING = frozenset({"run", "capacity", "check", "remote", "arm-smoke", "images"})
+ACTING = frozenset({"run", "capacity", "check", "arm-smoke", "images"})
 
 
 def _leftovers(command: str, store: str) -> None:
@@ -323,23 +384,26 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_capacity(args: argparse.Namespace) -> int:
     """`uabench capacity SDK`: the capacity plan for one server."""
     sdks.get(args.sdk)
-    return cmd_run(
-        argparse.Namespace(
-            plans=[args.plan],
-            profile=args.profile,
-            sdk=args.sdk,
-            store=args.store,
-            report=args.report,
-            out=args.out,
-            estimate=False,
-            dryrun=False,
-            include=None,
-            exclude=None,
-            test=None,
-            time_budget=None,
-            isolation=args.isolation,
-            engine=args.engine,
-        )
+    placement = {key: getattr(args, key) for key in PLACEMENT_OPTIONS}
+    return cmd_run(_run_of([args.plan], args.profile, args, args.report, args.out, placement))
+
+
+def _run_of(plans: list[str], profile: str, args: argparse.Namespace, report: bool, out: str, placement: dict):
+    """The arguments of `uabench run` for a command that is one (capacity, arm-smoke)."""
+    return argparse.Namespace(
+        plans=plans,
+        profile=profile,
+        sdk=args.sdk,
+        store=args.store,
+        report=report,
+        out=out,
+        estimate=False,
+        dryrun=False,
+        include=None,
+        exclude=None,
+        test=None,
+        time_budget=None,
+        **placement,
     )
 
 
@@ -474,63 +538,26 @@ def _build_images(targets: list, chosen: list[str], no_cache: bool, summary: Pat
 
 
 def cmd_arm_smoke(args: argparse.Namespace) -> int:
-    from uabench import checks
+    """`uabench arm-smoke`: the read and write suites' smoke profile with the servers in their
+    ARM images under qemu on this machine (a container target of each architecture), the native
+    clients measuring; every cell emulated, reported apart and never ranked. The Bazel-built C
+    adapter under qemu-user, which has no image, is checked by `uabench check --all`."""
     from uabench.arm import images
 
     arches = [images.arm_arch(name).name for name in _split(args.arch)]  # refuses unknown names here
-    unknown = [sdk for sdk in _split(args.sdk) if sdk not in images.SDKS]
-    if unknown:  # not an empty selection that pytest reports as nothing collected
-        raise ValueError(f"--sdk: no ARM build of {', '.join(unknown)} (one of {', '.join(images.SDKS)})")
-    options = [
-        "--store",
-        str(args.store),
-        "--require-builds",
-        "--arm-arch",
-        ",".join(arches),
-        "--arm-sdk",
-        args.sdk or "all",
-        "--arm-how",
-        "binary" if args.binary else "image",
-    ]
-    with _container_engine(not args.binary, args.engine):
-        return checks.run(["test_arm_smoke"], options, _junit(args.junit, "arm-smoke"))
-
-
-def cmd_remote(args: argparse.Namespace) -> int:
-    from uabench import checks
-
-    if bool(args.binary) == bool(args.image):
-        raise ValueError("give exactly one of --binary PATH or --image NAME")
-    if args.binary and not Path(args.binary).is_file():
-        raise ValueError(f"--binary {args.binary}: no such file")
-    if bool(args.namespace_pi) == bool(args.target):
-        raise ValueError("give exactly one of --target user@host or --namespace-pi (the local stand-in)")
-    if args.target:
-        from uabench.arm import remote
-
-        try:  # before ssh or pytest sees it: a target such as -oProxyCommand=... is refused here
-            remote.check_target(args.target, args.port, args.workdir)
-        except remote.RemoteError as error:
-            raise ValueError(str(error)) from None
-    options = [
-        "--store",
-        str(args.store),
-        "--require-builds",
-        "--remote-sdk",
-        args.sdk,
-        *(["--remote-binary", str(Path(args.binary).resolve())] if args.binary else []),
-        *(["--remote-image", args.image] if args.image else []),
-    ]
-    if args.target:
-        options += [
-            f"--remote-target={args.target}",
-            f"--remote-port={args.port}",
-            f"--remote-workdir={args.workdir}",
-            *([f"--remote-identity={args.identity}"] if args.identity else []),
-            *([f"--remote-known-hosts={args.known_hosts}"] if args.known_hosts else []),
-        ]
-    with _container_engine(bool(args.image), args.engine):  # the image is saved here by this engine
-        return checks.run(["test_remote"], options, _junit(args.junit, "remote"))
+    status = 0
+    for arch in arches:
+        print(f"arm-smoke {arch}: uabench run read write --profile smoke --server-target container --arch {arch}")
+        placement = dict.fromkeys(PLACEMENT_OPTIONS) | {
+            "isolation": "host",
+            "engine": args.engine,
+            "server_target": "container",
+            "client_target": "local",
+            "arch": arch,
+            "target_env": [],
+        }
+        status |= cmd_run(_run_of(["read", "write"], "smoke", args, False, str(paths.RESULTS / "report"), placement))
+    return status
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -585,7 +612,7 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--all",
         action="store_true",
-        help="every SDK's contract checks, and the ARM smoke and remote checks of the builds here",
+        help="every SDK's contract checks, and the ARM smoke checks of the builds here",
     )
     check.add_argument(
         "--images", action="store_true", help="with --all: the ARM image checks too (build them with uabench images)"
@@ -594,7 +621,7 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--require-builds",
         action="store_true",
-        help="with --all: a missing ARM build or namespace host fails instead of skipping",
+        help="with --all: a missing ARM build fails instead of skipping",
     )
     check.add_argument("--junit", help="JUnit XML file (default: results/check/junit.xml)")
     check.set_defaults(func=cmd_check)
@@ -668,43 +695,15 @@ def parser() -> argparse.ArgumentParser:
     images.add_argument("--list", action="store_true", help="print the recorded sizes and build times, build nothing")
     images.set_defaults(func=cmd_images)
 
-    smoke = commands.add_parser("arm-smoke", help="emulated ARM smoke suite: ARM servers under qemu, native client")
+    smoke = commands.add_parser(
+        "arm-smoke",
+        help="read and write smoke profile, servers in their ARM images under qemu "
+        "(uabench run read write --profile smoke --server-target container --arch …)",
+    )
     smoke.add_argument("--arch", default="arm64,armhf", help="comma-separated architectures (default: %(default)s)")
     smoke.add_argument("--sdk", default="", help="comma-separated SDKs (default: all)")
-    smoke.add_argument(
-        "--binary",
-        action="store_true",
-        help="run the Bazel cross-built C adapter through qemu-user instead of the images",
-    )
-    smoke.add_argument("--junit", help="JUnit XML file (default: results/arm-smoke/junit.xml)")
     _engine_option(smoke)
     smoke.set_defaults(func=cmd_arm_smoke)
-
-    remote = commands.add_parser("remote", help="run an SDK's server on a remote host over SSH (a Raspberry Pi)")
-    remote.add_argument("--target", help="user@host with key-based ssh")
-    remote.add_argument("--port", type=int, default=22, help="ssh port (default: %(default)s)")
-    remote.add_argument("--identity", help="ssh private key")
-    remote.add_argument("--known-hosts", help="known_hosts file (default: the user's)")
-    remote.add_argument(
-        "--workdir",
-        default="",
-        help="directory on the remote host in which the run's own directory is made (mktemp -d) and removed "
-        "afterwards (default: the remote's $TMPDIR or /tmp)",
-    )
-    remote.add_argument("--binary", help="adapter binary to copy and run (e.g. .cache/dist/aarch64/uabench-open62541)")
-    remote.add_argument(
-        "--image", help="container image to save here and podman load/run there (localhost/uabench/milo:arm64)"
-    )
-    _engine_option(remote)
-    remote.add_argument("--sdk", default="open62541", help="the SDK the binary or image is (default: %(default)s)")
-    remote.add_argument(
-        "--namespace-pi",
-        action="store_true",
-        help="use a network namespace with its own sshd on this machine as the remote host "
-        "(the test fixture of the remote check)",
-    )
-    remote.add_argument("--junit", help="JUnit XML file (default: results/remote/junit.xml)")
-    remote.set_defaults(func=cmd_remote)
 
     imported = commands.add_parser("import", help="load a run's spool (cells a store could not take) into a store")
     imported.add_argument("spool", help="a run directory (results/runs/...) or its cells.jsonl")
@@ -741,12 +740,52 @@ def _container_engine(needed: bool, requested: str | None) -> contextlib.Abstrac
     return engines.running(requested)
 
 
+PLACEMENT_OPTIONS = (
+    "isolation",
+    "engine",
+    "server_target",
+    "client_target",
+    "arch",
+    "ssh_identity",
+    "ssh_known_hosts",
+    "target_env",
+)
+
+
 def _isolation_option(command: argparse.ArgumentParser) -> None:
+    """Where the adapters run (targets/): the options behind PLACEMENT_OPTIONS but --engine."""
     command.add_argument(
         "--isolation",
         choices=isolation.KINDS,
         default="host",
-        help="where the adapters run: host (default), or container (each from its SDK's image, built first)",
+        help="host (default), or container: every role in a container of its SDK's image (built first)",
+    )
+    command.add_argument(
+        "--server-target",
+        default="local",
+        metavar="TARGET",
+        help="where servers and publishers run: local (default), container, or ssh://[user@]host[:port] "
+        "(a Raspberry Pi: podman and python3-psutil there)",
+    )
+    command.add_argument(
+        "--client-target",
+        default="local",
+        metavar="TARGET",
+        help="where clients and subscribers run: local (default) or container",
+    )
+    command.add_argument(
+        "--arch",
+        help="the images' architecture on a container or SSH target: arm64, armhf, armel or amd64 "
+        "(default: this machine's); emulated by qemu-user where the target's CPU is another",
+    )
+    command.add_argument("--ssh-identity", help="ssh private key of an SSH target")
+    command.add_argument("--ssh-known-hosts", help="known_hosts file of an SSH target (default: the user's)")
+    command.add_argument(
+        "--target-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="environment of podman on the SSH target (repeatable), e.g. CONTAINERS_CONF=…",
     )
 
 
@@ -772,6 +811,7 @@ def main(argv: list[str] | None = None) -> int:
         LockError,
         EngineError,
         IsolationError,
+        targets.TargetError,
     ) as error:
         print(f"uabench: error: {error}", file=sys.stderr)
         return 2

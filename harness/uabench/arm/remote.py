@@ -1,22 +1,26 @@
-"""Remote targets over SSH: run an adapter role on another machine (a Raspberry Pi).
+"""Remote hosts over SSH: run an adapter role on another machine (a Raspberry Pi).
 
-The adapter is deployed as a binary (the Bazel cross build, `.cache/dist/<target>/`) or as a
-container image (`docker|podman save | ssh host podman load`). The role is then started through
-`ssh` by a small POSIX-sh wrapper on the remote side that
+`uabench run … --server-target ssh://user@host --arch arm64` (targets/ssh.py) uses this
+module: it makes a work directory on the remote host, installs the wrapper there, loads the
+SDKs' images into the remote podman and starts each role through a local launcher. The role is
+started through `ssh` by a small POSIX-sh wrapper on the remote side (REMOTE_WRAPPER) that
 
 - runs the adapter with its stdout on the ssh channel, so the JSON line protocol of
   adapters/SPEC.md reaches the harness unchanged (logs: stderr, as always);
-- samples the adapter's /proc/<pid>/stat and /proc/<pid>/status every 0.5 s into a file;
+- writes the adapter's pid to DIR/NAME.adapter.pid and starts the harness's own sampler on it,
+  `python3 -m uabench.proc.agent sample PID DIR/NAME` (proc/agent.py, shipped into DIR/py),
+  which writes DIR/NAME.samples.jsonl; nothing is sampled in shell;
 - forwards SIGTERM to the adapter, so stopping is the contract's SIGTERM, exit 0.
 
-Locally the role is an ordinary AdapterProcess whose `run` is `python -m uabench.remote
-launch ...`: it uploads the config (and the certificate files it names, with their paths
-rewritten), opens the ssh channel and, on SIGTERM, sends the remote adapter SIGTERM and
-waits for it. Only `ssh`/`scp` (openssh-client) are needed here; `sh`, `mktemp` and /proc there.
+Locally the role is an ordinary AdapterProcess whose `run` is `python -m uabench.arm.remote
+launch ...` (write_launcher): it uploads the config (and the certificate files it names, with
+their paths rewritten), opens the ssh channel and, on SIGTERM, sends the remote adapter SIGTERM
+and waits for it. Only `ssh`/`scp` (openssh-client) are needed here; `sh`, `mktemp`, /proc and
+python3 there.
 
 Everything goes into a directory made by `mktemp -d` on the remote host (not a predictable
-/tmp path), removed with everything uploaded to it (configs, private keys, the adapter) when
-the role is done or deploying fails. A target is checked before ssh sees it, and passed after
+/tmp path), removed with everything uploaded to it (configs, private keys, the agent) when
+the run is done or deploying fails. A target is checked before ssh sees it, and passed after
 `--`, so it can never be read as an ssh option.
 """
 
@@ -37,10 +41,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REMOTE_WRAPPER = r"""#!/bin/sh
-# uabench remote wrapper: run an adapter, sample it from /proc, forward SIGTERM.
+# uabench remote wrapper: run an adapter, sample it with the harness's agent, forward SIGTERM.
 # usage: uabench-remote DIR NAME [--adapter-env NAME=VALUE] -- COMMAND [ARGS...]
 # --adapter-env: COMMAND only starts the adapter (an engine's `run`): the process sampled is the
 # one whose environment holds NAME=VALUE (the container's adapter, not the engine's CLI).
+# The agent (uabench.proc.agent, shipped into DIR/py) is the harness's own sampler.
 dir=$1; name=$2; shift 2
 marker=
 if [ "$1" = --adapter-env ]; then marker=$2; shift 2; fi
@@ -53,7 +58,7 @@ trap 'kill -TERM "$pid" 2>/dev/null' TERM INT HUP
   sampled=$pid
   if [ -n "$marker" ]; then
     sampled=; i=0
-    while [ -z "$sampled" ] && kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do
+    while [ -z "$sampled" ] && kill -0 "$pid" 2>/dev/null && [ $i -lt 3000 ]; do
       for f in /proc/[0-9]*/environ; do  # the lowest such pid: the adapter, not a child it started
         if tr '\0' '\n' < "$f" 2>/dev/null | grep -qxF -- "$marker"; then
           p=${f#/proc/}; p=${p%/environ}
@@ -63,17 +68,14 @@ trap 'kill -TERM "$pid" 2>/dev/null' TERM INT HUP
       [ -n "$sampled" ] || { sleep 0.1; i=$((i+1)); }
     done
     [ -n "$sampled" ] || exit 0
-    echo "$sampled" > "$dir/$name.adapter.pid"  # *.pid: killed with the work directory
   fi
-  while kill -0 "$sampled" 2>/dev/null; do
-    read -r up _ < /proc/uptime
-    st=$(cat "/proc/$sampled/stat" 2>/dev/null) || break
-    ss=$(grep -E '^(VmRSS|Threads|voluntary_ctxt_switches|nonvoluntary_ctxt_switches):' \
-         "/proc/$sampled/status" 2>/dev/null | tr -s ' \t\n' '   ')
-    echo "$up|$st|$ss"
-    sleep 0.5
-  done
-) > "$dir/$name.samples" 2>/dev/null < /dev/null &
+  echo "$sampled" > "$dir/$name.adapter.pid"
+  if [ -d "$dir/py" ]; then
+    python=python3; [ -x /usr/bin/python3 ] && python=/usr/bin/python3  # where apt puts psutil
+    PYTHONPATH="$dir/py" exec "$python" -m uabench.proc.agent sample "$sampled" "$dir/$name"
+  fi
+) > "$dir/$name.agent.log" 2>&1 < /dev/null &
+echo "$!" > "$dir/$name.agent.pid"  # *.pid: killed with the work directory
 status=0
 while :; do
   wait "$pid"; status=$?
@@ -117,6 +119,7 @@ class RemoteHost:
     parent: str = ""  # where the work directory is made; "" = the remote's $TMPDIR or /tmp
     strict_host_key: bool = True
     workdir: str = ""  # the work directory, once made (`prepare`)
+    control: str = ""  # an ssh ControlMaster's socket: every ssh and scp rides its one connection
 
     def __post_init__(self) -> None:
         check_target(self.target, self.port, self.parent)
@@ -137,6 +140,8 @@ class RemoteHost:
             extra += ["-o", f"UserKnownHostsFile={self.known_hosts}"]
         if not self.strict_host_key:
             extra += ["-o", "StrictHostKeyChecking=accept-new"]
+        if self.control:
+            extra += ["-o", f"ControlPath={self.control}", "-o", "ControlMaster=no"]
         return extra
 
     def ssh(
@@ -170,9 +175,6 @@ class RemoteHost:
                 f"scp {local} -> {self.target}:{remote} failed: {done.stderr.decode(errors='replace').strip()[-400:]}"
             )
 
-    def read(self, remote: str) -> str:
-        return self.ssh(f"cat {shlex.quote(remote)} 2>/dev/null || true").stdout.decode(errors="replace")
-
     def to_args(self) -> list[str]:
         args = ["--target", self.target, "--port", str(self.port), "--workdir", self.workdir]
         if self.parent:
@@ -183,6 +185,8 @@ class RemoteHost:
             args += ["--known-hosts", self.known_hosts]
         if not self.strict_host_key:
             args.append("--accept-new-host-key")
+        if self.control:
+            args += ["--control", self.control]
         return args
 
 
@@ -226,8 +230,8 @@ def remove_workdir(host: RemoteHost) -> list[str]:
 
 
 def prepare(host: RemoteHost) -> dict:
-    """Install the wrapper in the work directory, learn the remote's clock tick and page size
-    (to turn /proc samples into CPU % and bytes)."""
+    """Install the wrapper in the work directory; the remote's clock tick, page size, machine
+    and number of cores."""
     wrapper = f"{host.workdir}/uabench-remote"
     host.ssh(f"cat > {shlex.quote(wrapper)} && chmod +x {shlex.quote(wrapper)}", input=REMOTE_WRAPPER.encode())
     facts = host.ssh("getconf CLK_TCK; getconf PAGESIZE; uname -m; nproc").stdout.decode().split()
@@ -249,16 +253,6 @@ def _deploy(host: RemoteHost, install) -> Deployment:
         raise
     deployment.seconds = round(time.monotonic() - started, 2)
     return deployment
-
-
-def deploy_binary(host: RemoteHost, binary: Path) -> Deployment:
-    def install(host: RemoteHost, facts: dict) -> Deployment:
-        remote = f"{host.workdir}/{binary.name}"
-        host.copy_to(binary, remote)
-        host.ssh(f"chmod +x {shlex.quote(remote)}")
-        return Deployment(host, [remote], "binary", str(binary), facts=facts)
-
-    return _deploy(host, install)
 
 
 def deploy_image(
@@ -354,10 +348,6 @@ def _run_role(host: RemoteHost, command: list[str], args: list[str], name: str) 
         remote_config = f"{host.workdir}/{name}.json"
         host.ssh(f"cat > {shlex.quote(remote_config)}", input=json.dumps(config).encode())
         args[index] = remote_config
-        # Where the samples will be, for whoever collects them afterwards.
-        local.with_suffix(".remote").write_text(
-            json.dumps({"target": host.target, "workdir": host.workdir, "name": name})
-        )
     marker = f"{ADAPTER_ENV}={ROLE}"
     sampled: list[str] = []
     if marker in command:  # an image: sample its adapter by the name in its environment
@@ -409,206 +399,6 @@ def write_launcher(path: Path, deployment: Deployment) -> Path:
     return path
 
 
-# --- resource samples ------------------------------------------------------------------------
-
-
-def parse_samples(text: str, clk_tck: int, page_size: int) -> list[dict]:
-    """The wrapper's sample lines as [{t, cpu_s, rss_bytes, threads, voluntary, involuntary}]."""
-    del page_size  # RSS comes from /proc/<pid>/status (kB)
-    samples = []
-    for line in text.splitlines():
-        try:
-            uptime, procstat, status = line.split("|", 2)
-            fields = procstat.rsplit(")", 1)[1].split()
-            utime, stime = int(fields[11]), int(fields[12])
-            tokens = status.split()
-            values = {key: tokens[i + 1] for i, key in enumerate(tokens[:-1]) if key.endswith(":")}
-            samples.append(
-                {
-                    "t": float(uptime),
-                    "cpu_s": (utime + stime) / clk_tck,
-                    "rss_bytes": int(values.get("VmRSS:", 0)) * 1024,
-                    "threads": int(values.get("Threads:", 0)),
-                    "voluntary": int(values.get("voluntary_ctxt_switches:", 0)),
-                    "involuntary": int(values.get("nonvoluntary_ctxt_switches:", 0)),
-                }
-            )
-        except (ValueError, IndexError):
-            continue
-    return samples
-
-
-def summarize(samples: list[dict]) -> dict | None:
-    """CPU %, peak RSS, threads and context switches over the sampled life of the process."""
-    if len(samples) < 2:
-        return None
-    first, last = samples[0], samples[-1]
-    seconds = last["t"] - first["t"]
-    if seconds <= 0:
-        return None
-    return {
-        "seconds": round(seconds, 2),
-        "samples": len(samples),
-        "cpu_percent": round(100 * (last["cpu_s"] - first["cpu_s"]) / seconds, 1),
-        "rss_peak_bytes": max(s["rss_bytes"] for s in samples),
-        "threads_max": max(s["threads"] for s in samples),
-        "voluntary_ctx_switches": last["voluntary"] - first["voluntary"],
-        "involuntary_ctx_switches": last["involuntary"] - first["involuntary"],
-    }
-
-
-def collect(host: RemoteHost, config_path: Path, facts: dict) -> dict | None:
-    """The resource summary of the role started with `config_path` (after it stopped)."""
-    marker = config_path.with_suffix(".remote")
-    if not marker.exists():
-        return None
-    info = json.loads(marker.read_text())
-    text = host.read(f"{info['workdir']}/{info['name']}.samples")
-    samples = parse_samples(text, facts["clk_tck"], facts["page_size"])
-    summary = summarize(samples)
-    if summary is not None:
-        summary["remote"] = host.target
-        summary["machine"] = facts.get("machine")
-    return summary
-
-
-# --- a server role on the remote host, loaded and verified from here ---------------------------
-
-
-@dataclass
-class RemoteStep:
-    step: str
-    status: str
-    detail: str
-    seconds: float
-
-
-def serve_and_check(
-    store,
-    host: RemoteHost,
-    deployment: Deployment,
-    sdk_id: str,
-    workdir: Path | None = None,
-    ready_timeout: float = 120.0,
-) -> tuple[list[RemoteStep], dict | None]:
-    """Start `sdk_id`'s server from `deployment` on the remote host (bound to its address),
-    read every node and write with read-back from the native reference client here, stop it
-    with SIGTERM and collect its resource samples. Cells go to the run's spool, then the store
-    (suite `remote`); a store that refused them is a StoreError naming `uabench import`."""
-    from uabench import paths, plan, sdks
-    from uabench.arm import smoke as arm
-    from uabench.engine.session import Session
-    from uabench.proc.process import AdapterError
-
-    try:  # the deployment is removed however this ends, also before the session exists
-        reference, base = sdks.get(plan.reference_client() or sdk_id), sdks.get(sdk_id)
-        session = Session(
-            store, "remote", "smoke", workdir=workdir or paths.RESULTS / "runs" / time.strftime("remote-%Y%m%d-%H%M%S")
-        )
-    except BaseException:
-        _removed(deployment.host)
-        raise
-    variant = f"remote {host.target} ({deployment.facts.get('machine', '?')}, {deployment.kind})"
-    steps = [RemoteStep("deploy", "pass", f"{deployment.kind} {deployment.what}", deployment.seconds)]
-    resources = None
-    status = "finished"
-    try:
-        launcher = write_launcher(session.workdir / f"run-{sdk_id}-remote", deployment)
-        remote_sdk = arm.LaunchedSdk(
-            **arm._fields(base), launcher=launcher, arch=deployment.facts.get("machine", "?"), how="remote"
-        )
-        begun = time.monotonic()
-        try:
-            server = arm.start_server(session, remote_sdk, ready_timeout, host=host.address)
-        except AdapterError as error:
-            steps.append(RemoteStep("server ready", "fail", str(error), round(time.monotonic() - begun, 1)))
-            return steps, None
-        steps.append(RemoteStep("server ready", "pass", server.endpoint, round(time.monotonic() - begun, 1)))
-        for name, workload in (
-            ("read every node", arm._workload("read", arm.SMOKE_NODES, 1)),
-            ("write + read back", arm._workload("write", plan.writes(20), 5)),
-        ):
-            begun = time.monotonic()
-            config = session.client_config(server, workload)
-            outcome = session.run_client(reference, server, config)
-            detail = outcome.reason or ""
-            if outcome.status == "pass" and outcome.result:
-                detail = (
-                    f"{outcome.result['operations']['succeeded']} requests, "
-                    f"{outcome.result['verification']['checked']} values verified"
-                )
-            steps.append(RemoteStep(name, outcome.status, detail, round(time.monotonic() - begun, 1)))
-            session.add_cell(  # spooled first (results.spool)
-                suite="remote",
-                kind=name,
-                client=reference.id,
-                server=sdk_id,
-                variant=variant,
-                parameter=host.target,
-                repetition=0,
-                status=outcome.status,
-                reason=outcome.reason,
-                client_config=config,
-                result=outcome.result,
-                client_resources=outcome.client_resources,
-                client_bound=outcome.client_bound,
-            )
-        code, seconds, killed = server.measured.stop()
-        session.servers.clear()
-        steps.append(
-            RemoteStep(
-                "server stops on SIGTERM",
-                "pass" if code == 0 and not killed else "fail",
-                f"status {code} after {seconds:.1f} s",
-                round(seconds, 1),
-            )
-        )
-        resources = collect(host, server.measured.process.config_path, deployment.facts)
-        steps.append(
-            RemoteStep(
-                "resource samples",
-                "pass" if resources else "fail",
-                json.dumps(resources) if resources else "no samples came back",
-                0.0,
-            )
-        )
-        session.add_cell(
-            suite="remote",
-            kind="server resources",
-            client=reference.id,
-            server=sdk_id,
-            variant=variant,
-            parameter=host.target,
-            repetition=0,
-            status="pass" if resources else "fail",
-            server_resources=resources,
-        )
-    except BaseException:
-        status = "interrupted"
-        raise
-    finally:
-        session.close(status)
-        steps.append(_removed(deployment.host))
-    if session.store_error:  # the cells are in the run's spool; the line names the import command
-        raise session.store_error
-    return steps, resources
-
-
-def _removed(host: RemoteHost) -> RemoteStep:
-    """The work directory removed with what still runs from it and every uploaded file."""
-    begun = time.monotonic()
-    try:
-        left = remove_workdir(host)
-    except (RemoteError, subprocess.TimeoutExpired) as error:
-        left = [f"not removed: {str(error).splitlines()[0] if str(error) else type(error).__name__}"]
-    return RemoteStep(
-        "nothing left on the remote host",
-        "fail" if left else "pass",
-        "; ".join(left) or f"{host.workdir} removed",
-        round(time.monotonic() - begun, 1),
-    )
-
-
 # --- command line of the launcher --------------------------------------------------------------
 
 
@@ -621,11 +411,12 @@ def _host_from(args: argparse.Namespace) -> RemoteHost:
         args.parent,
         not args.accept_new_host_key,
         args.workdir,
+        args.control,
     )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m uabench.remote")
+    parser = argparse.ArgumentParser(prog="python -m uabench.arm.remote")
     commands = parser.add_subparsers(dest="command", required=True)
     launch_parser = commands.add_parser("launch", help="run an adapter role remotely (an adapter `run`)")
     for one in (launch_parser,):
@@ -636,6 +427,7 @@ def main(argv: list[str] | None = None) -> int:
         one.add_argument("--workdir", required=True, help="the work directory made by mktemp -d there")
         one.add_argument("--parent", default="")
         one.add_argument("--accept-new-host-key", action="store_true")
+        one.add_argument("--control", default="", help="an ssh ControlMaster socket")
     launch_parser.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     rest = args.rest[1:] if args.rest[:1] == ["--"] else args.rest

@@ -1,13 +1,15 @@
-"""The emulated ARM smoke suite (`uabench arm-smoke`).
+"""The machinery of the emulated ARM smoke *check* (uabench/checks/test_arm_smoke.py, run by
+`uabench check --all`; `--images` adds the image variants). No command of its own: `uabench
+arm-smoke` is `uabench run read write --profile smoke --server-target container --arch …`.
 
 Each SDK's ARM server runs here under qemu-user: from its image (docker --platform or podman
 --arch, whichever engine `--engine` chose; host network) or, for the C adapter, straight
-from the Bazel cross build (`--binary`, through binfmt_misc). The native reference client
+from the Bazel cross build (through binfmt_misc). The native reference client
 (the host's open62541 adapter) reads every node of the standard address space and writes
 Write_j with read-back, both with value verification, through the harness's own Session
-machinery. The checks that run this are uabench/checks/test_arm_smoke.py. Every cell is
-stored with `emulated = 1` and the variant naming the architecture (and the engine):
-emulated timings are never comparable with native ones and must never rank a server.
+machinery. Every cell is stored with `emulated = 1` and the variant naming the architecture
+(and the engine): emulated timings are never comparable with native ones and must never rank
+a server.
 """
 
 from __future__ import annotations
@@ -35,12 +37,11 @@ LABEL = "uabench.smoke"
 
 @dataclass(frozen=True)
 class LaunchedSdk(Sdk):
-    """An SDK whose `run` is a launcher: its ARM build (a container or a qemu binary) or a
-    deployment on a remote host (uabench.remote)."""
+    """An SDK whose `run` is a launcher: its ARM build (a container or a qemu binary)."""
 
     launcher: Path = Path("/nonexistent")
     arch: str = ""
-    how: str = ""  # image | binary | remote
+    how: str = ""  # image | binary
     engine: str = ""  # docker | podman: what runs the image
 
     @property

@@ -2,13 +2,14 @@
 
 - test_contract.py   the adapter contract (adapters/SPEC.md §7), parametrised by SDK
 - test_arm_smoke.py  ARM builds served under qemu, parametrised by SDK, architecture and build
-- test_remote.py     a server role on a host over SSH, parametrised by host and deployment
 
-`uabench check`, `uabench arm-smoke` and `uabench remote` are this runner with different
-selections; plain `pytest harness/uabench/checks -k milo` works as well. The options (the
-store, the ARM matrix, the remote host; conftest.py) need the checks named by path: pytest
-reads a conftest's options only from the paths it is given, so `pytest --pyargs
-uabench.checks` runs the default selection.
+`uabench check` is this runner (`--all` adds the ARM checks, `--images` their image
+variants); plain `pytest harness/uabench/checks -k milo` works as well. `uabench arm-smoke` and
+a server on a host over SSH are no checks but runs with targets (uabench.targets): `uabench run
+read write --profile smoke --server-target container --arch …` and `uabench run …
+--server-target ssh://user@host`. The options (the store, the ARM matrix; conftest.py) need the
+checks named by path: pytest reads a conftest's options only from the paths it is given, so
+`pytest --pyargs uabench.checks` runs the default selection.
 """
 
 from __future__ import annotations

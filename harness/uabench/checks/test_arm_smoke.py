@@ -1,4 +1,4 @@
-"""The emulated ARM smoke checks (`uabench arm-smoke`): each SDK's ARM server under qemu
+"""The emulated ARM smoke checks (`uabench check --all`; `--images` adds the images): each SDK's ARM server under qemu
 (its image, or the C adapter's Bazel cross build) read and written by the native client with
 every value verified. Cells go to the store as suite `arm-smoke`, marked emulated.
 

@@ -33,6 +33,7 @@ from uabench.containers.engine import Engine, EngineError
 from uabench.proc import launcher
 
 KINDS = ("host", "container")
+EMULATED_READY_TIMEOUT_S = 300.0
 LABEL = "uabench.harness"  # the harness marker, on every container a run starts
 PID_POLL_S = 0.02
 
@@ -52,9 +53,26 @@ class Image:
 
 @dataclass(frozen=True)
 class Containers:
+    """A container target (targets/): every adapter of its roles in a container of its SDK's image."""
+
     engine: Engine
-    arch: str  # the images' architecture: this machine's
+    arch: str  # the images' architecture
     images: dict[str, Image]
+    platform: str | None = None  # an architecture not this machine's: run emulated (binfmt/qemu-user)
+    kind: str = "container"
+
+    @property
+    def emulated(self) -> bool:
+        return self.platform is not None
+
+    @property
+    def address(self) -> str:
+        return "127.0.0.1"  # the host's network
+
+    @property
+    def ready_timeout_s(self) -> float:
+        # Under qemu a JVM or Node needs far longer than the contract's 30 s to get ready.
+        return EMULATED_READY_TIMEOUT_S if self.emulated else 30.0
 
     def image(self, sdk: str) -> Image:
         try:
@@ -86,14 +104,19 @@ class Containers:
         ]
         if cpus:
             args += ["--cpuset-cpus", ",".join(str(cpu) for cpu in sorted(cpus))]
+        if self.platform:
+            args += self.engine.platform_args(self.platform)
         return self.engine.command(*args, self.image(sdk).name, *arguments)
 
     def provenance(self) -> dict:
         return {
             "kind": "container",
+            "name": "container",
+            "arch": self.arch,
+            "emulated": self.emulated,
+            "machine": host_facts(),
             "engine": self.engine.name,
             "daemon": self.engine.daemon,
-            "arch": self.arch,
             "images": {
                 sdk: {"image": image.name, "digest": image.digest, "size_bytes": image.size_bytes}
                 for sdk, image in sorted(self.images.items())
@@ -101,26 +124,16 @@ class Containers:
         }
 
 
-_current: Containers | None = None
-
-
-def use(containers: Containers | None) -> None:
-    """Every adapter process started from now on runs in `containers` (None: on the host)."""
-    global _current
-    _current = containers
-
-
-def current() -> Containers | None:
-    return _current
-
-
-def provenance() -> dict:
-    return _current.provenance() if _current is not None else {"kind": "host"}
-
-
 def container_name(process_name: str) -> str:
     """A container name of this harness for an adapter process (the engine's name rules)."""
     return re.sub(r"[^a-zA-Z0-9_.-]", "-", f"uabench-{os.getpid()}-{process_name}")
+
+
+def host_facts() -> dict:
+    """This machine as a target's provenance names it (its CPU, cores, kernel)."""
+    from uabench.proc import agent
+
+    return agent.machine_facts()
 
 
 def host_arch() -> images.Arch:
@@ -131,14 +144,17 @@ def host_arch() -> images.Arch:
         raise IsolationError(f"--isolation container: no image recipe for this machine ({machine})") from None
 
 
-def prepare(engine: Engine, sdk_ids: list[str], log_dir: Path, say: Callable[[str], None]) -> Containers:
+def prepare(
+    engine: Engine, sdk_ids: list[str], log_dir: Path, say: Callable[[str], None], arch: images.Arch | None = None
+) -> Containers:
     """The image of each of `sdk_ids` for this machine, built from this checkout (`uabench images`
     builds the same ones); IsolationError naming the SDK whose image cannot be built.
 
     Built every time, inputs included (the C adapter's Bazel build): an image left from an
     older checkout would measure an older adapter under this run's name. The engine's layer
     cache and Bazel's make a build of nothing changed take seconds."""
-    target = host_arch()
+    native = host_arch()
+    target = arch or native
     found: dict[str, Image] = {}
     for sdk in sdk_ids:
         name = images.image_name(sdk, target)
@@ -149,15 +165,19 @@ def prepare(engine: Engine, sdk_ids: list[str], log_dir: Path, say: Callable[[st
         if not built.digest:  # the build inspected it already
             raise IsolationError(f"--isolation container: {engine.name} cannot inspect {name}")
         found[sdk] = Image(sdk, name, built.digest, built.size_bytes)
-    return Containers(engine, target.name, found)
+    return Containers(engine, target.name, found, None if target == native else target.platform)
 
 
 def capabilities_command(sdk: str) -> list[str] | None:
-    """`capabilities` of `sdk`'s image when the run uses containers, else None (ask the host's)."""
-    if _current is None:
+    """`capabilities` of `sdk`'s image when the run's clients run in containers, else None (ask
+    the host's)."""
+    from uabench import targets
+
+    placed = targets.for_role("capabilities")
+    if not isinstance(placed, Containers):
         return None
-    engine = _current.engine
-    return engine.command(*engine.run_args(_current.image(sdk).name, arguments=["capabilities"]))
+    engine = placed.engine
+    return engine.command(*engine.run_args(placed.image(sdk).name, placed.platform, arguments=["capabilities"]))
 
 
 def container_pid(engine: Engine, name: str, cli: subprocess.Popen, bound_s: float) -> int | None:

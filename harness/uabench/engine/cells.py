@@ -52,11 +52,7 @@ class Measured:
     @classmethod
     def start(cls, process: AdapterProcess) -> Measured:
         process.start()
-        return cls(
-            process,
-            ProcessSampler(process.pid).start(),
-            PerfStat(process.pid, process.workdir / f"{process.name}.perf.csv").start(),
-        )
+        return cls(process, *process.measurers())
 
     def wait_ready(self, timeout: float) -> dict:
         """Its ready event; NotSupportedError or AdapterError when it refuses to start."""

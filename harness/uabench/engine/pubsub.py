@@ -20,14 +20,14 @@ from collections.abc import Callable
 
 from uabench_contract import Histogram
 
-from uabench import sdks
+from uabench import sdks, targets
 from uabench.engine import cells, search
 from uabench.engine.cells import Measured, Outcome
 from uabench.engine.constants import SIGNALS_PER_EXTRA_SECOND
 from uabench.engine.session import Session
 from uabench.plan import Phase, Plan
 from uabench.proc.netns import MTU, Hosts
-from uabench.proc.process import READY_TIMEOUT_S, AdapterProcess
+from uabench.proc.process import AdapterProcess
 from uabench.results import sustain
 from uabench.sdks import Sdk
 
@@ -85,7 +85,7 @@ class PubSubRun:
             )
         )
         try:  # a large DataSet takes a while to build
-            ready_s = READY_TIMEOUT_S + publisher_config["signals"] / SIGNALS_PER_EXTRA_SECOND
+            ready_s = running.process.ready_timeout_s + publisher_config["signals"] / SIGNALS_PER_EXTRA_SECOND
             return cells.run_cell(
                 subscriber,
                 "subscriber",
@@ -116,9 +116,18 @@ class PubSubRun:
         publisher, subscriber = sdks.get(publisher_id), sdks.get(subscriber_id)
         timing = {"warmup_s": phase.warmup_s, "duration_s": phase.duration_s}
         if count == 0:
-            publisher_config, template = self.configs(signals, "127.0.0.1")
-            configs = [dict(template, **timing)]
+            # on loopback, or from the publisher's target to the address here on the path to it
+            publisher_config, template = self.configs(signals, targets.address("publisher"))
+            configs = [dict(template, interface=targets.local_address_toward("publisher"), **timing)]
             outcome = self.measure(publisher, subscriber, publisher_config, configs)
+        elif getattr(targets.for_role("publisher"), "kind", "local") == "ssh":
+            configs = [{"subscribers": count}]
+            publisher_config = {"target": targets.label("publisher")}
+            outcome = Outcome(
+                "not_supported",
+                f"subscribers on network namespaces of this machine's bridge cannot hear a publisher on "
+                f"{targets.label('publisher')}",
+            )
         else:
             with Hosts(count) as hosts:
                 publisher_config, template = self.configs(signals, hosts.bridge_address)

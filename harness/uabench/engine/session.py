@@ -16,15 +16,14 @@ from pathlib import Path
 
 import psutil
 
-from uabench import pki, rundir
+from uabench import pki, rundir, targets
 from uabench import plan as plan_module
-from uabench.containers import isolation
 from uabench.engine import budget, cells, schedule, warmup
 from uabench.engine.cells import Measured, Outcome
 from uabench.engine.warmup import SteadyRule, SteadyState
 from uabench.plan import Plan
 from uabench.proc import cleanup, host, launcher, pinning, sampling
-from uabench.proc.process import READY_TIMEOUT_S, AdapterError, AdapterProcess
+from uabench.proc.process import AdapterError, AdapterProcess
 from uabench.proc.sampling import INTERVAL_S, PerfStat
 from uabench.results import provenance, spool
 from uabench.results.store import REFUSED, Store, StoreError
@@ -119,7 +118,7 @@ def _until_stopped(process: AdapterProcess, bound_s: float = PAUSE_BOUND_S) -> N
     cores (on a loaded host the delivery can take milliseconds). Bounded: a process that
     does not stop in time (a zombie, one in uninterruptible sleep) is left to the host
     interference check."""
-    if process.popen is None:
+    if process.popen is None or process.remote is not None:  # a remote adapter: not a process here
         return
     try:
         group = [psutil.Process(process.pid)]
@@ -188,7 +187,8 @@ class Session:
                 "harness": self.pinning.note,
                 "sample_interval_s": INTERVAL_S,
             },
-            isolation=isolation.provenance(),  # host, or the engine and every image's digest
+            # where each role ran: its machine, architecture, emulation, image digests, clock offset
+            targets=targets.current().provenance(),
             perf=PerfStat.available(),
             resources=sampling.accounting(),
             workdir=str(self.workdir),
@@ -247,7 +247,7 @@ class Session:
             if sdk.offers(policy, mode)
         ]
         config = {
-            "host": "127.0.0.1",
+            "host": targets.address("server"),  # loopback, or the SSH target's address
             "port": free_port(),
             "signals": 1000,
             "update_interval_ms": 100,
@@ -301,7 +301,7 @@ class Session:
         )
         measured = Measured.start(process)
         try:
-            ready = measured.wait_ready(READY_TIMEOUT_S)
+            ready = measured.wait_ready(process.ready_timeout_s)
         except AdapterError:
             measured.stop()
             raise
@@ -552,6 +552,15 @@ class Session:
         (kept in the spool, and `uabench run` ends with the store's error and exit 2); a
         StoreError only when the spool could not be written either."""
         cell["created_ns"] = time.time_ns()  # part of its key: set once, the same in spool and store
+        placement = targets.current()
+        # a cell of an emulated target is never ranked with native ones (report, compare)
+        cell["emulated"] = bool(cell.get("emulated")) or placement.emulated
+        if isinstance(cell.get("result"), dict):
+            cell["result"]["placement"] = {role: targets.label(role) for role in ("server", "client")}
+            clock = getattr(placement.server, "clock", None)
+            if placement.cross_host and clock:  # a delay across hosts includes the clocks' offset
+                cell["result"]["placement"]["clock_offset_ns"] = clock["offset_ns"]
+                cell["result"]["placement"]["clock_uncertainty_ns"] = clock["uncertainty_ns"]
         with cleanup.signals_deferred():
             self._spool(lambda file: file.cell(self.spool_key, cell))
             if self._store_refused is not None and not self._spool_failed:

@@ -12,13 +12,19 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeGuard
 
 import psutil
 import uabench_contract as contract
 
+from uabench import targets
 from uabench.containers import isolation
 from uabench.proc import launcher
+from uabench.proc.sampling import PerfStat, ProcessSampler
 from uabench.sdks import Sdk
+
+if TYPE_CHECKING:  # targets.ssh imports the engine's processes: a cycle at run time
+    from uabench.targets.ssh import SshTarget
 
 READY_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 5.0
@@ -63,9 +69,14 @@ class AdapterProcess:
         self.popen: subprocess.Popen | None = None
         self.returncode: int | None = None
         self.started_ns = 0
-        # --isolation container (containers/isolation.py): the engine's CLI is `popen`, the
-        # adapter is the container's process `adapter_pid` (host pid), named `container`
-        self.containers = isolation.current()
+        # Where its role is placed (targets/). A container (containers/isolation.py): the engine's
+        # CLI is `popen`, the adapter is the container's process `adapter_pid` (host pid), named
+        # `container`. An SSH target (targets/ssh.py): `popen` is the local launcher, the adapter
+        # runs on the target as `remote_role`.
+        self.target = targets.for_role(role)
+        self.containers = self.target if isinstance(self.target, isolation.Containers) else None
+        self.remote: SshTarget | None = self.target if _is_ssh(self.target) else None
+        self.remote_role: str | None = None
         self.container: str | None = None
         self.adapter_pid: int | None = None
         self._adapter: psutil.Process | None = None
@@ -78,7 +89,13 @@ class AdapterProcess:
         stderr = self.stderr_path.open("ab")
         cpus = self.cpus
         arguments = [self.role, "--config", str(self.config_path)]
-        if self.containers is None:
+        if self.remote is not None:
+            if self.prefix:
+                raise AdapterError(f"{self.name}: a namespaced host cannot run on {self.remote.spec}")
+            command = self.remote.command(self.sdk.id, arguments)
+            # the launcher passes SIGTERM on to the remote adapter when the harness is killed
+            preexec = launcher.preexec(death_signal=signal.SIGTERM)
+        elif self.containers is None:
             command = [*self.prefix, str(self.sdk.run), *arguments]
             # dies with the harness even on SIGKILL (proc/launcher.py)
             preexec = launcher.preexec((lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
@@ -99,6 +116,8 @@ class AdapterProcess:
             preexec_fn=preexec,
         )
         stderr.close()
+        if self.remote is not None:
+            self.remote_role = self.remote.role_name(self.popen.pid)
         with _live_lock:
             _live.add(self)
         threading.Thread(target=self._read_stdout, name=f"{self.name}-stdout", daemon=True).start()
@@ -145,11 +164,33 @@ class AdapterProcess:
         assert self.popen
         return self.adapter_pid or self.popen.pid
 
+    @property
+    def ready_timeout_s(self) -> float:
+        """How long its ready event may take: the contract's, or its target's (emulation, a Pi)."""
+        return max(READY_TIMEOUT_S, self.target.ready_timeout_s) if self.target is not None else READY_TIMEOUT_S
+
+    def measurers(self) -> tuple[ProcessSampler, PerfStat]:
+        """Its resource sampler and perf counters, started: here, or the agent's on its SSH target."""
+        if self.remote is not None and self.remote_role is not None:
+            from uabench.targets.ssh import RemotePerfStat, RemoteSampler
+
+            sampler = RemoteSampler(self.remote, self.remote_role)
+            return sampler, RemotePerfStat(sampler, self.workdir / f"{self.name}.perf.csv")
+        return ProcessSampler(self.pid).start(), PerfStat(self.pid, self.workdir / f"{self.name}.perf.csv").start()
+
     def signal(self, sig: int) -> None:
         """`sig` to the adapter's process group while it runs. In a container only while the
         process found at start still runs (same start time): its host pid is not this harness's
-        child, and once it has gone the number may be another process's."""
+        child, and once it has gone the number may be another process's. On an SSH target a
+        pause or continue goes to the remote adapter, a SIGTERM to the launcher, which passes it
+        on; a SIGKILL to both."""
         if self.popen is None or self.popen.poll() is not None:
+            return
+        if self.remote is not None and self.remote_role is not None:
+            if sig in (signal.SIGSTOP, signal.SIGCONT, signal.SIGKILL):
+                self.remote.signal(self.remote_role, sig)
+            if sig != signal.SIGSTOP and sig != signal.SIGCONT:
+                _signal_group(self.popen.pid, sig)
             return
         if self.adapter_pid is None:
             _signal_group(self.popen.pid, sig)
@@ -239,6 +280,10 @@ class AdapterProcess:
     def stderr_tail_text(self) -> str:
         tail = self.stderr_tail()
         return ("\n--- stderr tail of " + self.name + " ---\n" + "\n".join(tail)) if tail else ""
+
+
+def _is_ssh(target: object) -> TypeGuard[SshTarget]:
+    return getattr(target, "kind", "") == "ssh"
 
 
 def _signal_group(pid: int, sig: int) -> None:

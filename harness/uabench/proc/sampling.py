@@ -17,7 +17,9 @@ from pathlib import Path
 
 import psutil
 
-from uabench.proc import cleanup, launcher, schedstat
+# Not cleanup at module level: it imports the adapter machinery, and this module also runs alone
+# on a remote target (proc/agent.py ships it there).
+from uabench.proc import launcher, schedstat
 
 # Every sample walks the process tree and every thread's status: at 0.1 s the samplers of one cell
 # (client, server, host, each with perf stat -I) took 5.8 % of the machine's CPU in the measured
@@ -298,8 +300,9 @@ class PerfStat:
     """`perf stat -I` attached to a process; counters summed over any wall-clock window.
     A counter the machine lacks is None (unsupported), never zero."""
 
-    def __init__(self, pid: int, output: Path) -> None:
+    def __init__(self, pid: int, output: Path, adopt: bool = True) -> None:
         self.pid, self.output = pid, output
+        self.adopt = adopt  # stopped by the harness's cleanup (not on a remote target: the agent's)
         self.popen: subprocess.Popen | None = None
         self.started_ns = 0
 
@@ -331,7 +334,10 @@ class PerfStat:
             start_new_session=True,
             preexec_fn=launcher.preexec(),  # dies with the harness even on SIGKILL
         )
-        cleanup.adopt(self.popen)  # and is stopped with the adapters on a signal
+        if self.adopt:
+            from uabench.proc import cleanup
+
+            cleanup.adopt(self.popen)  # and is stopped with the adapters on a signal
         _perf_of[self.pid] = self.popen.pid
         switch.perf.add(self)
         return self
@@ -358,31 +364,36 @@ class PerfStat:
         up): its counts cannot be placed in time, so no window contains it."""
         if not self.popen or not self.output.exists() or switch.overlaps(start_ns, end_ns):
             return None
-        totals: dict[str, float | None] = {}
-        seconds = 0.0
-        previous, inside = 0.0, False
-        for at, event, raw in _perf_lines(self.output):
-            if at != previous:
-                length, previous = at - previous, at
-                instant = self.started_ns + int(at * 1e9)
-                inside = start_ns < instant <= end_ns and length <= 2 * INTERVAL_S
-                seconds += length if inside else 0.0
-            if not inside:
-                continue
-            if raw.startswith("<not supported>"):
-                totals[event] = None
-            elif raw.startswith("<not counted>"):
-                totals.setdefault(event, 0.0)
-            else:
-                before = totals.get(event, 0.0)
-                totals[event] = None if before is None else before + float(raw)
-        if not seconds:
-            return None
-        result: dict[str, float | None] = {"seconds": seconds}
-        for event in PERF_EVENTS:
-            key = "task_clock_ms" if event == "task-clock" else event.replace("-", "_")
-            result[key] = totals.get(event)
-        return result
+        return perf_window(self.output, self.started_ns, start_ns, end_ns)
+
+
+def perf_window(output: Path, started_ns: int, start_ns: int, end_ns: int) -> dict | None:
+    """PerfStat.window over a `perf stat -x, -I` output begun at `started_ns` (wall clock, ns)."""
+    totals: dict[str, float | None] = {}
+    seconds = 0.0
+    previous, inside = 0.0, False
+    for at, event, raw in _perf_lines(output):
+        if at != previous:
+            length, previous = at - previous, at
+            instant = started_ns + int(at * 1e9)
+            inside = start_ns < instant <= end_ns and length <= 2 * INTERVAL_S
+            seconds += length if inside else 0.0
+        if not inside:
+            continue
+        if raw.startswith("<not supported>"):
+            totals[event] = None
+        elif raw.startswith("<not counted>"):
+            totals.setdefault(event, 0.0)
+        else:
+            before = totals.get(event, 0.0)
+            totals[event] = None if before is None else before + float(raw)
+    if not seconds:
+        return None
+    result: dict[str, float | None] = {"seconds": seconds}
+    for event in PERF_EVENTS:
+        key = "task_clock_ms" if event == "task-clock" else event.replace("-", "_")
+        result[key] = totals.get(event)
+    return result
 
 
 def _perf_lines(output: Path) -> Iterator[tuple[float, str, str]]:

@@ -45,11 +45,41 @@ def run_sections(run: dict, cells: list[dict], runs: list[dict], cells_of: dict[
     return [s for s in found if s]
 
 
+def emulated(run: dict, cells: list[dict]) -> bool:
+    """A run with a role on an emulated target (targets/), or with emulated cells."""
+    placed = run["provenance"].get("targets") or {}
+    return any(one.get("emulated") for one in placed.values()) or any(c.get("emulated") for c in cells)
+
+
+def emulated_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section | None:
+    """The emulated runs' sections apart from the native ones: their figures are qemu's, and
+    neither rank among themselves nor compare with a native figure."""
+    if not runs:
+        return None
+    parts = [
+        Section(
+            f"{run['suite']} (run {run['id']}, emulated)",
+            subsections=run_sections(run, cells_of[run["id"]], runs, cells_of),
+        )
+        for run in runs
+    ]
+    return Section(
+        "Emulated targets",
+        subsections=parts,
+        warning="These figures were measured with servers under qemu-user emulation: they say that the "
+        "ARM builds work and what they do, not how fast a real ARM machine is. They are not ranked, "
+        "and no native figure is compared with them.",
+    )
+
+
 def document(runs: list[dict], cells_of: dict[int, list[dict]]) -> Report:
-    sections = [summary_section(runs, cells_of)]
-    for run in runs:
+    native = [run for run in runs if not emulated(run, cells_of[run["id"]])]
+    sections = [summary_section(native, cells_of)] if native else []
+    for run in native:
         sections += run_sections(run, cells_of[run["id"]], runs, cells_of)
-    everything = [c for run in runs for c in cells_of[run["id"]]]
+    sections.append(emulated_section([run for run in runs if run not in native], cells_of))
+    # the sizing model is fitted to native figures only: an emulated server's CPU is qemu's
+    everything = [c for run in native for c in cells_of[run["id"]]]
     sections += [
         steady_section(runs, cells_of),
         model_section(everything),

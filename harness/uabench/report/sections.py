@@ -684,6 +684,37 @@ def isolation_note(isolation: dict | None) -> str:
     )
 
 
+def placement_note(provenance: dict) -> str:
+    """Where each role's adapters ran (targets/): this machine, containers or an SSH target, with
+    the target's machine, architecture, emulation, images and clock. Runs from before targets:
+    their isolation."""
+    placed = provenance.get("targets")
+    if not placed:
+        return isolation_note(provenance.get("isolation"))
+    if all(one.get("kind") == "local" for one in placed.values()):
+        return "adapters ran on this machine"
+    return "; ".join(f"{role}s: {_target_note(one)}" for role, one in placed.items())
+
+
+def _target_note(target: dict) -> str:
+    kind = target.get("kind")
+    if kind == "local":
+        return "on this machine"
+    how = f"{target['arch']} " + ("emulated (qemu-user)" if target.get("emulated") else "native")
+    if kind == "container":
+        return f"{how}, {isolation_note(target).removeprefix('adapters ran ')}"
+    machine, clock, network = target.get("machine") or {}, target.get("clock") or {}, target.get("network") or {}
+    images = "; ".join(f"{sdk} {one['image']} {one['digest']}" for sdk, one in sorted(target["images"].items()))
+    return (
+        f"on {target['name']} ({machine.get('machine')}, {machine.get('cpu_model') or 'CPU model unknown'}, "
+        f"{machine.get('cpus')} cores, Linux {machine.get('kernel')}, {machine.get('os') or 'OS unknown'}; "
+        f"perf {'yes' if machine.get('perf') else 'no'}), images {how} with podman: {images}; clock offset "
+        f"{clock.get('offset_ns', 0) / 1e6:+.3f} ms ± {clock.get('uncertainty_ns', 0) / 1e6:.3f} ms "
+        f"({clock.get('how', '')}); network path: {network.get('route', '?')}"
+        + (f", MTU {network['mtu']}" if "mtu" in network else "")
+    )
+
+
 def provenance_section(runs: list[dict]) -> Section:
     fingerprints = {run["provenance"]["machine"]["fingerprint"] for run in runs}
     parts = []
@@ -703,7 +734,7 @@ def provenance_section(runs: list[dict]) -> Section:
                     f"load generator CPUs {prov['pinning']['client_cpus'] or 'not pinned'}"
                     + (f"; harness: {prov['pinning']['harness']}" if prov["pinning"].get("harness") else ""),
                     *resource_accounting(prov.get("resources")),
-                    isolation_note(prov.get("isolation")),
+                    placement_note(prov),
                     "SDK versions: " + (", ".join(f"{k} {v}" for k, v in sorted(prov["sdk_versions"].items())) or "–"),
                     f"perf counters: {'yes' if prov.get('perf') else 'unavailable'}",
                     "repetitions and durations: "

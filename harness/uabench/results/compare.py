@@ -31,7 +31,7 @@ import scipy.stats
 
 from uabench.report import html, markdown
 from uabench.report.model import Cell, Column, Interval, Rank, Report, Section, Status, Table
-from uabench.report.sections import isolation_note
+from uabench.report.sections import placement_note
 from uabench.results import figures, stats
 from uabench.results.runs import latest_finished
 from uabench.results.store import Store, open_store
@@ -385,7 +385,7 @@ def _describe(side: Side, letter: str) -> str:
     runs = ", ".join(f"{r['suite']} (run {r['id']}, {r['profile']} profile, {r['status']})" for r in side.runs)
     where = f"the store {side.store}" if side.label == side.store else f"{side.label} of the store {side.store}"
     # where the adapters ran, which a host-against-container comparison is about
-    isolated = dict.fromkeys(isolation_note(r["provenance"].get("isolation")) for r in side.runs)
+    isolated = dict.fromkeys(placement_note(r["provenance"]) for r in side.runs)
     return f"{letter}: {where}: {runs}; " + "; ".join(isolated) + "."
 
 

@@ -17,9 +17,9 @@ the store is opened, so `uabench run` refuses it before the first cell.
 Locks: a write waits CELL_WAIT_S for another writer's lock; a cell that still cannot be written
 is kept in memory and written before the next write. Closing the run waits up to LOCK_BOUND_S
 in all; cells still unwritten then are a StoreError. The store keeps no copy of its own: every
-writer (engine.session.Session, used by `run`, `arm-smoke` and `remote`) has each cell in its
-run's spool (results.spool) before it comes here, and `uabench import RUN_DIR` loads that spool
-into a store, so the spool is the one way a refused cell survives."""
+writer (engine.session.Session, used by `run`, which `arm-smoke` runs, and by the checks) has
+each cell in its run's spool (results.spool) before it comes here, and `uabench import RUN_DIR`
+loads that spool into a store, so the spool is the one way a refused cell survives."""
 
 from __future__ import annotations
 
