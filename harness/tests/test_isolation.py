@@ -19,7 +19,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from uabench import sdks
+from uabench import sdks, targets
 from uabench.containers import engine as engines
 from uabench.containers import isolation
 from uabench.containers.engine import Engine
@@ -57,14 +57,14 @@ def test_the_container_command_line(monkeypatch):
 
 def test_provenance_names_every_image_by_digest():
     containers = Containers(Engine("docker", {}, "dockerd 20.10 at /run/s.sock"), "amd64", {"open62541": IMAGE})
-    isolation.use(containers)
+    targets.use(targets.Placement(*[containers] * 2))
     try:
-        found = isolation.provenance()
+        found = targets.current().provenance()["server"]
     finally:
-        isolation.use(None)
+        targets.use(None)
     assert found["kind"] == "container" and found["daemon"].startswith("dockerd")
     assert found["images"]["open62541"] == {"image": IMAGE.name, "digest": IMAGE.digest, "size_bytes": 80_000_000}
-    assert isolation.provenance() == {"kind": "host"}
+    assert targets.current().provenance() == {"server": {"kind": "local"}, "client": {"kind": "local"}}
 
 
 def test_an_sdk_without_a_prepared_image_is_refused():
@@ -92,13 +92,13 @@ def test_pubsub_in_containers_is_refused_before_anything_starts(tmp_path, monkey
 
 
 def test_a_namespaced_host_cannot_run_in_a_container(tmp_path):
-    isolation.use(Containers(DOCKER, "amd64", {"open62541": IMAGE}))
+    targets.use(targets.Placement(*[Containers(DOCKER, "amd64", {"open62541": IMAGE})] * 2))
     try:
         process = AdapterProcess(sdks.get("open62541"), "server", {}, tmp_path, prefix=["ip", "netns", "exec", "n"])
         with pytest.raises(AdapterError, match="namespaced host cannot run in a container"):
             process.start()
     finally:
-        isolation.use(None)
+        targets.use(None)
 
 
 # --- through the real docker CLI ------------------------------------------------------------
@@ -121,7 +121,7 @@ def docker_open62541(tmp_path_factory):
 def test_the_adapter_runs_in_its_container_and_is_the_process_sampled(docker_open62541, tmp_path):
     containers = docker_open62541
     assert containers.image("open62541").digest.startswith("sha256:")
-    isolation.use(containers)
+    targets.use(targets.Placement(*[containers] * 2))
     try:
         process = AdapterProcess(
             sdks.get("open62541"), "server", _server_config(free_port()), tmp_path, cpus={0}, name="iso-server"
@@ -146,7 +146,7 @@ def test_the_adapter_runs_in_its_container_and_is_the_process_sampled(docker_ope
         finally:
             status, _, killed = process.stop()
     finally:
-        isolation.use(None)
+        targets.use(None)
     assert status == 0 and not killed, process.stderr_tail_text()
     assert not psutil.pid_exists(process.pid) or psutil.Process(process.pid).status() == psutil.STATUS_ZOMBIE
     _assert_removed(containers.engine, process.container)
@@ -154,7 +154,7 @@ def test_the_adapter_runs_in_its_container_and_is_the_process_sampled(docker_ope
 
 def test_a_missing_image_fails_the_process_with_the_engines_reason(docker_open62541, tmp_path):
     missing = Image("open62541", "localhost/uabench-test/none:amd64", "sha256:" + "00" * 32, None)
-    isolation.use(Containers(docker_open62541.engine, "amd64", {"open62541": missing}))
+    targets.use(targets.Placement(*[Containers(docker_open62541.engine, "amd64", {"open62541": missing})] * 2))
     try:
         process = AdapterProcess(sdks.get("open62541"), "server", _server_config(free_port()), tmp_path, name="gone")
         process.start()
@@ -162,14 +162,13 @@ def test_a_missing_image_fails_the_process_with_the_engines_reason(docker_open62
             process.wait_event(("ready",), timeout=30)
         process.stop()
     finally:
-        isolation.use(None)
+        targets.use(None)
 
 
 HARNESS = """
 import json, sys, time
 from pathlib import Path
-from uabench import sdks
-from uabench.containers import isolation
+from uabench import sdks, targets
 from uabench.containers.engine import Engine
 from uabench.containers.isolation import Containers, Image
 from uabench.proc import launcher
@@ -177,7 +176,7 @@ from uabench.proc.process import AdapterProcess
 launcher.mark_harness()
 given = json.loads(sys.argv[1])
 image = Image(**given["image"])
-isolation.use(Containers(Engine("docker", given["env"]), "amd64", {"open62541": image}))
+targets.use(targets.Placement(*[Containers(Engine("docker", given["env"]), "amd64", {"open62541": image})] * 2))
 process = AdapterProcess(sdks.get("open62541"), "server", given["config"], Path(given["workdir"]), name="killed")
 process.start()
 process.wait_event(("ready",), 30)
