@@ -137,7 +137,7 @@ ROWS = [
     ("images-arch-unknown", ["images", "--arch", "sparc"], {}, 2, ["unknown architecture 'sparc'"]),
     ("images-sdk-unknown", ["images", "--sdk", "nosuch"], {}, 2, ["no Dockerfile for nosuch"]),
     ("arm-smoke-arch-unknown", ["arm-smoke", "--arch", "sparc"], {}, 2, ["unknown architecture 'sparc'"]),
-    ("arm-smoke-sdk-unknown", ["arm-smoke", "--sdk", "nosuch"], {}, 2, ["--sdk: no ARM build of nosuch"]),
+    ("arm-smoke-sdk-unknown", ["arm-smoke", "--sdk", "nosuch"], {}, 2, ["unknown SDK 'nosuch'"]),
     # the store a run writes to: refused before the first cell
     (
         "run-store-directory",
@@ -275,45 +275,19 @@ ROWS = [
         2,
         ["{t}/garbage/cells.jsonl"],
     ),
-    # remote
-    (
-        "remote-target-option",
-        ["remote", "--target", "-oProxyCommand=touch {t}/pwned", "--binary", "/bin/true"],
-        {},
-        2,
-        ["'-oProxyCommand=touch {t}/pwned'", "not starting with '-'"],
+    # targets: refused before any store, core or namespace is touched
+    *(
+        (f"server-target-{name}", ["run", "read", *SMOKE, "--server-target", target], {}, 2, [message])
+        for name, target, message in (
+            ("option", "ssh://-oProxyCommand=x", "not starting with '-'"),
+            ("space", "ssh://pi@host evil", "not local, container or ssh://"),
+            ("port", "ssh://pi@host:0", "port 0 is not between 1 and 65535"),
+            ("unknown", "docker", "not local, container or ssh://"),
+        )
     ),
-    ("remote-target-space", ["remote", "--target", "pi@host evil", "--binary", "/bin/true"], {}, 2, ["'pi@host evil'"]),
-    ("remote-no-target", ["remote", "--binary", "/bin/true"], {}, 2, ["exactly one of --target"]),
-    (
-        "remote-binary-and-image",
-        ["remote", "--target", "pi@host", "--binary", "x", "--image", "y"],
-        {},
-        2,
-        ["exactly one of --binary"],
-    ),
-    (
-        "remote-binary-missing",
-        ["remote", "--target", "pi@host", "--binary", "{t}/nope"],
-        {},
-        2,
-        ["--binary {t}/nope", "no such file"],
-    ),
-    ("remote-port-range", ["remote", "--target", "pi@host", "--port", "0", "--binary", "/bin/true"], {}, 2, ["port 0"]),
-    (
-        "remote-port-not-int",
-        ["remote", "--target", "pi@host", "--port", "abc", "--binary", "/bin/true"],
-        {},
-        2,
-        ["--port: invalid int value: 'abc'"],
-    ),
-    (
-        "remote-workdir-option",
-        ["remote", "--target", "pi@host", "--workdir=-x", "--binary", "/bin/true"],
-        {},
-        2,
-        ["-x"],
-    ),
+    ("client-target-ssh", ["run", "read", *SMOKE, "--client-target", "ssh://pi@host"], {}, 2, ["not supported"]),
+    ("arch-local", ["run", "read", *SMOKE, "--arch", "arm64"], {}, 2, ["local processes are this machine's"]),
+    ("arch-unknown", ["run", "read", *SMOKE, "--server-target", "container", "--arch", "sparc"], {}, 2, ["sparc"]),
 ]
 
 

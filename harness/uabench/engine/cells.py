@@ -23,7 +23,7 @@ from uabench.engine.constants import (
     SIGNALS_PER_EXTRA_SECOND,
     SUBSCRIBER_GRACE_S,
 )
-from uabench.proc import sampling
+from uabench.proc import cleanup, sampling
 from uabench.proc.netns import MTU, Hosts
 from uabench.proc.process import AdapterError, AdapterProcess
 from uabench.proc.sampling import PerfStat, ProcessSampler
@@ -52,7 +52,17 @@ class Measured:
     @classmethod
     def start(cls, process: AdapterProcess) -> Measured:
         process.start()
-        return cls(process, *process.measurers())
+        perf_path = process.workdir / f"{process.name}.perf.csv"
+        if process.remote is not None and process.remote_role is not None:
+            # on an SSH target: the harness's own sampler runs there (proc/agent.py)
+            from uabench.targets.ssh import RemotePerfStat, RemoteSampler, SshTarget
+
+            assert isinstance(process.remote, SshTarget)
+            remote = RemoteSampler(process.remote, process.remote_role)
+            return cls(process, remote, RemotePerfStat(remote, perf_path))
+        return cls(
+            process, ProcessSampler(process.pid).start(), PerfStat(process.pid, perf_path, cleanup.adopt).start()
+        )
 
     def wait_ready(self, timeout: float) -> dict:
         """Its ready event; NotSupportedError or AdapterError when it refuses to start."""

@@ -84,7 +84,7 @@ def sample(pid: int, prefix: str) -> int:
     from uabench.proc import sampling
 
     sampler = sampling.ProcessSampler(pid)
-    perf = sampling.PerfStat(pid, Path(f"{prefix}.perf.csv"), adopt=False).start()
+    perf = sampling.PerfStat(pid, Path(f"{prefix}.perf.csv")).start()
     written = 0
     with open(f"{prefix}.samples.jsonl", "a", encoding="utf-8") as out:
         out.write(json.dumps({"counter": sampler.counter, "perf_started_ns": perf.started_ns or None}) + "\n")

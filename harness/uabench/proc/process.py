@@ -12,7 +12,7 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeGuard
+from typing import TypeGuard
 
 import psutil
 import uabench_contract as contract
@@ -20,11 +20,7 @@ import uabench_contract as contract
 from uabench import targets
 from uabench.containers import isolation
 from uabench.proc import launcher
-from uabench.proc.sampling import PerfStat, ProcessSampler
 from uabench.sdks import Sdk
-
-if TYPE_CHECKING:  # targets.ssh imports the engine's processes: a cycle at run time
-    from uabench.targets.ssh import SshTarget
 
 READY_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 5.0
@@ -75,7 +71,7 @@ class AdapterProcess:
         # runs on the target as `remote_role`.
         self.target = targets.for_role(role)
         self.containers = self.target if isinstance(self.target, isolation.Containers) else None
-        self.remote: SshTarget | None = self.target if _is_ssh(self.target) else None
+        self.remote: targets.RemoteTarget | None = self.target if _is_ssh(self.target) else None
         self.remote_role: str | None = None
         self.container: str | None = None
         self.adapter_pid: int | None = None
@@ -168,15 +164,6 @@ class AdapterProcess:
     def ready_timeout_s(self) -> float:
         """How long its ready event may take: the contract's, or its target's (emulation, a Pi)."""
         return max(READY_TIMEOUT_S, self.target.ready_timeout_s) if self.target is not None else READY_TIMEOUT_S
-
-    def measurers(self) -> tuple[ProcessSampler, PerfStat]:
-        """Its resource sampler and perf counters, started: here, or the agent's on its SSH target."""
-        if self.remote is not None and self.remote_role is not None:
-            from uabench.targets.ssh import RemotePerfStat, RemoteSampler
-
-            sampler = RemoteSampler(self.remote, self.remote_role)
-            return sampler, RemotePerfStat(sampler, self.workdir / f"{self.name}.perf.csv")
-        return ProcessSampler(self.pid).start(), PerfStat(self.pid, self.workdir / f"{self.name}.perf.csv").start()
 
     def signal(self, sig: int) -> None:
         """`sig` to the adapter's process group while it runs. In a container only while the
@@ -282,7 +269,7 @@ class AdapterProcess:
         return ("\n--- stderr tail of " + self.name + " ---\n" + "\n".join(tail)) if tail else ""
 
 
-def _is_ssh(target: object) -> TypeGuard[SshTarget]:
+def _is_ssh(target: object) -> TypeGuard[targets.RemoteTarget]:
     return getattr(target, "kind", "") == "ssh"
 
 

@@ -11,14 +11,14 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
 
-# Not cleanup at module level: it imports the adapter machinery, and this module also runs alone
-# on a remote target (proc/agent.py ships it there).
+# Only stdlib, psutil and these two: this module also runs alone on a remote target
+# (proc/agent.py ships it there).
 from uabench.proc import launcher, schedstat
 
 # Every sample walks the process tree and every thread's status: at 0.1 s the samplers of one cell
@@ -300,9 +300,9 @@ class PerfStat:
     """`perf stat -I` attached to a process; counters summed over any wall-clock window.
     A counter the machine lacks is None (unsupported), never zero."""
 
-    def __init__(self, pid: int, output: Path, adopt: bool = True) -> None:
+    def __init__(self, pid: int, output: Path, adopt: Callable[[subprocess.Popen], None] | None = None) -> None:
         self.pid, self.output = pid, output
-        self.adopt = adopt  # stopped by the harness's cleanup (not on a remote target: the agent's)
+        self.adopt = adopt  # hands perf to the harness's cleanup (proc.cleanup.adopt), which stops it on a signal
         self.popen: subprocess.Popen | None = None
         self.started_ns = 0
 
@@ -334,10 +334,8 @@ class PerfStat:
             start_new_session=True,
             preexec_fn=launcher.preexec(),  # dies with the harness even on SIGKILL
         )
-        if self.adopt:
-            from uabench.proc import cleanup
-
-            cleanup.adopt(self.popen)  # and is stopped with the adapters on a signal
+        if self.adopt is not None:
+            self.adopt(self.popen)  # and is stopped with the adapters on a signal
         _perf_of[self.pid] = self.popen.pid
         switch.perf.add(self)
         return self

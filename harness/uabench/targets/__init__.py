@@ -85,6 +85,19 @@ class Target(Protocol):
     def provenance(self) -> dict: ...
 
 
+class RemoteTarget(Target, Protocol):
+    """What an adapter process asks of a target on another machine (ssh.SshTarget)."""
+
+    @property
+    def spec(self) -> Spec: ...
+
+    def command(self, sdk: str, arguments: list[str]) -> list[str]: ...
+
+    def role_name(self, launcher_pid: int) -> str: ...
+
+    def signal(self, role: str, sig: int) -> None: ...
+
+
 @dataclass(frozen=True)
 class Placement:
     """The target of the server-side roles and of the measured roles (None: local)."""

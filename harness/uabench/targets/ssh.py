@@ -78,7 +78,9 @@ class SshTarget:
 
     @property
     def address(self) -> str:
-        return self.host.address
+        """The target's IP address on the path from here (what its servers bind and clients
+        reach): the name ssh was given may be an alias of ssh_config or an mDNS name."""
+        return str(self.network.get("address") or self.host.address)
 
     @property
     def ready_timeout_s(self) -> float:
@@ -194,7 +196,7 @@ class RemotePerfStat(PerfStat):
     """PerfStat whose `perf stat -I` ran on the target beside the agent."""
 
     def __init__(self, sampler: RemoteSampler, local_copy: Path) -> None:
-        super().__init__(0, local_copy, adopt=False)
+        super().__init__(0, local_copy)
         self.sampler = sampler
         self._read = 0
 
@@ -323,11 +325,21 @@ def measure_clock(host: RemoteHost, exchanges: int = CLOCK_EXCHANGES) -> dict:
     }
 
 
-def network_path(address: str) -> dict:
-    """How this machine reaches `address`: its route (interface, source address) and MTU."""
+def connection_addresses(host: RemoteHost) -> tuple[str, str]:
+    """(this machine's, the target's) IP address of the ssh connection, as the target sees it
+    (its SSH_CONNECTION): the addresses the run's traffic takes, whatever name ssh was given."""
+    words = host.ssh('echo "$SSH_CONNECTION"', timeout=30).stdout.decode().split()
+    if len(words) != 4:
+        raise TargetError(f"ssh://{host.target}: SSH_CONNECTION is {' '.join(words)!r}, not 4 fields")
+    return words[0], words[2]
+
+
+def network_path(address: str, seen_from: str = "") -> dict:
+    """How this machine reaches `address`: its route (interface, source address) and MTU, and the
+    address the target saw this machine connect from."""
     route = subprocess.run(["ip", "-o", "route", "get", address], capture_output=True, text=True)
     words = route.stdout.split()
-    found: dict[str, object] = {"route": " ".join(words)}
+    found: dict[str, object] = {"address": address, "route": " ".join(words), "seen_from": seen_from}
     for key in ("dev", "src", "via"):
         if key in words and words.index(key) + 1 < len(words):
             found[key] = words[words.index(key) + 1]
@@ -387,7 +399,8 @@ def connect(
         _ship_agent(made)
         facts = _facts(made)
         clock = measure_clock(made)
-        target = SshTarget(spec, made, target_arch, facts, clock, network_path(made.address))
+        local, remote = connection_addresses(made)
+        target = SshTarget(spec, made, target_arch, facts, clock, network_path(remote, local))
         say(
             f"target {spec}: {facts.get('machine')} ({facts.get('cpu_model') or '?'}, {facts.get('cpus')} cores, "
             f"Linux {facts.get('kernel')}), images {target_arch.name}"
