@@ -192,16 +192,13 @@ def test_good_targets_reach_ssh_after_a_double_dash():
 
 @needs_pi
 def test_a_failed_deployment_leaves_no_work_directory(tmp_path):
-    """An install that fails (here: uploading a file that is not there) removes the work
-    directory made for it, as deploy_image's does."""
-
-    def install(host: remote.RemoteHost, facts: dict) -> remote.Deployment:
-        host.copy_to(tmp_path / "no-such-file", f"{host.workdir}/adapter")
-        raise AssertionError("scp of a missing file succeeded")
-
+    """A deployment that fails inside the work directory (here: uploading a file that is not
+    there) removes the directory made for it, as an SSH target's connect does."""
     with pi_namespace.PiNamespace() as pi:
         with pytest.raises(remote.RemoteError, match="scp"):
-            remote._deploy(pi.remote_host(), install)
+            with remote.work_directory(pi.remote_host(), print) as host:
+                host.copy_to(tmp_path / "no-such-file", f"{host.workdir}/adapter")
+                raise AssertionError("scp of a missing file succeeded")
         assert not list(pi.dir.glob("uabench.*")), "the remote work directory was left behind"
 
 
@@ -218,7 +215,7 @@ def test_the_work_directory_is_private_and_uploaded_keys_go_when_the_role_ends(t
         workdir = Path(host.workdir)  # the namespace Pi shares this machine's file system
         assert workdir.parent == pi.dir and workdir.name.startswith("uabench.")
         assert stat.S_IMODE(workdir.stat().st_mode) == 0o700
-        remote.prepare(host)
+        remote.install_wrapper(host)
         shown = tmp_path / "seen"
         # The "adapter" proves the key was there while it ran, then fails.
         command = ["/bin/sh", "-c", f'ls "{workdir}" > {shown}; exit 3', "uabench-test"]

@@ -1,8 +1,9 @@
 """Remote hosts over SSH: run an adapter role on another machine (a Raspberry Pi).
 
 `uabench run … --server-target ssh://user@host --arch arm64` (targets/ssh.py) uses this
-module: it makes a work directory on the remote host, installs the wrapper there, loads the
-SDKs' images into the remote podman and starts each role through a local launcher. The role is
+module: it makes a work directory on the remote host with the wrapper in it (work_directory)
+and starts each role through a local launcher (write_launcher); targets/ssh.py loads the
+images into the remote podman. The role is
 started through `ssh` by a small POSIX-sh wrapper on the remote side (REMOTE_WRAPPER) that
 
 - runs the adapter with its stdout on the ssh channel, so the JSON line protocol of
@@ -20,7 +21,7 @@ python3 there.
 
 Everything goes into a directory made by `mktemp -d` on the remote host (not a predictable
 /tmp path), removed with everything uploaded to it (configs, private keys, the agent) when
-the run is done or deploying fails. A target is checked before ssh sees it, and passed after
+the run is done or deploying fails (work_directory). A target is checked before ssh sees it, and passed after
 `--`, so it can never be read as an ssh option.
 """
 
@@ -36,8 +37,9 @@ import signal
 import stat
 import subprocess
 import sys
-import time
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 REMOTE_WRAPPER = r"""#!/bin/sh
@@ -190,18 +192,6 @@ class RemoteHost:
         return args
 
 
-@dataclass
-class Deployment:
-    """An adapter installed on the remote host: the command that runs it there."""
-
-    host: RemoteHost
-    command: list[str]
-    kind: str  # binary | image
-    what: str  # local binary path or image name
-    seconds: float = 0.0
-    facts: dict = field(default_factory=dict)
-
-
 def make_workdir(host: RemoteHost) -> RemoteHost:
     """The host with its own work directory, made by `mktemp -d` there (mode 0700, a name
     nobody can guess or claim first)."""
@@ -229,50 +219,28 @@ def remove_workdir(host: RemoteHost) -> list[str]:
     return [line for line in left.splitlines() if line.strip()]
 
 
-def prepare(host: RemoteHost) -> dict:
-    """Install the wrapper in the work directory; the remote's clock tick, page size, machine
-    and number of cores."""
+def install_wrapper(host: RemoteHost) -> None:
+    """The remote wrapper into the host's work directory."""
     wrapper = f"{host.workdir}/uabench-remote"
     host.ssh(f"cat > {shlex.quote(wrapper)} && chmod +x {shlex.quote(wrapper)}", input=REMOTE_WRAPPER.encode())
-    facts = host.ssh("getconf CLK_TCK; getconf PAGESIZE; uname -m; nproc").stdout.decode().split()
-    return {"clk_tck": int(facts[0]), "page_size": int(facts[1]), "machine": facts[2], "cpus": int(facts[3])}
 
 
-def _deploy(host: RemoteHost, install) -> Deployment:
-    """A fresh work directory, `install(host_with_workdir, facts)` into it; the directory is
-    removed again when installing fails (or is interrupted)."""
-    started = time.monotonic()
-    host = make_workdir(host)
+@contextmanager
+def work_directory(host: RemoteHost, say: Callable[[str], None]) -> Iterator[RemoteHost]:
+    """The host with a work directory of its own (make_workdir) holding the wrapper, removed
+    with everything in it and everything still running from it however the block ends (a
+    failed deployment, an interrupt); what could not be removed is said, line by line."""
+    made = make_workdir(host)
     try:
-        deployment = install(host, prepare(host))
-    except BaseException:
+        install_wrapper(made)
+        yield made
+    finally:
         try:
-            remove_workdir(host)
-        except (RemoteError, subprocess.TimeoutExpired):
-            pass  # the install's own error is the one to report
-        raise
-    deployment.seconds = round(time.monotonic() - started, 2)
-    return deployment
-
-
-def deploy_image(
-    host: RemoteHost, image: str, run_args: list[str] | None = None, env: list[str] | None = None
-) -> Deployment:
-    """`docker|podman save` here (the engine `--engine` chose), `podman load` there (the
-    remote needs podman; both save a docker-archive it loads). `run_args` and `env`
-    (NAME=VALUE) adapt `podman run` to the remote, e.g. for the namespace Pi."""
-    from uabench.arm import images
-    from uabench.containers.engine import EngineError
-
-    def install(host: RemoteHost, facts: dict) -> Deployment:
-        try:
-            with images.engine().saved(image) as stream:
-                host.ssh("podman load -q", stdin=stream, timeout=1800)
-        except EngineError as error:
-            raise RemoteError(str(error)) from None
-        return Deployment(host, _podman_run(host, image, run_args, env), "image", image, facts=facts)
-
-    return _deploy(host, install)
+            left = remove_workdir(made)
+        except (RemoteError, subprocess.TimeoutExpired) as error:
+            left = [f"not removed: {str(error).splitlines()[0] if str(error) else type(error).__name__}"]
+        for what in left:
+            say(f"{host.target}: {what}")
 
 
 # The role's name in the container's environment: the remote wrapper samples the process that
@@ -378,17 +346,9 @@ def _run_role(host: RemoteHost, command: list[str], args: list[str], name: str) 
             channel.terminate()
 
 
-def write_launcher(path: Path, deployment: Deployment) -> Path:
-    """A local `run` script for AdapterProcess that starts the deployed adapter remotely."""
-    parts = [
-        sys.executable,
-        "-m",
-        "uabench.arm.remote",
-        "launch",
-        *deployment.host.to_args(),
-        "--",
-        *deployment.command,
-    ]
+def write_launcher(path: Path, host: RemoteHost, command: list[str]) -> Path:
+    """A local `run` script for AdapterProcess that starts `command` on the host remotely."""
+    parts = [sys.executable, "-m", "uabench.arm.remote", "launch", *host.to_args(), "--", *command]
     harness = Path(__file__).resolve().parents[2]
     path.write_text(
         "#!/bin/sh\n# uabench remote launcher (generated)\n"

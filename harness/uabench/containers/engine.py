@@ -371,12 +371,12 @@ def _wait_for_other_users(users, kind: str) -> None:
             time.sleep(1)
 
 
-def stop(process: subprocess.Popen) -> None:
-    """SIGTERM (dockerd stops its containers and containerd), SIGKILL after DAEMON_STOP_S."""
+def stop(process: subprocess.Popen, bound_s: float = DAEMON_STOP_S) -> None:
+    """SIGTERM (dockerd stops its containers and containerd), SIGKILL after `bound_s`."""
     if process.poll() is None:
         process.terminate()
         try:
-            process.wait(DAEMON_STOP_S)
+            process.wait(bound_s)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

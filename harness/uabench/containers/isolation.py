@@ -113,8 +113,7 @@ class Containers:
             "kind": "container",
             "name": "container",
             "arch": self.arch,
-            "emulated": self.emulated,
-            "machine": host_facts(),
+            "emulated": self.emulated,  # its machine is this one: the run's provenance has it
             "engine": self.engine.name,
             "daemon": self.engine.daemon,
             "images": {
@@ -127,13 +126,6 @@ class Containers:
 def container_name(process_name: str) -> str:
     """A container name of this harness for an adapter process (the engine's name rules)."""
     return re.sub(r"[^a-zA-Z0-9_.-]", "-", f"uabench-{os.getpid()}-{process_name}")
-
-
-def host_facts() -> dict:
-    """This machine as a target's provenance names it (its CPU, cores, kernel)."""
-    from uabench.proc import agent
-
-    return agent.machine_facts()
 
 
 def host_arch() -> images.Arch:

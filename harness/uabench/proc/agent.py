@@ -110,7 +110,9 @@ def clock() -> int:
 
 
 def machine_facts() -> dict:
-    """This machine: architecture, CPU model, cores, kernel, OS, Python, perf, clock tick."""
+    """This machine: architecture, CPU model, cores, kernel, OS, Python, perf, clock tick.
+    Not results.provenance.machine, which imports the harness: this runs alone on the target, and
+    reads an ARM board's model from cpuinfo's `Model`/`Hardware` lines, which x86 lacks."""
     from uabench.proc import sampling
 
     model = ""

@@ -40,7 +40,8 @@ from pathlib import Path
 from uabench import paths
 from uabench.arm import images
 from uabench.arm import remote as remote_module
-from uabench.arm.remote import Deployment, RemoteError, RemoteHost
+from uabench.arm.remote import RemoteError, RemoteHost
+from uabench.containers import engine as engines
 from uabench.containers.isolation import Image
 from uabench.proc import agent, cleanup, launcher
 from uabench.proc.sampling import PerfStat, ProcessSampler, perf_window, switch
@@ -51,6 +52,7 @@ CLOCK_EXCHANGES = 32
 EMULATED_READY_TIMEOUT_S = 300.0
 NATIVE_READY_TIMEOUT_S = 120.0
 MASTER_TIMEOUT_S = 20.0
+MASTER_STOP_S = 5.0
 
 
 @dataclass
@@ -228,8 +230,7 @@ class RemotePerfStat(PerfStat):
 
 def _master(host: RemoteHost, control: str) -> subprocess.Popen:
     """The ControlMaster connection; it dies with the harness (PDEATHSIG) and with its cleanup."""
-    options = [*remote_module.SSH_OPTIONS, "-p", str(host.port), *host._auth()]
-    options = [o for o in options if o not in ("ControlMaster=no",)]
+    options = [*remote_module.SSH_OPTIONS, "-p", str(host.port), *host._auth()]  # host has no control path yet
     command = ["ssh", "-M", "-N", "-o", f"ControlPath={control}", "-o", "ControlPersist=no", *options]
     master = subprocess.Popen(
         [*command, "--", host.target],
@@ -243,21 +244,11 @@ def _master(host: RemoteHost, control: str) -> subprocess.Popen:
     deadline = time.monotonic() + MASTER_TIMEOUT_S
     while not os.path.exists(control):
         if master.poll() is not None or time.monotonic() > deadline:
-            _end_master(master)
+            engines.stop(master, MASTER_STOP_S)
             why = master.stderr.read().decode(errors="replace").strip() if master.stderr else ""
             raise TargetError(f"ssh://{host.target}:{host.port}: no connection: {why or 'timed out'}")
         time.sleep(0.05)
     return master
-
-
-def _end_master(master: subprocess.Popen) -> None:
-    if master.poll() is None:
-        master.terminate()
-        try:
-            master.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            master.kill()
-            master.wait()
 
 
 def _ship_agent(host: RemoteHost) -> None:
@@ -392,41 +383,32 @@ def connect(
         raise TargetError(str(error)) from None
     master = _master(host, control)
     host = RemoteHost(spec.target, spec.port, identity, known_hosts, control=control)
-    made: RemoteHost | None = None
     try:
-        made = remote_module.make_workdir(host)
-        remote_module.prepare(made)  # the wrapper
-        _ship_agent(made)
-        facts = _facts(made)
-        clock = measure_clock(made)
-        local, remote = connection_addresses(made)
-        target = SshTarget(spec, made, target_arch, facts, clock, network_path(remote, local))
-        say(
-            f"target {spec}: {facts.get('machine')} ({facts.get('cpu_model') or '?'}, {facts.get('cpus')} cores, "
-            f"Linux {facts.get('kernel')}), images {target_arch.name}"
-            + (" emulated" if target.emulated else " native")
-            + f"; clock offset {clock['offset_ns'] / 1e6:+.3f} ms ± {clock['uncertainty_ns'] / 1e6:.3f} ms"
-        )
-        for sdk in sdk_ids:
-            name = images.image_name(sdk, target_arch)
-            say(f"  {sdk}: building {name} (cached layers: seconds)")
-            built = images.build(sdk, target_arch, run_dir / "images", fresh_inputs=True)
-            if built.status != "built" or not built.digest:
-                raise TargetError(f"no image {name} for {spec}: {built.reason}")
-            image = Image(sdk, name, built.digest, built.size_bytes)
-            _deploy_image(made, image, say)
-            target.images[sdk] = image
-            run = remote_module._podman_run(made, name, ["--pull=never"], engine_env)
-            deployment = Deployment(made, run, "image", name, facts=facts)
-            target.launchers[sdk] = remote_module.write_launcher(run_dir / f"run-{sdk}-ssh", deployment)
-        yield target
+        with remote_module.work_directory(host, lambda line: say(f"target {line}")) as made:
+            _ship_agent(made)
+            facts = _facts(made)
+            clock = measure_clock(made)
+            local, remote = connection_addresses(made)
+            target = SshTarget(spec, made, target_arch, facts, clock, network_path(remote, local))
+            say(
+                f"target {spec}: {facts.get('machine')} ({facts.get('cpu_model') or '?'}, {facts.get('cpus')} "
+                f"cores, Linux {facts.get('kernel')}), images {target_arch.name}"
+                + (" emulated" if target.emulated else " native")
+                + f"; clock offset {clock['offset_ns'] / 1e6:+.3f} ms ± {clock['uncertainty_ns'] / 1e6:.3f} ms"
+            )
+            for sdk in sdk_ids:
+                name = images.image_name(sdk, target_arch)
+                say(f"  {sdk}: building {name} (cached layers: seconds)")
+                built = images.build(sdk, target_arch, run_dir / "images", fresh_inputs=True)
+                if built.status != "built" or not built.digest:
+                    raise TargetError(f"no image {name} for {spec}: {built.reason}")
+                image = Image(sdk, name, built.digest, built.size_bytes)
+                _deploy_image(made, image, say)
+                target.images[sdk] = image
+                run = remote_module._podman_run(made, name, ["--pull=never"], engine_env)
+                target.launchers[sdk] = remote_module.write_launcher(run_dir / f"run-{sdk}-ssh", made, run)
+            yield target
     except RemoteError as error:
         raise TargetError(f"{spec}: {error}") from None
     finally:
-        try:
-            left = remote_module.remove_workdir(made) if made is not None else []
-        except (RemoteError, subprocess.TimeoutExpired) as error:
-            left = [str(error)]
-        _end_master(master)
-        for what in left:
-            say(f"target {spec}: {what}")
+        engines.stop(master, MASTER_STOP_S)
