@@ -241,7 +241,33 @@ def record_problems(record: dict) -> list[str]:
         + send_lag_problems(record)
         + ticks_advanced_problems(record)
         + read_back_problems(record)
+        + latencies_problems(record)
     )
+
+
+def latencies_problems(record: dict) -> list[str]:
+    """SPEC §6 `latencies`: two lists of one length, the requests the latency_ns histogram
+    counts (less those truncated), each latency in the bucket the histogram counted."""
+    series = record.get("latencies")
+    if series is None:
+        return []
+    sends, latencies = series["send_ns"], series["latency_ns"]
+    if len(sends) != len(latencies):
+        return [f"$.latencies: {len(sends)} send_ns but {len(latencies)} latency_ns"]
+    counted = sum(count for _, count in record.get("latency_ns", []))
+    if len(latencies) + series["truncated"] != counted:
+        return [
+            f"$.latencies: {len(latencies)} latencies + {series['truncated']} truncated, "
+            f"but latency_ns counts {counted} requests"
+        ]
+    if series["truncated"] and len(latencies) < 1_000_000:
+        return [f"$.latencies.truncated: {series['truncated']} with only {len(latencies)} listed"]
+    histogram: dict[int, int] = {}
+    for value in latencies:
+        histogram[bucket(value)] = histogram.get(bucket(value), 0) + 1
+    if not series["truncated"] and sorted(histogram.items()) != [tuple(b) for b in record["latency_ns"]]:
+        return ["$.latencies.latency_ns: its buckets do not add up to the latency_ns histogram"]
+    return []
 
 
 # SPEC §3 W1 samples every 64th request of session 0; with this many succeeded writes per
@@ -432,6 +458,8 @@ WORKLOAD_KEYS = {
         "nodes_per_request": Key("int", 1, 1, 10000),
         "in_flight": Key("int", 1, 1, 10000),
         "rate": Key("number", None, 1e-9, 1e9, nullable=True),
+        "think_ms": Key("number", 0, 0, 60000),
+        "record_latencies": Key("bool", False),
     },
     "subscribe": {
         "subscriptions": Key("int", 1, 1, 1000),
@@ -637,6 +665,11 @@ def client_config(raw: dict) -> dict:
             f"for policy {security['policy']}"
         )
     config["security"] = security
+    if config.get("think_ms") and config.get("rate") is not None:
+        raise ConfigError(
+            "config: key 'think_ms' is the closed loop's wait between a response and the next "
+            f"request; it cannot be {config['think_ms']} with a rate (open loop)"
+        )
     return config
 
 
