@@ -206,6 +206,47 @@ def test_client_reports_the_send_lag_of_the_open_loop(
     record_property("detail", f"{attempted} requests at {rate:g}/s, send lag up to {lag[-1][0] / 1e6:.2f} ms")
 
 
+@pytest.mark.role("client")
+@pytest.mark.parametrize("rate", [OPEN_LOOP_RATE, None], ids=["open-loop", "closed-loop"])
+def test_client_records_every_latency(
+    sdk: Sdk, reference: Sdk, session: Session, rate: float | None, record_property
+) -> None:
+    """SPEC §6 latencies (record_latencies): one send instant and latency per request the
+    latency_ns histogram counts, in its buckets (the cell's contract check, record_problems,
+    compares them), send instants inside the run and in the measured phase."""
+    workload = _workload("read", ["Tick"], 1, rate=rate, verify=False, record_latencies=True)
+    result = _passing_result(session, sdk, reference, workload)
+    series = result.get("latencies")
+    assert series, "record_latencies is true but the result has no latencies"
+    listed = len(series["latency_ns"])
+    assert listed == result["operations"]["succeeded"] > 0, (
+        f"latencies lists {listed} requests, {result['operations']['succeeded']} succeeded"
+    )
+    warmup_ns = result["start_ns"] - result["timeline"]["start_ns"]
+    early = [s for s in series["send_ns"] if s < warmup_ns - 1_000_000]
+    assert not early, f"{len(early)} send instants in the warm-up (first {early[0]} ns, warm-up {warmup_ns} ns)"
+    record_property("detail", f"{listed} latencies, median {sorted(series['latency_ns'])[listed // 2] / 1e3:.0f} µs")
+
+
+# SPEC §3 think_ms: with 1 request in flight and a 50 ms think time a 1 s phase sends about 20
+THINK_MS = 50.0
+
+
+@pytest.mark.role("client")
+def test_client_waits_its_think_time(sdk: Sdk, reference: Sdk, session: Session, record_property) -> None:
+    """SPEC §3 think_ms: each slot waits think_ms between a response and its next request,
+    and the wait is not in the latency."""
+    workload = _workload("read", ["Tick"], 1, in_flight=1, think_ms=THINK_MS, verify=False, record_latencies=True)
+    workload["duration_s"] = 1.0
+    result = _passing_result(session, sdk, reference, workload)
+    sends = sorted(result["latencies"]["send_ns"])
+    gaps = [b - a for a, b in zip(sends, sends[1:], strict=False)]
+    assert len(sends) >= 5, f"{len(sends)} requests in 1 s"
+    assert min(gaps) >= THINK_MS * 1e6 * 0.9, f"two requests {min(gaps) / 1e6:.1f} ms apart, think time {THINK_MS} ms"
+    assert max(result["latencies"]["latency_ns"]) < THINK_MS * 1e6, "a latency holds the think time"
+    record_property("detail", f"{len(sends)} requests, {min(gaps) / 1e6:.1f}–{max(gaps) / 1e6:.1f} ms apart")
+
+
 # SPEC §3 R3: a 1 s read of Tick spans 10 updates of a server at the default 100 ms interval
 ADVANCE_READ = {"warmup_s": 0.2, "duration_s": 1.0}
 
