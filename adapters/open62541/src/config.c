@@ -333,7 +333,8 @@ void server_config_load(const char *path, server_config *config) {
 static const char *const CLIENT_KEYS[] = {"endpoint", "workload", "security", "sessions",
                                           "warmup_s", "duration_s", "verify", "timeline_ms",
                                           "nodes", NULL};
-static const char *const REQUEST_KEYS[] = {"nodes_per_request", "in_flight", "rate", NULL};
+static const char *const REQUEST_KEYS[] = {"nodes_per_request", "in_flight", "rate", "think_ms",
+                                           "record_latencies", NULL};
 static const char *const SUBSCRIBE_KEYS[] = {"subscriptions", "publishing_interval_ms",
                                              "sampling_interval_ms", "queue_size", NULL};
 static const char *const CLIENT_SECURITY_KEYS[] = {"policy", "mode", "certificate",
@@ -382,6 +383,9 @@ void client_config_load(const char *path, client_config *config) {
     config->rate = 0;
     config->open_loop = find(&root, "rate") != NULL &&
                         get_number(&root, "rate", &config->rate, 1e-9, 1e9, true);
+    config->think_ms = 0;
+    get_number(&root, "think_ms", &config->think_ms, 0, 60000, false);
+    config->record_latencies = get_bool(&root, "record_latencies", false);
     config->subscriptions = get_int(&root, "subscriptions", 1, 1, 1000, false);
     config->publishing_interval_ms = 100;
     get_number(&root, "publishing_interval_ms", &config->publishing_interval_ms, 1, 60000,
@@ -415,6 +419,12 @@ void client_config_load(const char *path, client_config *config) {
     if(config->security.policy != POLICY_NONE && !(config->certificate && config->private_key))
         config_error("config: key 'security.certificate' and 'security.private_key' are "
                      "required for policy %s", POLICY_NAMES[config->security.policy]);
+    /* A think time is the closed loop's: an open loop sends at scheduled times, so both at
+     * once would leave one of them ignored (checked last, as uabench_contract does). */
+    if(config->think_ms > 0 && config->open_loop)
+        config_error("config: key 'think_ms' is the closed loop's wait between a response and "
+                     "the next request; it cannot be %g with a rate (open loop)",
+                     config->think_ms);
     json_decref(doc);
 }
 
@@ -486,6 +496,9 @@ void client_config_json(FILE *out, const client_config *c) {
             json_number(out, c->rate);
         else
             fputs("null", out);
+        fputs(",\"think_ms\":", out);
+        json_number(out, c->think_ms);
+        fprintf(out, ",\"record_latencies\":%s", c->record_latencies ? "true" : "false");
     }
     fputc('}', out);
 }

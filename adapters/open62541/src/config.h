@@ -60,6 +60,8 @@ typedef struct {
     int in_flight;
     bool open_loop;         /* rate given (not null) */
     double rate;
+    double think_ms;        /* closed loop: a slot's wait between a response and its next send */
+    bool record_latencies;  /* the result record lists every measured request (SPEC §6) */
     /* subscribe */
     int subscriptions;
     double publishing_interval_ms;

@@ -51,13 +51,47 @@ void timeline_json(FILE *out, const timeline *t, int64_t end_ns) {
     fputc('}', out);
 }
 
-void recorder_operation(recorder *r, int64_t latency_ns, int ok, uint64_t values,
-                        const char *error) {
+void recorder_list_latencies(recorder *r, int64_t start) {
+    r->latencies.enabled = 1;
+    r->latencies.start = start;
+}
+
+/* Doubles the series' arrays, from 4096 entries up to LATENCIES_MAX. */
+static void latencies_grow(latency_series *l) {
+    size_t capacity = l->capacity ? l->capacity * 2 : 4096;
+    if(capacity > LATENCIES_MAX)
+        capacity = LATENCIES_MAX;
+    l->send_ns = realloc(l->send_ns, capacity * sizeof(int64_t));
+    l->latency_ns = realloc(l->latency_ns, capacity * sizeof(int64_t));
+    if(!l->send_ns || !l->latency_ns)
+        fail("runtime", EXIT_RUNTIME, "out of memory listing %zu latencies", capacity);
+    l->capacity = capacity;
+}
+
+static void latencies_append(latency_series *l, int64_t sent_at, int64_t latency_ns) {
+    if(l->count == LATENCIES_MAX) {
+        l->truncated++;
+        return;
+    }
+    if(l->count == l->capacity)
+        latencies_grow(l);
+    int64_t since_start = sent_at - l->start;
+    l->send_ns[l->count] = since_start > 0 ? since_start : 0;
+    l->latency_ns[l->count++] = latency_ns;
+}
+
+void recorder_operation(recorder *r, int64_t sent_at, int64_t latency_ns, int ok,
+                        uint64_t values, const char *error) {
     r->attempted++;
     if(ok) {
         r->succeeded++;
         r->values += values;
+        /* SPEC §5: a latency of 0 is recorded as 1; the series lists the same value. */
+        if(latency_ns < 1)
+            latency_ns = 1;
         histogram_record(&r->latency, latency_ns);
+        if(r->latencies.enabled)
+            latencies_append(&r->latencies, sent_at, latency_ns);
     } else {
         r->failed++;
         if(error)
@@ -108,6 +142,21 @@ static void examples_json(FILE *out, const examples *list) {
     fputc(']', out);
 }
 
+static void series_json(FILE *out, const int64_t *values, size_t count) {
+    fputc('[', out);
+    for(size_t i = 0; i < count; i++)
+        fprintf(out, i ? ",%lld" : "%lld", (long long)values[i]);
+    fputc(']', out);
+}
+
+static void latencies_json(FILE *out, const latency_series *l) {
+    fputs(",\"latencies\":{\"send_ns\":", out);
+    series_json(out, l->send_ns, l->count);
+    fputs(",\"latency_ns\":", out);
+    series_json(out, l->latency_ns, l->count);
+    fprintf(out, ",\"truncated\":%llu}", (unsigned long long)l->truncated);
+}
+
 void recorder_json(FILE *out, const recorder *r) {
     double seconds = (double)(r->end_ns - r->start_ns) / 1e9;
     if(seconds < 1e-9)
@@ -137,4 +186,6 @@ void recorder_json(FILE *out, const recorder *r) {
     histogram_json(out, &r->session_setup);
     fputc(',', out);
     timeline_json(out, &r->timeline, r->end_ns);
+    if(r->latencies.enabled)
+        latencies_json(out, &r->latencies);
 }

@@ -46,6 +46,20 @@ static inline void timeline_completed(timeline *t, int64_t at, uint64_t values) 
 /* Writes "timeline":{...} with its windows cut or padded to end at the record's end_ns. */
 void timeline_json(FILE *out, const timeline *t, int64_t end_ns);
 
+/* SPEC §6 latencies (record_latencies): every measured request the latency histogram
+ * counts, its send instant and latency, in completion order. The two arrays grow by
+ * doubling up to LATENCIES_MAX entries, so appending is a store and an increment (and now
+ * and then a realloc); requests beyond the limit are only counted. */
+#define LATENCIES_MAX 1000000
+
+typedef struct {
+    int enabled;
+    int64_t start;        /* timeline start (the adapter's clock): send instants count from it */
+    int64_t *send_ns, *latency_ns;
+    size_t count, capacity;
+    uint64_t truncated;
+} latency_series;
+
 typedef struct {
     uint64_t attempted, succeeded, failed, values;
     uint64_t checked, verification_failed;
@@ -57,13 +71,20 @@ typedef struct {
     histogram session_setup;  /* SPEC §6: one entry per session */
     int64_t start_ns, end_ns;  /* wall clock of the measured phase */
     timeline timeline;
+    latency_series latencies;
 } recorder;
 
 /* Keeps at most MAX_EXAMPLES distinct strings. */
 void examples_add(examples *list, const char *text);
 
-void recorder_operation(recorder *r, int64_t latency_ns, int ok, uint64_t values,
-                        const char *error);
+/* Lists every later recorded latency (SPEC §6 latencies), send instants counted from
+ * `start` (the clock of timeline_begin, the timeline's start). */
+void recorder_list_latencies(recorder *r, int64_t start);
+
+/* One measured request completed (or failed), sent at `sent_at` (the adapter's clock; open
+ * loop: its scheduled instant) with `latency_ns` from then. */
+void recorder_operation(recorder *r, int64_t sent_at, int64_t latency_ns, int ok,
+                        uint64_t values, const char *error);
 /* One data-change notification of the subscribe workload (no latency): a good one
  * succeeded with one value, a Bad one (or a refused monitored item) failed. */
 void recorder_notification(recorder *r, int ok, const char *error);
@@ -74,7 +95,8 @@ void recorder_verification(recorder *r, const char *failure); /* NULL = passed *
 /* One value read back under load (SPEC §3 W1): a checked value counted in read_back. */
 void recorder_read_back(recorder *r, const char *failure);
 
-/* Writes the record's fields from "start_ns" through "timeline" (no braces). */
+/* Writes the record's fields from "start_ns" through "timeline" and, if listed,
+ * "latencies" (no braces). */
 void recorder_json(FILE *out, const recorder *r);
 
 #endif

@@ -27,6 +27,7 @@ typedef struct {
     int busy;
     uint32_t sent_high; /* R2: the session's high-water tick when it was sent (read, verify) */
     uint64_t oldest;    /* W1's C: a sampled write's lowest index in flight when it was sent */
+    int64_t ready_at;   /* think_ms: when the slot may send again after its response */
 } slot;
 
 struct session_load {
@@ -40,6 +41,10 @@ struct session_load {
     slot *slots;
     slot **free_slots;
     int free_count;
+    /* SPEC §3 think_ms: slots whose response came, waiting out the think time. It is the
+     * same for every slot, so they are ready in the order they got here: a FIFO ring. */
+    slot **thinking;
+    int thinking_first, thinking_count;
     uint64_t next_k;   /* next request to send */
     int stalled;       /* a send failed: retried from the main loop */
 };
@@ -58,6 +63,7 @@ typedef struct {
     UA_ReadRequest read_back_request; /* encoded when sent, so one serves every read-back */
     int64_t load_start, measure_start, measure_end;
     double ns_per_request;  /* open loop: between two scheduled requests of a session */
+    int64_t think_ns;       /* closed loop: a slot's wait between a response and its next send */
     int finished;
     session_load *sessions;
 } run_state;
@@ -82,10 +88,25 @@ static size_t ring_offset(uint64_t k) {
 
 /* --- completion ---------------------------------------------------------------------- */
 
-static void release(slot *sl) {
+/* The slot's response came at `now`: it is free again, after the think time if any. */
+static void release(slot *sl, int64_t now) {
     session_load *s = sl->owner;
     sl->busy = 0;
-    s->free_slots[s->free_count++] = sl;
+    if(run.think_ns == 0) {
+        s->free_slots[s->free_count++] = sl;
+        return;
+    }
+    sl->ready_at = now + run.think_ns;
+    s->thinking[(s->thinking_first + s->thinking_count++) % run.config->in_flight] = sl;
+}
+
+/* Slots whose think time is over are free. */
+static void think_over(session_load *s, int64_t now) {
+    while(s->thinking_count > 0 && s->thinking[s->thinking_first]->ready_at <= now) {
+        s->free_slots[s->free_count++] = s->thinking[s->thinking_first];
+        s->thinking_first = (s->thinking_first + 1) % run.config->in_flight;
+        s->thinking_count--;
+    }
 }
 
 static void pump(session_load *s, int64_t now);
@@ -140,11 +161,12 @@ static void on_read(UA_Client *client, void *userdata, UA_UInt32 request_id,
     if(!error)
         timeline_completed(&run.rec->timeline, now, run.npr);
     if(sl->measured)
-        recorder_operation(run.rec, now - sl->origin, error == NULL, run.npr, error);
+        recorder_operation(run.rec, sl->origin, now - sl->origin, error == NULL, run.npr,
+                           error);
     if(run.config->verify)
         verify_results(sl, ring_offset(sl->k), response->results,
                        response->resultsSize < run.npr ? response->resultsSize : run.npr);
-    release(sl);
+    release(sl, now);
     pump(sl->owner, now);
 }
 
@@ -239,10 +261,11 @@ static void on_write(UA_Client *client, void *userdata, UA_UInt32 request_id,
     if(!error)
         timeline_completed(&run.rec->timeline, now, run.npr);
     if(sl->measured)
-        recorder_operation(run.rec, now - sl->origin, error == NULL, run.npr, error);
+        recorder_operation(run.rec, sl->origin, now - sl->origin, error == NULL, run.npr,
+                           error);
     if(!error && is_sampled(sl))
         send_read_back(sl->k, sl->oldest);
-    release(sl);
+    release(sl, now);
     pump(sl->owner, now);
 }
 
@@ -292,11 +315,13 @@ static int send_next(session_load *s, int64_t origin) {
     return 1;
 }
 
-/* Fills free slots with whatever is due. Closed loop: send at once until the measured
- * phase ends. Open loop: send every request whose scheduled time has come, including a
- * backlog from the measured phase during the drain (its latency counts from schedule). */
+/* Fills free slots with whatever is due. Closed loop: send at once (a slot at the end of
+ * its think time) until the measured phase ends. Open loop: send every request whose
+ * scheduled time has come, including a backlog from the measured phase during the drain
+ * (its latency counts from schedule). */
 static void pump(session_load *s, int64_t now) {
     s->stalled = 0;
+    think_over(s, now);
     while(s->free_count > 0) {
         int64_t origin = now;
         if(run.config->open_loop) {
@@ -367,6 +392,8 @@ static void setup_session(session_load *s, int index, const session_set *set) {
         s->free_slots[i] = &s->slots[i];
     }
     s->free_count = in_flight;
+    s->thinking = calloc((size_t)in_flight, sizeof(slot *));
+    s->thinking_first = s->thinking_count = 0;
     s->next_k = 0;
     s->stalled = 1;
 }
@@ -417,7 +444,7 @@ static int all_idle(void) {
         return 0;
     for(int s = 0; s < run.config->sessions; s++) {
         session_load *sl = &run.sessions[s];
-        if(sl->free_count != run.config->in_flight)
+        if(sl->free_count + sl->thinking_count != run.config->in_flight)
             return 0;
         if(run.config->open_loop && scheduled_time(sl, sl->next_k) < run.measure_end)
             return 0;
@@ -425,8 +452,9 @@ static int all_idle(void) {
     return 1;
 }
 
-/* Until when the EventLoop may block: the next scheduled send (open loop), a retry of a
- * stalled session, or the end of the phase; loop_wait_until caps it at 100 ms. */
+/* Until when the EventLoop may block: the next scheduled send (open loop), the end of the
+ * next think time (closed loop), a retry of a stalled session, or the end of the phase;
+ * loop_wait_until caps it at 100 ms. A response still wakes it at once. */
 static int64_t wake_at(int64_t now) {
     int64_t until = run.measure_end > now ? run.measure_end : now + 100000000;
     for(int s = 0; s < run.config->sessions; s++) {
@@ -437,6 +465,11 @@ static int64_t wake_at(int64_t now) {
             /* Nothing scheduled at or after measure_end is sent: in the drain such a time
              * lies in the past and would make the wait a busy-poll. */
             int64_t next = scheduled_time(sl, sl->next_k);
+            if(next < run.measure_end && next < until)
+                until = next;
+        } else if(sl->thinking_count > 0) {
+            /* The same for a think time ending at or after measure_end (nothing is sent). */
+            int64_t next = sl->thinking[sl->thinking_first]->ready_at;
             if(next < run.measure_end && next < until)
                 until = next;
         }
@@ -451,6 +484,7 @@ void request_workload_run(const client_config *config, session_set *set, recorde
     run.node_count = config->nodes_count;
     run.npr = (size_t)config->nodes_per_request;
     run.ns_per_request = config->open_loop ? 1e9 / config->rate : 0;
+    run.think_ns = config->open_loop ? 0 : (int64_t)(config->think_ms * 1e6);
     build_ring();
     tick_check_init(&run.ticks, run.ring_classes, run.node_count, config->sessions);
     setup_read_back();
@@ -465,6 +499,8 @@ void request_workload_run(const client_config *config, session_set *set, recorde
     rec->start_ns = wall0 + (run.measure_start - mono0);
     rec->end_ns = wall0 + (run.measure_end - mono0);
     timeline_begin(&rec->timeline, mono0, run.measure_end - mono0, wall0 - mono0);
+    if(config->record_latencies)
+        recorder_list_latencies(rec, mono0); /* send instants after timeline.start_ns */
     int64_t drain_end = run.measure_end + DRAIN_NS;
 
     loop_waiter waiter;
@@ -475,7 +511,8 @@ void request_workload_run(const client_config *config, session_set *set, recorde
             break;
         for(int s = 0; s < config->sessions; s++) {
             session_load *sl = &run.sessions[s];
-            if(sl->stalled || (config->open_loop && sl->free_count > 0))
+            if(sl->stalled || (config->open_loop && sl->free_count > 0) ||
+               sl->thinking_count > 0)
                 pump(sl, now);
         }
         loop_wait_until(&waiter, wake_at(mono_ns()));
@@ -484,7 +521,7 @@ void request_workload_run(const client_config *config, session_set *set, recorde
     /* Whatever the drain did not bring back never completed: failed. */
     uint64_t lost = unfinished_measured();
     for(uint64_t i = 0; i < lost; i++)
-        recorder_operation(rec, 0, 0, 0, "no response within 5 s after the measured phase");
+        recorder_operation(rec, 0, 0, 0, 0, "no response within 5 s after the measured phase");
     read_backs_unanswered();
     run.finished = 1;
     rec->ticks_advanced = tick_check_advanced(&run.ticks);

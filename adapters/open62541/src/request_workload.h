@@ -1,5 +1,6 @@
 /* The `read` and `write` workloads of SPEC §3: in_flight asynchronous requests per session,
- * closed loop or open loop at fixed scheduled times, warm-up, measured phase and drain. */
+ * closed loop (each slot waiting think_ms between a response and its next request) or open
+ * loop at fixed scheduled times, warm-up, measured phase and drain. */
 #ifndef UABENCH_REQUEST_WORKLOAD_H
 #define UABENCH_REQUEST_WORKLOAD_H
 
