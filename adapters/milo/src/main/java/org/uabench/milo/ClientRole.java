@@ -31,6 +31,9 @@ final class ClientRole {
               Main.sdkVersion(), config.asRun(), clock.wallNs(workload.measureStart()), endNs);
       Timeline timeline = workload.timeline();
       result.set("timeline", timeline.toJson(clock.wallNs(timeline.start()), endNs));
+      if (workload.latencies() != null) {
+        result.set("latencies", workload.latencies().toJson());
+      }
     }
     Protocol.emit(result);
     Sessions.closeSessions(sessions);

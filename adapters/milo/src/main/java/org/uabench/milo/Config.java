@@ -113,6 +113,8 @@ final class Config {
     REQUEST_KEYS.put("in_flight", ranged(Kind.INT, NODES.numberNode(1), 1, 10000));
     REQUEST_KEYS.put(
         "rate", new Key(Kind.NUMBER, NODES.nullNode(), 1e-9, 1e9, false, true, List.of()));
+    REQUEST_KEYS.put("think_ms", ranged(Kind.NUMBER, NODES.numberNode(0), 0, 60000));
+    REQUEST_KEYS.put("record_latencies", key(Kind.BOOL, NODES.booleanNode(false)));
 
     SUBSCRIBE_KEYS.put("subscriptions", ranged(Kind.INT, NODES.numberNode(1), 1, 1000));
     SUBSCRIBE_KEYS.put("publishing_interval_ms", ranged(Kind.NUMBER, NODES.numberNode(100), 1, 60000));
@@ -142,8 +144,8 @@ final class Config {
   record Client(
       String endpoint, String workload, ClientSecurity security, int sessions, double warmupS,
       double durationS, boolean verify, int timelineMs, List<String> nodes, int nodesPerRequest, int inFlight,
-      Double rate, int subscriptions, double publishingIntervalMs, double samplingIntervalMs,
-      int queueSize, ObjectNode asRun) {}
+      Double rate, double thinkMs, boolean recordLatencies, int subscriptions,
+      double publishingIntervalMs, double samplingIntervalMs, int queueSize, ObjectNode asRun) {}
 
   /** SPEC §2 "unreadable config": limits applied before any key is looked at. */
   static final int CONFIG_MAX_BYTES = 16 * 1024 * 1024;
@@ -317,6 +319,12 @@ final class Config {
               + policy);
     }
     config.set("security", security);
+    double thinkMs = config.path("think_ms").asDouble(0);
+    if (thinkMs > 0 && config.path("rate").isNumber()) {
+      throw new ConfigException(
+          "config: key 'think_ms' is the closed loop's wait between a response and the next "
+              + "request; it cannot be " + config.get("think_ms") + " with a rate (open loop)");
+    }
     return new Client(
         endpoint,
         workload,
@@ -334,6 +342,8 @@ final class Config {
         config.path("nodes_per_request").asInt(1),
         config.path("in_flight").asInt(1),
         config.path("rate").isNumber() ? config.get("rate").asDouble() : null,
+        thinkMs,
+        config.path("record_latencies").asBoolean(false),
         config.path("subscriptions").asInt(1),
         config.path("publishing_interval_ms").asDouble(100),
         config.path("sampling_interval_ms").asDouble(100),

@@ -6,6 +6,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.eclipse.milo.opcua.stack.core.AttributeId;
@@ -31,6 +34,9 @@ import org.eclipse.milo.opcua.stack.core.types.structured.WriteValue;
  * requests; one that finds every in_flight slot busy waits for a completion, and its latency
  * counts from its due time. Due times follow from k, so waiting requests are just a count.
  *
+ * <p>think_ms (closed loop): a completed request's slot sends its next request only after that
+ * long, scheduled on a timer thread; the next request's latency counts from its own send.
+ *
  * <p>With verify, session 0 of the write workload reads back every 64th measured write as soon as
  * it succeeds (SPEC §3 W1), outside the in_flight slots; the drain waits for those Reads too.
  */
@@ -52,6 +58,11 @@ final class RequestWorkload {
   private final Executor trampoline;
   private final double periodNs;
   private final Timeline timeline;
+  // SPEC §6 latencies: null unless record_latencies.
+  private final Latencies latencies;
+  // think_ms in ns, and the timer that wakes waiting slots (null when think_ms is 0).
+  private final long thinkNs;
+  private final ScheduledExecutorService thinkTimer;
 
   private long start;
   private long measureStart;
@@ -63,6 +74,18 @@ final class RequestWorkload {
     this.trampoline = trampoline;
     this.periodNs = config.rate() == null ? 0 : 1e9 / config.rate();
     this.timeline = new Timeline(config.timelineMs());
+    this.latencies = config.recordLatencies() ? new Latencies() : null;
+    this.thinkNs = Math.round(config.thinkMs() * 1e6);
+    this.thinkTimer =
+        thinkNs == 0
+            ? null
+            : new ScheduledThreadPoolExecutor(
+                1,
+                task -> {
+                  Thread thread = new Thread(task, "uabench-think");
+                  thread.setDaemon(true);
+                  return thread;
+                });
     this.lanes = new Lane[sessions.size()];
     for (int s = 0; s < lanes.length; s++) {
       lanes[s] = new Lane(sessions.get(s));
@@ -108,6 +131,9 @@ final class RequestWorkload {
     synchronized (total) {
       total.ticksAdvanced = TickVerification.ticksAdvanced(ticks);
     }
+    if (thinkTimer != null) {
+      thinkTimer.shutdownNow();
+    }
     return total;
   }
 
@@ -122,6 +148,11 @@ final class RequestWorkload {
 
   long measureEnd() {
     return measureEnd;
+  }
+
+  /** SPEC §6 latencies, send instants after {@link Timeline#start()}; null unless recorded. */
+  Latencies latencies() {
+    return latencies;
   }
 
   /** Due time of global open-loop request g. */
@@ -328,7 +359,7 @@ final class RequestWorkload {
             long now = System.nanoTime();
             complete(
                 inMeasuredPhase(scheduled), k, lowest, first, sentAfter, result, error, now,
-                now - scheduled);
+                scheduled);
             continueAfterCompletion();
           });
     }
@@ -356,7 +387,8 @@ final class RequestWorkload {
 
     private void complete(
         boolean counted, long k, long lowest, int first, long sentAfter, Object result,
-        Throwable error, long now, long latency) {
+        Throwable error, long now, long scheduled) {
+      long latency = now - scheduled;
       Recorder recorder = counted ? measured : warmup;
       String failure = error != null ? Sessions.describe(error) : failureOf(result, first);
       if (failure == null) {
@@ -393,6 +425,9 @@ final class RequestWorkload {
           return;
         }
         recorder.succeeded(latency, npr);
+        if (counted && latencies != null) {
+          latencies.record(scheduled - start, latency);
+        }
       }
       if (readsBack) {
         readBack(k, lowest, first);
@@ -511,6 +546,17 @@ final class RequestWorkload {
     private void continueAfterCompletion() {
       Runnable next;
       if (config.rate() == null) {
+        if (thinkNs > 0) {
+          // think_ms: the slot sleeps on the timer, then sends; past the end, step() sends nothing.
+          if (System.nanoTime() + thinkNs < measureEnd) {
+            try {
+              thinkTimer.schedule(this::step, thinkNs, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+              // the run is over (the timer is shut down): nothing more to send
+            }
+          }
+          return;
+        }
         next = this::step;
       } else {
         long k;
