@@ -290,7 +290,7 @@ def test_any_invocation_names_what_a_killed_harness_left_and_one_that_runs_anyth
         check = _cli(store, "check")
         line = _leftover_line(check.stderr)
         assert f"process(es), killed: {orphan} (sleep)" in line, check.stderr
-        assert "network namespaces and bridges, removed: " in line and namespace in line and bridge in line
+        assert "network namespaces, bridges and cgroups, removed: " in line and namespace in line and bridge in line
         assert check.returncode == 2 and check.stderr.endswith("uabench check: name SDKs or pass --all (not both)\n")
         assert _wait_gone([left], 5) == []
         assert namespace not in netns.namespaces() and bridge not in netns.bridges()

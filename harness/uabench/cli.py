@@ -107,10 +107,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     placement = _placement(args)
     if placement[0].kind == "container" or placement[1].kind == "container":
         _containable([one.suite for one in chosen])
+    _network_local([one for one in chosen if one.network], placement)
     estimates: list[estimate.Estimate] = []
     asked: set[str] = set()  # each adapter's capabilities are asked once per run
     for one in chosen:
-        one.phase(args.profile, "interop")
+        one.require_profile(args.profile)
         plan.require_cells(one, only, args.profile)  # a plan that selects nothing is an error
         estimates.append(estimate.for_plan(one, args.profile, only, asked=asked))
         print(f"{one.path.stem}: {estimate.clock(estimates[-1].seconds)} ({len(estimates[-1].tests)} tests)")
@@ -173,6 +174,16 @@ def _containable(suites: list[str]) -> None:
         raise ValueError(
             f"--isolation container: {', '.join(namespaced)} runs adapters in network namespaces, which a "
             "container started with the host's network cannot join; run it with --isolation host"
+        )
+
+
+def _network_local(network_plans: list[plan.Plan], placement: tuple[targets.Spec, targets.Spec]) -> None:
+    """The network suite builds its own path between two namespaces of this machine: it places
+    both roles itself."""
+    if network_plans and (placement[0].kind, placement[1].kind) != ("local", "local"):
+        raise targets.TargetError(
+            f"{network_plans[0].suite}: its servers and clients run in network namespaces of this machine "
+            "joined by a shaped path; run it without --server-target, --client-target and --isolation"
         )
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from uabench import paths, plan_contract, sdks
 from uabench.engine.constants import SWEEP_RESOLUTION
+from uabench.network import plan as network_plan
+from uabench.network.plan import NetworkSetup
 
 PLANS = paths.SUITES / "plans"
 PLAN_KEYS = {
@@ -44,6 +46,7 @@ PUBSUB_PLAN_KEYS = {
     "pubsub",
     "profiles",
 }
+NETWORK_PLAN_KEYS = {"suite", "description", "servers", "clients", "network", "scenario", "profiles"}
 # The most seconds a server is warmed up before it is measured (engine.warmup: chunks of load
 # until the throughput is steady; a server not steady by then is marked "never steady"), and
 # the measured seconds of one chunk. A plan's `server_warmup_s` table overrides the bound.
@@ -309,11 +312,19 @@ class Plan:
     interop_pairs: dict[str, str] | None = None  # per profile: "all" (default) or "cross"
     server_warmup: dict[str, float] | None = None
     pubsub: PubSub | None = None
+    network: NetworkSetup | None = None  # a network plan (network/plan.py)
+
+    def require_profile(self, profile: str) -> None:
+        """A PlanError naming the plan's profiles unless it has `profile`."""
+        if profile not in self.profiles:
+            raise PlanError(f"{self.path}: no profile '{profile}' (has: {', '.join(self.profiles)})")
 
     def server_warmup_s(self, profile: str) -> float:
         """The bound of a server's warm-up to steady state in `profile`."""
         if self.pubsub:
             return 0.0  # no server to warm up
+        if self.network:
+            return self.network.profiles[profile].server_warmup_s if profile in self.network.profiles else 0.0
         return (self.server_warmup or SERVER_WARMUP_S).get(profile, 0.0)
 
     def steady_chunk_s(self, profile: str) -> float:
@@ -336,8 +347,7 @@ class Plan:
         return (self.interop_pairs or {}).get(profile or "", "all")
 
     def phase(self, profile: str, kind: str) -> Phase:
-        if profile not in self.profiles:
-            raise PlanError(f"{self.path}: no profile '{profile}' (has: {', '.join(self.profiles)})")
+        self.require_profile(profile)
         return self.profiles[profile][kind]
 
     def sweep(self, name: str) -> Sweep:
@@ -695,11 +705,17 @@ def load(location: str | Path) -> Plan:
 def _parse(path: Path, raw: dict) -> Plan:
     if "pubsub" in raw and not isinstance(raw["pubsub"], dict):
         raise PlanError(f"key 'pubsub' must be a table ([pubsub]) of PubSub config keys, got {raw['pubsub']!r}")
-    pubsub = "pubsub" in raw
-    known_keys = PUBSUB_PLAN_KEYS if pubsub else PLAN_KEYS
+    pubsub, network = "pubsub" in raw, "network" in raw
+    known_keys = PUBSUB_PLAN_KEYS if pubsub else NETWORK_PLAN_KEYS if network else PLAN_KEYS
     for key in raw:
         if key not in known_keys:
-            kind = "PubSub plan (it has a [pubsub] table)" if pubsub else "client/server plan"
+            kind = (
+                "PubSub plan (it has a [pubsub] table)"
+                if pubsub
+                else "network plan (it has a [network] table)"
+                if network
+                else "client/server plan"
+            )
             raise PlanError(f"unknown key '{key}' in a {kind} (known: {', '.join(sorted(known_keys))})")
     suite = raw.get("suite")
     if not isinstance(suite, str) or not (paths.SUITES / f"{suite}.robot").exists():
@@ -708,7 +724,24 @@ def _parse(path: Path, raw: dict) -> Plan:
     if not isinstance(profiles, dict) or not profiles:
         raise PlanError(f"key 'profiles' must hold at least one profile table, got {profiles!r}")
     common = {"path": path, "suite": suite, "description": _text(raw, "description", "")}
+    if network:
+        return _network_plan(raw, common)
     return _pubsub_plan(raw, common) if pubsub else _client_server_plan(raw, common)
+
+
+def _network_plan(raw: dict, common: dict) -> Plan:
+    try:
+        setup, parsed = network_plan.parse(raw)
+    except network_plan.NetworkPlanError as error:
+        raise PlanError(str(error)) from None
+    _sdk_ids([setup.reference_server], "network.reference_server", "server")
+    return Plan(
+        **common,
+        profiles=parsed,
+        servers=_sdk_selection(raw.get("servers"), "servers", "server"),
+        clients=_sdk_selection(raw.get("clients"), "clients", "client"),
+        network=setup,
+    )
 
 
 def _client_server_plan(raw: dict, common: dict) -> Plan:
@@ -872,7 +905,58 @@ class TestCase:
 def test_cases(plan: Plan, only: list[str] | None = None, profile: str | None = None) -> list[TestCase]:
     """The test cases of a plan: those of its SDKs (all present, or `only` these) that run in
     `profile` (None: every profile)."""
+    if plan.network:
+        return _network_tests(plan, only, profile)
     return _pubsub_tests(plan, only) if plan.pubsub else _client_server_tests(plan, only, profile)
+
+
+def _network_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
+    """The network suite: per network profile one test measuring every server's RTD (cells of a
+    network-bound path run at once), one per constrained host, the interop short form (every
+    client against the reference server over one network) and subscriptions over each network."""
+    assert plan.network
+    setup = plan.network
+    chosen = setup.profiles.get(profile or "quick") or next(iter(setup.profiles.values()))
+    servers = _chosen("server", plan.servers, only)
+    clients = _chosen("client", plan.clients, only)
+    if not servers:
+        return []
+    listed = ",".join(servers)
+    cases = [
+        TestCase(
+            f"RTD over {name}", "RTD Over Network Should Be Measured", (name, listed), ("network", "rtd", f"net:{name}")
+        )
+        for name in chosen.networks
+    ]
+    cases += [
+        TestCase(
+            f"RTD on a host of {limit:g} cores",
+            "RTD On A Constrained Host Should Be Measured",
+            (f"{limit:g}", listed),
+            ("network", "constrained"),
+        )
+        for limit in chosen.cpu_limits
+    ]
+    if setup.reference_server in servers:
+        cases += [
+            TestCase(
+                f"interop over {setup.interop_network}: {client} → {setup.reference_server}",
+                "Network Interop Should Pass",
+                (client,),
+                ("network", "interop", f"client:{client}"),
+            )
+            for client in clients
+        ]
+    cases += [
+        TestCase(
+            f"subscriptions over {name}",
+            "Subscriptions Over Network Should Be Measured",
+            (name, listed),
+            ("network", "subscription", f"net:{name}"),
+        )
+        for name in chosen.networks
+    ]
+    return cases
 
 
 def _chosen(role: str, allowed: tuple[str, ...] | None, only: list[str] | None) -> list[str]:

@@ -23,6 +23,7 @@ from uabench.engine.constants import (
     SIGNALS_PER_EXTRA_SECOND,
     SUBSCRIBER_GRACE_S,
 )
+from uabench.network.path import NetworkPath
 from uabench.proc import cleanup, sampling
 from uabench.proc.netns import MTU, Hosts
 from uabench.proc.process import AdapterError, AdapterProcess
@@ -332,7 +333,7 @@ def run_cell(
     cpus: set[int] | None,
     peer: Measured | None = None,
     peer_ready: Callable[[], object] | None = None,
-    hosts: Hosts | None = None,
+    hosts: Hosts | NetworkPath | None = None,
     started: Callable[[int], None] | None = None,
 ) -> Outcome:
     """Starts one `role` process of `sdk` per config (process k on host k when `hosts` are

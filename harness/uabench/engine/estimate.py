@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from uabench import sdks
+from uabench.engine import network
 from uabench.engine.capacity import too_few_for_p99
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
 from uabench.engine.schedule import STEADY_RUN
@@ -109,6 +110,14 @@ def clock(seconds: float) -> str:
     whole = max(0, round(seconds))
     hours, rest = divmod(whole, 3600)
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
+
+
+NETWORK_KEYWORDS = (
+    "RTD Over Network Should Be Measured",
+    "RTD On A Constrained Host Should Be Measured",
+    "Network Interop Should Pass",
+    "Subscriptions Over Network Should Be Measured",
+)
 
 
 def for_plan(
@@ -301,6 +310,8 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         one = startup(publisher) + startup(subscriber) + phase.warmup_s + phase.duration_s + CELL_OVERHEAD_S
         count = points * phase.repetitions + (limit_cells(phase) if kind == "sweep" else 0)
         cost.add(count * one, cells=count)
+    elif keyword in NETWORK_KEYWORDS:
+        cost.add(network.test_seconds(plan, profile, keyword, args, startup), cells=1)
     elif keyword in CHECK_KEYWORDS:  # asks every adapter (args: which, when known) for its capabilities
         new = [sdk for sdk in (args or [sdk.id for sdk in sdks.all_sdks()]) if sdk not in asked]
         asked.update(new)  # asked once per run (engine.adapters)

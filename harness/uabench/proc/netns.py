@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import threading
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from uabench.proc import launcher
 
@@ -19,12 +20,27 @@ HOST_PREFIX = "uabench-"  # then the owner's token (owner_token): uabench-1234-1
 BRIDGE_ALIAS = "uabench-hosts-"  # then the owner's token
 NETWORK = ipaddress.IPv4Network("198.18.0.0/15")  # RFC 2544: reserved for benchmarking
 MTU = 1500
-_hosts_live: set[Hosts] = set()
+_hosts_live: set[Removable] = set()  # Hosts, and network/path.py's NetworkPath
 _hosts_lock = threading.Lock()
 
 
 class HostsError(RuntimeError):
     pass
+
+
+class Removable(Protocol):
+    def down(self) -> list[str]: ...
+
+
+def register(hosts: Removable) -> None:
+    """Namespaces to remove at exit or on a stop signal (proc/cleanup.py) unless removed before."""
+    with _hosts_lock:
+        _hosts_live.add(hosts)
+
+
+def unregister(hosts: Removable) -> None:
+    with _hosts_lock:
+        _hosts_live.discard(hosts)
 
 
 def unavailable() -> str | None:
@@ -48,7 +64,7 @@ def owner_token(marker: str) -> str:
     return marker.replace(":", "-").replace(".", "")
 
 
-def _owner_gone(token: str) -> bool:
+def owner_gone(token: str) -> bool:
     """Whether the harness that put `token` into a name has ended: its pid is free, or taken by
     a process that started at another time (a reused pid is not the owner)."""
     return not launcher.harness_running(token.partition("-")[0], lambda live: owner_token(live) == token)
@@ -76,12 +92,12 @@ def stale() -> list[tuple[str, str]]:
     A live concurrent run's hosts are never among them, nor anything named by hand."""
     found = []
     for name in namespaces():
-        match = re.fullmatch(rf"{HOST_PREFIX}(\d+-\d+)-(?:t\d+h\d+|pi[0-9a-f]+)", name)  # hosts, a Pi
-        if match and _owner_gone(match.group(1)):
+        match = re.fullmatch(rf"{HOST_PREFIX}(\d+-\d+)-(?:t\d+h\d+|pi[0-9a-f]+|n\d+[cs])", name)  # hosts, a Pi, a path
+        if match and owner_gone(match.group(1)):
             found.append(("netns", name))
     for name, alias in _bridge_aliases().items():
         match = re.fullmatch(rf"{BRIDGE_ALIAS}(\d+-\d+)", alias)
-        if match and _owner_gone(match.group(1)):
+        if match and owner_gone(match.group(1)):
             found.append(("bridge", name))
     return found
 
@@ -122,7 +138,7 @@ class Hosts:
         if not 1 <= self.count <= 200:
             raise HostsError(f"between 1 and 200 hosts, not {self.count}")
         pid = os.getpid()
-        self.tag = self.tag or _next_tag()
+        self.tag = self.tag or next_tag()
         self.owner = owner_token(launcher.harness_marker())
         self.bridge = f"ubr{pid}x{self.tag}"[:15]
         self.names = [f"{HOST_PREFIX}{self.owner}-t{self.tag}h{k}" for k in range(self.count)]
@@ -137,10 +153,9 @@ class Hosts:
 
     def up(self) -> Hosts:
         remove_stale()
-        with _hosts_lock:
-            _hosts_live.add(self)
+        register(self)
         try:
-            self.subnet = _free_subnet()
+            self.subnet = free_subnet()
             _ip("link", "add", self.bridge, "type", "bridge", "mcast_snooping", "0")
             # `ip link add` takes no alias: set at once after (a SIGKILL in between leaves a
             # bridge no later harness can prove its own: it is left, not guessed at)
@@ -173,8 +188,7 @@ class Hosts:
             done = subprocess.run(["ip", "link", "del", self.bridge], capture_output=True, text=True, timeout=30)
             if done.returncode != 0:
                 left.append(self.bridge)
-        with _hosts_lock:
-            _hosts_live.discard(self)
+        unregister(self)
         return left
 
     # --- addresses --------------------------------------------------------------------------
@@ -209,14 +223,14 @@ def snmp_ip(text: str) -> dict[str, int]:
 _tag_counter = 0
 
 
-def _next_tag() -> int:
+def next_tag() -> int:
     global _tag_counter
     with _hosts_lock:
         _tag_counter += 1
         return _tag_counter
 
 
-def _free_subnet() -> ipaddress.IPv4Network:
+def free_subnet() -> ipaddress.IPv4Network:
     done = subprocess.run(["ip", "-4", "-o", "addr", "show"], capture_output=True, text=True, timeout=30)
     used = set()
     for line in done.stdout.splitlines():

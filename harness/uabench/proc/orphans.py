@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import psutil
 
-from uabench.proc import launcher, netns
+from uabench.proc import cgroups, launcher, netns
 from uabench.results.store import Store
 
 
@@ -71,6 +71,8 @@ def find(store: Store | None) -> Leftovers:
     if netns.unavailable() is None:
         with contextlib.suppress(OSError, ValueError):
             hosts = [name for _, name in netns.stale()]
+    if cgroups.unavailable() is None:
+        hosts += cgroups.stale()
     return Leftovers(runs, left_processes(), hosts)
 
 
@@ -94,10 +96,11 @@ def reap(store: Store | None) -> str | None:
     if found.hosts:
         with contextlib.suppress(OSError):
             removed = netns.remove_stale()
+        removed += cgroups.remove_stale()
     parts = [
         *(f"run {run['id']} ({run['suite']}) still running, now abandoned" for run in found.runs),
         *([f"{len(killed)} process(es), killed: {', '.join(killed)}"] if killed else []),
-        *([f"network namespaces and bridges, removed: {', '.join(removed)}"] if removed else []),
+        *([f"network namespaces, bridges and cgroups, removed: {', '.join(removed)}"] if removed else []),
     ]
     return f"{PREFIX}{'; '.join(parts)}" if parts else None
 

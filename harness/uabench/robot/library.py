@@ -29,12 +29,14 @@ from uabench.engine import (
     search,
     security_probe,
 )
+from uabench.engine import network as network_engine
 from uabench.engine.cells import Outcome, wrong_values
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
 from uabench.engine.session import Session
 from uabench.engine.warmup import SteadyRule
+from uabench.network import path as network_path
 from uabench.pki import Identity
-from uabench.proc import netns
+from uabench.proc import cgroups, netns
 from uabench.proc.process import AdapterError
 from uabench.results import stats, sustain
 from uabench.results.store import open_store
@@ -56,11 +58,12 @@ class UabenchLibrary:
             raise plans.PlanError(f"{self.plan.path} is a plan for suite '{self.plan.suite}', not '{suite}'")
         self.suite = suite
         self.profile = profile
-        self.plan.phase(profile, "interop")  # an unknown profile fails at import, not mid-run
+        self.plan.require_profile(profile)  # an unknown profile fails at import, not mid-run
         self.store_location = store
         self.only = plans.selected(sdks)
         self.run_dir = Path(run_dir) if run_dir else None
         self.session: Session | None = None
+        self._network: network_engine.NetworkRun | None = None
 
     # --- suite setup and teardown ----------------------------------------------------------
 
@@ -667,6 +670,46 @@ class UabenchLibrary:
     def pubsub_interop_should_pass(self, publisher: str, subscriber: str) -> None:
         """`publisher` → `subscriber`: every NetworkMessage decodes, every value verifies."""
         _passed(pubsub.interop(self._pubsub_run(), publisher, subscriber, logger.info))
+
+    # --- networks (suites/network.robot, engine/network.py) ------------------------------------
+
+    def rtd_over_network_should_be_measured(self, network: str, servers: str) -> None:
+        """Every server's RTD over `network` (a profile of suites/networks), every scenario of the
+        plan, at least the profile's requests per cell; every cell passes."""
+        self._network_verdict(lambda run: run.rtd(network, _included(servers), logger.info))
+
+    def rtd_on_a_constrained_host_should_be_measured(self, cores: str, servers: str) -> None:
+        """Every server on a host of `cores` cores (a cgroup CPU quota), its CPU sampled every
+        10 ms beside every RTD for the RTD–CPU study."""
+        missing = cgroups.unavailable()
+        if missing:
+            raise SkipExecution(f"not supported: {missing}")
+        self._network_verdict(lambda run: run.constrained(float(cores), _included(servers), logger.info))
+
+    def network_interop_should_pass(self, client: str) -> None:
+        """`client` reads the reference server over the plan's interop network, every value verified."""
+        self._network_verdict(lambda run: [run.interop(client, logger.info)])
+
+    def subscriptions_over_network_should_be_measured(self, network: str, servers: str) -> None:
+        """The reference client subscribes to every server over `network`: delay and gaps."""
+        self._network_verdict(lambda run: run.subscriptions(network, _included(servers), logger.info))
+
+    def _network_verdict(self, measure: Callable[[network_engine.NetworkRun], list[Outcome]]) -> None:
+        missing = network_path.unavailable()
+        if missing:
+            raise SkipExecution(f"not supported: {missing}")
+        if self._network is None:
+            self._network = network_engine.NetworkRun(self._session(), self.plan, self.profile)
+        try:
+            outcomes = measure(self._network)
+        except (network_path.PathError, cgroups.CgroupError) as error:
+            raise AssertionError(f"network path: {error}") from None
+        failed = [o for o in outcomes if o.status not in ("pass", "not_supported")]
+        if failed:
+            raise AssertionError(
+                f"{len(failed)} of {len(outcomes)} cells failed: "
+                + "; ".join(search.first_line(o.reason or o.status) for o in failed[:3])
+            )
 
     def _pubsub_run(self) -> pubsub.PubSubRun:
         return pubsub.PubSubRun(self._session(), self.plan, self.profile)

@@ -73,7 +73,7 @@ class Matrix(SuiteVisitor):
             )
 
     def _generate(self, suite: TestSuite, plan: plans.Plan) -> None:
-        plan.phase(self.profile, "interop")  # an unknown profile is a PlanError naming the file
+        plan.require_profile(self.profile)  # an unknown profile is a PlanError naming the file
         only = plans.selected(self.sdks)
         own = plan.path.resolve() == (plans.PLANS / f"{plan.suite}.toml").resolve()
         if not own:
