@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,8 @@ from uabench.proc import launcher, netns
 ROOT = Path("/sys/fs/cgroup/cpu")
 PREFIX = "uabench-"
 PERIOD_US = 100_000  # the CFS default: the quota is handed out per 100 ms
+_live: set[CpuLimit] = set()
+_lock = threading.Lock()
 
 
 class CgroupError(RuntimeError):
@@ -65,6 +68,8 @@ class CpuLimit:
         self.path.mkdir()
         (self.path / "cpu.cfs_period_us").write_text(str(PERIOD_US))
         (self.path / "cpu.cfs_quota_us").write_text(str(int(self.fraction * PERIOD_US)))
+        with _lock:
+            _live.add(self)
         return self
 
     def add(self, pid: int) -> None:
@@ -81,6 +86,8 @@ class CpuLimit:
         (the kernel may take a moment to see the last one go)."""
         if self.path is None:
             return
+        with _lock:
+            _live.discard(self)
         for _ in range(50):
             try:
                 self.path.rmdir()
@@ -90,3 +97,12 @@ class CpuLimit:
             except OSError:
                 time.sleep(0.1)
         raise CgroupError(f"could not remove {self.path}: processes still in it")
+
+
+def remove_all() -> None:
+    """At exit or on a stop signal (proc/cleanup.py), once the processes in them are stopped."""
+    with _lock:
+        live = list(_live)
+    for limit in live:
+        with contextlib.suppress(CgroupError):
+            limit.__exit__()

@@ -16,7 +16,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterator
 
-from uabench.proc import netns, process
+from uabench.proc import cgroups, netns, process
 
 _installed = False
 _lock = threading.Lock()
@@ -80,6 +80,7 @@ def remove_everything() -> None:
                 pass
             popen.wait()
     netns.remove_all_hosts()
+    cgroups.remove_all()
 
 
 def install() -> None:
