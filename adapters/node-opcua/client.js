@@ -33,7 +33,7 @@ async function runRequests(sessions, config, recorder) {
       ? readRequests(uaSession, config, recorder, ticks[index])
       : writeRequests(uaSession, config, index),
     recorder, phase, index, readBack: index === 0 ? readBack : null,
-    inFlight: config.in_flight, rate: config.rate, sessions: config.sessions,
+    inFlight: config.in_flight, rate: config.rate, sessions: config.sessions, thinkMs: config.think_ms,
   }));
   await Promise.all(loads.map((load) => load.run()));
   for (const load of loads) load.abandon();
@@ -56,7 +56,7 @@ export async function runClient(config, version) {
     throw error;
   }
 
-  const recorder = new Recorder(config.timeline_ms);
+  const recorder = new Recorder(config.timeline_ms, config.record_latencies === true);
   for (const session of sessions) recorder.sessionReady(session.setupNs);
   const { phase, extra } = config.workload === "subscribe"
     ? await runSubscribe(sessions, config, recorder, makePhase)

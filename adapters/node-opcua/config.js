@@ -203,5 +203,10 @@ export function clientConfig(raw) {
     requireReadable("security.certificate", config.security.certificate);
     requireReadable("security.private_key", config.security.private_key);
   }
+  // SPEC §3: the think time belongs to the closed loop; an open loop sends at fixed times.
+  if (config.think_ms > 0 && config.rate !== null && config.rate !== undefined) {
+    throw new ConfigError("config: key 'think_ms' is the closed loop's wait between a response and the next "
+      + `request; it cannot be ${config.think_ms} with a rate (open loop)`);
+  }
   return config;
 }

@@ -1,6 +1,7 @@
 // Drives one session's requests through the phases of a run (SPEC §3): closed loop with
 // `in_flight` outstanding requests, or open loop at fixed scheduled times where latency
 // runs from the scheduled time, so waiting for a free slot is part of it.
+import { setTimeout as sleep } from "node:timers/promises";
 import { nowNs } from "./clock.js";
 
 const GRACE_NS = 5e9;
@@ -52,8 +53,8 @@ export class SessionLoad {
    * verification only for measured operations. readBack: session 0's WriteReadBack (SPEC §3
    * W1) in a verified write workload, else null.
    */
-  constructor({ send, recorder, phase, inFlight, rate, sessions, index, readBack = null }) {
-    Object.assign(this, { send, recorder, phase, inFlight, rate, sessions, index, readBack });
+  constructor({ send, recorder, phase, inFlight, rate, sessions, index, readBack = null, thinkMs = 0 }) {
+    Object.assign(this, { send, recorder, phase, inFlight, rate, sessions, index, readBack, thinkMs });
     this.nextRequest = 0;
     this.pending = new Set();
     this.backlog = new Backlog();
@@ -83,7 +84,7 @@ export class SessionLoad {
     if (lowest >= 0 && outcome.ok && !entry.abandoned) this.readBack.start(k, lowest);
     if (outcome.ok) this.recorder.timeline.completed(completedNs, outcome.values);
     const measured = entry.measured && !entry.abandoned;
-    if (measured) this.recorder.operation(latency, outcome.ok, outcome.values, outcome.error);
+    if (measured) this.recorder.operation(latency, outcome.ok, outcome.values, outcome.error, referenceNs);
     if (outcome.ok && outcome.check && !entry.abandoned) outcome.check(measured);
   }
 
@@ -103,9 +104,24 @@ export class SessionLoad {
 
   #closedLoop() {
     const worker = async () => {
-      for (let t = nowNs(); t < this.phase.measureUntil; t = nowNs()) await this.#dispatch(t);
+      for (let t = nowNs(); t < this.phase.measureUntil; t = nowNs()) {
+        await this.#dispatch(t);
+        if (this.thinkMs > 0 && !(await this.#think())) return;
+      }
     };
     return Promise.all(Array.from({ length: this.inFlight }, worker));
+  }
+
+  /**
+   * SPEC §3 think_ms: the slot sleeps think_ms after a response (timers may fire a little
+   * early, so it sleeps again for what is left). False when the wait would outlast the
+   * measured phase, in which the slot sends nothing more.
+   */
+  async #think() {
+    const until = nowNs() + this.thinkMs * 1e6;
+    if (until >= this.phase.measureUntil) return false;
+    for (let left = until - nowNs(); left > 0; left = until - nowNs()) await sleep(Math.ceil(left / 1e6));
+    return true;
   }
 
   #openLoop() {

@@ -1,12 +1,14 @@
 // Counts one client run and builds the result record of SPEC §6.
 import { Histogram } from "./histogram.js";
+import { LatencySeries } from "./latencies.js";
 import { Timeline } from "./timeline.js";
 
 const MAX_EXAMPLES = 5;
 
 export class Recorder {
-  constructor(timelineMs = 100) {
+  constructor(timelineMs = 100, recordLatencies = false) {
     this.timeline = new Timeline(timelineMs);
+    this.latencies = recordLatencies ? new LatencySeries() : null; // SPEC §6 latencies
     this.attempted = 0;
     this.succeeded = 0;
     this.failed = 0;
@@ -24,12 +26,16 @@ export class Recorder {
     this.endNs = 0n;
   }
 
-  operation(latencyNs, ok, values, error) {
+  /** sentNs: the request's (open loop: scheduled) monotonic send instant, for `latencies`. */
+  operation(latencyNs, ok, values, error, sentNs = 0) {
     this.attempted += 1;
     if (ok) {
       this.succeeded += 1;
       this.values += values;
-      this.latency.record(latencyNs);
+      // Whole nanoseconds, at least 1: the value the histogram buckets (histogram.js).
+      const latency = Math.max(1, Math.trunc(latencyNs));
+      this.latency.record(latency);
+      this.latencies?.append(Math.max(0, Math.round(sentNs - this.timeline.startNs)), latency);
     } else {
       this.failed += 1;
       this.error(error);
@@ -89,6 +95,7 @@ export class Recorder {
       throughput: { ops_per_s: this.succeeded / seconds, values_per_s: this.values / seconds },
       latency_ns: this.latency.sparse(),
       send_lag_ns: this.sendLag.sparse(),
+      ...(this.latencies && { latencies: this.latencies.record() }),
       session_setup_ns: this.sessionSetup.sparse(),
       timeline: this.timeline.record(this.endNs),
     };
