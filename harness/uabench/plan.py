@@ -16,6 +16,7 @@ from pathlib import Path
 from uabench import paths, plan_contract, sdks
 from uabench.engine.constants import SWEEP_RESOLUTION
 from uabench.network import plan as network_plan
+from uabench.network import profiles as network_profiles
 from uabench.network.plan import NetworkSetup
 
 PLANS = paths.SUITES / "plans"
@@ -956,6 +957,18 @@ def _network_tests(plan: Plan, only: list[str] | None, profile: str | None) -> l
         )
         for name in chosen.networks
     ]
+    publisher = reference_publisher()
+    if publisher and (only is None or publisher in only):
+        cases += [
+            TestCase(
+                f"PubSub over {name}",
+                "PubSub Over Network Should Be Measured",
+                (name,),
+                ("network", "pubsub", f"net:{name}"),
+            )
+            for name in chosen.networks
+            if network_profiles.load(name).loss_percent
+        ]
     return cases
 
 

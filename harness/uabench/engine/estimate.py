@@ -117,6 +117,7 @@ NETWORK_KEYWORDS = (
     "RTD On A Constrained Host Should Be Measured",
     "Network Interop Should Pass",
     "Subscriptions Over Network Should Be Measured",
+    "PubSub Over Network Should Be Measured",
 )
 
 

@@ -34,6 +34,7 @@ from uabench import plan as plans
 from uabench import sdks
 from uabench.engine import cells
 from uabench.engine.cells import Measured, Outcome
+from uabench.engine.pubsub import PubSubRun
 from uabench.engine.session import Session, free_port
 from uabench.network import analysis, profiles
 from uabench.network.cpuload import FineCpuSampler
@@ -49,6 +50,7 @@ CALIBRATION_EXCHANGES = {"smoke": 50, "quick": 200, "full": 1000}
 # mostly has its requests; a cell short of them is measured once more, longer.
 DURATION_MARGIN = 1.3
 SDK_TIME_GUESS_S = 0.002  # a server's share of an RTD before any was measured (a Python SDK's)
+PUBSUB_SIGNALS = 1000  # Floats: a 5 kB NetworkMessage, four datagrams at the path's 1500-byte MTU
 SUBSCRIPTION = {"publishing_interval_ms": 100, "sampling_interval_ms": 100, "queue_size": 1}
 
 
@@ -451,6 +453,29 @@ class NetworkRun:
             )
         return outcomes
 
+    def pubsub(self, network: str, log: Callable[[str], None]) -> Outcome:
+        """The reference publisher (in the server's namespace) to the reference subscriber (in
+        the client's) over `network`: what its loss does to NetworkMessages. UDP does not pass
+        toxiproxy, so a profile's delay and jitter do not apply; its loss and bandwidth do."""
+        pubsub_plan = plans.load("pubsub")
+        run = PubSubRun(self.session, pubsub_plan, self.profile)
+        publisher_id = plans.reference_publisher() or "open62541"
+        publisher = sdks.get(publisher_id)
+        subscriber = sdks.get(plans.reference_subscriber(pubsub_plan, publisher_id) or publisher_id)
+        timing = {"warmup_s": max(self.chosen.warmup_s, 1.0), "duration_s": self.chosen.subscription_s}
+        with NetworkPath(profiles.load(network)) as path:
+            publisher_config, template = run.configs(PUBSUB_SIGNALS, path.server_address)
+            config = dict(template, interface=path.client_address, **timing)
+            outcome = run.measure(
+                publisher, subscriber, publisher_config, [config], hosts=path, publisher_prefix=path.server_prefix()
+            )
+            if outcome.result is not None:
+                outcome.result["path"] = path.summary()
+        log(f"PubSub over {network}: {publisher.id} → {subscriber.id}: {_summary(outcome)}")
+        return self.session.record(
+            "network-pubsub", subscriber, publisher, network, 0, config, outcome, publisher_config, network
+        )
+
 
 @contextlib.contextmanager
 def _background(limit: cgroups.CpuLimit, percent: float, cores: float) -> Iterator[None]:
@@ -550,6 +575,13 @@ def test_seconds(plan: plans.Plan, profile: str, keyword: str, args: tuple[str, 
             server(setup.reference_server)
             + startup(args[0])
             + cell(setup.interop_network, scenario, chosen.interop_requests)
+        )
+    if keyword == "PubSub Over Network Should Be Measured":
+        return (
+            2 * startup(plans.reference_publisher() or "open62541")
+            + max(chosen.warmup_s, 1.0)
+            + chosen.subscription_s
+            + 2.0
         )
     if keyword == "Subscriptions Over Network Should Be Measured":
         one = startup(reference) + max(chosen.warmup_s, 1.0) + chosen.subscription_s + 1.0

@@ -25,6 +25,7 @@ from uabench.engine import cells, search
 from uabench.engine.cells import Measured, Outcome
 from uabench.engine.constants import SIGNALS_PER_EXTRA_SECOND
 from uabench.engine.session import Session
+from uabench.network.path import NetworkPath
 from uabench.plan import Phase, Plan
 from uabench.proc.netns import MTU, Hosts
 from uabench.proc.process import AdapterProcess
@@ -65,11 +66,12 @@ class PubSubRun:
         subscriber: Sdk,
         publisher_config: dict,
         subscriber_configs: list[dict],
-        hosts: Hosts | None = None,
+        hosts: Hosts | NetworkPath | None = None,
+        publisher_prefix: list[str] | None = None,
     ) -> Outcome:
-        """Starts the publisher, then the subscribers (subscriber k on host k), which build
-        their side while the publisher builds its own: their warm-up starts with its first
-        NetworkMessage (SPEC §8)."""
+        """Starts the publisher (under `publisher_prefix`, e.g. in a network namespace), then
+        the subscribers (subscriber k on host k), which build their side while the publisher
+        builds its own: their warm-up starts with its first NetworkMessage (SPEC §8)."""
         if "publisher" not in publisher.roles:
             return Outcome("not_supported", publisher.reason_unsupported("publisher"))
         if "subscriber" not in subscriber.roles:
@@ -82,6 +84,7 @@ class PubSubRun:
                 self.session.workdir,
                 self.session.server_cpus,
                 name=f"{publisher.id}-publisher-{time.monotonic_ns()}",
+                prefix=publisher_prefix,
             )
         )
         try:  # a large DataSet takes a while to build

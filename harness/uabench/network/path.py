@@ -107,6 +107,8 @@ class NetworkPath:
                 _run(["ip", "-n", name, "link", "set", "lo", "up"], "loopback")
                 _run(["ip", "-n", name, "addr", "add", f"{address}/{subnet.prefixlen}", "dev", "eth0"], "address")
                 _run(["ip", "-n", name, "link", "set", "eth0", "up"], "veth up")
+                # PubSub over the path: multicast leaves and arrives by the veth
+                _run(["ip", "-n", name, "route", "add", "224.0.0.0/4", "dev", "eth0"], "multicast route")
             self._shape(self.client, self.profile.up_kbit)
             self._shape(self.server, self.profile.down_kbit)
             if self.profile.proxy:

@@ -694,6 +694,10 @@ class UabenchLibrary:
         """The reference client subscribes to every server over `network`: delay and gaps."""
         self._network_verdict(lambda run: run.subscriptions(network, _included(servers), logger.info))
 
+    def pubsub_over_network_should_be_measured(self, network: str) -> None:
+        """The reference publisher → subscriber over `network`: loss and delay of NetworkMessages."""
+        self._network_verdict(lambda run: [run.pubsub(network, logger.info)])
+
     def _network_verdict(self, measure: Callable[[network_engine.NetworkRun], list[Outcome]]) -> None:
         missing = network_path.unavailable()
         if missing:
