@@ -144,6 +144,12 @@ def test_correlations_find_peaks_that_go_with_load_and_not_those_that_do_not():
     load_elsewhere[loaded] = 5
     apart = {(c.n, c.k): c for c in analysis.correlations(rtd.tolist(), load_elsewhere.tolist())}
     assert apart[(5, 40)].cpu_peaks == 0 and apart[(5, 40)].pearson is None
+    # a saturated server: the load is high at every request, so equation (3) copies the RTD
+    # peaks (PEA 1 by construction) while the peaks say nothing about the load
+    saturated = {(c.n, c.k): c for c in analysis.correlations(rtd.tolist(), [95.0] * 1000)}
+    assert saturated[(5, 40)].pearson == pytest.approx(1.0) and saturated[(5, 40)].kulczynski == pytest.approx(1.0)
+    assert saturated[(5, 40)].pearson_load is None and saturated[(5, 40)].loaded == 1000
+    assert together[(5, 40)].pearson_load == pytest.approx(1.0)
     with pytest.raises(ValueError, match="1000 RTDs but 999 CPU loads"):
         analysis.correlations(rtd.tolist(), load.tolist()[:-1])
 

@@ -92,6 +92,12 @@ def kulczynski_2(x: np.ndarray, y: np.ndarray) -> float | None:
 
 @dataclass(frozen=True)
 class Correlation:
+    """One (N, K) of Table III. Equation (3) marks a CPU peak only where the RTD peaked, so
+    its series is the RTD's own with some 1s cleared: where the load is ≥ K nearly always (a
+    saturated server), PEA and KUL are near 1 whatever the RTD does. `loaded` and
+    `pearson_load` are the same test without that condition: the RTD peaks against the plain
+    binarised load L_CPU(i) ≥ K, which a load that is high everywhere cannot pass."""
+
     n: int
     k: int
     rtd_peaks: int
@@ -99,6 +105,9 @@ class Correlation:
     pearson: float | None  # None: a constant series (no peak, or peaks everywhere)
     p_value: float | None
     kulczynski: float | None
+    loaded: int = 0  # requests with L_CPU ≥ K, peak or not
+    pearson_load: float | None = None
+    p_load: float | None = None
 
     def summary(self) -> dict:
         return dict(self.__dict__)
@@ -109,18 +118,38 @@ def correlations(latency_ns: Sequence[int], cpu_percent: Sequence[float]) -> lis
     if len(latency_ns) != len(cpu_percent):
         raise ValueError(f"{len(latency_ns)} RTDs but {len(cpu_percent)} CPU loads")
     found = []
+    load = np.asarray(cpu_percent, dtype=float)
     for n in N_GRID:
         x = rtd_peaks(latency_ns, n)
         for k in K_GRID:
             y = cpu_peaks(cpu_percent, x, k)
-            pearson = p_value = None
-            if 0 < x.sum() < len(x) and 0 < y.sum() < len(y):
-                result = stats.pearsonr(x, y)
-                pearson, p_value = float(result.statistic), float(result.pvalue)
-                if math.isnan(pearson):
-                    pearson = p_value = None
-            found.append(Correlation(n, k, int(x.sum()), int(y.sum()), pearson, p_value, kulczynski_2(x, y)))
+            z = (load >= k).astype(int)
+            pearson, p_value = _pearson(x, y)
+            pearson_load, p_load = _pearson(x, z)
+            found.append(
+                Correlation(
+                    n,
+                    k,
+                    int(x.sum()),
+                    int(y.sum()),
+                    pearson,
+                    p_value,
+                    kulczynski_2(x, y),
+                    int(z.sum()),
+                    pearson_load,
+                    p_load,
+                )  # fmt: skip
+            )
     return found
+
+
+def _pearson(x: np.ndarray, y: np.ndarray) -> tuple[float | None, float | None]:
+    """Pearson's r of two series and its two-sided p-value (scipy); None for a constant one."""
+    if not (0 < x.sum() < len(x) and 0 < y.sum() < len(y)):
+        return None, None
+    result = stats.pearsonr(x, y)
+    r, p = float(result.statistic), float(result.pvalue)
+    return (None, None) if math.isnan(r) else (r, p)
 
 
 def cpu_at_requests(
