@@ -30,8 +30,7 @@ async def run_client(config: dict, sdk: str, version: str) -> None:
 
             extra = await run_subscriptions(sessions, config, recorder)
         else:
-            await run_requests(sessions, config, recorder)
-            extra = {}
+            extra = await run_requests(sessions, config, recorder)
     except Exception as error:
         log.exception("workload failed")
         await close_sessions(sessions)
@@ -42,14 +41,24 @@ async def run_client(config: dict, sdk: str, version: str) -> None:
     contract.emit({**recorder.result(sdk, version, "client", config), **extra})
 
 
-async def run_requests(sessions: list, config: dict, recorder: Recorder) -> None:
+async def run_requests(sessions: list, config: dict, recorder: Recorder) -> dict:
+    """Runs the read or write workload; returns the record's keys beside the Recorder's."""
     kind = ReadWorkload if config["workload"] == "read" else WriteWorkload
     workload = kind(sessions, config, recorder)
     driver = LoadDriver(
-        workload, recorder, len(sessions), config["in_flight"], config["rate"]
+        workload,
+        recorder,
+        len(sessions),
+        config["in_flight"],
+        config["rate"],
+        config["think_ms"],
+        config["record_latencies"],
     )
     await driver.run(config["warmup_s"], config["duration_s"])
     if isinstance(workload, WriteWorkload) and config["verify"]:
         await workload.verify_written(pattern=time.time_ns() // 1_000_000 % 1000 + 1)
     if isinstance(workload, ReadWorkload):
         recorder.ticks_advanced = workload.verifier.ticks_advanced  # SPEC §6, R3
+    if driver.latencies is None:
+        return {}
+    return {"latencies": driver.latencies.record()}  # SPEC §6, record_latencies

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from array import array
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -17,6 +18,32 @@ from uabench_contract import Recorder
 GRACE_S = 5.0
 LATE = "no response within 5 s after the measured phase"
 UNSENT = "not sent within 5 s after the measured phase (all in_flight slots busy)"
+# SPEC §6 latencies: at most this many entries listed, further ones only counted
+MAX_LATENCIES = 1_000_000
+
+
+class Latencies:
+    """SPEC §6 `latencies` (record_latencies): each measured request the latency_ns
+    histogram counts, its send instant after the timeline's start and its latency."""
+
+    def __init__(self, origin_ns: int) -> None:
+        self.origin_ns = origin_ns
+        self.send_ns, self.latency_ns = array("q"), array("q")
+        self.truncated = 0
+
+    def add(self, send_ns: int, latency_ns: int) -> None:
+        if len(self.latency_ns) < MAX_LATENCIES:
+            self.send_ns.append(send_ns - self.origin_ns)
+            self.latency_ns.append(max(1, latency_ns))
+        else:
+            self.truncated += 1
+
+    def record(self) -> dict:
+        return {
+            "send_ns": self.send_ns.tolist(),
+            "latency_ns": self.latency_ns.tolist(),
+            "truncated": self.truncated,
+        }
 
 
 class Workload(Protocol):
@@ -59,12 +86,17 @@ class LoadDriver:
         sessions: int,
         in_flight: int,
         rate: float | None,
+        think_ms: float = 0,
+        record_latencies: bool = False,
     ) -> None:
         self._workload = workload
         self._recorder = recorder
         self._sessions = sessions
         self._in_flight = in_flight
         self._rate = rate
+        self._think_ns = int(think_ms * 1e6)
+        self._record_latencies = record_latencies
+        self.latencies: Latencies | None = None
 
     async def run(self, warmup_s: float, duration_s: float) -> None:
         phases = Phases.begin_now(warmup_s, duration_s)
@@ -74,6 +106,8 @@ class LoadDriver:
         self._recorder.timeline.begin(
             phases.start, phases.measure_end - phases.start, wall_offset
         )
+        if self._record_latencies:
+            self.latencies = Latencies(phases.start)
         if self._rate is None:
             tasks = [
                 asyncio.create_task(self._closed_loop(s, phases))
@@ -111,6 +145,8 @@ class LoadDriver:
             self._recorder.timeline.completed(end_ns, values)
         if measured:
             self._recorder.operation(end_ns - start_ns, ok, values, error)
+            if ok and self.latencies is not None:
+                self.latencies.add(start_ns, end_ns - start_ns)
 
     async def _closed_loop(self, session: int, phases: Phases) -> None:
         counter = iter(range(2**62))
@@ -120,6 +156,13 @@ class LoadDriver:
                 await self._operation(
                     session, next(counter), now, now >= phases.measure_start
                 )
+                if self._think_ns:
+                    # SPEC §3 think_ms: the slot waits after the response, outside the
+                    # latency; never past the measured phase, which sends nothing more
+                    wait_ns = min(
+                        self._think_ns, phases.measure_end - time.perf_counter_ns()
+                    )
+                    await asyncio.sleep(max(0, wait_ns) / 1e9)
 
         workers = [asyncio.create_task(worker()) for _ in range(self._in_flight)]
         await self._drain(workers, phases)

@@ -51,9 +51,9 @@ def run_client(path: str) -> None:
         if config["workload"] == "subscribe":
             from .subscribe import run_subscribe
 
-            recorder = run_subscribe(sessions, config)
+            recorder, extra = run_subscribe(sessions, config), {}
         else:
-            recorder = run_requests(sessions, config)
+            recorder, extra = run_requests(sessions, config)
         for session in sessions:
             recorder.session_ready(session.setup_ns)
     except Exception as error:
@@ -65,7 +65,7 @@ def run_client(path: str) -> None:
         )
     end(
         sessions,
-        recorder.result(SDK_ID, sdk_version(), "client", config),
+        {**recorder.result(SDK_ID, sdk_version(), "client", config), **extra},
         contract.EXIT_OK,
     )
 
@@ -80,11 +80,14 @@ def connect_all(sessions: list[Session]) -> None:
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-def run_requests(sessions: list[Session], config: dict) -> contract.Recorder:
+def run_requests(
+    sessions: list[Session], config: dict
+) -> tuple[contract.Recorder, dict]:
+    """Runs the read or write workload: its Recorder and the record's keys beside it."""
     from .pipeline import Phases, RequestPipeline, Tally, verify_writes
 
-    tally = Tally(config)
     phases = Phases(config["warmup_s"], config["duration_s"])
+    tally = Tally(config, phases)
     tally.recorder.timeline.begin(
         phases.t0, phases.measure_end - phases.t0, phases.wall_offset
     )
@@ -98,7 +101,9 @@ def run_requests(sessions: list[Session], config: dict) -> contract.Recorder:
     if config["workload"] == "write" and config["verify"]:
         verify_writes(sessions[0], config["nodes"], config["nodes_per_request"], tally)
     tally.recorder.ticks_advanced = tally.verifier.ticks_advanced  # SPEC §6, R3
-    return tally.recorder
+    if tally.latencies is None:
+        return tally.recorder, {}
+    return tally.recorder, {"latencies": tally.latencies.record()}  # SPEC §6
 
 
 def describe(error: BaseException) -> str:

@@ -7,8 +7,9 @@ with that RequestId arrives. The pipeline uses exactly that to keep up to `in_fl
 requests outstanding on one SecureChannel (truly pipelined on the wire, no thread per
 outstanding request). Closed loop: each completion sends the next request from the receive
 thread (waking another thread per request costs more than the request under the GIL).
-Open loop: one sender thread per session sends at the scheduled times; a semaphore holds
-the free in_flight slots.
+With a think time (think_ms) a completion queues its slot's next send instead, and the
+session's sender thread sends it when the think time is over. Open loop: one sender thread
+per session sends at the scheduled times; a semaphore holds the free in_flight slots.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import queue
 import threading
 import time
+from array import array
 
 from opcua import ua
 from opcua.ua.ua_binary import nodeid_from_binary, struct_from_binary
@@ -34,6 +37,8 @@ GRACE_NS = (
 )
 SERVICE_FAULT = ua.FourByteNodeId(ua.ObjectIds.ServiceFault_Encoding_DefaultBinary)
 LATE = "no response within 5 s after the measured phase"
+# SPEC §6 latencies: at most this many entries listed, further ones only counted
+MAX_LATENCIES = 1_000_000
 
 
 class Phases:
@@ -52,12 +57,37 @@ class Phases:
         return perf_ns + self.wall_offset
 
 
-class Tally:
-    """The run's Recorder, read verifier and write read-back (W1), shared by the sessions'
-    receive threads."""
+class Latencies:
+    """SPEC §6 `latencies` (record_latencies): each measured request the latency_ns
+    histogram counts, its send instant after the timeline's start (t0) and its latency."""
 
-    def __init__(self, config: dict) -> None:
+    def __init__(self, t0: int) -> None:
+        self.t0 = t0
+        self.send_ns, self.latency_ns = array("q"), array("q")
+        self.truncated = 0
+
+    def add(self, sent_ns: int, latency_ns: int) -> None:
+        if len(self.latency_ns) < MAX_LATENCIES:
+            self.send_ns.append(sent_ns - self.t0)
+            self.latency_ns.append(max(1, latency_ns))
+        else:
+            self.truncated += 1
+
+    def record(self) -> dict:
+        return {
+            "send_ns": self.send_ns.tolist(),
+            "latency_ns": self.latency_ns.tolist(),
+            "truncated": self.truncated,
+        }
+
+
+class Tally:
+    """The run's Recorder, read verifier, write read-back (W1) and latencies, shared by the
+    sessions' receive threads."""
+
+    def __init__(self, config: dict, phases: Phases) -> None:
         self.recorder = contract.Recorder(config["timeline_ms"])
+        self.latencies = Latencies(phases.t0) if config["record_latencies"] else None
         self.lock = threading.Lock()
         self.verify = config["verify"]
         self.verifier = ReadVerifier(config["nodes"], config["sessions"], self.recorder)
@@ -126,6 +156,9 @@ class RequestPipeline:
         self.next_number = 0
         self.broken: str | None = None  # why sending failed: the connection is gone
         self.rate = config["rate"]
+        # SPEC §3 think_ms (closed loop): completions queue their slot's next send instant
+        self.think_ns = round(config["think_ms"] * 1e6)
+        self.thinking: queue.SimpleQueue[int] = queue.SimpleQueue()
         if self.rate is not None:
             # The total rate is spread evenly: each session sends every `interval` ns,
             # and the sessions are staggered by interval / sessions.
@@ -161,8 +194,24 @@ class RequestPipeline:
         for _ in range(self.in_flight):
             if not self._send_next():
                 break
+        if self.think_ns:
+            self._send_after_thinking()
         time.sleep(max(0.0, (self.phases.measure_end - time.perf_counter_ns()) / 1e9))
         return None, ""
+
+    def _send_after_thinking(self) -> None:
+        """think_ms: sends each slot's next request when its think time is over. Completions
+        queue their instants in order (one receive thread), so the queue is in time order."""
+        end = self.phases.measure_end
+        while (now := time.perf_counter_ns()) < end and not self.broken:
+            try:
+                due = self.thinking.get(timeout=(end - now) / 1e9)
+            except queue.Empty:
+                return
+            delay = min(due, end) - time.perf_counter_ns()
+            if delay > 0:
+                time.sleep(delay / 1e9)
+            self._send_next()
 
     def _send_next(self) -> bool:
         now = time.perf_counter_ns()
@@ -252,10 +301,12 @@ class RequestPipeline:
         try:
             self._account(operation, future, done)
         finally:
-            if self.rate is None:
-                self._send_next()
-            else:
+            if self.rate is not None:
                 self.slots.release()
+            elif self.think_ns:
+                self.thinking.put(done + self.think_ns)
+            else:
+                self._send_next()
 
     def _account(self, operation: Operation, future, done: int) -> None:
         kind = ua.ReadResponse if self.workload == "read" else ua.WriteResponse
@@ -301,6 +352,8 @@ class RequestPipeline:
                 recorder.timeline.completed(done, values)
             if operation.measured:
                 recorder.operation(done - operation.scheduled, ok, values, error)
+                if ok and tally.latencies is not None:
+                    tally.latencies.add(operation.scheduled, done - operation.scheduled)
             if ok and tally.verify and self.workload == "read":
                 # R1–R5 (SPEC §3). Warm-up verifies too (the same work as the measured
                 # phase), unrecorded. R2 against what had arrived before the send.
