@@ -277,7 +277,16 @@ GOOD = [
     ("client", {**READ, "rate": None, "warmup_s": 3600, "duration_s": 86400}),
     ("client", {**READ, "timeline_ms": 10}),
     ("client", {**READ, "think_ms": 60000, "record_latencies": True}),
-    ("client", {**READ, "workload": "write", "think_ms": 0.5, "rate": None, "record_latencies": False}),
+    (
+        "client",
+        {
+            **READ,
+            "workload": "write",
+            "think_ms": 0.5,
+            "rate": None,
+            "record_latencies": False,
+        },
+    ),
     ("client", {**READ, "think_ms": 0, "rate": 100}),
     ("client", {**SUBSCRIBE, "timeline_ms": 10000}),
     ("client", SUBSCRIBE),

@@ -931,12 +931,16 @@ def _network_tests(plan: Plan, only: list[str] | None, profile: str | None) -> l
     ]
     cases += [
         TestCase(
-            f"RTD on a host of {limit:g} cores",
+            f"RTD on a host of {limit:g} cores" + (f" beside a {load:g} % load" if load else ""),
             "RTD On A Constrained Host Should Be Measured",
-            (f"{limit:g}", listed),
+            (f"{limit:g}", f"{load:g}", listed),
             ("network", "constrained"),
         )
+        # each limit isolated; the smallest also beside the background load (Morato et al.)
         for limit in chosen.cpu_limits
+        for load in (
+            [0.0, chosen.background_load] if chosen.background_load and limit == min(chosen.cpu_limits) else [0.0]
+        )
     ]
     if setup.reference_server in servers:
         cases += [

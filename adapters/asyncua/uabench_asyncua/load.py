@@ -9,41 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from array import array
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from uabench_contract import Recorder
+from uabench_contract import Latencies, Recorder
 
 GRACE_S = 5.0
 LATE = "no response within 5 s after the measured phase"
 UNSENT = "not sent within 5 s after the measured phase (all in_flight slots busy)"
 # SPEC §6 latencies: at most this many entries listed, further ones only counted
-MAX_LATENCIES = 1_000_000
-
-
-class Latencies:
-    """SPEC §6 `latencies` (record_latencies): each measured request the latency_ns
-    histogram counts, its send instant after the timeline's start and its latency."""
-
-    def __init__(self, origin_ns: int) -> None:
-        self.origin_ns = origin_ns
-        self.send_ns, self.latency_ns = array("q"), array("q")
-        self.truncated = 0
-
-    def add(self, send_ns: int, latency_ns: int) -> None:
-        if len(self.latency_ns) < MAX_LATENCIES:
-            self.send_ns.append(send_ns - self.origin_ns)
-            self.latency_ns.append(max(1, latency_ns))
-        else:
-            self.truncated += 1
-
-    def record(self) -> dict:
-        return {
-            "send_ns": self.send_ns.tolist(),
-            "latency_ns": self.latency_ns.tolist(),
-            "truncated": self.truncated,
-        }
 
 
 class Workload(Protocol):

@@ -20,11 +20,11 @@ import math
 import queue
 import threading
 import time
-from array import array
 
 from opcua import ua
 from opcua.ua.ua_binary import nodeid_from_binary, struct_from_binary
 import uabench_contract as contract
+from uabench_contract import Latencies
 from uabench_contract.read_verification import NONE_YET, ReadVerifier
 from uabench_contract.write_verification import LowestInFlight, WriteReadBack, sampled
 
@@ -38,7 +38,6 @@ GRACE_NS = (
 SERVICE_FAULT = ua.FourByteNodeId(ua.ObjectIds.ServiceFault_Encoding_DefaultBinary)
 LATE = "no response within 5 s after the measured phase"
 # SPEC §6 latencies: at most this many entries listed, further ones only counted
-MAX_LATENCIES = 1_000_000
 
 
 class Phases:
@@ -55,30 +54,6 @@ class Phases:
 
     def wall(self, perf_ns: int) -> int:
         return perf_ns + self.wall_offset
-
-
-class Latencies:
-    """SPEC §6 `latencies` (record_latencies): each measured request the latency_ns
-    histogram counts, its send instant after the timeline's start (t0) and its latency."""
-
-    def __init__(self, t0: int) -> None:
-        self.t0 = t0
-        self.send_ns, self.latency_ns = array("q"), array("q")
-        self.truncated = 0
-
-    def add(self, sent_ns: int, latency_ns: int) -> None:
-        if len(self.latency_ns) < MAX_LATENCIES:
-            self.send_ns.append(sent_ns - self.t0)
-            self.latency_ns.append(max(1, latency_ns))
-        else:
-            self.truncated += 1
-
-    def record(self) -> dict:
-        return {
-            "send_ns": self.send_ns.tolist(),
-            "latency_ns": self.latency_ns.tolist(),
-            "truncated": self.truncated,
-        }
 
 
 class Tally:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from array import array as machine_array  # `array` is SPEC §4's Array_n value below
 import struct
 import sys
 from dataclasses import dataclass
@@ -245,6 +246,35 @@ def record_problems(record: dict) -> list[str]:
     )
 
 
+MAX_LATENCIES = 1_000_000  # SPEC §6: the most entries of `latencies`
+
+
+class Latencies:
+    """SPEC §6 `latencies` (record_latencies) as a Python client keeps it: each measured
+    request the latency_ns histogram counts, its send instant after `origin_ns` (the
+    timeline's start, on the clock the client times with) and its latency; two arrays of
+    machine integers, two appends per request."""
+
+    def __init__(self, origin_ns: int) -> None:
+        self.origin_ns = origin_ns
+        self.send_ns, self.latency_ns = machine_array("q"), machine_array("q")
+        self.truncated = 0
+
+    def add(self, send_ns: int, latency_ns: int) -> None:
+        if len(self.latency_ns) < MAX_LATENCIES:
+            self.send_ns.append(send_ns - self.origin_ns)
+            self.latency_ns.append(max(1, latency_ns))
+        else:
+            self.truncated += 1
+
+    def record(self) -> dict:
+        return {
+            "send_ns": self.send_ns.tolist(),
+            "latency_ns": self.latency_ns.tolist(),
+            "truncated": self.truncated,
+        }
+
+
 def latencies_problems(record: dict) -> list[str]:
     """SPEC §6 `latencies`: two lists of one length, the requests the latency_ns histogram
     counts (less those truncated), each latency in the bucket the histogram counted."""
@@ -261,12 +291,18 @@ def latencies_problems(record: dict) -> list[str]:
             f"but latency_ns counts {counted} requests"
         ]
     if series["truncated"] and len(latencies) < 1_000_000:
-        return [f"$.latencies.truncated: {series['truncated']} with only {len(latencies)} listed"]
+        return [
+            f"$.latencies.truncated: {series['truncated']} with only {len(latencies)} listed"
+        ]
     histogram: dict[int, int] = {}
     for value in latencies:
         histogram[bucket(value)] = histogram.get(bucket(value), 0) + 1
-    if not series["truncated"] and sorted(histogram.items()) != [tuple(b) for b in record["latency_ns"]]:
-        return ["$.latencies.latency_ns: its buckets do not add up to the latency_ns histogram"]
+    if not series["truncated"] and sorted(histogram.items()) != [
+        tuple(b) for b in record["latency_ns"]
+    ]:
+        return [
+            "$.latencies.latency_ns: its buckets do not add up to the latency_ns histogram"
+        ]
     return []
 
 

@@ -317,7 +317,9 @@ class NetworkRun:
             network,
         )
 
-    def constrained(self, cores: float, servers: list[str], log: Callable[[str], None]) -> list[Outcome]:
+    def constrained(
+        self, cores: float, background: float, servers: list[str], log: Callable[[str], None]
+    ) -> list[Outcome]:
         """Every server on a host of `cores` (cgroup quota), the constrained scenario over the
         constrained network, the server's CPU sampled every 10 ms; `network-constrained` cells."""
         network, scenario = self.setup.constrained_network, self.setup.scenario(self.setup.constrained_scenario)
@@ -332,12 +334,12 @@ class NetworkRun:
                     NetworkPath(profiles.load(network)) as path,
                     cgroups.CpuLimit(cores) as limit,
                     self.server_on(path, server, limit) as (running, endpoint, server_config),
-                    _background(limit, self.chosen.background_load, cores),
+                    _background(limit, background, cores) as beside,
                 ):
                     before = limit.throttled()
                     outcome, client_config = self.rtd_cell(
                         path, running, endpoint, server, scenario, self.chosen.server_warmup_s,
-                        sampler=functools.partial(FineCpuSampler, running.process.pid),
+                        sampler=functools.partial(FineCpuSampler, running.process.pid, *beside),
                     )  # fmt: skip
                     after = limit.throttled()
             except (AdapterError, cgroups.CgroupError) as error:
@@ -346,7 +348,7 @@ class NetworkRun:
                 outcome.result["scenario"] = {"name": scenario.name, "nodes": scenario.nodes, "think": scenario.think}
                 outcome.result["cpu_limit"] = {
                     "cores": cores,
-                    "background_load_percent": self.chosen.background_load,
+                    "background_load_percent": background,
                     "throttled": {k: after.get(k, 0) - before.get(k, 0) for k in after},
                 }
             log(f"{network} {scenario.name} {server_id} on {cores:g} cores: {_summary(outcome)}")
@@ -355,7 +357,7 @@ class NetworkRun:
                     "network-constrained",
                     sdks.get(self.reference or "open62541"),
                     server,
-                    f"{network}/{scenario.name}/{cores:g} cores",
+                    f"{network}/{scenario.name}/{cores:g} cores" + (f"/{background:g} % load" if background else ""),
                     0,
                     client_config,
                     outcome,
@@ -478,11 +480,12 @@ class NetworkRun:
 
 
 @contextlib.contextmanager
-def _background(limit: cgroups.CpuLimit, percent: float, cores: float) -> Iterator[None]:
+def _background(limit: cgroups.CpuLimit, percent: float, cores: float) -> Iterator[list[int]]:
     """A stress-ng worker in the constrained host's cgroup taking `percent` of its quota (none
-    at 0): the other processes of a gateway (Morato et al.'s experiment without isolation)."""
+    at 0): the other processes of a gateway (Morato et al.'s experiment without isolation).
+    Yields its pid (none without it), whose CPU counts in the host's load."""
     if not percent:
-        yield
+        yield []
         return
     worker = subprocess.Popen(
         [
@@ -498,13 +501,13 @@ def _background(limit: cgroups.CpuLimit, percent: float, cores: float) -> Iterat
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
-        preexec_fn=launcher.preexec(),
+        # in the cgroup before it runs: the worker it forks is born there
+        preexec_fn=launcher.preexec(then=lambda: limit.add(os.getpid())),
     )
     cleanup.adopt(worker)
     try:
-        limit.add(worker.pid)
-        time.sleep(0.2)
-        yield
+        time.sleep(0.2)  # its worker starts
+        yield [worker.pid]
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(worker.pid, signal.SIGKILL)

@@ -18,12 +18,15 @@ INTERVAL_S = 0.01
 
 
 class FineCpuSampler:
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
+    """The CPU of the process trees of `pids` together (a constrained host's server and the
+    background load beside it: the gateway's whole load, as the paper's L_CPU was)."""
+
+    def __init__(self, *pids: int) -> None:
+        self.pids = pids
         self.counter = schedstat.source()
         self.samples: list[tuple[int, int]] = []  # (wall-clock ns, CPU ns of the tree)
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name=f"fine-cpu-{pid}", daemon=True)
+        self._thread = threading.Thread(target=self._loop, name=f"fine-cpu-{pids[0]}", daemon=True)
 
     def __enter__(self) -> FineCpuSampler:
         self._thread.start()
@@ -35,7 +38,7 @@ class FineCpuSampler:
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            pids = [self.pid, *(schedstat.descendants(self.pid) or [])]
+            pids = [tree for pid in self.pids for tree in (pid, *(schedstat.descendants(pid) or []))]
             used = schedstat.tree_ns(pids, self.counter)
             if not used:
                 return  # the process has ended

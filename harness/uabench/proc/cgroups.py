@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from uabench.proc import launcher, netns
+from uabench.proc import launcher, netns, schedstat
 
 ROOT = Path("/sys/fs/cgroup/cpu")
 PREFIX = "uabench-"
@@ -73,8 +73,12 @@ class CpuLimit:
         return self
 
     def add(self, pid: int) -> None:
+        """The process `pid` (all its threads) and the processes it has started so far; those
+        it starts later are born in the cgroup."""
         assert self.path
-        (self.path / "cgroup.procs").write_text(str(pid))
+        for one in (pid, *(schedstat.descendants(pid) or [])):
+            with contextlib.suppress(ProcessLookupError):
+                (self.path / "cgroup.procs").write_text(str(one))
 
     def throttled(self) -> dict[str, int]:
         """cpu.stat: periods, those throttled, and the time throttled (ns)."""

@@ -220,6 +220,7 @@ def _constrained(cells: list[dict], unconstrained: list[dict]) -> Section:
     agree: list[bool] = []  # the load alone: positive and significant
     against: list[bool] = []  # negative and significant
     by_paper: list[bool] = []  # equation (3)
+    share: dict[str, list[tuple[float, float, float]]] = defaultdict(list)  # outliers' share per host
     for c in sorted(cells, key=lambda c: (c["server"], -float(c["parameter"] or 0))):
         if c["status"] != "pass":
             notes.append(f"{c['server']} on {c['parameter']} cores: {c['status']} — {first_line(c['reason'])}")
@@ -243,7 +244,10 @@ def _constrained(cells: list[dict], unconstrained: list[dict]) -> Section:
         throttled = result["cpu_limit"].get("throttled") or {}
         base = next((u for u in unconstrained if u["server"] == c["server"] and _scenario(u) == _scenario(c)), None)
         base_stats = analysis.rtd_stats(_series(base), _nodes(base)) if base and base["status"] == "pass" else None
-        cells_row: list = [c["server"], f"{cores:g}", stats.count, stats.mean_ms, stats.max_ms, stats.outliers[5]]
+        background = result["cpu_limit"].get("background_load_percent") or 0
+        share[c["server"]].append((cores, background, stats.outliers[5] / stats.count))
+        cells_row: list = [c["server"], f"{cores:g}", f"{background:g} %" if background else "isolated"]
+        cells_row += [stats.count, stats.mean_ms, stats.max_ms, stats.outliers[5]]
         cells_row.append(base_stats.outliers[5] if base_stats else None)
         cells_row.append(throttled.get("nr_throttled"))
         for one in found:
@@ -270,6 +274,7 @@ def _constrained(cells: list[dict], unconstrained: list[dict]) -> Section:
     columns = [
         Column("server", kind="text"),
         Column("cores", kind="text"),
+        Column("beside", "a stress-ng load in the same cgroup, percent of the quota", kind="text"),
         Column("RTDs"),
         Column("E(tR)", "ms", 3),
         Column("tR max", "ms", 2),
@@ -313,6 +318,26 @@ def _constrained(cells: list[dict], unconstrained: list[dict]) -> Section:
         statements.append(
             "No combination could be computed (no RTD reached 5 × its minimum, or the load never crossed 40 %): "
             "the constrained hosts gave no peaks to correlate, unlike the paper's 600 MHz gateway."
+        )
+    slower = [
+        (server, sorted((h for h in hosts if not h[1]), reverse=True))
+        for server, hosts in sorted(share.items())
+        if len([h for h in hosts if not h[1]]) > 1
+    ]
+    if slower:
+        more = [server for server, hosts in slower if hosts[-1][2] > hosts[0][2]]
+        statements.append(
+            "Outliers (≥ 5 × the least RTD) on the smaller CPU than on the larger one: "
+            + "; ".join(
+                f"{server} " + " → ".join(f"{share_:.1%} at {cores:g} cores" for cores, _, share_ in hosts)
+                for server, hosts in slower
+            )
+            + f". More on the slower CPU for {len(more)} of {len(slower)} servers"
+            + (
+                " (the paper: more at 600 than at 800 MHz)."
+                if more
+                else "; the paper found more at 600 than at 800 MHz."
+            )
         )
     statements.append(
         "The p-values assume independent requests; consecutive requests share CPU samples (10 ms, at least 20 ms "

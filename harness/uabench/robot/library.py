@@ -678,13 +678,16 @@ class UabenchLibrary:
         plan, at least the profile's requests per cell; every cell passes."""
         self._network_verdict(lambda run: run.rtd(network, _included(servers), logger.info))
 
-    def rtd_on_a_constrained_host_should_be_measured(self, cores: str, servers: str) -> None:
-        """Every server on a host of `cores` cores (a cgroup CPU quota), its CPU sampled every
-        10 ms beside every RTD for the RTD–CPU study."""
+    def rtd_on_a_constrained_host_should_be_measured(self, cores: str, background: str, servers: str) -> None:
+        """Every server on a host of `cores` cores (a cgroup CPU quota), beside a background load
+        of `background` percent of it (0: isolated), its CPU sampled every 10 ms beside every RTD
+        for the RTD–CPU study."""
         missing = cgroups.unavailable()
         if missing:
             raise SkipExecution(f"not supported: {missing}")
-        self._network_verdict(lambda run: run.constrained(float(cores), _included(servers), logger.info))
+        self._network_verdict(
+            lambda run: run.constrained(float(cores), float(background), _included(servers), logger.info)
+        )
 
     def network_interop_should_pass(self, client: str) -> None:
         """`client` reads the reference server over the plan's interop network, every value verified."""
