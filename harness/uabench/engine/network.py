@@ -48,7 +48,7 @@ CALIBRATION_EXCHANGES = {"smoke": 50, "quick": 200, "full": 1000}
 # A cell's measured phase is sized from the RTD expected (the calibrated round trip, or what the
 # same server and scenario took on the network before): this margin over it, so the first try
 # mostly has its requests; a cell short of them is measured once more, longer.
-DURATION_MARGIN = 1.3
+DURATION_MARGIN = 1.15
 SDK_TIME_GUESS_S = 0.002  # a server's share of an RTD before any was measured (a Python SDK's)
 PUBSUB_SIGNALS = 1000  # Floats: a 5 kB NetworkMessage, four datagrams at the path's 1500-byte MTU
 SUBSCRIPTION = {"publishing_interval_ms": 100, "sampling_interval_ms": 100, "queue_size": 1}
@@ -570,7 +570,7 @@ def test_seconds(plan: plans.Plan, profile: str, keyword: str, args: tuple[str, 
         # a quarter of a core makes the server's share of each RTD four times as long, or more
         slowdown = 1 / max(float(args[0]), 0.05)
         return sum(
-            server(s) + cell(setup.constrained_network, scenario, chosen.requests) * min(slowdown, 4) for s in servers
+            (server(s) + cell(setup.constrained_network, scenario, chosen.requests)) * min(slowdown, 4) for s in servers
         )
     if keyword == "Network Interop Should Pass":
         scenario = setup.scenario(setup.interop_scenario)

@@ -158,7 +158,9 @@ def _table_ii(network: str, cells: list[dict], ping_ms: float | None) -> Section
         Column("≥ 5 × min", "requests"),
         Column("≥ 20 × min", "requests"),
         Column("path share", "calibrated ping RTD / E(tR)", kind="percent"),
-        Column("TCP retransmits"),
+        Column(
+            "TCP retransmits", "segments the client's namespace retransmitted during the cell (cells at once share it)"
+        ),
         Column("marks", kind="text"),
         Column("paper E / s / min / max / E(μ1)", kind="text"),
     ]
