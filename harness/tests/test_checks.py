@@ -11,9 +11,10 @@ from pathlib import Path
 from uabench import paths, plan, sdks
 
 FAULTY = """#!/usr/bin/env bash
-# The reference adapter with five faults: it lies about its version, accepts an unknown
+# The reference adapter with six faults: it lies about its version, accepts an unknown
 # server key, verifies nothing (sees no value advance, reads nothing back under load) as a client, swaps the client's
-# send lag (none in the open loop, one entry in the closed loop) and ignores SIGTERM as a server.
+# send lag (none in the open loop, one entry in the closed loop), ignores think_ms and
+# record_latencies (contract v6: it runs its config without them) and ignores SIGTERM as a server.
 real={real}
 case "$1" in
   capabilities) "$real" capabilities | sed 's/"sdk": *"[^"]*"/"sdk":"faulty"/' ;;
@@ -21,7 +22,9 @@ case "$1" in
     if grep -q signalz "$3"; then exit 0; fi
     trap '' TERM; "$real" "$@" || exit; sleep 30 ;;
   client)
-    "$real" "$@" | sed -u -e 's/"checked": *[0-9]*/"checked":0/g' -e 's/"send_lag_ns": *[[][]]/"send_lag_ns":SWAP/' \
+    config=$(mktemp); trap 'rm -f "$config"' EXIT
+    sed -e 's/"think_ms": *[0-9.]*/"think_ms": 0/' -e 's/"record_latencies": *true/"record_latencies": false/' "$3" > "$config"
+    "$real" client --config "$config" | sed -u -e 's/"checked": *[0-9]*/"checked":0/g' -e 's/"send_lag_ns": *[[][]]/"send_lag_ns":SWAP/' \
       -e 's/"send_lag_ns": *[[][][0-9, ]*[]]/"send_lag_ns":[]/' -e 's/"send_lag_ns":SWAP/"send_lag_ns":[[1000,1]]/' \
       -e 's/"ticks_advanced": *[0-9]*/"ticks_advanced":0/g' -e 's/"read_back": *[0-9]*/"read_back":0/g'
     exit "${{PIPESTATUS[0]}}" ;;
@@ -91,6 +94,9 @@ def test_faulty_adapters_fail_the_checks_they_break(check_repo, tmp_path):
         "test_client_writes_the_reference_server_with_read_back[]": "failure",
         "test_client_reports_the_send_lag_of_the_open_loop[open-loop]": "failure",  # no send lag
         "test_client_reports_the_send_lag_of_the_open_loop[closed-loop]": "failure",  # a send lag
+        "test_client_records_every_latency[open-loop]": "failure",  # no latencies
+        "test_client_records_every_latency[closed-loop]": "failure",
+        "test_client_waits_its_think_time[]": "failure",  # no think time
         "test_client_sees_the_values_of_the_reference_server_advance[]": "failure",  # ticks_advanced 0
         "test_values_of_the_server_advance_for_the_reference_client[]": "passed",
         "test_client_reads_back_writes_under_load[]": "failure",  # read_back 0 after hundreds of writes

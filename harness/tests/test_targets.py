@@ -55,6 +55,15 @@ def test_a_placement_that_cannot_be_made_is_refused_before_anything_runs(argumen
     assert not (tmp_path / "s.sqlite").exists() or os.path.getsize(tmp_path / "s.sqlite") >= 0
 
 
+@pytest.mark.parametrize("arguments", [["--server-target", "container"], ["--isolation", "container"]])
+def test_the_network_suite_places_its_roles_itself(arguments, capsys, tmp_path):
+    code = cli.main(["--store", str(tmp_path / "s.sqlite"), "run", "network", "--profile", "smoke", *arguments])
+    assert code == 2
+    error = capsys.readouterr().err
+    assert "network: its servers and clients run in network namespaces" in error or "network namespaces" in error
+    assert error.count("\n") == 1, error
+
+
 class LocalFiles(ssh.SshTarget):
     """The transport of an SSH target over local files: the agent here writes what it would write
     there, so the sampler's reading, parsing and clock shift are tested without ssh."""

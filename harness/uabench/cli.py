@@ -165,7 +165,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 # Suites whose adapters run in network namespaces: `docker run --network host` joins the
 # daemon's network namespace, never one the harness made.
-NAMESPACED_SUITES = frozenset({"pubsub"})
+NAMESPACED_SUITES = frozenset({"pubsub", "network"})
 
 
 def _containable(suites: list[str]) -> None:

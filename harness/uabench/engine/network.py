@@ -50,7 +50,11 @@ CALIBRATION_EXCHANGES = {"smoke": 50, "quick": 200, "full": 1000}
 # mostly has its requests; a cell short of them is measured once more, longer.
 DURATION_MARGIN = 1.15
 SDK_TIME_GUESS_S = 0.002  # a server's share of an RTD before any was measured (a Python SDK's)
-PUBSUB_SIGNALS = 1000  # Floats: a 5 kB NetworkMessage, four datagrams at the path's 1500-byte MTU
+# PubSub over a lossy path: 200 Floats (a 1 kB NetworkMessage, one datagram) every 10 ms, 100
+# messages/s for twice the subscription time, so a loss of 0.5 % shows as a count, not a 0 or 1;
+# 0.8 Mbit/s fits the slowest profile's downlink (3g: 2 Mbit/s).
+PUBSUB_SIGNALS = 200
+PUBSUB_INTERVAL_MS = 10
 SUBSCRIPTION = {"publishing_interval_ms": 100, "sampling_interval_ms": 100, "queue_size": 1}
 
 
@@ -464,10 +468,11 @@ class NetworkRun:
         publisher_id = plans.reference_publisher() or "open62541"
         publisher = sdks.get(publisher_id)
         subscriber = sdks.get(plans.reference_subscriber(pubsub_plan, publisher_id) or publisher_id)
-        timing = {"warmup_s": max(self.chosen.warmup_s, 1.0), "duration_s": self.chosen.subscription_s}
+        timing = {"warmup_s": max(self.chosen.warmup_s, 1.0), "duration_s": 2 * self.chosen.subscription_s}
         with NetworkPath(profiles.load(network)) as path:
             publisher_config, template = run.configs(PUBSUB_SIGNALS, path.server_address)
-            config = dict(template, interface=path.client_address, **timing)
+            publisher_config["publishing_interval_ms"] = PUBSUB_INTERVAL_MS
+            config = dict(template, interface=path.client_address, publishing_interval_ms=PUBSUB_INTERVAL_MS, **timing)
             outcome = run.measure(
                 publisher, subscriber, publisher_config, [config], hosts=path, publisher_prefix=path.server_prefix()
             )
@@ -583,7 +588,7 @@ def test_seconds(plan: plans.Plan, profile: str, keyword: str, args: tuple[str, 
         return (
             2 * startup(plans.reference_publisher() or "open62541")
             + max(chosen.warmup_s, 1.0)
-            + chosen.subscription_s
+            + 2 * chosen.subscription_s
             + 2.0
         )
     if keyword == "Subscriptions Over Network Should Be Measured":

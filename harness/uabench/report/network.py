@@ -6,6 +6,7 @@ series; the paper's own figures are quoted beside them, labelled as the paper's.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 
 from uabench.network import analysis
@@ -13,7 +14,14 @@ from uabench.report.model import Cell, Column, Figure, Section, Series, Status, 
 from uabench.report.sections import first_line, verdict_cell
 from uabench.results.stats import latency_summary, merge_histograms
 
-KINDS = ("network-calibration", "network-rtd", "network-constrained", "network-interop", "network-subscription")
+KINDS = (
+    "network-calibration",
+    "network-rtd",
+    "network-constrained",
+    "network-interop",
+    "network-subscription",
+    "network-pubsub",
+)
 # Table II of the paper (ms; kbps): environment -> scenario -> (E, s, min, max, E(mu1)). Quoted,
 # not measured: the figures uabench's are set beside.
 PAPER_TABLE_II: dict[str, dict[str, tuple[float, ...]]] = {
@@ -473,6 +481,59 @@ def _subscriptions(cells: list[dict]) -> Section:
     )
 
 
+def _pubsub(cells: list[dict]) -> Section:
+    rows, notes = [], []
+    for c in sorted(cells, key=lambda c: c["variant"]):
+        if c["status"] != "pass":
+            notes.append(
+                f"{c['server']} → {c['client']} over {c['variant']}: {c['status']} — {first_line(c['reason'])}"
+            )
+            continue
+        result, profile = c["result"], c["result"]["path"]["profile"]
+        counts = result["pubsub"]
+        sent = counts["messages"] + counts["lost"]
+        # IP packets per NetworkMessage: its datagrams, each in fragments of the path's MTU (1500
+        # bytes less 20 of IP header; the first also carries 8 of UDP)
+        fragments = math.ceil((counts["bytes"] / counts["datagrams"] + 8) / 1480) if counts["datagrams"] else 1
+        per_message = counts["datagrams"] / counts["messages"] * fragments if counts["messages"] else None
+        # each packet is dropped with the profile's loss on the subscriber's side
+        expected = 1 - (1 - profile["loss_percent"] / 100) ** per_message if per_message else None
+        delay = latency_summary(merge_histograms([result.get("delay_ns") or []]))
+        rows.append(
+            row(
+                c["variant"],
+                f"{c['server']} → {c['client']}",
+                sent,
+                counts["lost"],
+                counts["lost"] / sent if sent else None,
+                expected,
+                _ms(delay.get("p50_us")),
+                _ms(delay.get("max_us")),
+            )
+        )
+    columns = [
+        Column("network", kind="text"),
+        Column("publisher → subscriber", kind="text"),
+        Column("NetworkMessages", "received and lost"),
+        Column("lost"),
+        Column("lost share", kind="percent"),
+        Column("expected from the profile", "1 − (1 − loss)^IP packets per message", kind="percent"),
+        Column("delay p50", "ms", 2),
+        Column("delay max", "ms", 2),
+    ]
+    return Section(
+        "Networks: PubSub under loss",
+        paragraphs=[
+            "The reference publisher in the server's namespace, the reference subscriber in the client's, over each "
+            "lossy network: 200 Floats every 10 ms (one datagram per NetworkMessage). Loss comes from the sequence "
+            "numbers, delay from the DataSetMessage timestamp (one clock). UDP does not pass toxiproxy, so the "
+            "profile's delay and jitter do not apply; its loss and bandwidth do."
+        ],
+        tables=[Table(columns, rows)],
+        notes=notes,
+    )
+
+
 def _ms(us: float | None) -> float | None:
     return None if us is None else us / 1e3
 
@@ -495,4 +556,7 @@ def network_section(cells: list[dict]) -> Section | None:
     subscriptions = [c for c in mine if c["kind"] == "network-subscription"]
     if subscriptions:
         parts.append(_subscriptions(subscriptions))
+    pubsub = [c for c in mine if c["kind"] == "network-pubsub"]
+    if pubsub:
+        parts.append(_pubsub(pubsub))
     return Section("Networks and constrained hosts (round-trip delay)", subsections=parts)
