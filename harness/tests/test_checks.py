@@ -23,8 +23,10 @@ case "$1" in
     trap '' TERM; "$real" "$@" || exit; sleep 30 ;;
   client)
     config=$(mktemp); trap 'rm -f "$config"' EXIT
-    sed -e 's/"think_ms": *[0-9.]*/"think_ms": 0/' -e 's/"record_latencies": *true/"record_latencies": false/' "$3" > "$config"
-    "$real" client --config "$config" | sed -u -e 's/"checked": *[0-9]*/"checked":0/g' -e 's/"send_lag_ns": *[[][]]/"send_lag_ns":SWAP/' \
+    sed -e 's/"think_ms": *[0-9.]*/"think_ms": 0/' \
+      -e 's/"record_latencies": *true/"record_latencies": false/' "$3" > "$config"
+    "$real" client --config "$config" | sed -u -e 's/"checked": *[0-9]*/"checked":0/g' \
+      -e 's/"send_lag_ns": *[[][]]/"send_lag_ns":SWAP/' \
       -e 's/"send_lag_ns": *[[][][0-9, ]*[]]/"send_lag_ns":[]/' -e 's/"send_lag_ns":SWAP/"send_lag_ns":[[1000,1]]/' \
       -e 's/"ticks_advanced": *[0-9]*/"ticks_advanced":0/g' -e 's/"read_back": *[0-9]*/"read_back":0/g'
     exit "${{PIPESTATUS[0]}}" ;;
