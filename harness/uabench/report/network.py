@@ -516,8 +516,8 @@ def _pubsub(cells: list[dict]) -> Section:
         Column("publisher → subscriber", kind="text"),
         Column("NetworkMessages", "received and lost"),
         Column("lost"),
-        Column("lost share", kind="percent"),
-        Column("expected from the profile", "1 − (1 − loss)^IP packets per message", kind="percent"),
+        Column("lost share", digits=1, kind="percent"),
+        Column("expected from the profile", "1 − (1 − loss)^IP packets per message", digits=1, kind="percent"),
         Column("delay p50", "ms", 2),
         Column("delay max", "ms", 2),
     ]
