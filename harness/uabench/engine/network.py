@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from uabench import plan as plans
 from uabench import sdks
-from uabench.engine import cells
+from uabench.engine import cells, search
 from uabench.engine.cells import Measured, Outcome
 from uabench.engine.pubsub import PubSubRun
 from uabench.engine.session import Session, free_port
@@ -77,7 +77,8 @@ class NetworkRun:
         self.chosen: NetworkProfile = plan.network.profiles[profile]
         self.calibrations: dict[str, Calibration] = {}
         self.sdk_time_s: dict[tuple[str, str], float] = {}  # (server, scenario) -> mean RTD less the path's
-        self.reference = plans.reference_client()
+        # the reference client: the load generator of every RTD cell but the interop ones
+        self.client = sdks.get(plans.reference_client() or "open62541")
         self.rng = random.Random(session.seed)  # the run's seed orders servers (UABENCH_SEED replays it)
 
     # --- the path and the server on it ------------------------------------------------------
@@ -119,24 +120,27 @@ class NetworkRun:
         self.calibrations[network] = found
         stats = analysis.rtd_stats(found.rtd_ns, None)
         assert stats
-        reference = sdks.get(self.reference) if self.reference else None
-        if reference is not None:
-            self.session.add_cell(
-                suite=self.session.suite,
-                kind="network-calibration",
-                client="echo",
-                server="echo",
-                variant=network,
-                parameter=network,
-                repetition=0,
-                status="pass",
-                reason=None,
-                config_hash=network,
-                client_config={"exchanges": count, "bytes": measured["bytes"]},
-                server_config=None,
-                result={"rtd_ns": found.rtd_ns, "stats": stats.summary(), "network": path.summary()},
-            )
+        self.session.add_cell(
+            suite=self.session.suite,
+            kind="network-calibration",
+            client="echo",
+            server="echo",
+            variant=network,
+            parameter=network,
+            repetition=0,
+            status="pass",
+            reason=None,
+            config_hash=network,
+            client_config={"exchanges": count, "bytes": measured["bytes"]},
+            server_config=None,
+            result={"rtd_ns": found.rtd_ns, "stats": stats.summary(), "network": path.summary()},
+        )
         return found
+
+    def network_bound(self, network: str) -> bool:
+        """Whether a path of `network` makes its clients wait on it: its calibrated ping-sized
+        round trip is above the plan's bound (its servers' cells then run at the same time)."""
+        return self.calibrate(network).mean_s * 1000 > self.setup.network_bound_ms
 
     @contextlib.contextmanager
     def server_on(
@@ -198,8 +202,8 @@ class NetworkRun:
         sampler: Callable[[], contextlib.AbstractContextManager] | None = None,
     ) -> tuple[Outcome, dict]:
         """One RTD cell (not recorded): at least `requests` RTDs, measured once more and longer
-        when the first try had fewer."""
-        client = client or sdks.get(self.reference or "open62541")
+        when the first try had fewer; its result names the scenario."""
+        client = client or self.client
         wanted = requests or self.chosen.requests
         network = path.profile.name
         config = self.rtd_config(endpoint, scenario, network, server.id, wanted, warmup_s)
@@ -218,30 +222,28 @@ class NetworkRun:
                 }
                 if fine is not None:
                     outcome.result["cpu_samples"] = fine.samples
-            got = len(((outcome.result or {}).get("latencies") or {}).get("latency_ns", []))
-            if outcome.status != "pass" or got >= wanted or attempt == 1:
+            latencies = analysis.rtds(outcome.result)
+            mean_s = sum(latencies) / len(latencies) / 1e9 if latencies else 0.0
+            if outcome.status != "pass" or len(latencies) >= wanted or attempt == 1:
                 break
             # the first try fell short: the RTD it measured sizes the second
-            mean_s = sum(outcome.measured["latencies"]["latency_ns"]) / max(got, 1) / 1e9
             think_s = config["think_ms"] / 1000
             config = dict(config, duration_s=round(wanted * (mean_s + think_s) * DURATION_MARGIN + 0.3, 2))
-        got = len(((outcome.result or {}).get("latencies") or {}).get("latency_ns", []))
+        if outcome.result is not None:
+            outcome.result["scenario"] = {"name": scenario.name, "nodes": scenario.nodes, "think": scenario.think}
         if outcome.status == "pass":
-            latencies = outcome.measured["latencies"]["latency_ns"]
-            mean_s = sum(latencies) / len(latencies) / 1e9 if latencies else 0.0
             self.sdk_time_s.setdefault((server.id, scenario.name), max(mean_s - self.calibrate(network).mean_s, 0.0))
-            if got < wanted:
-                outcome.status, outcome.reason = "fail", f"{got} RTDs, fewer than the {wanted} asked for"
+            if len(latencies) < wanted:
+                outcome.status, outcome.reason = "fail", f"{len(latencies)} RTDs, fewer than the {wanted} asked for"
         return outcome, config
 
     # --- the tests ----------------------------------------------------------------------------
 
     def rtd(self, network: str, servers: list[str], log: Callable[[str], None]) -> list[Outcome]:
         """Every server over `network`, every scenario; recorded as `network-rtd` cells."""
-        calibration = self.calibrate(network)
-        bound = calibration.mean_s * 1000 > self.setup.network_bound_ms
+        bound = self.network_bound(network)
         log(
-            f"{network}: ping-sized RTD {calibration.mean_s * 1000:.2f} ms "
+            f"{network}: ping-sized RTD {self.calibrate(network).mean_s * 1000:.2f} ms "
             + ("(network-bound: servers at once)" if bound else "(one cell at a time)")
         )
         at_max_speed = [s for s in self.setup.scenarios if not s.think]
@@ -306,12 +308,10 @@ class NetworkRun:
 
     def _record_rtd(self, network, scenario, server, client_config, outcome, server_config, concurrent) -> Outcome:
         if outcome.result is not None:
-            outcome.result["scenario"] = {"name": scenario.name, "nodes": scenario.nodes, "think": scenario.think}
             outcome.result["concurrent"] = concurrent
-        client = sdks.get(self.reference or "open62541")
         return self.session.record(
             "network-rtd",
-            client,
+            self.client,
             server,
             f"{network}/{scenario.name}",
             0,
@@ -349,7 +349,6 @@ class NetworkRun:
             except (AdapterError, cgroups.CgroupError) as error:
                 outcome = Outcome("fail", f"server: {error}")
             if outcome.result is not None:
-                outcome.result["scenario"] = {"name": scenario.name, "nodes": scenario.nodes, "think": scenario.think}
                 outcome.result["cpu_limit"] = {
                     "cores": cores,
                     "background_load_percent": background,
@@ -359,7 +358,7 @@ class NetworkRun:
             outcomes.append(
                 self.session.record(
                     "network-constrained",
-                    sdks.get(self.reference or "open62541"),
+                    self.client,
                     server,
                     f"{network}/{scenario.name}/{cores:g} cores" + (f"/{background:g} % load" if background else ""),
                     0,
@@ -403,10 +402,10 @@ class NetworkRun:
     def subscriptions(self, network: str, servers: list[str], log: Callable[[str], None]) -> list[Outcome]:
         """The reference client subscribes to each server's Signal_0..k over `network`: the
         delay (receive − SourceTimestamp) and the gaps of the notifications."""
-        bound = self.calibrate(network).mean_s * 1000 > self.setup.network_bound_ms
+        bound = self.network_bound(network)
 
         def one(server_id: str) -> tuple[Sdk, dict, Outcome, dict | None]:
-            server, client = sdks.get(server_id), sdks.get(self.reference or "open62541")
+            server = sdks.get(server_id)
             config: dict = {}
             try:
                 with (
@@ -422,7 +421,7 @@ class NetworkRun:
                         "duration_s": self.chosen.subscription_s,
                     }
                     outcome = cells.run_cell(
-                        client,
+                        self.client,
                         "client",
                         [config],
                         self.session.workdir,
@@ -447,7 +446,7 @@ class NetworkRun:
             outcomes.append(
                 self.session.record(
                     "network-subscription",
-                    sdks.get(self.reference or "open62541"),
+                    self.client,
                     server,
                     network,
                     0,
@@ -521,8 +520,8 @@ def _background(limit: cgroups.CpuLimit, percent: float, cores: float) -> Iterat
 
 def _summary(outcome: Outcome) -> str:
     if outcome.status != "pass" or outcome.result is None:
-        return f"{outcome.status}: {(outcome.reason or '').splitlines()[0] if outcome.reason else ''}"
-    series = (outcome.result.get("latencies") or {}).get("latency_ns")
+        return f"{outcome.status}: {search.first_line(outcome.reason)}"
+    series = analysis.rtds(outcome.result)
     if series:
         stats = analysis.rtd_stats(series, None)
         assert stats

@@ -47,6 +47,12 @@ class RtdStats:
         return {**self.__dict__, "outliers": {str(n): c for n, c in self.outliers.items()}}
 
 
+def rtds(result: dict | None) -> list[int]:
+    """The recorded RTD series of a client's result record (SPEC §6 `latencies`), ns; [] when
+    it has none."""
+    return ((result or {}).get("latencies") or {}).get("latency_ns") or []
+
+
 def rtd_stats(latency_ns: Sequence[int], nodes: int | None) -> RtdStats | None:
     """Table II's figures of one RTD series; `nodes` Double nodes per request (None: formula
     (1) does not apply). None for an empty series."""
@@ -150,6 +156,15 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> tuple[float | None, float | None]:
     result = stats.pearsonr(x, y)
     r, p = float(result.statistic), float(result.pvalue)
     return (None, None) if math.isnan(r) else (r, p)
+
+
+def least_window_ns(samples: Sequence[tuple[int, int]]) -> int:
+    """The least window the CPU load of one request is integrated over: two sample intervals
+    of `samples`, and never less than LEAST_WINDOW_NS."""
+    if len(samples) < 2:
+        return LEAST_WINDOW_NS
+    step = (samples[-1][0] - samples[0][0]) / (len(samples) - 1)
+    return max(LEAST_WINDOW_NS, int(2 * step))
 
 
 def cpu_at_requests(

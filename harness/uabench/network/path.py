@@ -70,7 +70,7 @@ class NetworkPath:
     owner: str = ""
     server_address: str = ""
     client_address: str = ""
-    proxy: object = None  # the toxiproxy server's Popen
+    proxy: subprocess.Popen | None = None  # the toxiproxy server
     forwarded: dict[int, int] = field(default_factory=dict)  # server port -> proxy port
 
     def __post_init__(self) -> None:
@@ -122,7 +122,7 @@ class NetworkPath:
         """Stops toxiproxy and removes both namespaces (the veth pair, qdiscs and rules go with
         them); what could not be removed (nothing, normally)."""
         proxy = self.proxy
-        if isinstance(proxy, subprocess.Popen) and proxy.poll() is None:
+        if proxy is not None and proxy.poll() is None:
             try:
                 os.killpg(proxy.pid, 9)
             except ProcessLookupError:
@@ -221,16 +221,15 @@ class NetworkPath:
         return self.client_prefix()
 
     def ip_counters(self, _k: int) -> dict[str, int]:
-        done = subprocess.run([*self.client_prefix(), "cat", "/proc/net/snmp"], capture_output=True, text=True)
-        return netns.snmp_ip(done.stdout)
+        return self._snmp("Ip")
 
     def tcp_counters(self) -> dict[str, int]:
         """The client's TCP counters (RetransSegs: what loss cost)."""
+        return self._snmp("Tcp")
+
+    def _snmp(self, section: str) -> dict[str, int]:
         done = subprocess.run([*self.client_prefix(), "cat", "/proc/net/snmp"], capture_output=True, text=True)
-        lines = [line.split() for line in done.stdout.splitlines() if line.startswith("Tcp:")]
-        if len(lines) < 2:
-            return {}
-        return {k: int(v) for k, v in zip(lines[0][1:], lines[1][1:], strict=False) if v.lstrip("-").isdigit()}
+        return netns.snmp(done.stdout, section)
 
     def summary(self) -> dict:
         return {

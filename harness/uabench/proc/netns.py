@@ -208,11 +208,12 @@ class Hosts:
     def ip_counters(self, k: int) -> dict[str, int]:
         """The IP reassembly counters of host k (/proc/net/snmp inside its namespace)."""
         done = subprocess.run([*self.prefix(k), "cat", "/proc/net/snmp"], capture_output=True, text=True, timeout=30)
-        return snmp_ip(done.stdout)
+        return snmp(done.stdout)
 
 
-def snmp_ip(text: str) -> dict[str, int]:
-    lines = [line.split() for line in text.splitlines() if line.startswith("Ip:")]
+def snmp(text: str, section: str = "Ip") -> dict[str, int]:
+    """One section ("Ip", "Tcp", ...) of /proc/net/snmp: its header line, then its values."""
+    lines = [line.split() for line in text.splitlines() if line.startswith(f"{section}:")]
     if len(lines) < 2:
         return {}
     return {

@@ -40,11 +40,10 @@ PAPER_TABLE_III = {
     10: {40: (0.89, 0.90), 50: (0.81, 0.83), 60: (0.75, 0.79)},
     20: {40: (1.00, 1.00), 50: (1.00, 1.00), 60: (1.00, 1.00)},
 }
-MS = Column("ms", "milliseconds", 2)
 
 
 def _series(c: dict) -> list[int]:
-    return ((c.get("result") or {}).get("latencies") or {}).get("latency_ns") or []
+    return analysis.rtds(c.get("result"))
 
 
 def _network(c: dict) -> str:
@@ -241,7 +240,7 @@ def _constrained(cells: list[dict], unconstrained: list[dict]) -> Section:
         start = result["timeline"]["start_ns"]
         sends = [start + s for s in series["send_ns"]]
         samples = [tuple(s) for s in result.get("cpu_samples") or []]
-        raw = analysis.cpu_at_requests(sends, series["latency_ns"], samples, analysis_window(samples))
+        raw = analysis.cpu_at_requests(sends, series["latency_ns"], samples, analysis.least_window_ns(samples))
         # the gateway's load: the server's CPU over its quota (100 % = the whole constrained CPU)
         pairs = [(lat, cpu / cores) for lat, cpu in zip(series["latency_ns"], raw, strict=True) if cpu is not None]
         if len(pairs) < 10:
@@ -268,7 +267,8 @@ def _constrained(cells: list[dict], unconstrained: list[dict]) -> Section:
                 agree.append(one.p_load < 0.05 and (one.pearson_load or 0) > 0)
                 against.append(one.p_load < 0.05 and (one.pearson_load or 0) < 0)
         rows.append(row(*cells_row))
-        if c["server"] == (cells[0]["client"] if cells else None) or not figures:
+        # the first host's series, and every host of the reference client's own SDK
+        if not figures or c["server"] == c["client"]:
             figures.append(
                 Figure(
                     f"{c['server']} on {cores:g} cores: RTD and CPU load per request",
@@ -372,14 +372,6 @@ def _constrained(cells: list[dict], unconstrained: list[dict]) -> Section:
         figures=figures,
         notes=notes,
     )
-
-
-def analysis_window(samples: list) -> int:
-    """The least window the CPU load of one request is integrated over: two sample intervals."""
-    if len(samples) < 2:
-        return analysis.LEAST_WINDOW_NS
-    step = (samples[-1][0] - samples[0][0]) / (len(samples) - 1)
-    return max(analysis.LEAST_WINDOW_NS, int(2 * step))
 
 
 def _corr_cell(one: analysis.Correlation) -> Cell:
