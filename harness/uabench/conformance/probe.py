@@ -17,7 +17,7 @@ asyncua lives in its own venv, not the harness's; this script imports nothing of
 
     implementations/asyncua/.venv/bin/python probe.py '<JSON arguments>'
 
-arguments: {"endpoint", "unit", "timeout_s", "signals", "writes", "endpoints",
+arguments: {"endpoint", "checks" (check ids: this class's methods), "timeout_s", "signals", "writes", "endpoints",
 "session_wait_s", "gates": {"sessions", "subscriptions", "monitored_items"}}."""
 
 from __future__ import annotations
@@ -685,35 +685,6 @@ def _refusal(error: BaseException) -> str:
     return f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}".rstrip(": ")
 
 
-UNITS: dict[str, list[str]] = {
-    "Attribute Read": [
-        "read_unknown_node",
-        "read_invalid_attribute",
-        "read_nothing_to_do",
-        "read_negative_max_age",
-        "read_invalid_timestamps",
-        "read_index_range",
-        "read_index_range_invalid",
-        "read_index_range_no_data",
-        "read_variable_attributes",
-    ],
-    "Attribute Write": ["write_type_mismatch", "write_read_only", "write_unknown_node", "write_read_back"],
-    "View": ["browse_object", "browse_next", "translate_path", "translate_no_match"],
-    "Subscription": [
-        "subscription_revised",
-        "monitored_item_unknown_node",
-        "keep_alive",
-        "republish_unknown",
-        "set_publishing_mode",
-        "modify_subscription",
-        "delete_subscriptions",
-    ],
-    "Session": ["session_timeout", "closed_session", "channel_renewal", "get_endpoints"],
-    "Operation Limits": ["max_nodes_per_read", "max_nodes_per_write", "max_nodes_per_browse"],
-    "Capacity": ["gate_sessions", "gate_subscriptions", "gate_monitored_items"],
-}
-
-
 async def run_check(probe: Probe, check: str) -> dict:
     method: Callable[[Client], Awaitable[dict]] = getattr(probe, check)
     try:
@@ -722,7 +693,7 @@ async def run_check(probe: Probe, check: str) -> dict:
     except NoAnswer as error:
         return {"check": check, "observed": {"no_answer": str(error)}}
     except ua.UaStatusCodeError as error:  # the session this check needed was refused
-        return {"check": check, "observed": {"refused": ua.StatusCode(error.code).name}}
+        return {"check": check, "observed": {"session_refused": ua.StatusCode(error.code).name}}
     except Exception as error:  # the probe's own failure: reported as such, never as the server's
         return {"check": check, "error": f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"}
 
@@ -730,16 +701,17 @@ async def run_check(probe: Probe, check: str) -> dict:
 async def main(arguments: dict) -> None:
     logging.getLogger("asyncua").setLevel(logging.CRITICAL + 1)  # the refusals it logs are the point
     probe = Probe(arguments)
-    checks = UNITS[arguments["unit"]]
+    checks = arguments["checks"]
     # The waiting checks (a session timeout, a token lifetime, keep-alives) run beside the others,
     # each on its own session; the capacity gates run one after another (they load the server).
-    if arguments["unit"] == "Capacity":
-        for check in checks:
-            print(json.dumps(await run_check(probe, check)), flush=True)
-        return
-    async with probe.session():  # the namespace index, once, before the checks run at once
-        pass
-    for found in await asyncio.gather(*(run_check(probe, check) for check in checks)):
+    gates = [check for check in checks if check.startswith("gate_")]
+    for check in gates:
+        print(json.dumps(await run_check(probe, check)), flush=True)
+    others = [check for check in checks if check not in gates]
+    if others:
+        async with probe.session():  # the namespace index, once, before the checks run at once
+            pass
+    for found in await asyncio.gather(*(run_check(probe, check) for check in others)):
         print(json.dumps(found), flush=True)
 
 
