@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uabench import paths, plan_contract, sdks
+from uabench.conformance import plan as conformance_plan
+from uabench.conformance.checks import GROUPS as CONFORMANCE_GROUPS
+from uabench.conformance.plan import ConformanceSetup
 from uabench.engine.constants import SWEEP_RESOLUTION
 from uabench.network import plan as network_plan
 from uabench.network import profiles as network_profiles
@@ -48,6 +51,7 @@ PUBSUB_PLAN_KEYS = {
     "profiles",
 }
 NETWORK_PLAN_KEYS = {"suite", "description", "servers", "clients", "network", "scenario", "profiles"}
+CONFORMANCE_PLAN_KEYS = {"suite", "description", "servers", "conformance", "profiles"}
 # The most seconds a server is warmed up before it is measured (engine.warmup: chunks of load
 # until the throughput is steady; a server not steady by then is marked "never steady"), and
 # the measured seconds of one chunk. A plan's `server_warmup_s` table overrides the bound.
@@ -314,6 +318,7 @@ class Plan:
     server_warmup: dict[str, float] | None = None
     pubsub: PubSub | None = None
     network: NetworkSetup | None = None  # a network plan (network/plan.py)
+    conformance: ConformanceSetup | None = None  # a conformance plan (conformance/plan.py)
 
     def require_profile(self, profile: str) -> None:
         """A PlanError naming the plan's profiles unless it has `profile`."""
@@ -322,8 +327,8 @@ class Plan:
 
     def server_warmup_s(self, profile: str) -> float:
         """The bound of a server's warm-up to steady state in `profile`."""
-        if self.pubsub:
-            return 0.0  # no server to warm up
+        if self.pubsub or self.conformance:
+            return 0.0  # no server to warm up: PubSub has none, the conformance probe measures no speed
         if self.network:
             return self.network.profiles[profile].server_warmup_s if profile in self.network.profiles else 0.0
         return (self.server_warmup or SERVER_WARMUP_S).get(profile, 0.0)
@@ -706,8 +711,16 @@ def load(location: str | Path) -> Plan:
 def _parse(path: Path, raw: dict) -> Plan:
     if "pubsub" in raw and not isinstance(raw["pubsub"], dict):
         raise PlanError(f"key 'pubsub' must be a table ([pubsub]) of PubSub config keys, got {raw['pubsub']!r}")
-    pubsub, network = "pubsub" in raw, "network" in raw
-    known_keys = PUBSUB_PLAN_KEYS if pubsub else NETWORK_PLAN_KEYS if network else PLAN_KEYS
+    pubsub, network, conformance = "pubsub" in raw, "network" in raw, "conformance" in raw
+    known_keys = (
+        PUBSUB_PLAN_KEYS
+        if pubsub
+        else NETWORK_PLAN_KEYS
+        if network
+        else CONFORMANCE_PLAN_KEYS
+        if conformance
+        else PLAN_KEYS
+    )
     for key in raw:
         if key not in known_keys:
             kind = (
@@ -715,6 +728,8 @@ def _parse(path: Path, raw: dict) -> Plan:
                 if pubsub
                 else "network plan (it has a [network] table)"
                 if network
+                else "conformance plan (it has a [conformance] table)"
+                if conformance
                 else "client/server plan"
             )
             raise PlanError(f"unknown key '{key}' in a {kind} (known: {', '.join(sorted(known_keys))})")
@@ -727,6 +742,8 @@ def _parse(path: Path, raw: dict) -> Plan:
     common = {"path": path, "suite": suite, "description": _text(raw, "description", "")}
     if network:
         return _network_plan(raw, common)
+    if conformance:
+        return _conformance_plan(raw, common)
     return _pubsub_plan(raw, common) if pubsub else _client_server_plan(raw, common)
 
 
@@ -742,6 +759,16 @@ def _network_plan(raw: dict, common: dict) -> Plan:
         servers=_sdk_selection(raw.get("servers"), "servers", "server"),
         clients=_sdk_selection(raw.get("clients"), "clients", "client"),
         network=setup,
+    )
+
+
+def _conformance_plan(raw: dict, common: dict) -> Plan:
+    try:
+        setup, parsed = conformance_plan.parse(raw)
+    except conformance_plan.ConformancePlanError as error:
+        raise PlanError(str(error)) from None
+    return Plan(
+        **common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), conformance=setup
     )
 
 
@@ -908,6 +935,8 @@ def test_cases(plan: Plan, only: list[str] | None = None, profile: str | None = 
     `profile` (None: every profile)."""
     if plan.network:
         return _network_tests(plan, only, profile)
+    if plan.conformance:
+        return _conformance_tests(plan, only)
     return _pubsub_tests(plan, only) if plan.pubsub else _client_server_tests(plan, only, profile)
 
 
@@ -974,6 +1003,21 @@ def _network_tests(plan: Plan, only: list[str] | None, profile: str | None) -> l
             if network_profiles.load(name).loss_percent
         ]
     return cases
+
+
+def _conformance_tests(plan: Plan, only: list[str] | None) -> list[TestCase]:
+    """The conformance suite: per server, one test per group of conformance units (one probe
+    process each; checks.GROUPS)."""
+    return [
+        TestCase(
+            f"{group} on {server}",
+            "Conformance Should Be Measured",
+            (server, group),
+            ("conformance", f"server:{server}", f"group:{group.lower().replace(' ', '-')}"),
+        )
+        for server in _chosen("server", plan.servers, only)
+        for group in CONFORMANCE_GROUPS
+    ]
 
 
 def _chosen(role: str, allowed: tuple[str, ...] | None, only: list[str] | None) -> list[str]:

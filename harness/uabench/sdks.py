@@ -33,6 +33,18 @@ class Deviation:
 
 
 @dataclass(frozen=True)
+class KnownDeviation:
+    """A departure from the specification that a conformance check finds and the SDK's
+    sdk.toml declares ([conformance."<check id>"]): what came back starts with `found`."""
+
+    found: str
+    why: str
+
+    def matches(self, got: str) -> bool:
+        return got.startswith(self.found)
+
+
+@dataclass(frozen=True)
 class Sdk:
     id: str
     language: str
@@ -44,6 +56,7 @@ class Sdk:
     not_supported: dict[str, str] = field(default_factory=dict)
     install: str = ""
     deviations: dict[str, Deviation] = field(default_factory=dict)  # by check (sdk.toml [deviations])
+    conformance: dict[str, KnownDeviation] = field(default_factory=dict)  # by check id (sdk.toml [conformance])
 
     @property
     def run(self) -> Path:
@@ -77,10 +90,11 @@ def _load(path: Path) -> Sdk:
             not_supported=dict(data.get("not_supported", {})),
             install=data.get("install", ""),
             deviations={name: Deviation(**entry) for name, entry in data.get("deviations", {}).items()},
+            conformance={check: KnownDeviation(**entry) for check, entry in data.get("conformance", {}).items()},
         )
     except KeyError as missing:
         raise ValueError(f"{path}: missing key {missing}") from None
-    except TypeError as wrong:  # a [deviations] entry with a key Deviation does not have
+    except TypeError as wrong:  # a [deviations] or [conformance] entry with a key it does not have
         raise ValueError(f"{path}: deviations: {wrong}") from None
 
 

@@ -106,7 +106,13 @@ def _index_range(observed: dict, _: dict) -> Verdict:
     if observed.get("statuses") != ["Good"] or observed.get("service") != "Good":
         return Verdict("deviation", _status(observed))
     if value.get("type") != "Int16" or value.get("value") != expected:
-        return Verdict("deviation", f"{value.get('type')} {value.get('value')!r:.80}, not Int16 {expected}")
+        got = value.get("value")
+        shown = (
+            f"[{len(got)} elements: {', '.join(map(str, got[:4]))}, …]"
+            if isinstance(got, list) and len(got) > 4
+            else got
+        )
+        return Verdict("deviation", f"{value.get('type')} {shown}, not Int16 {expected}")
     return Verdict("pass", f"Int16 {expected}")
 
 

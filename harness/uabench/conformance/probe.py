@@ -47,6 +47,9 @@ LIMITS = {
 # A limit above this is not exercised: one request of that many operations would exceed the
 # message size every SDK accepts by default, and the answer would be about the message, not the limit.
 LIMIT_PROBED_UP_TO = 20000
+# A request of that many operations takes an interpreted server seconds: its bound is this, so
+# slowness is not reported as a missing answer.
+LIMIT_TIMEOUT_S = 60.0
 SECURITY_POLICY_PREFIX = "http://opcfoundation.org/UA/SecurityPolicy#"
 
 
@@ -100,18 +103,21 @@ class Probe:
         finally:
             client.disconnect_socket()
 
-    async def call(self, client: Client, request: Any, response_type: type) -> tuple[str, Any]:
+    async def call(
+        self, client: Client, request: Any, response_type: type, timeout_s: float | None = None
+    ) -> tuple[str, Any]:
         """Sends `request` as it is; returns the service result's name and the decoded response
         (None for a ServiceFault)."""
         protocol = client.uaclient.protocol
         if protocol is None:
             raise NoAnswer("the connection is closed")
+        timeout_s = timeout_s or self.timeout_s
         try:
-            data: Buffer = await asyncio.wait_for(protocol.send_request(request, self.timeout_s), self.timeout_s + 1)
+            data: Buffer = await asyncio.wait_for(protocol.send_request(request, timeout_s), timeout_s + 1)
         except ua.UaStatusCodeError as fault:  # a ServiceFault: its status is the answer
             return ua.StatusCode(fault.code).name, None
         except TimeoutError:
-            raise NoAnswer(f"no answer to {type(request).__name__} within {self.timeout_s:g} s") from None
+            raise NoAnswer(f"no answer to {type(request).__name__} within {timeout_s:g} s") from None
         except (ConnectionError, OSError) as closed:
             raise NoAnswer(f"the connection closed on {type(request).__name__} ({closed})") from None
         response = struct_from_binary(response_type, data)
@@ -131,18 +137,22 @@ class Probe:
     def node(self, name: str) -> ua.NodeId:
         return ua.NodeId(name, self.ns)
 
-    async def read(self, client: Client, nodes: list[tuple[ua.NodeId, int]], **parameters) -> dict:
-        service, response = await self.call(client, read_request(nodes, **parameters), ua.ReadResponse)
+    async def read(
+        self, client: Client, nodes: list[tuple[ua.NodeId, int]], timeout_s: float | None = None, **parameters
+    ) -> dict:
+        service, response = await self.call(client, read_request(nodes, **parameters), ua.ReadResponse, timeout_s)
         results = response.Results if response else []
         return {"service": service, "statuses": [r.StatusCode.name for r in results], "values": results}
 
-    async def write(self, client: Client, values: list[tuple[ua.NodeId, ua.Variant]]) -> dict:
+    async def write(
+        self, client: Client, values: list[tuple[ua.NodeId, ua.Variant]], timeout_s: float | None = None
+    ) -> dict:
         request = ua.WriteRequest()
         request.Parameters.NodesToWrite = [
             ua.WriteValue(NodeId=node, AttributeId=ua.AttributeIds.Value, Value=ua.DataValue(value))
             for node, value in values
         ]
-        service, response = await self.call(client, request, ua.WriteResponse)
+        service, response = await self.call(client, request, ua.WriteResponse, timeout_s)
         return {"service": service, "statuses": [s.name for s in response.Results] if response else []}
 
     # --- Attribute Read --------------------------------------------------------------------------
@@ -215,7 +225,9 @@ class Probe:
 
     # --- View -----------------------------------------------------------------------------------
 
-    async def browse(self, client: Client, nodes: list[ua.NodeId], max_references: int = 0) -> tuple[str, Any]:
+    async def browse(
+        self, client: Client, nodes: list[ua.NodeId], max_references: int = 0, timeout_s: float | None = None
+    ) -> tuple[str, Any]:
         request = ua.BrowseRequest()
         request.Parameters.RequestedMaxReferencesPerNode = max_references
         request.Parameters.NodesToBrowse = [
@@ -229,7 +241,7 @@ class Probe:
             )
             for node in nodes
         ]
-        return await self.call(client, request, ua.BrowseResponse)
+        return await self.call(client, request, ua.BrowseResponse, timeout_s)
 
     async def browse_object(self, client: Client) -> dict:
         service, response = await self.browse(client, [self.node("uabench")])
@@ -564,7 +576,7 @@ class Probe:
 
     async def max_nodes_per_browse(self, client: Client) -> dict:
         async def send(n: int) -> dict:
-            service, response = await self.browse(client, [self.node("uabench")] * n, 1)
+            service, response = await self.browse(client, [self.node("uabench")] * n, 1, LIMIT_TIMEOUT_S)
             return {"service": service, "statuses": [r.StatusCode.name for r in response.Results] if response else []}
 
         return await self.enforced(client, "MaxNodesPerBrowse", send)

@@ -18,6 +18,7 @@ from robot.model import TagPatterns
 
 from uabench import plan as plans
 from uabench import sdks
+from uabench.conformance import runner as conformance_runner
 from uabench.engine import (
     adapters,
     budget,
@@ -578,6 +579,66 @@ class UabenchLibrary:
         if declared:
             logger.warn(f"{server_id} refused as it should, though its sdk.toml declares a deviation: {declared.why}")
         logger.info(verdict.reason)
+
+    def conformance_should_be_measured(self, server_id: str, group: str) -> None:
+        """The conformance probe's checks of `group` against `server_id`, each recorded as a
+        cell (pass; fail: a deviation or the probe's own error; not_supported; not_run:
+        inconclusive). Fails on a deviation the SDK's sdk.toml does not declare, or when the
+        server died; a declared one is a warning."""
+        session = self._session()
+        assert self.plan.conformance, "Conformance Should Be Measured needs a conformance plan"
+        setup, chosen = self.plan.conformance, self.plan.conformance.profiles[self.profile]
+        server = sdks.get(server_id)
+        probe = sdks.get("asyncua")  # the probe is asyncua's low-level client (conformance/probe.py)
+        running = session.server(server, warm=False, signals=setup.signals, writes=setup.writes)
+        settings = {
+            "signals": setup.signals,
+            "writes": setup.writes,
+            "endpoints": running.config["security"]["endpoints"],
+            "session_wait_s": chosen.session_wait_s,
+            "timeout_s": chosen.timeout_s,
+            "gates": chosen.gates,
+        }
+        config = {"endpoint": running.endpoint, "probe": conformance_runner.probe_version(), **settings}
+        found = conformance_runner.run(running.endpoint, group, settings)
+        alive = running.alive
+        unexpected, known = [], []
+        for one in found:
+            verdict = one.verdict
+            if not alive and verdict.outcome != "pass":
+                verdict = dataclasses.replace(verdict, outcome="deviation", got=f"the server died: {verdict.got}")
+            status = {"pass": "pass", "not_supported": "not_supported", "inconclusive": "not_run"}.get(
+                verdict.outcome, "fail"
+            )
+            declared = server.conformance.get(one.check.id)
+            line = f"{one.check.unit}: {one.check.title}: {verdict.got}"
+            if verdict.outcome == "deviation" and declared and declared.matches(verdict.got):
+                known.append(f"{line} (known: {declared.why})")
+            elif verdict.outcome in ("deviation", "error"):
+                unexpected.append(f"{line} (expected {one.check.expected})")
+            elif declared:
+                logger.warn(f"{server_id}: {one.check.id} {verdict.outcome}, though sdk.toml declares: {declared.why}")
+            result = {
+                "unit": one.check.unit,
+                "group": group,
+                "title": one.check.title,
+                "cite": one.check.cite,
+                "expected": one.check.expected,
+                "outcome": verdict.outcome,
+                "got": verdict.got,
+                "headroom": verdict.headroom,
+                "known": declared.why if declared and verdict.outcome == "deviation" else None,
+                "observed": one.observed,
+            }
+            outcome = Outcome(status, verdict.got, result=result)
+            session.record("conformance", probe, server, one.check.id, 0, config, outcome, running.config)
+            logger.info(f"{one.check.id}: {verdict.outcome}: {verdict.got}")
+        for line in known:
+            logger.warn(f"{server_id}: known deviation: {line}")
+        if not alive:
+            unexpected.insert(0, f"the server died during the probe: {running.death_reason()}")
+        if unexpected:
+            raise AssertionError(f"{server_id}: {len(unexpected)} deviation(s): " + "; ".join(unexpected))
 
     def _throughput_workload(self, variant: str) -> tuple[dict, int]:
         phase = self.plan.phase(self.profile, "throughput")

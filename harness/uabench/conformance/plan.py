@@ -1,0 +1,91 @@
+"""What makes a plan a conformance plan (a `[conformance]` table; suites/plans/conformance.toml):
+the address space the servers serve for the probe, and per benchmark profile the probe's bounds
+and the capacity gates' caps. Checked with a JSON Schema (jsonschema, which the contract's
+configs use too) rather than by hand: every rule here is a type or a range."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import jsonschema
+
+_COUNT = {"type": "integer", "minimum": 1}
+SETUP_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        # the address space's sizes: small, so a Browse returns it whole and BrowseNext pages it
+        "signals": {"type": "integer", "minimum": 1, "maximum": 1000},
+        "writes": {"type": "integer", "minimum": 2, "maximum": 1000},
+    },
+}
+PROFILE_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["session_wait_s", "gates"],
+    "properties": {
+        # the longest the probe waits for a session timeout or a token lifetime to pass
+        "session_wait_s": {"type": "number", "minimum": 1, "maximum": 600},
+        # the probe's bound on one request
+        "timeout_s": {"type": "number", "minimum": 0.5, "maximum": 60},
+        # how far past the profile minimums (checks.py) the capacity gates go before stopping
+        "gates": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["sessions", "subscriptions", "monitored_items"],
+            "properties": {
+                "sessions": {**_COUNT, "maximum": 2000},
+                "subscriptions": {**_COUNT, "maximum": 1000},
+                "monitored_items": {**_COUNT, "maximum": 100000},
+            },
+        },
+    },
+}
+
+
+class ConformancePlanError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class ConformanceProfile:
+    session_wait_s: float
+    timeout_s: float
+    gates: dict[str, int]
+
+    def summary(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class ConformanceSetup:
+    signals: int
+    writes: int
+    profiles: dict[str, ConformanceProfile]
+
+
+def _valid(value: object, schema: dict, where: str) -> None:
+    try:
+        jsonschema.validate(value, schema)
+    except jsonschema.ValidationError as error:
+        place = ".".join([where, *(str(p) for p in error.absolute_path)])
+        raise ConformancePlanError(f"{place}: {error.message}") from None
+
+
+def parse(raw: dict) -> tuple[ConformanceSetup, dict[str, dict]]:
+    """The conformance setup of a plan, and its profiles as the plan's `profiles` (no phases)."""
+    setup = raw["conformance"]
+    _valid(setup, SETUP_SCHEMA, "conformance")
+    profiles = {}
+    for name, tables in (raw.get("profiles") or {}).items():
+        if not isinstance(tables, dict) or set(tables) != {"conformance"}:
+            raise ConformancePlanError(f"profiles.{name} must hold exactly one table, conformance")
+        table = tables["conformance"]
+        _valid(table, PROFILE_SCHEMA, f"profiles.{name}.conformance")
+        profiles[name] = ConformanceProfile(
+            float(table["session_wait_s"]), float(table.get("timeout_s", 5.0)), dict(table["gates"])
+        )
+    return (
+        ConformanceSetup(int(setup.get("signals", 10)), int(setup.get("writes", 10)), profiles),
+        {name: {} for name in profiles},
+    )
