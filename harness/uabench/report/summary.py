@@ -4,6 +4,7 @@ is a headline comes from each run's plan summary (its ranking variant, its sweep
 from __future__ import annotations
 
 from uabench.report import uncertainty
+from uabench.report.conformance import counts as conformance_counts
 from uabench.report.model import Cell, Column, Section, Status, Table
 from uabench.report.sections import NO_SECURITY, plan_of
 from uabench.report.text import number
@@ -188,6 +189,13 @@ def _capacity(cells: list[dict], found: Figures) -> None:
             )
 
 
+def _conformance(cells: list[dict], found: Figures) -> None:
+    """Beside each server's figures, how it follows the specification: a server that is fast by
+    skipping checks is not comparable (issue 17)."""
+    for server, count in conformance_counts(cells).items():
+        found.put(server, Column("conformance checks passed", kind="text"), count.cell())
+
+
 def summary_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section | None:
     found = Figures()
     for run in runs:
@@ -195,6 +203,7 @@ def summary_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Sectio
         _rankings(run, cells, found)
         _sweeps(run, cells, found)
         _capacity(cells, found)
+        _conformance(cells, found)
     if not found.by_server:
         return None
     table = found.table()
