@@ -35,13 +35,13 @@ class Deviation:
 @dataclass(frozen=True)
 class KnownDeviation:
     """A departure from the specification that a conformance check finds and the SDK's
-    sdk.toml declares ([conformance."<check id>"]): what came back starts with `found`."""
+    sdk.toml declares ([conformance."<check id>"]): what came back contains `found`."""
 
     found: str
     why: str
 
     def matches(self, got: str) -> bool:
-        return got.startswith(self.found)
+        return self.found in got
 
 
 @dataclass(frozen=True)

@@ -161,7 +161,7 @@ def _attributes_problems(found: dict, datatype: str, value_type: str, array: boo
 
 def _type_mismatch(observed: dict, _: dict) -> Verdict:
     after = observed.get("after") or {}
-    got = _status(observed) + (f"; Write_0 is now {after.get('type')}" if after.get("type") != "Double" else "")
+    got = _status(observed) + (f"; Write_2 is now {after.get('type')}" if after.get("type") != "Double" else "")
     ok = observed.get("service") == "Good" and observed.get("statuses") == ["BadTypeMismatch"]
     return Verdict("pass" if ok and after.get("type") == "Double" else "deviation", got)
 
@@ -377,7 +377,9 @@ def _limit(name: str) -> Callable[[dict, dict], Verdict]:
             problems.append(f"{declared} operations (the limit): {at['service']} {at['bad']}".rstrip(" []"))
         if above["service"] != "BadTooManyOperations":
             problems.append(f"{declared + 1} operations: {above['service']} with {above['count']} results")
-        return _verdict(problems, f"{name} {declared}: at it Good, above it BadTooManyOperations")
+        if problems:
+            return Verdict("deviation", f"declares {name} {declared}; " + "; ".join(problems))
+        return Verdict("pass", f"{name} {declared}: at it Good, above it BadTooManyOperations")
 
     return judge_limit
 

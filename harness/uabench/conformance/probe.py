@@ -206,8 +206,10 @@ class Probe:
     # --- Attribute Write -------------------------------------------------------------------------
 
     async def write_type_mismatch(self, client: Client) -> dict:
-        found = await self.write(client, [(self.node("Write_0"), ua.Variant(7, ua.VariantType.Int32))])
-        after = await self.read(client, [(self.node("Write_0"), ua.AttributeIds.Value)])
+        # Write_2: no other check reads it (a server that takes the Int32 keeps it; the attribute
+        # check reads Write_0, the read-back check writes Write_1, all at once)
+        found = await self.write(client, [(self.node("Write_2"), ua.Variant(7, ua.VariantType.Int32))])
+        after = await self.read(client, [(self.node("Write_2"), ua.AttributeIds.Value)])
         return {**_plain(found), "after": _value(after)}
 
     async def write_read_only(self, client: Client) -> dict:
@@ -378,7 +380,8 @@ class Probe:
         service, created = await self.create_subscription(client, 100.0, 5, 30)
         if not created:
             return {"service": service, "subscription": "not created"}
-        arrivals, kinds = [], []
+        arrivals: list[float] = []
+        kinds: list[str] = []
         # three Publish requests queued: the server always has one to answer with
         pending = [asyncio.ensure_future(self.publish(client)) for _ in range(3)]
         bound = time.monotonic() + 4 * created.RevisedMaxKeepAliveCount * created.RevisedPublishingInterval / 1000 + 5
@@ -533,7 +536,9 @@ class Probe:
     # --- Operation limits -----------------------------------------------------------------------
 
     async def limit(self, client: Client, name: str) -> int | None:
-        found = await self.read(client, [(ua.NodeId(LIMITS[name]), ua.AttributeIds.Value)])
+        # the long bound here too: the three limit checks run at once, and an interpreted server
+        # answers this read only after another check's request of thousands of operations
+        found = await self.read(client, [(ua.NodeId(LIMITS[name]), ua.AttributeIds.Value)], LIMIT_TIMEOUT_S)
         if found["statuses"] != ["Good"]:
             return None
         value = found["values"][0].Value.Value

@@ -24,6 +24,29 @@ class Found:
     verdict: checks.Verdict
 
 
+# The typical seconds of one group's probe run besides the probe's start (measured on the smoke
+# profile, 2 cores): the Session group waits for the revised session timeout and token
+# lifetime, bounded by the profile's session_wait_s.
+PROBE_START_S = 1.5
+TYPICAL_S = {
+    "Attribute services": 3.0,
+    "View services": 0.5,
+    "Subscription services": 2.5,
+    "Session and SecureChannel": 9.0,
+    "Operation limits": 4.0,
+}
+
+
+def typical_seconds(group: str, session_wait_s: float, gates: dict) -> float:
+    if group == "Profile capacity gates":  # a session costs most (its own channel), then items
+        return (
+            PROBE_START_S + 0.02 * gates["sessions"] + 0.01 * gates["subscriptions"] + gates["monitored_items"] / 2000
+        )
+    if group == "Session and SecureChannel":
+        return PROBE_START_S + min(TYPICAL_S[group], session_wait_s)
+    return PROBE_START_S + TYPICAL_S[group]
+
+
 def probe_version() -> str:
     return f"asyncua {security_probe.version()}"
 

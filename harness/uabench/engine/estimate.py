@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from uabench import sdks
+from uabench.conformance import runner as conformance
 from uabench.engine import network
 from uabench.engine.capacity import too_few_for_p99
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
@@ -311,6 +312,12 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         one = startup(publisher) + startup(subscriber) + phase.warmup_s + phase.duration_s + CELL_OVERHEAD_S
         count = points * phase.repetitions + (limit_cells(phase) if kind == "sweep" else 0)
         cost.add(count * one, cells=count)
+    elif keyword == "Conformance Should Be Measured":
+        server, group = args
+        assert plan.conformance, "Conformance Should Be Measured comes only from conformance plans"
+        bounds = plan.conformance.profiles[profile]
+        servers.start(server, cost)
+        cost.add(conformance.typical_seconds(group, bounds.session_wait_s, bounds.gates) + CELL_OVERHEAD_S, cells=1)
     elif keyword in NETWORK_KEYWORDS:
         cost.add(network.test_seconds(plan, profile, keyword, args, startup), cells=1)
     elif keyword in CHECK_KEYWORDS:  # asks every adapter (args: which, when known) for its capabilities
