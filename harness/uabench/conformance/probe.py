@@ -562,7 +562,9 @@ class Probe:
             client,
             "MaxNodesPerRead",
             lambda n: self.read(
-                client, [(self.node(f"Signal_{k % self.signals}"), ua.AttributeIds.Value) for k in range(n)]
+                client,
+                [(self.node(f"Signal_{k % self.signals}"), ua.AttributeIds.Value) for k in range(n)],
+                LIMIT_TIMEOUT_S,
             ),
         )
 
@@ -576,6 +578,7 @@ class Probe:
                     (self.node(f"Write_{k % self.writes}"), ua.Variant(float(k), ua.VariantType.Double))
                     for k in range(n)
                 ],
+                LIMIT_TIMEOUT_S,
             ),
         )
 
