@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 VENV  := .venv
 UABENCH := $(VENV)/bin/uabench
-SUITES  := read write subscription encryption scenarios capacity pubsub
+SUITES  := read write subscription encryption scenarios capacity pubsub conformance
 
 .PHONY: bench test setup lint lock clean
 
