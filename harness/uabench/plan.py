@@ -10,6 +10,7 @@ import ipaddress
 import os
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,8 @@ from uabench.engine.constants import SWEEP_RESOLUTION
 from uabench.network import plan as network_plan
 from uabench.network import profiles as network_profiles
 from uabench.network.plan import NetworkSetup
+from uabench.robustness import plan as robustness_plan
+from uabench.robustness.plan import RobustnessSetup
 
 PLANS = paths.SUITES / "plans"
 PLAN_KEYS = {
@@ -52,6 +55,7 @@ PUBSUB_PLAN_KEYS = {
 }
 NETWORK_PLAN_KEYS = {"suite", "description", "servers", "clients", "network", "scenario", "profiles"}
 CONFORMANCE_PLAN_KEYS = {"suite", "description", "servers", "conformance", "profiles"}
+ROBUSTNESS_PLAN_KEYS = {"suite", "description", "servers", "robustness", "profiles"}
 # The most seconds a server is warmed up before it is measured (engine.warmup: chunks of load
 # until the throughput is steady; a server not steady by then is marked "never steady"), and
 # the measured seconds of one chunk. A plan's `server_warmup_s` table overrides the bound.
@@ -319,6 +323,7 @@ class Plan:
     pubsub: PubSub | None = None
     network: NetworkSetup | None = None  # a network plan (network/plan.py)
     conformance: ConformanceSetup | None = None  # a conformance plan (conformance/plan.py)
+    robustness: RobustnessSetup | None = None  # a robustness plan (robustness/plan.py)
 
     def require_profile(self, profile: str) -> None:
         """A PlanError naming the plan's profiles unless it has `profile`."""
@@ -327,7 +332,7 @@ class Plan:
 
     def server_warmup_s(self, profile: str) -> float:
         """The bound of a server's warm-up to steady state in `profile`."""
-        if self.pubsub or self.conformance:
+        if self.pubsub or self.conformance or self.robustness:
             return 0.0  # no server to warm up: PubSub has none, the conformance probe measures no speed
         if self.network:
             return self.network.profiles[profile].server_warmup_s if profile in self.network.profiles else 0.0
@@ -693,6 +698,15 @@ def _read(path: Path) -> dict:
         raise PlanError(f"{path}: {error}") from None
 
 
+def _kinds() -> dict[str, tuple[set[str], str, Callable[[dict, dict], Plan]]]:
+    return {
+        "pubsub": (PUBSUB_PLAN_KEYS, "PubSub plan (it has a [pubsub] table)", _pubsub_plan),
+        "network": (NETWORK_PLAN_KEYS, "network plan (it has a [network] table)", _network_plan),
+        "conformance": (CONFORMANCE_PLAN_KEYS, "conformance plan (it has a [conformance] table)", _conformance_plan),
+        "robustness": (ROBUSTNESS_PLAN_KEYS, "robustness plan (it has a [robustness] table)", _robustness_plan),
+    }
+
+
 def load(location: str | Path) -> Plan:
     """A plan by suite name ('read') or by path; a `[pubsub]` table makes it a PubSub plan.
     Every problem is a PlanError naming the file and the key, found before anything starts.
@@ -711,28 +725,13 @@ def load(location: str | Path) -> Plan:
 def _parse(path: Path, raw: dict) -> Plan:
     if "pubsub" in raw and not isinstance(raw["pubsub"], dict):
         raise PlanError(f"key 'pubsub' must be a table ([pubsub]) of PubSub config keys, got {raw['pubsub']!r}")
-    pubsub, network, conformance = "pubsub" in raw, "network" in raw, "conformance" in raw
-    known_keys = (
-        PUBSUB_PLAN_KEYS
-        if pubsub
-        else NETWORK_PLAN_KEYS
-        if network
-        else CONFORMANCE_PLAN_KEYS
-        if conformance
-        else PLAN_KEYS
-    )
+    # a plan's kind is the table it has: its keys, its name in messages, its parser
+    kinds = _kinds()
+    kind = next((table for table in kinds if table in raw), None)
+    known_keys, name, parser = kinds[kind] if kind else (PLAN_KEYS, "client/server plan", _client_server_plan)
     for key in raw:
         if key not in known_keys:
-            kind = (
-                "PubSub plan (it has a [pubsub] table)"
-                if pubsub
-                else "network plan (it has a [network] table)"
-                if network
-                else "conformance plan (it has a [conformance] table)"
-                if conformance
-                else "client/server plan"
-            )
-            raise PlanError(f"unknown key '{key}' in a {kind} (known: {', '.join(sorted(known_keys))})")
+            raise PlanError(f"unknown key '{key}' in a {name} (known: {', '.join(sorted(known_keys))})")
     suite = raw.get("suite")
     if not isinstance(suite, str) or not (paths.SUITES / f"{suite}.robot").exists():
         raise PlanError(f"key 'suite' must name a Robot suite in suites/, got {suite!r}")
@@ -740,11 +739,7 @@ def _parse(path: Path, raw: dict) -> Plan:
     if not isinstance(profiles, dict) or not profiles:
         raise PlanError(f"key 'profiles' must hold at least one profile table, got {profiles!r}")
     common = {"path": path, "suite": suite, "description": _text(raw, "description", "")}
-    if network:
-        return _network_plan(raw, common)
-    if conformance:
-        return _conformance_plan(raw, common)
-    return _pubsub_plan(raw, common) if pubsub else _client_server_plan(raw, common)
+    return parser(raw, common)
 
 
 def _network_plan(raw: dict, common: dict) -> Plan:
@@ -769,6 +764,16 @@ def _conformance_plan(raw: dict, common: dict) -> Plan:
         raise PlanError(str(error)) from None
     return Plan(
         **common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), conformance=setup
+    )
+
+
+def _robustness_plan(raw: dict, common: dict) -> Plan:
+    try:
+        setup, parsed = robustness_plan.parse(raw)
+    except robustness_plan.RobustnessPlanError as error:
+        raise PlanError(str(error)) from None
+    return Plan(
+        **common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), robustness=setup
     )
 
 
@@ -937,6 +942,8 @@ def test_cases(plan: Plan, only: list[str] | None = None, profile: str | None = 
         return _network_tests(plan, only, profile)
     if plan.conformance:
         return _conformance_tests(plan, only)
+    if plan.robustness:
+        return _robustness_tests(plan, only)
     return _pubsub_tests(plan, only) if plan.pubsub else _client_server_tests(plan, only, profile)
 
 
@@ -1017,6 +1024,27 @@ def _conformance_tests(plan: Plan, only: list[str] | None) -> list[TestCase]:
         )
         for server in _chosen("server", plan.servers, only)
         for group in CONFORMANCE_GROUPS
+    ]
+
+
+def _robustness_tests(plan: Plan, only: list[str] | None) -> list[TestCase]:
+    """The robustness suite: the fuzzer's corpus recorded from the reference client, then every
+    batch against every server."""
+    assert plan.robustness
+    servers = _chosen("server", plan.servers, only)
+    if not servers:
+        return []
+    corpus = TestCase("the corpus from the reference client", "Corpus Should Be Recorded", (), ("robustness", "corpus"))
+    cases = [corpus]
+    return cases + [
+        TestCase(
+            f"{batch} against {server}",
+            "Server Should Survive",
+            (server, batch),
+            ("robustness", f"server:{server}", f"batch:{batch}"),
+        )
+        for server in servers
+        for batch in plan.robustness.batches
     ]
 
 

@@ -359,6 +359,13 @@ class Session:
         )
         return found
 
+    def stop_server(self, running: Server) -> None:
+        """Stops one server (one that crashed or hung, say): the next cell starts it afresh."""
+        for key, server in list(self.servers.items()):
+            if server is running:
+                del self.servers[key]
+        running.stop()
+
     def stop_servers(self) -> dict[str, tuple[int | None, float, bool]]:
         """Stops every server at once: each stop waits for its process to exit (a JVM or a
         Python server takes a second or more), and one after another they added seconds to

@@ -33,7 +33,7 @@ from uabench.engine import (
 from uabench.engine import network as network_engine
 from uabench.engine.cells import Outcome, wrong_values
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
-from uabench.engine.session import Session
+from uabench.engine.session import Session, free_port
 from uabench.engine.warmup import SteadyRule
 from uabench.network import path as network_path
 from uabench.pki import Identity
@@ -41,6 +41,9 @@ from uabench.proc import cgroups, netns
 from uabench.proc.process import AdapterError
 from uabench.results import stats, sustain
 from uabench.results.store import open_store
+from uabench.robustness import runner as robustness_runner
+from uabench.robustness import survival
+from uabench.robustness.recorder import Recorder
 
 
 def _us(value: float | None) -> str:
@@ -639,6 +642,109 @@ class UabenchLibrary:
             unexpected.insert(0, f"the server died during the probe: {running.death_reason()}")
         if unexpected:
             raise AssertionError(f"{server_id}: {len(unexpected)} deviation(s): " + "; ".join(unexpected))
+
+    def corpus_should_be_recorded(self) -> None:
+        """The fuzzer's corpus: the reference client's messages (a read, a write and a
+        subscription) recorded through a proxy to its own SDK's server, kept in the run's
+        directory. Fails when a message the fuzzer needs is missing."""
+        session = self._session()
+        reference = plans.reference_client()
+        if reference is None:
+            raise SkipExecution("not supported: no reference client installed")
+        client = sdks.get(reference)
+        running = session.server(sdks.get(reference), warm=False, signals=10, writes=10)
+        host, port = running.endpoint.removeprefix("opc.tcp://").split("/")[0].rsplit(":", 1)
+        with Recorder(free_port(), host, int(port)) as recorder:
+            proxy = f"opc.tcp://127.0.0.1:{recorder.port}"
+            for workload in robustness_runner.CORPUS_WORKLOADS:
+                config = dict(session.client_config(running, dict(workload)), endpoint=proxy)
+                outcome = session.run_client(client, running, config)
+                if outcome.status != "pass":
+                    raise AssertionError(
+                        f"the reference client's {workload['workload']} through the recorder: "
+                        f"{search.first_line(outcome.reason)}"
+                    )
+        problems = robustness_runner.corpus_problems(recorder.messages)
+        recorder.save(self._corpus())
+        logger.info(f"{len(recorder.messages)} messages recorded to {self._corpus()}")
+        if problems:
+            raise AssertionError("the corpus is incomplete: " + "; ".join(problems))
+
+    def _corpus(self) -> Path:
+        return self._session().workdir / "corpus.json"
+
+    def server_should_survive(self, server_id: str, batch: str) -> None:
+        """One hostile batch against `server_id`: its resources and a verified read before, right
+        after and after the recovery wait, classified (robustness/survival.py) and stored. Fails
+        when the server crashed or hung; a degradation is a warning."""
+        session = self._session()
+        assert self.plan.robustness, "Server Should Survive needs a robustness plan"
+        setup, chosen = self.plan.robustness, self.plan.robustness.profiles[self.profile]
+        if not self._corpus().exists():
+            raise AssertionError("no corpus: the test recording it did not pass")
+        reference = plans.reference_client()
+        assert reference is not None, "the corpus test needs the reference client"
+        client, server = sdks.get(reference), sdks.get(server_id)
+        running = session.server(server, warm=False, signals=10, writes=10)
+        pid = running.measured.process.pid
+
+        def health() -> survival.Health:
+            outcome = session.run_client(client, running, session.client_config(running, dict(NEGATIVE_WORKLOAD)))
+            if outcome.status != "pass":
+                return survival.Health(False, None, search.first_line(outcome.reason))
+            return survival.Health(True, stats.latency_summary(search.merged_latency([outcome]))["p50_us"])
+
+        before, baseline = robustness_runner.resources(pid), health()
+        if before is None or not baseline.ok:
+            raise AssertionError(f"{server_id} did not serve a verified read before the batch: {baseline.reason}")
+        found = robustness_runner.run_batch(
+            running.endpoint,
+            batch,
+            self._corpus(),
+            session.workdir / "reproducers",
+            setup.seed,
+            chosen.cases,
+            chosen.time_s,
+        )
+        alive_after = running.alive
+        after = robustness_runner.resources(pid)
+        health_after = health() if alive_after else None
+        time.sleep(chosen.recovery_s)
+        alive_recovered = running.alive
+        recovered = robustness_runner.resources(pid)
+        health_recovered = health() if alive_recovered else None
+        observed = survival.Observed(
+            before, baseline, alive_after, after, health_after, alive_recovered, recovered, health_recovered
+        )
+        verdict = survival.classify(observed)
+        if verdict.outcome in ("crashed", "hung"):
+            session.stop_server(running)  # the next batch gets a fresh server
+        result = {
+            "batch": batch,
+            "outcome": verdict.outcome,
+            "reason": verdict.reason,
+            "hostile": found,
+            "observed": dataclasses.asdict(observed),
+        }
+        status = "pass" if verdict.outcome in ("unaffected", "degraded and recovered") else "fail"
+        session.record(
+            "robustness",
+            client,
+            server,
+            batch,
+            0,
+            {"batch": batch, "seed": setup.seed, "cases": chosen.cases},
+            Outcome(status, verdict.reason or verdict.outcome, result=result),
+            running.config,
+        )
+        answers = ", ".join(f"{kind} ×{n}" for kind, n in sorted(found["answers"].items()))
+        logger.info(f"{batch}: {found['cases']} cases; answers: {answers or 'none'}; {verdict.outcome}")
+        if found.get("failure"):
+            logger.warn(f"{server_id}: {batch}: reproducer {found['failure']['reproducer']}")
+        if status == "fail":
+            raise AssertionError(f"{server_id} {verdict.outcome} under {batch}: {verdict.reason}")
+        if verdict.outcome != "unaffected":
+            logger.warn(f"{server_id}: {batch}: {verdict.outcome}: {verdict.reason}")
 
     def _throughput_workload(self, variant: str) -> tuple[dict, int]:
         phase = self.plan.phase(self.profile, "throughput")

@@ -1,0 +1,639 @@
+"""The hostile client of the robustness suite (issue 18): one batch of malformed messages or one
+targeted attack against one server, bounded in count and time, printing one JSON line at the end:
+{"batch", "cases", "answers": {kind: count}, "failure": {...} | null, "details": {...}}.
+
+Runs in asyncua's venv (the asyncua the asyncua adapter pins), for asyncua's codec: a recorded
+message is decoded and re-encoded to move it onto a fresh secure channel and session (channel
+and token ids, sequence numbers, the session's authentication token), so a mutated request gets
+past the channel's checks to the server's decoder and service code. Imports nothing of uabench
+but wire.py beside it.
+
+    implementations/asyncua/.venv/bin/python hostile.py '<JSON arguments>'
+
+arguments: {"endpoint", "batch", "seed", "cases", "time_s", "timeout_s", "corpus" (a JSON file
+of recorded messages: robustness/recorder.py), "reproducers" (a directory)}.
+
+The mutations: bit flips come from zzuf (Caca Labs' seeded bit-flip fuzzer, Debian's `zzuf`),
+run as a filter on each message; the structure-aware ones (a size field, truncation, a huge array
+length, nested Variants, an invalid NodeId encoding) are written here, because they need the
+layout of OPC UA's binary encoding (OPC 10000-6 §5.2), which no general fuzzer knows."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import socket
+import struct
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from asyncua import Client, ua
+from asyncua.common.utils import Buffer
+from asyncua.ua.ua_binary import nodeid_from_binary, nodeid_to_binary, struct_from_binary, struct_to_binary
+
+sys.path.insert(0, str(Path(__file__).parent))
+import wire  # noqa: E402  (beside this script; no uabench import in asyncua's venv)
+
+LIVENESS_S = 2.0  # a Hello must be acknowledged within this for the server to count as alive
+HOLD_S = 1.0  # how long a truncated message is held open before the connection is closed
+ZZUF_RATIOS = (0.001, 0.004, 0.02)
+HUGE = (0x7FFFFFFF, 0xFFFFFFFF, 0x10000000)
+NESTING = (64, 1000, 100000)
+BAD_NODEID_ENCODINGS = (0x06, 0x07, 0x3F, 0x46, 0x86, 0xC5)
+
+
+@dataclass
+class Answer:
+    kind: str  # "ack", "error", "response", "closed", "silent"
+    status: str | None = None
+
+
+@dataclass
+class Replay:
+    """One connection replaying the recorded session's opening onto a fresh channel and session."""
+
+    host: str
+    port: int
+    endpoint: str
+    corpus: dict[str, wire.Message]
+    timeout_s: float
+    reader: asyncio.StreamReader | None = None
+    writer: asyncio.StreamWriter | None = None
+    channel: int = 0
+    token: int = 0
+    sequence: int = 1
+    request_id: int = 1
+    authentication: Any = None
+    pending: bytes = b""
+    answers: list[Answer] = field(default_factory=list)
+
+    async def connect(self) -> None:
+        self.reader, self.writer = await asyncio.wait_for(asyncio.open_connection(self.host, self.port), self.timeout_s)
+
+    async def send(self, data: bytes) -> None:
+        assert self.writer is not None
+        self.writer.write(data)
+        await self.writer.drain()
+
+    async def receive(self, timeout_s: float | None = None) -> wire.Message | Answer:
+        """The next whole message, or why there is none (closed, silent)."""
+        assert self.reader is not None
+        deadline = time.monotonic() + (timeout_s or self.timeout_s)
+        while True:
+            found, self.pending = wire.split(self.pending)
+            if found:
+                first, rest = found[0], b"".join(m.data for m in found[1:])
+                self.pending = rest + self.pending
+                return first
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return Answer("silent")
+            try:
+                data = await asyncio.wait_for(self.reader.read(65536), left)
+            except TimeoutError:
+                return Answer("silent")
+            except (ConnectionError, OSError):
+                return Answer("closed")
+            if not data:
+                return Answer("closed")
+            self.pending += data
+
+    async def answer(self, timeout_s: float | None = None) -> Answer:
+        """What the server made of the last message: its reply's kind and status."""
+        got = await self.receive(timeout_s)
+        if isinstance(got, Answer):
+            return got
+        if got.kind == b"ACK":
+            return Answer("ack")
+        if got.kind == b"ERR":
+            (code,) = struct.unpack_from("<I", got.data, 8)
+            return Answer("error", ua.StatusCode(code).name)
+        if got.kind in (b"MSG", b"OPN"):
+            body = got.data[wire.asymmetric_end(got.data) + 8 :] if got.kind == b"OPN" else got.data[24:]
+            buffer = Buffer(body)
+            nodeid_from_binary(buffer)
+            header = struct_from_binary(ua.ResponseHeader, buffer)
+            return Answer("response", header.ServiceResult.name)
+        return Answer("response", got.kind.decode())
+
+    async def hello(self) -> Answer:
+        message = ua.Hello(EndpointUrl=self.endpoint)
+        await self.send(hello_bytes(message))
+        return await self.answer()
+
+    async def open(self) -> None:
+        """Hello, OpenSecureChannel and an activated session, from the recorded messages."""
+        await self.connect()
+        if (await self.hello()).kind != "ack":
+            raise ConnectionError("no ACK to Hello")
+        await self.send(self.corpus["OpenSecureChannelRequest"].data)
+        got = await self.receive()
+        if not isinstance(got, wire.Message) or got.kind != b"OPN":
+            raise ConnectionError(f"no OpenSecureChannel response: {got}")
+        start = wire.asymmetric_end(got.data)
+        self.sequence = struct.unpack_from("<I", got.data, start)[0]
+        buffer = Buffer(got.data[start + 8 :])
+        nodeid_from_binary(buffer)
+        response = struct_from_binary(ua.OpenSecureChannelResponse, buffer)
+        self.channel = response.Parameters.SecurityToken.ChannelId
+        self.token = response.Parameters.SecurityToken.TokenId
+        created = await self.exchange(self.corpus["CreateSessionRequest"].data)
+        if not isinstance(created, wire.Message):
+            raise ConnectionError(f"no CreateSession response: {created}")
+        buffer = Buffer(created.data[24:])
+        nodeid_from_binary(buffer)
+        self.authentication = struct_from_binary(ua.CreateSessionResponse, buffer).Parameters.AuthenticationToken
+        activated = await self.exchange(self.corpus["ActivateSessionRequest"].data)
+        if not isinstance(activated, wire.Message):
+            raise ConnectionError(f"no ActivateSession response: {activated}")
+
+    def moved(self, data: bytes) -> bytes:
+        """A recorded MSG on this channel and session: ids, numbers and the session token replaced."""
+        self.sequence += 1
+        self.request_id += 1
+        body = data[24:]
+        if self.authentication is not None:
+            buffer = Buffer(body)
+            typeid = nodeid_from_binary(buffer)
+            kind = ua.uatypes.extension_objects_by_typeid[typeid]
+            request = struct_from_binary(kind, buffer)
+            request.RequestHeader.AuthenticationToken = self.authentication
+            body = nodeid_to_binary(typeid) + struct_to_binary(request)
+        moved = wire.symmetric(data[:24] + body, self.channel, self.token, self.sequence, self.request_id)
+        return wire.with_size(moved)
+
+    async def exchange(self, data: bytes) -> wire.Message | Answer:
+        await self.send(self.moved(data))
+        return await self.receive()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+def hello_bytes(message: Any) -> bytes:
+    body = struct_to_binary(message)
+    return wire.HEADER.pack(b"HEL", b"F", wire.HEADER.size + len(body)) + body
+
+
+# --- mutations of one recorded message (already moved onto the case's channel and session) -------
+
+
+def _zzuf(data: bytes, seed: int, ratio: float) -> bytes:
+    done = subprocess.run(["zzuf", "-s", str(seed), "-r", str(ratio)], input=data, capture_output=True, timeout=10)
+    return done.stdout
+
+
+def bitflip(rng: random.Random, data: bytes, seed: int) -> tuple[str, bytes]:
+    ratio = rng.choice(ZZUF_RATIOS)
+    if rng.random() < 0.8:  # mostly the body: the channel's header checks would stop the rest
+        return f"zzuf -s {seed} -r {ratio} (body)", data[:24] + _zzuf(data[24:], seed, ratio)
+    return f"zzuf -s {seed} -r {ratio} (whole)", _zzuf(data, seed, ratio)
+
+
+def length(rng: random.Random, data: bytes, _: int) -> tuple[str, bytes]:
+    if rng.random() < 0.5:
+        size = rng.choice([0, 7, 8, len(data) - 1, len(data) + 1, *HUGE])
+        return f"message size field {size}", wire.with_size(data, size)
+    # an inner Int32 that reads as a plausible length (a count or a string length below what
+    # follows it): the layout-blind way to find length prefixes
+    candidates = [
+        at for at in range(24, len(data) - 4) if 0 < struct.unpack_from("<i", data, at)[0] <= len(data) - at - 4
+    ]
+    if not candidates:
+        return "message size field 0", wire.with_size(data, 0)
+    at, value = rng.choice(candidates), rng.choice([-2, *HUGE])
+    return f"Int32 at byte {at} set to {value}", data[:at] + struct.pack("<I", value & 0xFFFFFFFF) + data[at + 4 :]
+
+
+def truncate(rng: random.Random, data: bytes, _: int) -> tuple[str, bytes]:
+    cut = rng.randrange(9, len(data))
+    return f"cut at byte {cut} of {len(data)} (size field unchanged)", data[:cut]
+
+
+def _read_prefix(authentication: Any) -> bytes:
+    """A ReadRequest's bytes up to its NodesToRead count (typeid, header, maxAge, timestamps)."""
+    header = ua.RequestHeader(AuthenticationToken=authentication or ua.NodeId())
+    return (
+        nodeid_to_binary(ua.FourByteNodeId(ua.ObjectIds.ReadRequest_Encoding_DefaultBinary))
+        + struct_to_binary(header)
+        + struct.pack("<dI", 0.0, 2)
+    )
+
+
+def huge_array(rng: random.Random, replay: Replay) -> tuple[str, bytes]:
+    count = rng.choice(HUGE)
+    one = struct_to_binary(ua.ReadValueId(NodeId=ua.NodeId(2259), AttributeId=13))
+    body = _read_prefix(replay.authentication) + struct.pack("<I", count) + one * rng.choice([0, 1, 16])
+    return f"ReadRequest with NodesToRead count {count}", _symmetric_message(replay, body)
+
+
+def huge_string(rng: random.Random, replay: Replay) -> tuple[str, bytes]:
+    value = rng.choice(HUGE)
+    node = struct.pack("<BH", 3, 1) + struct.pack("<I", value) + b"x" * 16  # a String NodeId claiming `value` bytes
+    body = _read_prefix(replay.authentication) + struct.pack("<I", 1) + node + struct.pack("<I", 13) + b"\xff" * 10
+    return f"ReadRequest with a String NodeId of length {value}", _symmetric_message(replay, body)
+
+
+def nested(rng: random.Random, replay: Replay) -> tuple[str, bytes]:
+    depth = rng.choice(NESTING)
+    # a Variant array (encoding 0x80 | 24) of one Variant, `depth` times, around a Double
+    value = b"\x98\x01\x00\x00\x00" * depth + b"\x0b" + struct.pack("<d", 1.5)
+    header = ua.RequestHeader(AuthenticationToken=replay.authentication or ua.NodeId())
+    node = struct_to_binary(ua.NodeId("Write_0", 1))
+    body = (
+        nodeid_to_binary(ua.FourByteNodeId(ua.ObjectIds.WriteRequest_Encoding_DefaultBinary))
+        + struct_to_binary(header)
+        + struct.pack("<I", 1)
+        + node
+        + struct.pack("<I", 13)
+        + b"\xff\xff\xff\xff"  # IndexRange: null
+        + b"\x01"  # DataValue mask: a value
+        + value
+    )
+    return f"WriteRequest of a Variant nested {depth} deep", _symmetric_message(replay, body)
+
+
+def bad_nodeid(rng: random.Random, replay: Replay) -> tuple[str, bytes]:
+    encoding = rng.choice(BAD_NODEID_ENCODINGS)
+    node = bytes([encoding]) + bytes(rng.randrange(256) for _ in range(rng.choice([0, 2, 6, 20])))
+    body = _read_prefix(replay.authentication) + struct.pack("<I", 1) + node + struct.pack("<I", 13)
+    return f"ReadRequest with NodeId encoding byte 0x{encoding:02x}", _symmetric_message(replay, body)
+
+
+def _symmetric_message(replay: Replay, body: bytes) -> bytes:
+    replay.sequence += 1
+    replay.request_id += 1
+    head = wire.HEADER.pack(b"MSG", b"F", 0) + wire.CHANNEL.pack(replay.channel, replay.token)
+    return wire.with_size(head + wire.SEQUENCE.pack(replay.sequence, replay.request_id) + body)
+
+
+Mutation = Callable[[random.Random, bytes, int], tuple[str, bytes]]
+Builder = Callable[[random.Random, Replay], tuple[str, bytes]]
+MUTATIONS: dict[str, Mutation] = {"fuzz-bitflip": bitflip, "fuzz-length": length, "fuzz-truncate": truncate}
+BUILDERS: dict[str, Builder] = {
+    "fuzz-huge-array": huge_array,
+    "fuzz-huge-string": huge_string,
+    "fuzz-nested": nested,
+    "fuzz-nodeid": bad_nodeid,
+}
+
+
+# --- the run -----------------------------------------------------------------------------------
+
+
+class Batch:
+    def __init__(self, arguments: dict) -> None:
+        self.endpoint: str = arguments["endpoint"]
+        url = urlparse(self.endpoint)
+        self.host, self.port = url.hostname or "127.0.0.1", url.port or 4840
+        self.name: str = arguments["batch"]
+        self.seed: int = int(arguments.get("seed", 1))
+        self.cases: int = int(arguments.get("cases", 20))
+        self.deadline = time.monotonic() + float(arguments.get("time_s", 60))
+        self.timeout_s: float = float(arguments.get("timeout_s", 2.0))
+        self.reproducers = Path(arguments.get("reproducers", "."))
+        self.corpus = load_corpus(Path(arguments["corpus"])) if arguments.get("corpus") else {}
+        self.answers: Counter[str] = Counter()
+        self.details: dict[str, Any] = {}
+        self.failure: dict | None = None
+        self.done = 0
+
+    def replay(self) -> Replay:
+        return Replay(self.host, self.port, self.endpoint, self.corpus, self.timeout_s)
+
+    def count(self, answer: Answer) -> None:
+        self.answers[f"{answer.kind} {answer.status}" if answer.status else answer.kind] += 1
+
+    async def alive(self) -> bool:
+        """A new connection's Hello is acknowledged within LIVENESS_S (twice tried, 1 s apart)."""
+        for attempt in range(2):
+            probe = Replay(self.host, self.port, self.endpoint, {}, LIVENESS_S)
+            try:
+                await probe.connect()
+                if (await probe.hello()).kind == "ack":
+                    return True
+            except (OSError, TimeoutError, ConnectionError):
+                pass
+            finally:
+                probe.close()
+            if attempt == 0:
+                await asyncio.sleep(1.0)
+        return False
+
+    def fail(self, case: int, what: str, data: bytes | None, prefix: list[str]) -> None:
+        """The server no longer answers a Hello after this case: its bytes are the reproducer."""
+        self.reproducers.mkdir(parents=True, exist_ok=True)
+        stem = self.reproducers / f"{self.name}-seed{self.seed}-case{case}"
+        if data is not None:
+            stem.with_suffix(".bin").write_bytes(data)
+        stem.with_suffix(".json").write_text(
+            json.dumps({"batch": self.name, "seed": self.seed, "case": case, "what": what, "after": prefix}, indent=1)
+        )
+        self.failure = {"case": case, "what": what, "reproducer": str(stem.with_suffix(".bin" if data else ".json"))}
+
+    async def fuzz(self) -> None:
+        rng = random.Random(self.seed)
+        targets = [name for name in self.corpus if name not in ("Hello", "OpenSecureChannelRequest")]
+        for case in range(self.cases):
+            if time.monotonic() > self.deadline:
+                self.details["stopped"] = "time bound"
+                break
+            replay = self.replay()
+            prefix = ["Hello", "OpenSecureChannel", "CreateSession", "ActivateSession"]
+            data = b""
+            what = ""
+            try:
+                await replay.open()
+                if self.name in MUTATIONS:
+                    target = rng.choice(targets)
+                    what, data = MUTATIONS[self.name](
+                        rng, replay.moved(self.corpus[target].data), self.seed * 100003 + case
+                    )
+                    what = f"{target}: {what}"
+                else:
+                    what, data = BUILDERS[self.name](rng, replay)
+                await replay.send(data)
+                self.count(await replay.answer(HOLD_S if self.name == "fuzz-truncate" else None))
+            except (OSError, TimeoutError, ConnectionError) as error:
+                self.count(Answer("closed" if data else "setup failed", type(error).__name__))
+            finally:
+                replay.close()
+            self.done += 1
+            if not await self.alive():
+                self.fail(case, what, data, prefix)
+                break
+
+    async def run(self) -> dict:
+        if self.name in MUTATIONS or self.name in BUILDERS:
+            await self.fuzz()
+        else:
+            await ATTACKS[self.name](self)
+            if self.failure is None and not await self.alive():
+                self.fail(self.done, f"after the {self.name} attack", None, [])
+        return {
+            "batch": self.name,
+            "seed": self.seed,
+            "cases": self.done,
+            "answers": dict(self.answers),
+            "failure": self.failure,
+            "details": self.details,
+        }
+
+
+def load_corpus(path: Path) -> dict[str, wire.Message]:
+    """The recorded messages by request type (the first of each)."""
+    found: dict[str, wire.Message] = {}
+    for entry in json.loads(path.read_text())["messages"]:
+        data = bytes.fromhex(entry["hex"])
+        message = wire.Message(data[:3], data[3:4], data)
+        found.setdefault(wire.name(message), message)
+    return found
+
+
+# --- targeted attacks ---------------------------------------------------------------------------
+
+
+async def hello_buffers(batch: Batch) -> None:
+    """Hellos with absurd buffer sizes, limits, protocol version and URL (OPC 10000-6 §7.1.2.3)."""
+    hellos = [
+        ua.Hello(0, 0, 0, 0, 0, batch.endpoint),
+        ua.Hello(0, 1, 1, 1, 1, batch.endpoint),
+        ua.Hello(0, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, batch.endpoint),
+        ua.Hello(0xFFFFFFFF, 8192, 8192, 0, 0, batch.endpoint),
+        ua.Hello(0, 8192, 8192, 0, 0, batch.endpoint + "/" + "x" * 100000),
+    ]
+    for message in hellos:
+        replay = batch.replay()
+        try:
+            await replay.connect()
+            await replay.send(hello_bytes(message))
+            batch.count(await replay.answer())
+        except (OSError, TimeoutError) as error:
+            batch.count(Answer("closed", type(error).__name__))
+        finally:
+            replay.close()
+        batch.done += 1
+
+
+async def chunk_flood(batch: Batch) -> None:
+    """A ReadRequest split into far more intermediate chunks than any server allows."""
+    replay = batch.replay()
+    try:
+        await replay.open()
+        whole = replay.moved(batch.corpus["ReadRequest"].data)
+        body = whole[24:]
+        chunks = min(20000, batch.cases * 1000)
+        piece = max(1, len(body) // chunks)
+        sent = 0
+        for k in range(chunks):
+            if time.monotonic() > batch.deadline:
+                break
+            part = body[k * piece : (k + 1) * piece] or b"\x00"
+            replay.sequence += 1
+            head = wire.HEADER.pack(b"MSG", b"C", 0) + wire.CHANNEL.pack(replay.channel, replay.token)
+            await replay.send(wire.with_size(head + wire.SEQUENCE.pack(replay.sequence, replay.request_id) + part))
+            sent += 1
+        batch.details["chunks_sent"] = sent
+        batch.count(await replay.answer())
+    except (OSError, TimeoutError, ConnectionError) as error:
+        batch.count(Answer("closed", type(error).__name__))
+    finally:
+        replay.close()
+    batch.done += 1
+
+
+async def oversize_message(batch: Batch) -> None:
+    """One WriteRequest of a 64 MiB ByteString in a single chunk, past any negotiated size."""
+    replay = batch.replay()
+    size = 64 * 1024 * 1024
+    try:
+        await replay.open()
+        header = ua.RequestHeader(AuthenticationToken=replay.authentication)
+        body = (
+            nodeid_to_binary(ua.FourByteNodeId(ua.ObjectIds.WriteRequest_Encoding_DefaultBinary))
+            + struct_to_binary(header)
+            + struct.pack("<I", 1)
+            + struct_to_binary(ua.NodeId("Write_0", 1))
+            + struct.pack("<I", 13)
+            + b"\xff\xff\xff\xff\x01\x0f"
+            + struct.pack("<I", size)
+        )
+        message = _symmetric_message(replay, body)
+        await replay.send(wire.with_size(message, len(message) + size))
+        block = b"\xab" * (1 << 20)
+        for _ in range(64):
+            if time.monotonic() > batch.deadline:
+                break
+            await replay.send(block)
+        batch.count(await replay.answer())
+    except (OSError, TimeoutError, ConnectionError) as error:
+        batch.count(Answer("closed", type(error).__name__))
+    finally:
+        replay.close()
+    batch.done += 1
+
+
+async def _held(batch: Batch, count: int, feed: Callable[[Replay], Awaitable[None]], hold_s: float) -> None:
+    """`count` connections each fed by `feed` at once for `hold_s`, with a liveness probe halfway:
+    does the server serve a newcomer while they hold it?"""
+    replays = [batch.replay() for _ in range(count)]
+    opened = 0
+    for replay in replays:
+        try:
+            await replay.connect()
+            opened += 1
+        except (OSError, TimeoutError):
+            break
+    tasks = [asyncio.ensure_future(feed(r)) for r in replays[:opened]]
+    await asyncio.sleep(min(hold_s / 2, max(0.0, batch.deadline - time.monotonic())))
+    batch.details["served_a_newcomer_meanwhile"] = await batch.alive()
+    await asyncio.sleep(min(hold_s / 2, max(0.0, batch.deadline - time.monotonic())))
+    for task in tasks:
+        task.cancel()
+    for replay in replays:
+        replay.close()
+    batch.details["connections"] = opened
+    batch.done = opened
+
+
+async def slowloris(batch: Batch) -> None:
+    """Connections each sending its Hello one byte every 200 ms (a partial message held open)."""
+    data = hello_bytes(ua.Hello(EndpointUrl=batch.endpoint))
+
+    async def trickle(replay: Replay) -> None:
+        for byte in data:
+            await replay.send(bytes([byte]))
+            await asyncio.sleep(0.2)
+
+    await _held(batch, min(200, batch.cases * 10), trickle, 10.0)
+
+
+async def idle_connections(batch: Batch) -> None:
+    """TCP connections that never send a Hello (OPC 10000-6 §7.1.3: the server may close them)."""
+
+    async def nothing(_: Replay) -> None:
+        await asyncio.sleep(3600)
+
+    await _held(batch, min(1000, batch.cases * 50), nothing, 6.0)
+
+
+async def _client(batch: Batch) -> Client:
+    client = Client(batch.endpoint, timeout=batch.timeout_s)
+    await client.connect_socket()
+    await client.send_hello()
+    await client.open_secure_channel()
+    await client.create_session()
+    await client.activate_session()
+    return client
+
+
+async def session_flood(batch: Batch) -> None:
+    """Sessions until the server refuses, then as many attempts again (bounded)."""
+    clients: list[Client] = []
+    refusals: Counter[str] = Counter()
+    cap = min(2000, batch.cases * 100)
+    try:
+        while len(clients) + sum(refusals.values()) < cap and time.monotonic() < batch.deadline:
+            if refusals and sum(refusals.values()) >= max(10, len(clients) // 10):
+                break
+            try:
+                clients.append(await _client(batch))
+            except (ua.UaError, OSError, TimeoutError, ConnectionError) as error:
+                refusals[_refusal(error)] += 1
+    finally:
+        batch.details.update(sessions=len(clients), refusals=dict(refusals))
+        for client in clients:
+            client.disconnect_socket()
+    batch.done = len(clients) + sum(refusals.values())
+
+
+async def subscription_flood(batch: Batch) -> None:
+    """Subscriptions in one session until refused, then as many attempts again (bounded)."""
+    client = await _client(batch)
+    created, refusals = 0, Counter[str]()
+    try:
+        while created + sum(refusals.values()) < min(5000, batch.cases * 250) and time.monotonic() < batch.deadline:
+            if refusals and sum(refusals.values()) >= max(10, created // 10):
+                break
+            try:
+                params = ua.CreateSubscriptionParameters(
+                    RequestedPublishingInterval=1000,
+                    RequestedLifetimeCount=30,
+                    RequestedMaxKeepAliveCount=10,
+                    PublishingEnabled=True,
+                )
+                await client.uaclient.create_subscription(params, lambda *_: None)
+                created += 1
+            except (ua.UaError, TimeoutError) as error:
+                refusals[_refusal(error)] += 1
+    finally:
+        batch.details.update(subscriptions=created, refusals=dict(refusals))
+        client.disconnect_socket()
+    batch.done = created + sum(refusals.values())
+
+
+async def publish_flood(batch: Batch) -> None:
+    """Publish requests without acknowledgements, sent at once on one session."""
+    replay = batch.replay()
+    count = min(5000, batch.cases * 250)
+    try:
+        await replay.open()
+        publish = ua.PublishRequest()
+        publish.RequestHeader = ua.RequestHeader(AuthenticationToken=replay.authentication, TimeoutHint=5000)
+        body = struct_to_binary(publish)  # asyncua's request objects encode their TypeId first
+        for _ in range(count):
+            await replay.send(_symmetric_message(replay, body))
+        end = time.monotonic() + 3.0
+        while time.monotonic() < end:
+            answer = await replay.answer(max(0.1, end - time.monotonic()))
+            if answer.kind in ("silent", "closed"):
+                batch.count(answer)
+                break
+            batch.count(answer)
+    except (OSError, TimeoutError, ConnectionError) as error:
+        batch.count(Answer("closed", type(error).__name__))
+    finally:
+        replay.close()
+    batch.done = count
+
+
+def _refusal(error: BaseException) -> str:
+    if isinstance(error, ua.UaStatusCodeError):
+        return ua.StatusCode(error.code).name
+    return type(error).__name__
+
+
+ATTACKS: dict[str, Callable[[Batch], Awaitable[None]]] = {
+    "hello-buffers": hello_buffers,
+    "chunk-flood": chunk_flood,
+    "oversize-message": oversize_message,
+    "slowloris": slowloris,
+    "idle-connections": idle_connections,
+    "session-flood": session_flood,
+    "subscription-flood": subscription_flood,
+    "publish-flood": publish_flood,
+}
+BATCHES = (*MUTATIONS, *BUILDERS, *ATTACKS)  # the same names as robustness/batches.py (the harness's)
+
+
+async def main(arguments: dict) -> None:
+    import logging
+
+    logging.getLogger("asyncua").setLevel(logging.CRITICAL + 1)
+    if arguments["batch"] not in BATCHES:
+        raise SystemExit(f"hostile: unknown batch {arguments['batch']!r} (known: {', '.join(BATCHES)})")
+    socket.setdefaulttimeout(10)
+    print(json.dumps(await Batch(arguments).run()), flush=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(json.loads(sys.argv[1])))

@@ -1,0 +1,104 @@
+"""How a server came through one hostile batch (issue 18): the outcome classes and the survival
+score, as plain functions of what was observed before the batch, right after it and after a
+recovery wait, so each class can be shown to be detected without a server."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+OUTCOMES = ("unaffected", "degraded and recovered", "degraded", "crashed", "hung")
+# A health read slower than this many times its time before the batch (plus LATENCY_SLACK_US,
+# a timer's jitter on a small figure) is degraded service.
+LATENCY_FACTOR = 3.0
+LATENCY_SLACK_US = 2000.0
+# Resources held after the batch beyond these are degraded: memory that grew by more than the
+# share and the floor (a runtime's heap grows in steps), threads or descriptors not given back.
+RSS_SHARE, RSS_FLOOR_MB = 0.5, 32.0
+THREADS_MORE, FDS_MORE = 8, 16
+
+
+@dataclass(frozen=True)
+class Resources:
+    rss_mb: float
+    threads: int
+    fds: int
+    cpu_s: float
+
+    def grown(self, before: Resources) -> list[str]:
+        """What `self` holds beyond `before` past the thresholds above."""
+        found = []
+        if self.rss_mb - before.rss_mb > max(RSS_FLOOR_MB, RSS_SHARE * before.rss_mb):
+            found.append(f"RSS {before.rss_mb:.0f} → {self.rss_mb:.0f} MB")
+        if self.threads - before.threads > THREADS_MORE:
+            found.append(f"threads {before.threads} → {self.threads}")
+        if self.fds - before.fds > FDS_MORE:
+            found.append(f"file descriptors {before.fds} → {self.fds}")
+        return found
+
+
+@dataclass(frozen=True)
+class Health:
+    """A verified read after (or before) the batch: did it pass, and its median latency."""
+
+    ok: bool
+    p50_us: float | None
+    reason: str = ""
+
+    def slow(self, before: Health) -> bool:
+        if self.p50_us is None or before.p50_us is None:
+            return False
+        return self.p50_us > LATENCY_FACTOR * before.p50_us + LATENCY_SLACK_US
+
+
+@dataclass(frozen=True)
+class Observed:
+    before: Resources
+    baseline: Health
+    alive_after: bool
+    after: Resources | None
+    health_after: Health | None
+    alive_recovered: bool
+    recovered: Resources | None
+    health_recovered: Health | None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    outcome: str
+    reason: str
+
+
+def _problems(health: Health | None, resources: Resources | None, observed: Observed) -> list[str]:
+    found = []
+    if health is None or not health.ok:
+        found.append(f"no verified read ({health.reason if health else 'not tried'})")
+    elif health.slow(observed.baseline):
+        found.append(f"read p50 {observed.baseline.p50_us:.0f} → {health.p50_us:.0f} µs")
+    if resources is not None:
+        found += resources.grown(observed.before)
+    return found
+
+
+def classify(observed: Observed) -> Verdict:
+    """crashed: the process died; hung: alive but serving no verified read even after the
+    recovery wait; degraded: serving, but slow or holding resources after the wait;
+    degraded and recovered: so right after the batch, not after the wait; else unaffected."""
+    if not observed.alive_after or not observed.alive_recovered:
+        return Verdict("crashed", "the server process died")
+    right_after = _problems(observed.health_after, observed.after, observed)
+    later = _problems(observed.health_recovered, observed.recovered, observed)
+    if observed.health_recovered is None or not observed.health_recovered.ok:
+        return Verdict("hung", "; ".join(later))
+    if later:
+        return Verdict("degraded", "; ".join(later))
+    if right_after:
+        return Verdict("degraded and recovered", "; ".join(right_after))
+    return Verdict("unaffected", "")
+
+
+def score(outcomes: list[str]) -> float | None:
+    """The share of batches a server came through serving: unaffected, or degraded and
+    recovered without intervention."""
+    if not outcomes:
+        return None
+    return sum(o in ("unaffected", "degraded and recovered") for o in outcomes) / len(outcomes)
