@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from uabench.report.capacity import capacity_section, latency_section
 from uabench.report.conformance import conformance_section
+from uabench.report.robustness import robustness_section
 from uabench.report.model import Report, Section
 from uabench.report.network import network_section
 from uabench.report.overhead import overhead_section
@@ -44,6 +45,7 @@ def run_sections(run: dict, cells: list[dict], runs: list[dict], cells_of: dict[
     found.append(overhead_section(run, cells))
     found.append(network_section(cells))
     found.append(conformance_section(cells))
+    found.append(robustness_section(cells))
     if any(c["kind"].startswith("pubsub-") for c in cells):
         found.append(pubsub_section(cells, client_server_signal_points(runs, cells_of)))
     return [s for s in found if s]

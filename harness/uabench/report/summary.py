@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from uabench.report import uncertainty
 from uabench.report.conformance import counts as conformance_counts
+from uabench.report.robustness import scores as survival_scores
 from uabench.report.model import Cell, Column, Section, Status, Table
 from uabench.report.sections import NO_SECURITY, plan_of
 from uabench.report.text import number
@@ -196,6 +197,11 @@ def _conformance(cells: list[dict], found: Figures) -> None:
         found.put(server, Column("conformance checks passed", kind="text"), count.cell())
 
 
+def _robustness(cells: list[dict], found: Figures) -> None:
+    for server, share in survival_scores(cells).items():
+        found.put(server, Column("survival score", "share of hostile batches survived", kind="percent"), Cell(share))
+
+
 def summary_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section | None:
     found = Figures()
     for run in runs:
@@ -204,6 +210,7 @@ def summary_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Sectio
         _sweeps(run, cells, found)
         _capacity(cells, found)
         _conformance(cells, found)
+        _robustness(cells, found)
     if not found.by_server:
         return None
     table = found.table()

@@ -1,0 +1,82 @@
+"""The robustness section (issue 18): the survival table (batch × server: unaffected, degraded and
+recovered, degraded, crashed, hung), each server's survival score, and the reproducers kept for
+a crash or a hang. Built from the robustness cells (robot/library.py records one per batch and
+server)."""
+
+from __future__ import annotations
+
+from uabench.report.model import Cell, Column, Section, Status, Table, row
+from uabench.robustness.batches import ABOUT
+from uabench.robustness.survival import score
+
+SHOWN = {
+    "unaffected": Status.PASS,
+    "degraded and recovered": Status.MARKED,
+    "degraded": Status.FAIL,
+    "crashed": Status.FAIL,
+    "hung": Status.FAIL,
+}
+
+
+def robustness_cells(cells: list[dict]) -> list[dict]:
+    return [c for c in cells if c["kind"] == "robustness" and c.get("result")]
+
+
+def scores(cells: list[dict]) -> dict[str, float | None]:
+    """Per server, the share of its batches it came through serving (survival.score)."""
+    by_server: dict[str, list[str]] = {}
+    for c in robustness_cells(cells):
+        by_server.setdefault(c["server"], []).append(c["result"]["outcome"])
+    return {server: score(outcomes) for server, outcomes in sorted(by_server.items())}
+
+
+def robustness_section(cells: list[dict]) -> Section | None:
+    mine = robustness_cells(cells)
+    if not mine:
+        return None
+    servers = sorted({c["server"] for c in mine})
+    by_batch: dict[str, dict[str, dict]] = {}
+    for c in mine:
+        by_batch.setdefault(c["variant"], {})[c["server"]] = c["result"]
+    rows = []
+    for batch, results in by_batch.items():
+        cells_of_row = [Cell(batch), Cell(ABOUT.get(batch, ""))]
+        for server in servers:
+            result = results.get(server)
+            if result is None:
+                cells_of_row.append(Cell(None))
+                continue
+            hostile = result.get("hostile") or {}
+            detail = result.get("reason") or f"{hostile.get('cases', 0)} cases"
+            cells_of_row.append(Cell(result["outcome"], SHOWN.get(result["outcome"]), detail))
+        rows.append(cells_of_row)
+    columns = [Column("batch", kind="text"), Column("what", kind="text"), *(Column(s, kind="text") for s in servers)]
+    survival = scores(mine)
+    score_table = Table(
+        [Column("server", kind="text"), Column("survival score", "share of batches", kind="percent")],
+        [row(server, survival[server]) for server in servers],
+        notes=["Survival score: the share of batches after which the server still served a verified read within "
+               "the recovery wait, unaffected or degraded and recovered."],
+    )  # fmt: skip
+    kept = [
+        (c["server"], c["variant"], c["result"]["hostile"]["failure"])
+        for c in mine
+        if (c["result"].get("hostile") or {}).get("failure")
+    ]
+    notes = [
+        f"{server}, {batch}: case {f['case']} ({f['what']}), reproducer {f['reproducer']}" for server, batch, f in kept
+    ]
+    return Section(
+        "Robustness: hostile input",
+        paragraphs=[
+            "Each batch is a bounded, seeded set of malformed messages (the fuzzer mutates messages recorded from the "
+            "reference client: bit flips by zzuf, corrupted size and length fields, truncation, huge array and "
+            "string lengths, nested Variants, invalid NodeId encodings) or one targeted attack. Before it, right after "
+            "it and after the recovery wait the server's resources are read and the reference client makes a "
+            "verified read: unaffected; degraded and recovered (slow, or holding memory, threads or descriptors "
+            "right after, not after the wait); degraded (still so after the wait); hung (alive, no verified read); "
+            "crashed (the process died)."
+        ],
+        tables=[score_table, Table(columns, rows)],
+        notes=notes,
+    )
