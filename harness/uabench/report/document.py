@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from uabench.report.capacity import capacity_section, latency_section
 from uabench.report.conformance import conformance_section
-from uabench.report.robustness import robustness_section
 from uabench.report.model import Report, Section
 from uabench.report.network import network_section
 from uabench.report.overhead import overhead_section
 from uabench.report.pubsub import client_server_signal_points, pubsub_section
+from uabench.report.robustness import robustness_section
 from uabench.report.sections import (
     capability_section,
     headroom_section,

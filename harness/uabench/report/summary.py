@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from uabench.report import uncertainty
 from uabench.report.conformance import counts as conformance_counts
-from uabench.report.robustness import scores as survival_scores
 from uabench.report.model import Cell, Column, Section, Status, Table
+from uabench.report.robustness import scores as survival_scores
 from uabench.report.sections import NO_SECURITY, plan_of
 from uabench.report.text import number
 from uabench.results import figures, stats
