@@ -22,6 +22,7 @@ from uabench.engine.constants import SWEEP_RESOLUTION
 from uabench.network import plan as network_plan
 from uabench.network import profiles as network_profiles
 from uabench.network.plan import NetworkSetup
+from uabench.plan_table import PlanTableError
 from uabench.robustness import plan as robustness_plan
 from uabench.robustness.plan import RobustnessSetup
 
@@ -760,7 +761,7 @@ def _network_plan(raw: dict, common: dict) -> Plan:
 def _conformance_plan(raw: dict, common: dict) -> Plan:
     try:
         setup, parsed = conformance_plan.parse(raw)
-    except conformance_plan.ConformancePlanError as error:
+    except PlanTableError as error:
         raise PlanError(str(error)) from None
     return Plan(
         **common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), conformance=setup
@@ -770,7 +771,7 @@ def _conformance_plan(raw: dict, common: dict) -> Plan:
 def _robustness_plan(raw: dict, common: dict) -> Plan:
     try:
         setup, parsed = robustness_plan.parse(raw)
-    except robustness_plan.RobustnessPlanError as error:
+    except PlanTableError as error:
         raise PlanError(str(error)) from None
     return Plan(
         **common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), robustness=setup

@@ -1,13 +1,13 @@
 """What makes a plan a conformance plan (a `[conformance]` table; suites/plans/conformance.toml):
 the address space the servers serve for the probe, and per benchmark profile the probe's bounds
 and the capacity gates' caps. Checked with a JSON Schema (jsonschema, which the contract's
-configs use too) rather than by hand: every rule here is a type or a range."""
+configs use too; plan_table.py) rather than by hand: every rule here is a type or a range."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import jsonschema
+from uabench import plan_table
 
 _COUNT = {"type": "integer", "minimum": 1}
 SETUP_SCHEMA = {
@@ -43,10 +43,6 @@ PROFILE_SCHEMA = {
 }
 
 
-class ConformancePlanError(ValueError):
-    pass
-
-
 @dataclass(frozen=True)
 class ConformanceProfile:
     session_wait_s: float
@@ -64,27 +60,13 @@ class ConformanceSetup:
     profiles: dict[str, ConformanceProfile]
 
 
-def _valid(value: object, schema: dict, where: str) -> None:
-    try:
-        jsonschema.validate(value, schema)
-    except jsonschema.ValidationError as error:
-        place = ".".join([where, *(str(p) for p in error.absolute_path)])
-        raise ConformancePlanError(f"{place}: {error.message}") from None
-
-
 def parse(raw: dict) -> tuple[ConformanceSetup, dict[str, dict]]:
     """The conformance setup of a plan, and its profiles as the plan's `profiles` (no phases)."""
-    setup = raw["conformance"]
-    _valid(setup, SETUP_SCHEMA, "conformance")
-    profiles = {}
-    for name, tables in (raw.get("profiles") or {}).items():
-        if not isinstance(tables, dict) or set(tables) != {"conformance"}:
-            raise ConformancePlanError(f"profiles.{name} must hold exactly one table, conformance")
-        table = tables["conformance"]
-        _valid(table, PROFILE_SCHEMA, f"profiles.{name}.conformance")
-        profiles[name] = ConformanceProfile(
-            float(table["session_wait_s"]), float(table.get("timeout_s", 5.0)), dict(table["gates"])
-        )
+    setup = plan_table.setup_table(raw, "conformance", SETUP_SCHEMA)
+    profiles = {
+        name: ConformanceProfile(float(t["session_wait_s"]), float(t.get("timeout_s", 5.0)), dict(t["gates"]))
+        for name, t in plan_table.profile_tables(raw, "conformance", PROFILE_SCHEMA).items()
+    }
     return (
         ConformanceSetup(int(setup.get("signals", 10)), int(setup.get("writes", 10)), profiles),
         {name: {} for name in profiles},

@@ -606,6 +606,24 @@ async def publish_flood(batch: Batch) -> None:
     batch.done = count
 
 
+async def session_churn(batch: Batch) -> None:
+    """Connect, read, disconnect, over and over until the batch's time bound (the soak's churn)."""
+    read = ua.ReadParameters()
+    read.NodesToRead = [ua.ReadValueId(NodeId=ua.NodeId(ua.ObjectIds.Server_ServerStatus_State), AttributeId=13)]
+    while time.monotonic() < batch.deadline and batch.done < batch.cases:
+        try:
+            client = await _client(batch)
+            try:
+                await client.uaclient.read(read)
+                await client.close_session()
+                batch.count(Answer("served"))
+            finally:
+                client.disconnect_socket()
+        except (ua.UaError, OSError, TimeoutError, ConnectionError) as error:
+            batch.count(Answer("refused", _refusal(error)))
+        batch.done += 1
+
+
 def _refusal(error: BaseException) -> str:
     if isinstance(error, ua.UaStatusCodeError):
         return ua.StatusCode(error.code).name
@@ -621,6 +639,7 @@ ATTACKS: dict[str, Callable[[Batch], Awaitable[None]]] = {
     "session-flood": session_flood,
     "subscription-flood": subscription_flood,
     "publish-flood": publish_flood,
+    "session-churn": session_churn,  # the soak's, not a robustness batch
 }
 BATCHES = (*MUTATIONS, *BUILDERS, *ATTACKS)  # the same names as robustness/batches.py (the harness's)
 

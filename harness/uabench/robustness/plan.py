@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import jsonschema
-
+from uabench import plan_table
 from uabench.robustness.batches import BATCHES
 
 SETUP_SCHEMA = {
@@ -31,10 +30,6 @@ PROFILE_SCHEMA = {
 }
 
 
-class RobustnessPlanError(ValueError):
-    pass
-
-
 @dataclass(frozen=True)
 class RobustnessProfile:
     cases: int
@@ -49,22 +44,10 @@ class RobustnessSetup:
     profiles: dict[str, RobustnessProfile]
 
 
-def _valid(value: object, schema: dict, where: str) -> None:
-    try:
-        jsonschema.validate(value, schema)
-    except jsonschema.ValidationError as error:
-        place = ".".join([where, *(str(p) for p in error.absolute_path)])
-        raise RobustnessPlanError(f"{place}: {error.message}") from None
-
-
 def parse(raw: dict) -> tuple[RobustnessSetup, dict[str, dict]]:
-    setup = raw["robustness"]
-    _valid(setup, SETUP_SCHEMA, "robustness")
-    profiles = {}
-    for name, tables in (raw.get("profiles") or {}).items():
-        if not isinstance(tables, dict) or set(tables) != {"robustness"}:
-            raise RobustnessPlanError(f"profiles.{name} must hold exactly one table, robustness")
-        _valid(tables["robustness"], PROFILE_SCHEMA, f"profiles.{name}.robustness")
-        table = tables["robustness"]
-        profiles[name] = RobustnessProfile(int(table["cases"]), float(table["time_s"]), float(table["recovery_s"]))
+    setup = plan_table.setup_table(raw, "robustness", SETUP_SCHEMA)
+    profiles = {
+        name: RobustnessProfile(int(t["cases"]), float(t["time_s"]), float(t["recovery_s"]))
+        for name, t in plan_table.profile_tables(raw, "robustness", PROFILE_SCHEMA).items()
+    }
     return RobustnessSetup(tuple(setup["batches"]), int(setup.get("seed", 1)), profiles), {n: {} for n in profiles}
