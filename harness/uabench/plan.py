@@ -24,7 +24,9 @@ from uabench.network import profiles as network_profiles
 from uabench.network.plan import NetworkSetup
 from uabench.plan_table import PlanTableError
 from uabench.robustness import plan as robustness_plan
+from uabench.robustness import soak as soak_plan
 from uabench.robustness.plan import RobustnessSetup
+from uabench.robustness.soak import SoakSetup
 
 PLANS = paths.SUITES / "plans"
 PLAN_KEYS = {
@@ -57,6 +59,7 @@ PUBSUB_PLAN_KEYS = {
 NETWORK_PLAN_KEYS = {"suite", "description", "servers", "clients", "network", "scenario", "profiles"}
 CONFORMANCE_PLAN_KEYS = {"suite", "description", "servers", "conformance", "profiles"}
 ROBUSTNESS_PLAN_KEYS = {"suite", "description", "servers", "robustness", "profiles"}
+SOAK_PLAN_KEYS = {"suite", "description", "servers", "soak", "profiles"}
 # The most seconds a server is warmed up before it is measured (engine.warmup: chunks of load
 # until the throughput is steady; a server not steady by then is marked "never steady"), and
 # the measured seconds of one chunk. A plan's `server_warmup_s` table overrides the bound.
@@ -325,6 +328,7 @@ class Plan:
     network: NetworkSetup | None = None  # a network plan (network/plan.py)
     conformance: ConformanceSetup | None = None  # a conformance plan (conformance/plan.py)
     robustness: RobustnessSetup | None = None  # a robustness plan (robustness/plan.py)
+    soak: SoakSetup | None = None  # a soak plan (robustness/soak.py)
 
     def require_profile(self, profile: str) -> None:
         """A PlanError naming the plan's profiles unless it has `profile`."""
@@ -333,7 +337,7 @@ class Plan:
 
     def server_warmup_s(self, profile: str) -> float:
         """The bound of a server's warm-up to steady state in `profile`."""
-        if self.pubsub or self.conformance or self.robustness:
+        if self.pubsub or self.conformance or self.robustness or self.soak:
             return 0.0  # no server to warm up: PubSub has none, the conformance probe measures no speed
         if self.network:
             return self.network.profiles[profile].server_warmup_s if profile in self.network.profiles else 0.0
@@ -705,6 +709,7 @@ def _kinds() -> dict[str, tuple[set[str], str, Callable[[dict, dict], Plan]]]:
         "network": (NETWORK_PLAN_KEYS, "network plan (it has a [network] table)", _network_plan),
         "conformance": (CONFORMANCE_PLAN_KEYS, "conformance plan (it has a [conformance] table)", _conformance_plan),
         "robustness": (ROBUSTNESS_PLAN_KEYS, "robustness plan (it has a [robustness] table)", _robustness_plan),
+        "soak": (SOAK_PLAN_KEYS, "soak plan (it has a [soak] table)", _soak_plan),
     }
 
 
@@ -776,6 +781,14 @@ def _robustness_plan(raw: dict, common: dict) -> Plan:
     return Plan(
         **common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), robustness=setup
     )
+
+
+def _soak_plan(raw: dict, common: dict) -> Plan:
+    try:
+        setup, parsed = soak_plan.parse(raw)
+    except PlanTableError as error:
+        raise PlanError(str(error)) from None
+    return Plan(**common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), soak=setup)
 
 
 def _client_server_plan(raw: dict, common: dict) -> Plan:
@@ -945,6 +958,11 @@ def test_cases(plan: Plan, only: list[str] | None = None, profile: str | None = 
         return _conformance_tests(plan, only)
     if plan.robustness:
         return _robustness_tests(plan, only)
+    if plan.soak:
+        return [
+            TestCase(f"soak of {server}", "Server Should Not Leak", (server,), ("soak", f"server:{server}"))
+            for server in _chosen("server", plan.servers, only)
+        ]
     return _pubsub_tests(plan, only) if plan.pubsub else _client_server_tests(plan, only, profile)
 
 

@@ -9,6 +9,7 @@ import dataclasses
 import statistics
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ from uabench.results import stats, sustain
 from uabench.results.store import open_store
 from uabench.robustness import runner as robustness_runner
 from uabench.robustness import survival
+from uabench.robustness.growth import growth
 from uabench.robustness.recorder import Recorder
 
 
@@ -745,6 +747,78 @@ class UabenchLibrary:
             raise AssertionError(f"{server_id} {verdict.outcome} under {batch}: {verdict.reason}")
         if verdict.outcome != "unaffected":
             logger.warn(f"{server_id}: {batch}: {verdict.outcome}: {verdict.reason}")
+
+    def server_should_not_leak(self, server_id: str) -> None:
+        """The soak: a steady subscription from the reference client and session churn beside it
+        for the profile's duration, the server's RSS, threads and descriptors sampled; their
+        growth per hour with an interval (robustness/growth.py). Fails when the subscription
+        load fails; a leak (an interval above zero) is a finding, stored and warned."""
+        session = self._session()
+        assert self.plan.soak, "Server Should Not Leak needs a soak plan"
+        setup, chosen = self.plan.soak, self.plan.soak.profiles[self.profile]
+        reference = plans.reference_client()
+        if reference is None:
+            raise SkipExecution("not supported: no reference client installed")
+        client, server = sdks.get(reference), sdks.get(server_id)
+        running = session.server(server, warm=False, signals=setup.signals)
+        pid = running.measured.process.pid
+        load = {
+            "workload": "subscribe",
+            "nodes": plans.signals(setup.signals),
+            "publishing_interval_ms": 100,
+            "sampling_interval_ms": 100,
+            "warmup_s": 0.5,
+            "duration_s": chosen.duration_s,
+        }
+        samples: list[tuple[float, survival.Resources]] = []
+        started = time.monotonic()
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            loaded = pool.submit(session.run_client, client, running, session.client_config(running, load))
+            churned = (
+                pool.submit(
+                    robustness_runner.run_batch,
+                    running.endpoint,
+                    "session-churn",
+                    self._corpus(),
+                    session.workdir / "reproducers",
+                    1,
+                    10**6,
+                    chosen.duration_s,
+                )
+                if setup.churn
+                else None
+            )
+            while not (loaded.done() and (churned is None or churned.done())):
+                found = robustness_runner.resources(pid)
+                if found is not None:
+                    samples.append((time.monotonic() - started, found))
+                time.sleep(chosen.sample_s)
+            outcome, churn = loaded.result(), churned.result() if churned else None
+        times = [t for t, _ in samples]
+        rates = {
+            metric: growth(metric, times, [float(getattr(r, metric)) for _, r in samples])
+            for metric in ("rss_mb", "threads", "fds")
+        }
+        leaks = [m for m, g in rates.items() if g is not None and g.leak]
+        result = {
+            "duration_s": chosen.duration_s,
+            "growth": {m: dataclasses.asdict(g) if g else None for m, g in rates.items()},
+            "leaks": leaks,
+            "samples": [[round(t, 2), r.rss_mb, r.threads, r.fds] for t, r in samples],
+            "churn": churn,
+            "subscription": {"status": outcome.status, "reason": outcome.reason},
+        }
+        status = "pass" if outcome.status == "pass" and running.alive else "fail"
+        reason = outcome.reason if outcome.status != "pass" else ("leak: " + ", ".join(leaks) if leaks else None)
+        session.record("soak", client, server, "soak", 0, load, Outcome(status, reason, result=result), running.config)
+        shown = {"rss_mb": "MB", "threads": "threads", "fds": "descriptors"}
+        logger.info("; ".join(f"{m}: {g.text(shown[m])}" for m, g in rates.items() if g) or "too few samples")
+        if status == "fail":
+            raise AssertionError(
+                f"{server_id}: the soak's subscription load failed: {search.first_line(outcome.reason)}"
+            )
+        if leaks:
+            logger.warn(f"{server_id}: growing over the soak: {', '.join(leaks)}")
 
     def _throughput_workload(self, variant: str) -> tuple[dict, int]:
         phase = self.plan.phase(self.profile, "throughput")
