@@ -5,7 +5,7 @@ server)."""
 
 from __future__ import annotations
 
-from uabench.report.model import Cell, Column, Section, Status, Table, row
+from uabench.report.model import Cell, Column, Figure, Section, Series, Status, Table, row
 from uabench.robustness.batches import ABOUT
 from uabench.robustness.survival import score
 
@@ -79,4 +79,59 @@ def robustness_section(cells: list[dict]) -> Section | None:
         ],
         tables=[score_table, Table(columns, rows)],
         notes=notes,
+    )
+
+
+SOAK_UNITS = {"rss_mb": "MB", "threads": "threads", "fds": "descriptors"}
+
+
+def soak_section(cells: list[dict]) -> Section | None:
+    """Per server, the growth per hour of RSS, threads and descriptors over the soak with their 95 %
+    intervals, a leak where an interval lies above zero, and RSS over time."""
+    mine = [c for c in cells if c["kind"] == "soak" and c.get("result")]
+    if not mine:
+        return None
+    rows, series = [], []
+    for c in sorted(mine, key=lambda c: c["server"]):
+        r = c["result"]
+        shown = []
+        for metric in SOAK_UNITS:
+            g = (r.get("growth") or {}).get(metric)
+            if g is None:
+                shown.append(Cell(None, detail="too few samples"))
+                continue
+            text = f"{g['per_hour']:+.2f} [{g['low']:+.2f}, {g['high']:+.2f}]"
+            shown.append(Cell(text, Status.FAIL if g["low"] > 0 else None))
+        churn = (r.get("churn") or {}).get("answers") or {}
+        rows.append(
+            row(
+                c["server"],
+                r.get("duration_s"),
+                *shown,
+                ", ".join(r.get("leaks") or []) or "none",
+                sum(churn.values()) if churn else None,
+            )
+        )
+        series.append(Series(c["server"], c["server"], [(t, rss) for t, rss, _, _ in r.get("samples") or []]))
+    columns = [
+        Column("server", kind="text"),
+        Column("seconds", "s"),
+        *(
+            Column(f"{metric.removesuffix('_mb')} growth {unit}/h [95 %]", kind="text")
+            for metric, unit in SOAK_UNITS.items()
+        ),
+        Column("leak", kind="text"),
+        Column("sessions churned", "sessions"),
+    ]
+    return Section(
+        "Soak: growth over a steady load",
+        paragraphs=[
+            "A steady subscription from the reference client with sessions opened, read and closed in a loop beside "
+            "it; the server's RSS, threads and file descriptors sampled throughout. Growth per hour: a regression "
+            "over the medians of ten equal stretches of the run after its first fifth (successive samples are not "
+            "independent; a runtime warms up first), with its 95 % interval; a leak is flagged where the interval "
+            "lies above zero. A short soak measures a short run: a rate per hour is its extrapolation."
+        ],
+        tables=[Table(columns, rows)],
+        figures=[Figure("RSS over the soak", "line", "seconds", "RSS (MB)", series)],
     )
