@@ -957,7 +957,7 @@ def test_cases(plan: Plan, only: list[str] | None = None, profile: str | None = 
     if plan.conformance:
         return _conformance_tests(plan, only)
     if plan.robustness:
-        return _robustness_tests(plan, only)
+        return _robustness_tests(plan, only, profile)
     if plan.soak:
         return [
             TestCase(f"soak of {server}", "Server Should Not Leak", (server,), ("soak", f"server:{server}"))
@@ -1046,7 +1046,7 @@ def _conformance_tests(plan: Plan, only: list[str] | None) -> list[TestCase]:
     ]
 
 
-def _robustness_tests(plan: Plan, only: list[str] | None) -> list[TestCase]:
+def _robustness_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
     """The robustness suite: the fuzzer's corpus recorded from the reference client, then every
     batch against every server."""
     assert plan.robustness
@@ -1063,7 +1063,7 @@ def _robustness_tests(plan: Plan, only: list[str] | None) -> list[TestCase]:
             ("robustness", f"server:{server}", f"batch:{batch}"),
         )
         for server in servers
-        for batch in plan.robustness.batches
+        for batch in plan.robustness.batches_of(profile)
     ]
 
 

@@ -27,7 +27,9 @@ from uabench.engine.capacity import too_few_for_p99
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
 from uabench.engine.schedule import STEADY_RUN
 from uabench.plan import Phase, Plan, TestCase, test_cases
+from uabench.plan import reference_client as plan_module_reference
 from uabench.proc import pinning
+from uabench.robustness.batches import typical_seconds as typical_batch_s
 
 # Seconds from starting an adapter process to its first measured operation: a native binary
 # is ready at once, a JVM or Node.js needs seconds to load and compile. Measured on the 2-core
@@ -113,6 +115,8 @@ def clock(seconds: float) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
 
 
+# a health read of the robustness suite: the reference client's short verified read (library.py)
+HEALTH_READ_S = 0.6
 NETWORK_KEYWORDS = (
     "RTD Over Network Should Be Measured",
     "RTD On A Constrained Host Should Be Measured",
@@ -318,6 +322,23 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         bounds = plan.conformance.profiles[profile]
         servers.start(server, cost)
         cost.add(conformance.typical_seconds(group, bounds.session_wait_s, bounds.gates) + CELL_OVERHEAD_S, cells=1)
+    elif keyword == "Corpus Should Be Recorded":
+        reference = plan_module_reference()
+        if reference:
+            servers.start(reference, cost)
+            cost.add(3 * (startup(reference) + 1.0) + CELL_OVERHEAD_S, cells=0)
+    elif keyword == "Server Should Survive":
+        server, batch = args
+        assert plan.robustness, "Server Should Survive comes only from robustness plans"
+        sizes = plan.robustness.profiles[profile]
+        servers.start(server, cost)
+        health = 3 * (startup(plan_module_reference() or server) + HEALTH_READ_S)
+        cost.add(typical_batch_s(batch, sizes.cases, sizes.time_s) + sizes.recovery_s + health, cells=1)
+    elif keyword == "Server Should Not Leak":
+        (server,) = args
+        assert plan.soak, "Server Should Not Leak comes only from soak plans"
+        servers.start(server, cost)
+        cost.add(plan.soak.profiles[profile].duration_s + 1.0 + CELL_OVERHEAD_S, cells=1)
     elif keyword in NETWORK_KEYWORDS:
         cost.add(network.test_seconds(plan, profile, keyword, args, startup), cells=1)
     elif keyword in CHECK_KEYWORDS:  # asks every adapter (args: which, when known) for its capabilities

@@ -38,3 +38,23 @@ ABOUT = {
     "subscription-flood": "subscriptions past the server's maximum",
     "publish-flood": "Publish requests without acknowledgements",
 }
+
+# Typical seconds of one batch besides the hostile client's start (2 cores): a fuzz case opens a
+# channel and a session first; the attacks hold connections for fixed times (hostile.py).
+PER_FUZZ_CASE_S = 0.15
+ATTACK_S = {
+    "hello-buffers": 1.0,
+    "chunk-flood": 3.0,
+    "oversize-message": 3.0,
+    "slowloris": 10.0,
+    "idle-connections": 6.0,
+    "session-flood": 8.0,
+    "subscription-flood": 4.0,
+    "publish-flood": 4.0,
+}
+HOSTILE_START_S = 1.0
+
+
+def typical_seconds(batch: str, cases: int, time_s: float) -> float:
+    own = cases * PER_FUZZ_CASE_S if batch in FUZZ else ATTACK_S.get(batch, 5.0)
+    return HOSTILE_START_S + min(own, time_s)

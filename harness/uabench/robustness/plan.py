@@ -26,6 +26,8 @@ PROFILE_SCHEMA = {
         "cases": {"type": "integer", "minimum": 1, "maximum": 100000},  # per fuzz batch; attacks scale with it
         "time_s": {"type": "number", "minimum": 1, "maximum": 3600},  # each batch's bound
         "recovery_s": {"type": "number", "minimum": 0, "maximum": 600},  # the wait before the second look
+        # the batches this profile runs, of the plan's (default: all): smoke keeps make test short
+        "batches": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": list(BATCHES)}},
     },
 }
 
@@ -35,6 +37,7 @@ class RobustnessProfile:
     cases: int
     time_s: float
     recovery_s: float
+    batches: tuple[str, ...] | None = None  # None: the plan's
 
 
 @dataclass(frozen=True)
@@ -43,11 +46,24 @@ class RobustnessSetup:
     seed: int
     profiles: dict[str, RobustnessProfile]
 
+    def batches_of(self, profile: str | None) -> tuple[str, ...]:
+        chosen = self.profiles.get(profile or "quick")
+        return chosen.batches if chosen and chosen.batches else self.batches
+
 
 def parse(raw: dict) -> tuple[RobustnessSetup, dict[str, dict]]:
     setup = plan_table.setup_table(raw, "robustness", SETUP_SCHEMA)
     profiles = {
-        name: RobustnessProfile(int(t["cases"]), float(t["time_s"]), float(t["recovery_s"]))
+        name: RobustnessProfile(
+            int(t["cases"]), float(t["time_s"]), float(t["recovery_s"]), tuple(t["batches"]) if "batches" in t else None
+        )
         for name, t in plan_table.profile_tables(raw, "robustness", PROFILE_SCHEMA).items()
     }
-    return RobustnessSetup(tuple(setup["batches"]), int(setup.get("seed", 1)), profiles), {n: {} for n in profiles}
+    batches = tuple(setup["batches"])
+    for name, profile in profiles.items():
+        extra = [b for b in profile.batches or () if b not in batches]
+        if extra:
+            raise plan_table.PlanTableError(
+                f"profiles.{name}.robustness.batches: {extra[0]} is not in robustness.batches"
+            )
+    return RobustnessSetup(batches, int(setup.get("seed", 1)), profiles), {n: {} for n in profiles}
