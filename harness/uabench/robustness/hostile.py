@@ -72,6 +72,7 @@ class Replay:
     sequence: int = 1
     request_id: int = 1
     authentication: Any = None
+    anonymous: str | None = None  # this server's anonymous identity token policy id
     pending: bytes = b""
     answers: list[Answer] = field(default_factory=list)
 
@@ -134,12 +135,14 @@ class Replay:
         await self.connect()
         if (await self.hello()).kind != "ack":
             raise ConnectionError("no ACK to Hello")
-        await self.send(self.corpus["OpenSecureChannelRequest"].data)
+        opened = self.corpus["OpenSecureChannelRequest"].data
+        # the client's sequence numbers go on from its own OpenSecureChannel's (the server's are its own)
+        self.sequence = struct.unpack_from("<I", opened, wire.asymmetric_end(opened))[0]
+        await self.send(opened)
         got = await self.receive()
         if not isinstance(got, wire.Message) or got.kind != b"OPN":
             raise ConnectionError(f"no OpenSecureChannel response: {got}")
         start = wire.asymmetric_end(got.data)
-        self.sequence = struct.unpack_from("<I", got.data, start)[0]
         buffer = Buffer(got.data[start + 8 :])
         nodeid_from_binary(buffer)
         response = struct_from_binary(ua.OpenSecureChannelResponse, buffer)
@@ -150,7 +153,19 @@ class Replay:
             raise ConnectionError(f"no CreateSession response: {created}")
         buffer = Buffer(created.data[24:])
         nodeid_from_binary(buffer)
-        self.authentication = struct_from_binary(ua.CreateSessionResponse, buffer).Parameters.AuthenticationToken
+        session = struct_from_binary(ua.CreateSessionResponse, buffer).Parameters
+        self.authentication = session.AuthenticationToken
+        # the recorded ActivateSession names the reference server's anonymous token policy: this
+        # server's own is taken from the endpoints it just sent
+        self.anonymous = next(
+            (
+                token.PolicyId
+                for endpoint in session.ServerEndpoints or []
+                for token in endpoint.UserIdentityTokens or []
+                if token.TokenType == ua.UserTokenType.Anonymous
+            ),
+            None,
+        )
         activated = await self.exchange(self.corpus["ActivateSessionRequest"].data)
         if not isinstance(activated, wire.Message):
             raise ConnectionError(f"no ActivateSession response: {activated}")
@@ -166,6 +181,8 @@ class Replay:
             kind = ua.uatypes.extension_objects_by_typeid[typeid]
             request = struct_from_binary(kind, buffer)
             request.RequestHeader.AuthenticationToken = self.authentication
+            if isinstance(request, ua.ActivateSessionRequest) and self.anonymous is not None:
+                request.Parameters.UserIdentityToken = ua.AnonymousIdentityToken(PolicyId=self.anonymous)
             body = nodeid_to_binary(typeid) + struct_to_binary(request)
         moved = wire.symmetric(data[:24] + body, self.channel, self.token, self.sequence, self.request_id)
         return wire.with_size(moved)
@@ -342,7 +359,7 @@ class Batch:
 
     async def fuzz(self) -> None:
         rng = random.Random(self.seed)
-        targets = [name for name in self.corpus if name not in ("Hello", "OpenSecureChannelRequest")]
+        targets = [name for name in self.corpus if name in wire.REQUESTS.values()]
         for case in range(self.cases):
             if time.monotonic() > self.deadline:
                 self.details["stopped"] = "time bound"
@@ -365,6 +382,8 @@ class Batch:
                 self.count(await replay.answer(HOLD_S if self.name == "fuzz-truncate" else None))
             except (OSError, TimeoutError, ConnectionError) as error:
                 self.count(Answer("closed" if data else "setup failed", type(error).__name__))
+            except Exception as error:  # an answer this client cannot decode: counted as such
+                self.count(Answer("undecodable answer" if data else "setup failed", type(error).__name__))
             finally:
                 replay.close()
             self.done += 1
@@ -376,7 +395,10 @@ class Batch:
         if self.name in MUTATIONS or self.name in BUILDERS:
             await self.fuzz()
         else:
-            await ATTACKS[self.name](self)
+            try:
+                await ATTACKS[self.name](self)
+            except (ua.UaError, OSError, TimeoutError, ConnectionError) as error:  # e.g. the first session refused
+                self.details["ended"] = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
             if self.failure is None and not await self.alive():
                 self.fail(self.done, f"after the {self.name} attack", None, [])
         return {
@@ -587,6 +609,7 @@ async def publish_flood(batch: Batch) -> None:
     count = min(5000, batch.cases * 250)
     try:
         await replay.open()
+        await replay.exchange(batch.corpus["CreateSubscriptionRequest"].data)  # Publish requests queue
         publish = ua.PublishRequest()
         publish.RequestHeader = ua.RequestHeader(AuthenticationToken=replay.authentication, TimeoutHint=5000)
         body = struct_to_binary(publish)  # asyncua's request objects encode their TypeId first
