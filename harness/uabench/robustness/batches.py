@@ -18,6 +18,7 @@ ATTACKS = (
     "idle-connections",
     "session-flood",
     "subscription-flood",
+    "monitored-item-flood",
     "publish-flood",
 )
 BATCHES = FUZZ + ATTACKS
@@ -36,6 +37,7 @@ ABOUT = {
     "idle-connections": "TCP connections that never send a Hello",
     "session-flood": "sessions past the server's maximum",
     "subscription-flood": "subscriptions past the server's maximum",
+    "monitored-item-flood": "monitored items past the server's maximum, a thousand per request",
     "publish-flood": "Publish requests without acknowledgements",
 }
 
@@ -50,6 +52,7 @@ ATTACK_S = {
     "idle-connections": 6.0,
     "session-flood": 8.0,
     "subscription-flood": 4.0,
+    "monitored-item-flood": 6.0,
     "publish-flood": 4.0,
 }
 HOSTILE_START_S = 1.0

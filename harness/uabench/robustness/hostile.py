@@ -603,6 +603,45 @@ async def subscription_flood(batch: Batch) -> None:
     batch.done = created + sum(refusals.values())
 
 
+async def monitored_item_flood(batch: Batch) -> None:
+    """Monitored items in one subscription, a thousand per request, until refused (bounded)."""
+    client = await _client(batch)
+    created, refusals = 0, Counter[str]()
+    try:
+        params = ua.CreateSubscriptionParameters(
+            RequestedPublishingInterval=1000, RequestedLifetimeCount=30, RequestedMaxKeepAliveCount=10,
+            PublishingEnabled=True,
+        )  # fmt: skip
+        subscription = await client.uaclient.create_subscription(params, lambda *_: None)
+        cap = min(200000, batch.cases * 5000)
+        node = ua.NodeId(ua.ObjectIds.Server_ServerStatus_State)
+        while created < cap and time.monotonic() < batch.deadline and sum(refusals.values()) < 10:
+            items = ua.CreateMonitoredItemsParameters()
+            items.SubscriptionId = subscription.SubscriptionId
+            items.ItemsToCreate = [
+                ua.MonitoredItemCreateRequest(
+                    ItemToMonitor=ua.ReadValueId(NodeId=node, AttributeId=13),
+                    MonitoringMode=ua.MonitoringMode.Reporting,
+                    RequestedParameters=ua.MonitoringParameters(ClientHandle=created + k, SamplingInterval=1000),
+                )
+                for k in range(1000)
+            ]
+            try:
+                results = await client.uaclient.create_monitored_items(items)
+            except (ua.UaError, TimeoutError) as error:
+                refusals[_refusal(error)] += 1
+                continue
+            good = sum(1 for r in results if r.StatusCode.is_good())
+            created += good
+            for r in results:
+                if not r.StatusCode.is_good():
+                    refusals[r.StatusCode.name] += 1
+    finally:
+        batch.details.update(monitored_items=created, refusals=dict(refusals))
+        client.disconnect_socket()
+    batch.done = created + sum(refusals.values())
+
+
 async def publish_flood(batch: Batch) -> None:
     """Publish requests without acknowledgements, sent at once on one session."""
     replay = batch.replay()
@@ -661,6 +700,7 @@ ATTACKS: dict[str, Callable[[Batch], Awaitable[None]]] = {
     "idle-connections": idle_connections,
     "session-flood": session_flood,
     "subscription-flood": subscription_flood,
+    "monitored-item-flood": monitored_item_flood,
     "publish-flood": publish_flood,
     "session-churn": session_churn,  # the soak's, not a robustness batch
 }
