@@ -1,0 +1,424 @@
+"""The robustness suite (issue 18): the survival classes and the wire framing as plain functions,
+then the hostile batches (robustness/hostile.py, through runner.run_batch) against a purpose-built
+fragile server (fixtures/fragile_opcua_server.py, a real asyncua server with one planted fault),
+judged as robot/library.py's Server Should Survive judges them: each fault must come out as the
+outcome it stands for (crashed, hung, degraded, degraded and recovered), a healthy server as
+unaffected, and a fuzz batch over a corpus recorded through robustness/recorder.py must run."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from conftest import wait_gone
+
+from uabench.engine import security_probe
+from uabench.engine.session import free_port
+from uabench.robustness import runner, survival, wire
+from uabench.robustness.recorder import Recorder
+
+PYTHON = security_probe.PYTHON
+SERVER = Path(__file__).parent / "fixtures" / "fragile_opcua_server.py"
+READY_S = 30.0
+ANSWER_S = 20.0  # one health read by the prober (a hung server: its 2 s timeouts)
+SEED = 7
+
+needs_asyncua = pytest.mark.skipif(
+    not (PYTHON.parent.parent / ".uabench-lock").exists(),
+    reason="asyncua not installed (implementations/asyncua/.venv missing)",
+)
+
+
+# --- survival: the outcome classes and the score ---------------------------------------------
+
+BEFORE = survival.Resources(rss_mb=100.0, threads=10, fds=20, cpu_s=1.0)
+FAST = survival.Health(True, 1000.0)
+FAILED = survival.Health(False, None, "TimeoutError")
+
+
+def observed(**changes) -> survival.Observed:
+    """A server that came through untouched, with `changes`."""
+    same = survival.Observed(BEFORE, FAST, True, BEFORE, FAST, True, BEFORE, FAST)
+    return dataclasses.replace(same, **changes)
+
+
+CASES = [
+    ({}, "unaffected", ""),
+    # below the thresholds: RSS +30 MB (the floor is 32), 8 threads, 16 fds, a read 3x + 2 ms
+    (
+        {"recovered": survival.Resources(130.0, 18, 36, 5.0), "health_after": survival.Health(True, 5000.0)},
+        "unaffected",
+        "",
+    ),
+    ({"health_after": survival.Health(True, 5001.0)}, "degraded and recovered", "read p50 1000 → 5001 µs"),
+    ({"health_after": FAILED}, "degraded and recovered", "no verified read (TimeoutError)"),
+    ({"after": survival.Resources(200.0, 10, 20, 2.0)}, "degraded and recovered", "RSS 100 → 200 MB"),
+    ({"health_recovered": survival.Health(True, 50000.0)}, "degraded", "read p50 1000 → 50000 µs"),
+    ({"recovered": survival.Resources(200.0, 10, 20, 2.0)}, "degraded", "RSS 100 → 200 MB"),
+    ({"recovered": survival.Resources(100.0, 19, 20, 2.0)}, "degraded", "threads 10 → 19"),
+    ({"recovered": survival.Resources(100.0, 10, 37, 2.0)}, "degraded", "file descriptors 20 → 37"),
+    ({"alive_after": False, "after": None, "health_after": None}, "crashed", "the server process died"),
+    ({"alive_recovered": False, "recovered": None, "health_recovered": None}, "crashed", "died"),
+    ({"health_after": FAILED, "health_recovered": FAILED}, "hung", "no verified read (TimeoutError)"),
+]
+
+
+@pytest.mark.parametrize(("changes", "outcome", "reason"), CASES)
+def test_classify(changes: dict, outcome: str, reason: str):
+    verdict = survival.classify(observed(**changes))
+    assert verdict.outcome == outcome
+    assert reason in verdict.reason if reason else verdict.reason == ""
+
+
+def test_every_outcome_is_shown():
+    assert sorted({outcome for _, outcome, _ in CASES}) == sorted(survival.OUTCOMES)
+
+
+def test_score():
+    assert survival.score([]) is None
+    assert survival.score(["unaffected", "degraded and recovered", "degraded", "crashed"]) == 0.5
+    assert survival.score(["hung"]) == 0.0
+    assert survival.score(["unaffected"] * 3) == 1.0
+
+
+# --- wire: OPC UA TCP framing ------------------------------------------------------------------
+
+
+def message(kind: bytes, chunk: bytes, rest: bytes) -> bytes:
+    return wire.HEADER.pack(kind, chunk, wire.HEADER.size + len(rest)) + rest
+
+
+def request(identifier: int, chunk: bytes = b"F", channel: int = 7, sequence: int = 5) -> bytes:
+    """A MSG of the request whose binary encoding id is `identifier` (four-byte NodeId)."""
+    body = b"\x01\x00" + struct.pack("<H", identifier) + b"request body"
+    return message(b"MSG", chunk, wire.CHANNEL.pack(channel, 1) + wire.SEQUENCE.pack(sequence, 3) + body)
+
+
+HELLO = message(b"HEL", b"F", struct.pack("<5I", 0, 65536, 65536, 0, 0) + struct.pack("<i", 4) + b"opc:")
+
+
+def test_split_frames_whole_messages_and_keeps_the_rest():
+    read, write = request(631), request(673)
+    found, rest = wire.split(HELLO + read + write[:10])
+    assert [m.data for m in found] == [HELLO, read]
+    assert rest == write[:10]
+    assert found[1].kind == b"MSG" and found[1].chunk == b"F" and found[1].body == read[8:]
+    assert wire.split(rest + write[10:]) == ([wire.Message(b"MSG", b"F", write)], b"")
+    assert wire.split(b"") == ([], b"")
+    assert wire.split(HELLO[:7]) == ([], HELLO[:7])  # not even a header yet
+
+
+@pytest.mark.parametrize(
+    "stream",
+    [
+        b"GET / HTTP/1.1\r\n\r\n",  # not an OPC UA message type
+        wire.HEADER.pack(b"MSG", b"F", 7) + b"\x00" * 8,  # a size below the header's
+    ],
+)
+def test_split_refuses_what_is_not_opc_ua(stream: bytes):
+    with pytest.raises(wire.FramingError):
+        wire.split(stream)
+
+
+def test_name():
+    def named(data: bytes) -> str:
+        return wire.name(wire.split(data)[0][0])
+
+    assert named(HELLO) == "Hello"
+    assert named(message(b"OPN", b"F", b"\x00" * 40)) == "OpenSecureChannelRequest"
+    assert named(message(b"CLO", b"F", b"\x00" * 20)) == "CloseSecureChannelRequest"
+    assert [named(request(i)) for i in (461, 467, 631, 673, 787, 826)] == [
+        "CreateSessionRequest",
+        "ActivateSessionRequest",
+        "ReadRequest",
+        "WriteRequest",
+        "CreateSubscriptionRequest",
+        "PublishRequest",
+    ]
+    assert named(request(999)) == "request 999"
+    assert named(request(631, chunk=b"C")) == "MSG"  # an intermediate chunk names no request
+
+
+def test_with_size_and_symmetric():
+    read = request(631)
+    assert wire.with_size(read) == read
+    assert wire.with_size(read + b"xy") == wire.HEADER.pack(b"MSG", b"F", len(read) + 2) + read[8:] + b"xy"
+    assert struct.unpack_from("<I", wire.with_size(read, 0xFFFFFFFF), 4) == (0xFFFFFFFF,)
+    moved = wire.symmetric(read, 9, 2, 100, 50)
+    assert len(moved) == len(read) and moved[:8] == read[:8] and moved[24:] == read[24:]
+    assert wire.CHANNEL.unpack_from(moved, 8) == (9, 2)
+    assert wire.SEQUENCE.unpack_from(moved, 16) == (100, 50)
+    assert wire.name(wire.split(moved)[0][0]) == "ReadRequest"
+
+
+def test_opn_sequence_header():
+    policy = b"http://opcfoundation.org/UA/SecurityPolicy#None"
+    header = struct.pack("<I", 0) + struct.pack("<i", len(policy)) + policy + struct.pack("<ii", -1, -1)
+    opn = message(b"OPN", b"F", header + wire.SEQUENCE.pack(1, 1) + b"request")
+    at = wire.asymmetric_end(opn)
+    assert at == 8 + len(header)
+    renumbered = wire.opn_sequenced(opn, 42, 43)
+    assert wire.SEQUENCE.unpack_from(renumbered, at) == (42, 43)
+    assert renumbered[at + 8 :] == b"request" and len(renumbered) == len(opn)
+
+
+# --- the fragile server and the health reads around a batch ------------------------------------
+
+
+@dataclasses.dataclass
+class Fragile:
+    process: subprocess.Popen
+    endpoint: str
+    log: Path
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+
+@pytest.fixture
+def fragile(tmp_path: Path) -> Iterator[Callable[[str], Fragile]]:
+    """Starts fragile servers (fault by fault), each on a free port in a process group of its
+    own; at teardown each is stopped (SIGTERM, then SIGKILL to its group: a hung one ignores
+    SIGTERM) and nothing of it is left behind."""
+    started: list[subprocess.Popen] = []
+
+    def start(fault: str) -> Fragile:
+        log = tmp_path / f"fragile-{fault}.log"
+        with log.open("w") as stderr:
+            process = subprocess.Popen(
+                [str(PYTHON), str(SERVER), str(free_port()), fault],
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                text=True,
+                start_new_session=True,
+            )
+        started.append(process)
+        ready, _, _ = select.select([process.stdout], [], [], READY_S)
+        line = process.stdout.readline() if ready else ""
+        if not line:
+            pytest.fail(f"the fragile server ({fault}) is not ready within {READY_S:g} s: {log.read_text()[-2000:]}")
+        event = json.loads(line)
+        assert event["event"] == "ready", line
+        return Fragile(process, event["endpoint"], log)
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(3)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        process.stdout.close()
+        assert wait_gone(process.pid) == [], "the fragile server left processes behind"
+
+
+# The health read, in asyncua's venv: one line in, one JSON line out, each a fresh session that
+# reads Real (1234.5, verified) five times, every request bounded by a 2 s timeout. A process
+# that waits for its lines, so asyncua's import (a second or more) is paid before the batch:
+# the `slow` fault's window is 3 s from its Hello.
+PROBER = r"""
+import asyncio, json, logging, statistics, sys, time
+from asyncua import Client, ua
+
+logging.getLogger("asyncua").setLevel(logging.CRITICAL + 1)
+READS = 5
+
+async def once(endpoint):
+    client = Client(endpoint, timeout=2)
+    try:
+        await client.connect()
+        ns = await client.get_namespace_index("urn:uabench:model")
+        node = client.get_node(ua.NodeId("Real", ns))
+        latencies = []
+        for _ in range(READS):
+            started = time.perf_counter()
+            value = await node.read_value()
+            latencies.append((time.perf_counter() - started) * 1e6)
+            if value != 1234.5:
+                return {"ok": False, "p50_us": None, "reason": f"Real read {value!r}"}
+        await client.disconnect()
+        return {"ok": True, "p50_us": statistics.median(latencies)}
+    except Exception as error:
+        client.disconnect_socket()
+        return {"ok": False, "p50_us": None, "reason": f"{type(error).__name__} {error}".strip()}
+
+for line in sys.stdin:
+    try:
+        found = asyncio.run(asyncio.wait_for(once(sys.argv[1]), 10))
+    except Exception as error:
+        found = {"ok": False, "p50_us": None, "reason": f"{type(error).__name__} {error}".strip()}
+    print(json.dumps(found), flush=True)
+"""
+
+
+class Prober:
+    def __init__(self, endpoint: str, log: Path) -> None:
+        with log.open("w") as stderr:
+            self.process = subprocess.Popen(
+                [str(PYTHON), "-c", PROBER, endpoint],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                text=True,
+                start_new_session=True,
+            )
+
+    def health(self) -> survival.Health:
+        self.process.stdin.write("read\n")
+        self.process.stdin.flush()
+        ready, _, _ = select.select([self.process.stdout], [], [], ANSWER_S + READY_S)
+        line = self.process.stdout.readline() if ready else ""
+        if not line:
+            return survival.Health(False, None, "the prober gave no answer")
+        found = json.loads(line)
+        return survival.Health(found["ok"], found["p50_us"], found.get("reason", ""))
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        self.process.stdout.close()
+
+
+def survive(
+    server: Fragile, batch: str, cases: int, recovery_s: float, workdir: Path
+) -> tuple[dict, survival.Observed, survival.Verdict]:
+    """As robot/library.py's server_should_survive: resources and a verified read before the
+    batch, right after it and after the recovery wait, classified."""
+    prober = Prober(server.endpoint, workdir / f"prober-{batch}.log")
+    try:
+        pid = server.process.pid
+        before, baseline = runner.resources(pid), prober.health()
+        assert before is not None and baseline.ok, f"no verified read before the batch: {baseline.reason}"
+        found = runner.run_batch(
+            server.endpoint, batch, workdir / "no-corpus.json", workdir / "reproducers", SEED, cases, 30.0
+        )
+        alive_after = server.alive
+        after = runner.resources(pid)
+        health_after = prober.health() if alive_after else None
+        time.sleep(recovery_s)
+        alive_recovered = server.alive
+        recovered = runner.resources(pid)
+        health_recovered = prober.health() if alive_recovered else None
+    finally:
+        prober.close()
+    seen = survival.Observed(
+        before, baseline, alive_after, after, health_after, alive_recovered, recovered, health_recovered
+    )
+    return found, seen, survival.classify(seen)
+
+
+@needs_asyncua
+def test_crash_is_crashed_with_a_reproducer(fragile, tmp_path: Path):
+    server = fragile("crash")
+    found, seen, verdict = survive(server, "hello-buffers", 1, 1.0, tmp_path)
+    assert verdict.outcome == "crashed", (verdict, seen)
+    assert server.process.returncode == 3
+    assert found["failure"] is not None, found
+    assert Path(found["failure"]["reproducer"]).exists()
+    assert seen.after is None and seen.health_after is None
+
+
+@needs_asyncua
+def test_hang_is_hung(fragile, tmp_path: Path):
+    server = fragile("hang")
+    found, seen, verdict = survive(server, "hello-buffers", 1, 1.0, tmp_path)
+    assert verdict.outcome == "hung", (verdict, seen)
+    assert server.alive
+    assert found["failure"] is not None and Path(found["failure"]["reproducer"]).exists(), found
+
+
+@needs_asyncua
+def test_leak_is_degraded(fragile, tmp_path: Path):
+    server = fragile("leak")
+    found, seen, verdict = survive(server, "session-flood", 2, 1.0, tmp_path)
+    assert found["failure"] is None, found
+    assert found["details"]["sessions"] >= 50, found  # 2 MiB each: 100 MiB at least
+    assert verdict.outcome == "degraded", (verdict, seen)
+    assert "RSS" in verdict.reason
+    assert seen.health_recovered is not None and seen.health_recovered.ok
+
+
+@needs_asyncua
+def test_slow_is_degraded_and_recovered(fragile, tmp_path: Path):
+    server = fragile("slow")
+    found, seen, verdict = survive(server, "hello-buffers", 1, 4.0, tmp_path)
+    assert found["failure"] is None, found
+    assert verdict.outcome == "degraded and recovered", (verdict, seen)
+    assert seen.health_after is not None and seen.health_after.p50_us >= 50000, seen.health_after
+
+
+@needs_asyncua
+def test_no_fault_is_unaffected(fragile, tmp_path: Path):
+    server = fragile("none")
+    found, seen, verdict = survive(server, "hello-buffers", 1, 1.0, tmp_path)
+    assert found["failure"] is None, found
+    assert found["cases"] == 5 and sum(found["answers"].values()) == 5, found
+    assert verdict.outcome == "unaffected", (verdict, seen)
+
+
+# --- the corpus and a fuzz batch over it ---------------------------------------------------------
+
+# The reference session the corpus is recorded from: connect, read Real, write Write_0, a
+# subscription with one item, a few Publish requests (asyncua's publish loop), disconnect.
+CLIENT = r"""
+import asyncio, logging, sys
+from asyncua import Client, ua
+
+logging.getLogger("asyncua").setLevel(logging.CRITICAL + 1)
+
+class Handler:
+    def datachange_notification(self, node, value, data):
+        pass
+
+async def main(endpoint):
+    async with Client(endpoint, timeout=5) as client:
+        ns = await client.get_namespace_index("urn:uabench:model")
+        assert await client.get_node(ua.NodeId("Real", ns)).read_value() == 1234.5
+        await client.get_node(ua.NodeId("Write_0", ns)).write_value(ua.Variant(2.5, ua.VariantType.Double))
+        subscription = await client.create_subscription(100, Handler())
+        await subscription.subscribe_data_change(client.get_node(ua.NodeId("Signal_0", ns)))
+        await asyncio.sleep(0.5)
+        await subscription.delete()
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+@needs_asyncua
+@pytest.mark.skipif(shutil.which("zzuf") is None, reason="zzuf not installed (Debian's zzuf)")
+def test_fuzz_bitflip_over_a_recorded_corpus(fragile, tmp_path: Path):
+    server = fragile("none")
+    with Recorder(free_port(), "127.0.0.1", urlparse(server.endpoint).port) as recorder:
+        done = subprocess.run(
+            [str(PYTHON), "-c", CLIENT, f"opc.tcp://127.0.0.1:{recorder.port}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+    assert runner.corpus_problems(recorder.messages) == []
+    corpus = tmp_path / "corpus.json"
+    recorder.save(corpus)
+    found = runner.run_batch(server.endpoint, "fuzz-bitflip", corpus, tmp_path / "reproducers", SEED, 5, 60.0)
+    assert found["failure"] is None, found
+    assert found["cases"] == 5 and sum(found["answers"].values()) == 5, found
+    assert server.alive
