@@ -48,6 +48,8 @@ def robustness_section(cells: list[dict]) -> Section | None:
                 continue
             hostile = result.get("hostile") or {}
             detail = result.get("reason") or f"{hostile.get('cases', 0)} cases"
+            if result.get("memory"):
+                detail += f"; memory held: {result['memory']}"
             cells_of_row.append(Cell(result["outcome"], SHOWN.get(result["outcome"]), detail))
         rows.append(cells_of_row)
     columns = [Column("batch", kind="text"), Column("what", kind="text"), *(Column(s, kind="text") for s in servers)]
@@ -73,9 +75,10 @@ def robustness_section(cells: list[dict]) -> Section | None:
             "reference client: bit flips by zzuf, corrupted size and length fields, truncation, huge array and "
             "string lengths, nested Variants, invalid NodeId encodings) or one targeted attack. Before it, right after "
             "it and after the recovery wait the server's resources are read and the reference client makes a "
-            "verified read: unaffected; degraded and recovered (slow, or holding memory, threads or descriptors "
-            "right after, not after the wait); degraded (still so after the wait); hung (alive, no verified read); "
-            "crashed (the process died)."
+            "verified read: unaffected; degraded and recovered (slow, or holding threads or descriptors right "
+            "after, not after the wait); degraded (still so after the wait); hung (alive, no verified read); "
+            "crashed (the process died). Memory still held after the wait is noted, not judged: a JVM or V8 heap "
+            "that grew keeps its pages; the soak finds leaks."
         ],
         tables=[score_table, Table(columns, rows)],
         notes=notes,

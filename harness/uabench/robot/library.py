@@ -725,6 +725,7 @@ class UabenchLibrary:
             "batch": batch,
             "outcome": verdict.outcome,
             "reason": verdict.reason,
+            "memory": verdict.memory,
             "hostile": found,
             "observed": dataclasses.asdict(observed),
         }
@@ -743,10 +744,12 @@ class UabenchLibrary:
         logger.info(f"{batch}: {found['cases']} cases; answers: {answers or 'none'}; {verdict.outcome}")
         if found.get("failure"):
             logger.warn(f"{server_id}: {batch}: reproducer {found['failure']['reproducer']}")
-        if status == "fail":
+        if verdict.outcome in ("crashed", "hung"):
             raise AssertionError(f"{server_id} {verdict.outcome} under {batch}: {verdict.reason}")
         if verdict.outcome != "unaffected":
             logger.warn(f"{server_id}: {batch}: {verdict.outcome}: {verdict.reason}")
+        if verdict.memory:
+            logger.info(f"{server_id}: {batch}: memory held after the wait: {verdict.memory}")
 
     def server_should_not_leak(self, server_id: str) -> None:
         """The soak: a steady subscription from the reference client and session churn beside it

@@ -11,8 +11,11 @@ OUTCOMES = ("unaffected", "degraded and recovered", "degraded", "crashed", "hung
 # a timer's jitter on a small figure) is degraded service.
 LATENCY_FACTOR = 3.0
 LATENCY_SLACK_US = 2000.0
-# Resources held after the batch beyond these are degraded: memory that grew by more than the
-# share and the floor (a runtime's heap grows in steps), threads or descriptors not given back.
+# Threads or descriptors held after the batch beyond these are degraded: resources of the
+# operating system that a long-running server runs out of. Memory that grew by more than the share
+# and the floor is reported beside the outcome, not judged: a JVM or a V8 heap that grew keeps its
+# pages (RSS does not come back when the garbage does), so held memory is no sign of a fault by
+# itself; a leak is the soak's to find (robustness/growth.py).
 RSS_SHARE, RSS_FLOOR_MB = 0.5, 32.0
 THREADS_MORE, FDS_MORE = 8, 16
 
@@ -24,11 +27,15 @@ class Resources:
     fds: int
     cpu_s: float
 
-    def grown(self, before: Resources) -> list[str]:
-        """What `self` holds beyond `before` past the thresholds above."""
-        found = []
+    def memory_held(self, before: Resources) -> str | None:
+        """RSS grown past the thresholds above, as a note."""
         if self.rss_mb - before.rss_mb > max(RSS_FLOOR_MB, RSS_SHARE * before.rss_mb):
-            found.append(f"RSS {before.rss_mb:.0f} → {self.rss_mb:.0f} MB")
+            return f"RSS {before.rss_mb:.0f} → {self.rss_mb:.0f} MB"
+        return None
+
+    def grown(self, before: Resources) -> list[str]:
+        """The threads and descriptors `self` holds beyond `before` past the thresholds above."""
+        found = []
         if self.threads - before.threads > THREADS_MORE:
             found.append(f"threads {before.threads} → {self.threads}")
         if self.fds - before.fds > FDS_MORE:
@@ -66,6 +73,7 @@ class Observed:
 class Verdict:
     outcome: str
     reason: str
+    memory: str | None = None  # RSS held after the recovery wait (a note, not judged)
 
 
 def _problems(health: Health | None, resources: Resources | None, observed: Observed) -> list[str]:
@@ -81,19 +89,21 @@ def _problems(health: Health | None, resources: Resources | None, observed: Obse
 
 def classify(observed: Observed) -> Verdict:
     """crashed: the process died; hung: alive but serving no verified read even after the
-    recovery wait; degraded: serving, but slow or holding resources after the wait;
-    degraded and recovered: so right after the batch, not after the wait; else unaffected."""
+    recovery wait; degraded: serving, but slow or holding threads or descriptors after the wait;
+    degraded and recovered: so right after the batch, not after the wait; else unaffected. Memory
+    held after the wait is noted on the verdict, whatever the outcome."""
     if not observed.alive_after or not observed.alive_recovered:
         return Verdict("crashed", "the server process died")
+    memory = observed.recovered.memory_held(observed.before) if observed.recovered else None
     right_after = _problems(observed.health_after, observed.after, observed)
     later = _problems(observed.health_recovered, observed.recovered, observed)
     if observed.health_recovered is None or not observed.health_recovered.ok:
-        return Verdict("hung", "; ".join(later))
+        return Verdict("hung", "; ".join(later), memory)
     if later:
-        return Verdict("degraded", "; ".join(later))
+        return Verdict("degraded", "; ".join(later), memory)
     if right_after:
-        return Verdict("degraded and recovered", "; ".join(right_after))
-    return Verdict("unaffected", "")
+        return Verdict("degraded and recovered", "; ".join(right_after), memory)
+    return Verdict("unaffected", "", memory)
 
 
 def score(outcomes: list[str]) -> float | None:
