@@ -69,7 +69,12 @@ CASES = [
     ({"recovered": survival.Resources(100.0, 10, 37, 2.0)}, "degraded", "file descriptors 20 → 37"),
     ({"alive_after": False, "after": None, "health_after": None}, "crashed", "the server process died"),
     ({"alive_recovered": False, "recovered": None, "health_recovered": None}, "crashed", "died"),
-    ({"health_after": FAILED, "health_recovered": FAILED}, "hung", "no verified read (TimeoutError)"),
+    (
+        {"health_after": FAILED, "health_recovered": FAILED, "answering_recovered": False},
+        "hung",
+        "no verified read (TimeoutError)",
+    ),
+    ({"health_recovered": FAILED}, "degraded", "it answers a Hello, but serves no read"),
 ]
 
 
@@ -323,10 +328,11 @@ def survive(
         alive_recovered = server.alive
         recovered = runner.resources(pid)
         health_recovered = prober.health() if alive_recovered else None
+        answering = alive_recovered and runner.answers_hello(server.endpoint)
     finally:
         prober.close()
     seen = survival.Observed(
-        before, baseline, alive_after, after, health_after, alive_recovered, recovered, health_recovered
+        before, baseline, alive_after, after, health_after, alive_recovered, recovered, health_recovered, answering
     )
     return found, seen, survival.classify(seen)
 
@@ -377,6 +383,9 @@ def test_no_fault_is_unaffected(fragile, tmp_path: Path):
     found, seen, verdict = survive(server, "hello-buffers", 1, 1.0, tmp_path)
     assert found["failure"] is None, found
     assert found["cases"] == 5 and sum(found["answers"].values()) == 5, found
+    # every case got past the replayed opening to its mutated message (a replay that cannot open a
+    # session would fuzz nothing but the opening)
+    assert not any(kind.startswith("setup failed") for kind in found["answers"]), found
     assert verdict.outcome == "unaffected", (verdict, seen)
 
 
@@ -426,4 +435,7 @@ def test_fuzz_bitflip_over_a_recorded_corpus(fragile, tmp_path: Path):
     found = runner.run_batch(server.endpoint, "fuzz-bitflip", corpus, tmp_path / "reproducers", SEED, 5, 60.0)
     assert found["failure"] is None, found
     assert found["cases"] == 5 and sum(found["answers"].values()) == 5, found
+    # every case got past the replayed opening to its mutated message (a replay that cannot open a
+    # session would fuzz nothing but the opening)
+    assert not any(kind.startswith("setup failed") for kind in found["answers"]), found
     assert server.alive

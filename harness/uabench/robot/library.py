@@ -715,8 +715,9 @@ class UabenchLibrary:
         alive_recovered = running.alive
         recovered = robustness_runner.resources(pid)
         health_recovered = health() if alive_recovered else None
+        answering = alive_recovered and robustness_runner.answers_hello(running.endpoint)
         observed = survival.Observed(
-            before, baseline, alive_after, after, health_after, alive_recovered, recovered, health_recovered
+            before, baseline, alive_after, after, health_after, alive_recovered, recovered, health_recovered, answering
         )
         verdict = survival.classify(observed)
         if verdict.outcome in ("crashed", "hung"):

@@ -143,17 +143,14 @@ class Replay:
         if not isinstance(got, wire.Message) or got.kind != b"OPN":
             raise ConnectionError(f"no OpenSecureChannel response: {got}")
         start = wire.asymmetric_end(got.data)
-        buffer = Buffer(got.data[start + 8 :])
-        nodeid_from_binary(buffer)
-        response = struct_from_binary(ua.OpenSecureChannelResponse, buffer)
+        # asyncua's message classes begin with their TypeId: the body decodes whole
+        response = struct_from_binary(ua.OpenSecureChannelResponse, Buffer(got.data[start + 8 :]))
         self.channel = response.Parameters.SecurityToken.ChannelId
         self.token = response.Parameters.SecurityToken.TokenId
         created = await self.exchange(self.corpus["CreateSessionRequest"].data)
         if not isinstance(created, wire.Message):
             raise ConnectionError(f"no CreateSession response: {created}")
-        buffer = Buffer(created.data[24:])
-        nodeid_from_binary(buffer)
-        session = struct_from_binary(ua.CreateSessionResponse, buffer).Parameters
+        session = struct_from_binary(ua.CreateSessionResponse, Buffer(created.data[24:])).Parameters
         self.authentication = session.AuthenticationToken
         # the recorded ActivateSession names the reference server's anonymous token policy: this
         # server's own is taken from the endpoints it just sent
@@ -176,14 +173,12 @@ class Replay:
         self.request_id += 1
         body = data[24:]
         if self.authentication is not None:
-            buffer = Buffer(body)
-            typeid = nodeid_from_binary(buffer)
-            kind = ua.uatypes.extension_objects_by_typeid[typeid]
-            request = struct_from_binary(kind, buffer)
+            kind = ua.uatypes.extension_objects_by_typeid[nodeid_from_binary(Buffer(body))]
+            request = struct_from_binary(kind, Buffer(body))  # its TypeId first, as encoded
             request.RequestHeader.AuthenticationToken = self.authentication
             if isinstance(request, ua.ActivateSessionRequest) and self.anonymous is not None:
                 request.Parameters.UserIdentityToken = ua.AnonymousIdentityToken(PolicyId=self.anonymous)
-            body = nodeid_to_binary(typeid) + struct_to_binary(request)
+            body = struct_to_binary(request)
         moved = wire.symmetric(data[:24] + body, self.channel, self.token, self.sequence, self.request_id)
         return wire.with_size(moved)
 
@@ -558,6 +553,23 @@ async def _client(batch: Batch) -> Client:
     return client
 
 
+async def _close_all(clients: list[Client]) -> None:
+    """CloseSession (deleting its subscriptions) on every session a flood opened, each bounded:
+    the attack ends cleanly, so what the server still shows after it is its own. (Sessions left
+    open would outlive their connections until their timeout, by design: OPC 10000-4 §5.7.2.)"""
+
+    async def close(client: Client) -> None:
+        try:
+            await asyncio.wait_for(client.uaclient.close_session(True), 5.0)
+        except (ua.UaError, OSError, TimeoutError, ConnectionError):
+            pass
+        finally:
+            client.disconnect_socket()
+
+    for start in range(0, len(clients), 50):  # fifty at a time: a flood of closes is not the point
+        await asyncio.gather(*(close(c) for c in clients[start : start + 50]))
+
+
 async def session_flood(batch: Batch) -> None:
     """Sessions until the server refuses, then as many attempts again (bounded)."""
     clients: list[Client] = []
@@ -573,8 +585,7 @@ async def session_flood(batch: Batch) -> None:
                 refusals[_refusal(error)] += 1
     finally:
         batch.details.update(sessions=len(clients), refusals=dict(refusals))
-        for client in clients:
-            client.disconnect_socket()
+        await _close_all(clients)
     batch.done = len(clients) + sum(refusals.values())
 
 
@@ -599,7 +610,7 @@ async def subscription_flood(batch: Batch) -> None:
                 refusals[_refusal(error)] += 1
     finally:
         batch.details.update(subscriptions=created, refusals=dict(refusals))
-        client.disconnect_socket()
+        await _close_all([client])
     batch.done = created + sum(refusals.values())
 
 
@@ -613,7 +624,7 @@ async def monitored_item_flood(batch: Batch) -> None:
             PublishingEnabled=True,
         )  # fmt: skip
         subscription = await client.uaclient.create_subscription(params, lambda *_: None)
-        cap = min(200000, batch.cases * 5000)
+        cap = min(50000, batch.cases * 1000)
         node = ua.NodeId(ua.ObjectIds.Server_ServerStatus_State)
         while created < cap and time.monotonic() < batch.deadline and sum(refusals.values()) < 10:
             items = ua.CreateMonitoredItemsParameters()
@@ -638,7 +649,7 @@ async def monitored_item_flood(batch: Batch) -> None:
                     refusals[r.StatusCode.name] += 1
     finally:
         batch.details.update(monitored_items=created, refusals=dict(refusals))
-        client.disconnect_socket()
+        await _close_all([client])
     batch.done = created + sum(refusals.values())
 
 

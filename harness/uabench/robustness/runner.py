@@ -5,6 +5,8 @@ server's resources and health around it. Judged by robustness/survival.py."""
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import subprocess
 from pathlib import Path
 
@@ -50,6 +52,20 @@ def resources(pid: int) -> Resources | None:
         return Resources(rss / 2**20, threads, fds, cpu)
     except (psutil.NoSuchProcess, psutil.ZombieProcess):
         return None
+
+
+def answers_hello(endpoint: str, timeout_s: float = 2.0) -> bool:
+    """A new connection's Hello is acknowledged within `timeout_s` (OPC 10000-6 §7.1.2.3)."""
+    host, port = endpoint.removeprefix("opc.tcp://").split("/")[0].rsplit(":", 1)
+    url = endpoint.encode()
+    body = struct.pack("<5I", 0, 65536, 65536, 0, 0) + struct.pack("<i", len(url)) + url
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout_s) as connection:
+            connection.settimeout(timeout_s)
+            connection.sendall(wire.HEADER.pack(b"HEL", b"F", wire.HEADER.size + len(body)) + body)
+            return connection.recv(8)[:3] == b"ACK"
+    except OSError:
+        return False
 
 
 def corpus_problems(messages: list[wire.Message]) -> list[str]:

@@ -67,6 +67,9 @@ class Observed:
     alive_recovered: bool
     recovered: Resources | None
     health_recovered: Health | None
+    # after the wait, a new connection's Hello was acknowledged: a server that answers (a refusal,
+    # BadTooManySessions say) but serves no read is degraded, one that answers nothing is hung
+    answering_recovered: bool = True
 
 
 @dataclass(frozen=True)
@@ -88,8 +91,9 @@ def _problems(health: Health | None, resources: Resources | None, observed: Obse
 
 
 def classify(observed: Observed) -> Verdict:
-    """crashed: the process died; hung: alive but serving no verified read even after the
-    recovery wait; degraded: serving, but slow or holding threads or descriptors after the wait;
+    """crashed: the process died; hung: alive but answering nothing, not even a Hello, after the
+    recovery wait; degraded: serving slowly, or holding threads or descriptors, or answering but
+    serving no verified read after the wait;
     degraded and recovered: so right after the batch, not after the wait; else unaffected. Memory
     held after the wait is noted on the verdict, whatever the outcome."""
     if not observed.alive_after or not observed.alive_recovered:
@@ -98,7 +102,9 @@ def classify(observed: Observed) -> Verdict:
     right_after = _problems(observed.health_after, observed.after, observed)
     later = _problems(observed.health_recovered, observed.recovered, observed)
     if observed.health_recovered is None or not observed.health_recovered.ok:
-        return Verdict("hung", "; ".join(later), memory)
+        if observed.answering_recovered:
+            return Verdict("degraded", "; ".join(later) + "; it answers a Hello, but serves no read", memory)
+        return Verdict("hung", "; ".join(later) + "; not even a Hello answered", memory)
     if later:
         return Verdict("degraded", "; ".join(later), memory)
     if right_after:
