@@ -27,6 +27,7 @@ from conftest import wait_gone
 from uabench.engine import security_probe
 from uabench.engine.session import free_port
 from uabench.robustness import runner, survival, wire
+from uabench.robustness.batches import BATCHES
 from uabench.robustness.recorder import Recorder
 
 PYTHON = security_probe.PYTHON
@@ -417,11 +418,9 @@ asyncio.run(main(sys.argv[1]))
 """
 
 
-@needs_asyncua
-@pytest.mark.skipif(shutil.which("zzuf") is None, reason="zzuf not installed (Debian's zzuf)")
-def test_fuzz_bitflip_over_a_recorded_corpus(fragile, tmp_path: Path):
-    server = fragile("none")
-    with Recorder(free_port(), "127.0.0.1", urlparse(server.endpoint).port) as recorder:
+def record_corpus(endpoint: str, corpus: Path) -> None:
+    """The corpus of an asyncua client's read, write and subscription, recorded through the proxy."""
+    with Recorder(free_port(), "127.0.0.1", urlparse(endpoint).port) as recorder:
         done = subprocess.run(
             [str(PYTHON), "-c", CLIENT, f"opc.tcp://127.0.0.1:{recorder.port}"],
             capture_output=True,
@@ -430,8 +429,15 @@ def test_fuzz_bitflip_over_a_recorded_corpus(fragile, tmp_path: Path):
         )
         assert done.returncode == 0, done.stderr[-2000:]
     assert runner.corpus_problems(recorder.messages) == []
-    corpus = tmp_path / "corpus.json"
     recorder.save(corpus)
+
+
+@needs_asyncua
+@pytest.mark.skipif(shutil.which("zzuf") is None, reason="zzuf not installed (Debian's zzuf)")
+def test_fuzz_bitflip_over_a_recorded_corpus(fragile, tmp_path: Path):
+    server = fragile("none")
+    corpus = tmp_path / "corpus.json"
+    record_corpus(server.endpoint, corpus)
     found = runner.run_batch(server.endpoint, "fuzz-bitflip", corpus, tmp_path / "reproducers", SEED, 5, 60.0)
     assert found["failure"] is None, found
     assert found["cases"] == 5 and sum(found["answers"].values()) == 5, found
@@ -439,3 +445,19 @@ def test_fuzz_bitflip_over_a_recorded_corpus(fragile, tmp_path: Path):
     # session would fuzz nothing but the opening)
     assert not any(kind.startswith("setup failed") for kind in found["answers"]), found
     assert server.alive
+
+
+@needs_asyncua
+@pytest.mark.skipif(shutil.which("zzuf") is None, reason="zzuf not installed (Debian's zzuf)")
+def test_every_batch_runs_to_its_end_against_a_sound_server(fragile, tmp_path: Path):
+    """Each batch, once, against a server without faults: it builds and sends its cases (a bug of
+    the hostile client fails its run loudly), the server answers them and is served afterwards."""
+    server = fragile("none")
+    corpus = tmp_path / "corpus.json"
+    record_corpus(server.endpoint, corpus)
+    slow = {"slowloris", "idle-connections"}  # they hold connections for a fixed 6-10 s: run apart
+    for batch in [b for b in BATCHES if b not in slow]:
+        found = runner.run_batch(server.endpoint, batch, corpus, tmp_path / "reproducers", SEED, 1, 30.0)
+        assert found["failure"] is None and found["cases"] >= 1, (batch, found)
+        assert not any(kind.startswith("setup failed") for kind in found["answers"]), (batch, found)
+        assert server.alive, batch

@@ -260,7 +260,7 @@ def nested(rng: random.Random, replay: Replay) -> tuple[str, bytes]:
     # a Variant array (encoding 0x80 | 24) of one Variant, `depth` times, around a Double
     value = b"\x98\x01\x00\x00\x00" * depth + b"\x0b" + struct.pack("<d", 1.5)
     header = ua.RequestHeader(AuthenticationToken=replay.authentication or ua.NodeId())
-    node = struct_to_binary(ua.NodeId("Write_0", 1))
+    node = nodeid_to_binary(ua.NodeId("Write_0", 1))
     body = (
         nodeid_to_binary(ua.FourByteNodeId(ua.ObjectIds.WriteRequest_Encoding_DefaultBinary))
         + struct_to_binary(header)
@@ -364,24 +364,34 @@ class Batch:
             data = b""
             what = ""
             try:
-                await replay.open()
-                if self.name in MUTATIONS:
+                try:
+                    await replay.open()
+                    opened = True
+                except (OSError, TimeoutError, ConnectionError, ValueError, KeyError, struct.error) as error:
+                    # the server refused the opening, or answered it in a way asyncua cannot decode
+                    self.count(Answer("setup failed", type(error).__name__))
+                    opened = False
+                # building the case: a failure here is this client's own, and ends the batch loudly
+                if not opened:
+                    pass
+                elif self.name in MUTATIONS:
                     target = rng.choice(targets)
-                    what, data = MUTATIONS[self.name](
-                        rng, replay.moved(self.corpus[target].data), self.seed * 100003 + case
-                    )
+                    seed = self.seed * 100003 + case
+                    what, data = MUTATIONS[self.name](rng, replay.moved(self.corpus[target].data), seed)
                     what = f"{target}: {what}"
                 else:
                     what, data = BUILDERS[self.name](rng, replay)
-                await replay.send(data)
-                self.count(await replay.answer(HOLD_S if self.name == "fuzz-truncate" else None))
-            except (OSError, TimeoutError, ConnectionError) as error:
-                self.count(Answer("closed" if data else "setup failed", type(error).__name__))
-            except Exception as error:  # an answer this client cannot decode: counted as such
-                self.count(Answer("undecodable answer" if data else "setup failed", type(error).__name__))
+                try:
+                    if opened:
+                        await replay.send(data)
+                        self.count(await replay.answer(HOLD_S if self.name == "fuzz-truncate" else None))
+                except (OSError, TimeoutError, ConnectionError) as error:
+                    self.count(Answer("closed", type(error).__name__))
+                except (ValueError, KeyError, struct.error) as error:  # an answer asyncua cannot decode
+                    self.count(Answer("undecodable answer", type(error).__name__))
             finally:
                 replay.close()
-            self.done += 1
+                self.done += 1
             if not await self.alive():
                 self.fail(case, what, data, prefix)
                 break
@@ -479,7 +489,7 @@ async def oversize_message(batch: Batch) -> None:
             nodeid_to_binary(ua.FourByteNodeId(ua.ObjectIds.WriteRequest_Encoding_DefaultBinary))
             + struct_to_binary(header)
             + struct.pack("<I", 1)
-            + struct_to_binary(ua.NodeId("Write_0", 1))
+            + nodeid_to_binary(ua.NodeId("Write_0", 1))
             + struct.pack("<I", 13)
             + b"\xff\xff\xff\xff\x01\x0f"
             + struct.pack("<I", size)
