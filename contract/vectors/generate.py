@@ -147,6 +147,9 @@ BAD = [
     ("client", {**READ, "record_latencies": 1}, "record_latencies", True),
     ("client", {**READ, "record_latencies": "true"}, "record_latencies", True),
     ("client", {**SUBSCRIBE, "record_latencies": True}, "record_latencies", True),
+    ("client", {**READ, "reconnect": 1}, "reconnect", True),
+    ("client", {**SUBSCRIBE, "reconnect": "true"}, "reconnect", True),
+    ("client", {**READ, "reconnect": None}, "reconnect", True),
     ("client", {**READ, "subscriptions": 1}, "subscriptions", True),
     ("client", {**SUBSCRIBE, "nodes_per_request": 1}, "nodes_per_request", True),
     ("client", {**SUBSCRIBE, "subscriptions": 0}, "subscriptions", True),
@@ -288,6 +291,7 @@ GOOD = [
         },
     ),
     ("client", {**READ, "think_ms": 0, "rate": 100}),
+    ("client", {**SUBSCRIBE, "reconnect": True}),
     ("client", {**SUBSCRIBE, "timeline_ms": 10000}),
     ("client", SUBSCRIBE),
     (

@@ -243,7 +243,126 @@ def record_problems(record: dict) -> list[str]:
         + ticks_advanced_problems(record)
         + read_back_problems(record)
         + latencies_problems(record)
+        + connection_problems(record)
     )
+
+
+CONNECTION_EVENTS = 100  # SPEC §6: the most events `connection` lists
+
+# SPEC §3 Connection loss: the statuses of a failed request that say the connection is lost
+CONNECTION_STATUSES = frozenset(
+    (
+        "BadConnectionClosed",
+        "BadSecureChannelClosed",
+        "BadSecureChannelIdInvalid",
+        "BadSessionClosed",
+        "BadSessionIdInvalid",
+        "BadSessionNotActivated",
+        "BadTimeout",
+        "BadRequestTimeout",
+        "BadNotConnected",
+        "BadServerNotConnected",
+        "BadCommunicationError",
+        "BadNoCommunication",
+        "BadDisconnect",
+        "BadServerHalted",
+        "BadConnectionRejected",
+    )
+)
+RETRY_S = 0.010  # SPEC §3: a closed-loop slot's wait after a failed request (reconnect true)
+
+TICKS = 16384  # SPEC §4: a Signal carries its tick mod this
+
+
+def tick_step(last: int, new: int) -> tuple[int, int]:
+    """SPEC §3 subscribe: (tick gaps, duplicates) an item's update with tick `new` adds after
+    one with tick `last` (both mod 16384): a forward step d adds d - 1 gaps, the same tick
+    one duplicate, an older tick (a restarted server) neither."""
+    step = (new - last) % TICKS
+    if step == 0:
+        return 0, 1
+    return (step - 1, 0) if step < TICKS // 2 else (0, 0)
+
+
+class Connection:
+    """SPEC §3 Connection loss as a Python client records it: per session whether it is up,
+    and the events of its losses and restorations (the first 100)."""
+
+    def __init__(self, sessions: int) -> None:
+        self.down = [False] * sessions
+        self.events: list[dict] = []
+        self.lost = self.restored = self.truncated = 0
+
+    def is_down(self, session: int) -> bool:
+        return self.down[session]
+
+    def mark_lost(self, session: int, t_ns: int) -> None:
+        if not self.down[session]:
+            self.down[session] = True
+            self.lost += 1
+            self._add(t_ns, session, "lost", None)
+
+    def mark_restored(self, session: int, t_ns: int, subscriptions: str | None = None) -> None:
+        if self.down[session]:
+            self.down[session] = False
+            self.restored += 1
+            self._add(t_ns, session, "restored", subscriptions)
+
+    def _add(self, t_ns: int, session: int, state: str, subscriptions: str | None) -> None:
+        if len(self.events) < CONNECTION_EVENTS:
+            self.events.append(
+                {"t_ns": t_ns, "session": session, "state": state, "subscriptions": subscriptions}
+            )
+        else:
+            self.truncated += 1
+
+    def record(self) -> dict:
+        return {
+            "lost": self.lost,
+            "restored": self.restored,
+            "events": self.events,
+            "truncated": self.truncated,
+        }
+
+
+def connection_problems(record: dict) -> list[str]:
+    """SPEC §6 `connection`: events in time order, per session alternating and lost first,
+    counted in `lost` and `restored`; subscriptions said on a restored event of `subscribe`
+    only."""
+    connection = record.get("connection")
+    if connection is None:
+        return []
+    problems = []
+    events = connection["events"]
+    times = [event["t_ns"] for event in events]
+    if times != sorted(times):
+        problems.append("$.connection.events: not in time order")
+    down: dict[int, bool] = {}
+    for index, event in enumerate(events):
+        session, lost = event["session"], event["state"] == "lost"
+        if session >= record["config"].get("sessions", 1):
+            problems.append(f"$.connection.events[{index}]: session {session} does not exist")
+        if down.get(session, False) == lost:
+            problems.append(
+                f"$.connection.events[{index}]: session {session} "
+                + ("lost twice in a row" if lost else "restored before it was lost")
+            )
+        down[session] = lost
+        said = event["subscriptions"] is not None
+        if said != (not lost and record["workload"] == "subscribe"):
+            problems.append(
+                f"$.connection.events[{index}]: subscriptions must be "
+                + ("said on a restored event of subscribe" if not said else "null here")
+            )
+    for state in ("lost", "restored"):
+        listed = sum(event["state"] == state for event in events)
+        if listed > connection[state] or (
+            not connection["truncated"] and listed != connection[state]
+        ):
+            problems.append(
+                f"$.connection.{state}: {connection[state]}, but {listed} such events listed"
+            )
+    return problems
 
 
 MAX_LATENCIES = 1_000_000  # SPEC §6: the most entries of `latencies`
@@ -480,6 +599,7 @@ CLIENT_KEYS = {
     "duration_s": Key("number", 5, 0.1, 86400),
     "verify": Key("bool", True),
     "timeline_ms": Key("int", 100, 10, 10000),
+    "reconnect": Key("bool", False),
     "nodes": Key("strings", required=True),
 }
 CLIENT_SECURITY_KEYS = {
@@ -951,6 +1071,7 @@ class Recorder:
         self.latency = Histogram()
         self.send_lag = Histogram()
         self.session_setup = Histogram()
+        self.connection = Connection(1)  # the workload sets one for its sessions
         self.start_ns = self.end_ns = 0
 
     def operation(
@@ -1023,6 +1144,7 @@ class Recorder:
             "latency_ns": self.latency.sparse(),
             "send_lag_ns": self.send_lag.sparse(),
             "session_setup_ns": self.session_setup.sparse(),
+            "connection": self.connection.record(),
             "timeline": self.timeline.record(self.end_ns),
         }
 
