@@ -208,6 +208,22 @@ class NetworkPath:
         )
         self.forwarded[port] = proxy_port
 
+    # --- a cut (resilience/incident.py) --------------------------------------------------------
+
+    CUT_RULES = (("INPUT", "-i"), ("OUTPUT", "-o"))
+
+    def cut(self) -> None:
+        """Every packet between the namespaces dropped, both ways, at the server's side: the
+        client sees silence (no reset, no ICMP), as on a pulled cable. Its rules live in the
+        namespace and go with it."""
+        for chain, direction in self.CUT_RULES:
+            _run([*self.server_prefix(), "iptables", "-w", "-I", chain, direction, "eth0", "-j", "DROP"], "cut")
+
+    def mend(self) -> None:
+        """Removes the cut's rules."""
+        for chain, direction in self.CUT_RULES:
+            _run([*self.server_prefix(), "iptables", "-w", "-D", chain, direction, "eth0", "-j", "DROP"], "mend")
+
     # --- for the processes on it ------------------------------------------------------------
 
     def client_prefix(self) -> list[str]:
