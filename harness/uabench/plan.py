@@ -23,6 +23,8 @@ from uabench.network import plan as network_plan
 from uabench.network import profiles as network_profiles
 from uabench.network.plan import NetworkSetup
 from uabench.plan_table import PlanTableError
+from uabench.resilience import plan as resilience_plan
+from uabench.resilience.plan import ResilienceSetup
 from uabench.robustness import plan as robustness_plan
 from uabench.robustness import soak as soak_plan
 from uabench.robustness.plan import RobustnessSetup
@@ -60,6 +62,7 @@ NETWORK_PLAN_KEYS = {"suite", "description", "servers", "clients", "network", "s
 CONFORMANCE_PLAN_KEYS = {"suite", "description", "servers", "conformance", "profiles"}
 ROBUSTNESS_PLAN_KEYS = {"suite", "description", "servers", "robustness", "profiles"}
 SOAK_PLAN_KEYS = {"suite", "description", "servers", "soak", "profiles"}
+RESILIENCE_PLAN_KEYS = {"suite", "description", "servers", "clients", "resilience", "profiles"}
 # The most seconds a server is warmed up before it is measured (engine.warmup: chunks of load
 # until the throughput is steady; a server not steady by then is marked "never steady"), and
 # the measured seconds of one chunk. A plan's `server_warmup_s` table overrides the bound.
@@ -329,6 +332,7 @@ class Plan:
     conformance: ConformanceSetup | None = None  # a conformance plan (conformance/plan.py)
     robustness: RobustnessSetup | None = None  # a robustness plan (robustness/plan.py)
     soak: SoakSetup | None = None  # a soak plan (robustness/soak.py)
+    resilience: ResilienceSetup | None = None  # a resilience plan (resilience/plan.py)
 
     def require_profile(self, profile: str) -> None:
         """A PlanError naming the plan's profiles unless it has `profile`."""
@@ -337,7 +341,7 @@ class Plan:
 
     def server_warmup_s(self, profile: str) -> float:
         """The bound of a server's warm-up to steady state in `profile`."""
-        if self.pubsub or self.conformance or self.robustness or self.soak:
+        if self.pubsub or self.conformance or self.robustness or self.soak or self.resilience:
             return 0.0  # no server to warm up: PubSub has none, the conformance probe measures no speed
         if self.network:
             return self.network.profiles[profile].server_warmup_s if profile in self.network.profiles else 0.0
@@ -710,6 +714,7 @@ def _kinds() -> dict[str, tuple[set[str], str, Callable[[dict, dict], Plan]]]:
         "conformance": (CONFORMANCE_PLAN_KEYS, "conformance plan (it has a [conformance] table)", _conformance_plan),
         "robustness": (ROBUSTNESS_PLAN_KEYS, "robustness plan (it has a [robustness] table)", _robustness_plan),
         "soak": (SOAK_PLAN_KEYS, "soak plan (it has a [soak] table)", _soak_plan),
+        "resilience": (RESILIENCE_PLAN_KEYS, "resilience plan (it has a [resilience] table)", _resilience_plan),
     }
 
 
@@ -789,6 +794,20 @@ def _soak_plan(raw: dict, common: dict) -> Plan:
     except PlanTableError as error:
         raise PlanError(str(error)) from None
     return Plan(**common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), soak=setup)
+
+
+def _resilience_plan(raw: dict, common: dict) -> Plan:
+    try:
+        setup, parsed = resilience_plan.parse(raw)
+    except PlanTableError as error:
+        raise PlanError(str(error)) from None
+    return Plan(
+        **common,
+        profiles=parsed,
+        servers=_sdk_selection(raw.get("servers"), "servers", "server"),
+        clients=_sdk_selection(raw.get("clients"), "clients", "client"),
+        resilience=setup,
+    )
 
 
 def _client_server_plan(raw: dict, common: dict) -> Plan:
@@ -958,6 +977,8 @@ def test_cases(plan: Plan, only: list[str] | None = None, profile: str | None = 
         return _conformance_tests(plan, only)
     if plan.robustness:
         return _robustness_tests(plan, only, profile)
+    if plan.resilience:
+        return _resilience_tests(plan, only, profile)
     if plan.soak:
         return [
             TestCase(f"soak of {server}", "Server Should Not Leak", (server,), ("soak", f"server:{server}"))
@@ -1064,6 +1085,33 @@ def _robustness_tests(plan: Plan, only: list[str] | None, profile: str | None) -
         )
         for server in servers
         for batch in plan.robustness.batches_of(profile)
+    ]
+
+
+def _resilience_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
+    """The resilience suite: per incident and workload, every client against the reference
+    server (the reference client's SDK), and with pairs "cross" the reference client against
+    every other server."""
+    assert plan.resilience
+    setups = plan.resilience.profiles
+    chosen = setups.get(profile or "quick") or next(iter(setups.values()))
+    reference = reference_client()
+    servers, clients = _chosen("server", plan.servers, only), _chosen("client", plan.clients, only)
+    if reference is None:
+        return []
+    pairs = [(client, reference) for client in clients if reference in servers]
+    if chosen.pairs == "cross" and reference in clients:
+        pairs += [(reference, server) for server in servers if server != reference]
+    return [
+        TestCase(
+            f"{incident} during {workload}: {client} → {server}",
+            "Client Should Recover",
+            (client, server, incident, workload),
+            ("resilience", f"incident:{incident}", f"workload:{workload}", f"client:{client}", f"server:{server}"),
+        )
+        for incident in chosen.incidents
+        for workload in chosen.workloads
+        for client, server in pairs
     ]
 
 

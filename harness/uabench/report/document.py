@@ -9,6 +9,7 @@ from uabench.report.model import Report, Section
 from uabench.report.network import network_section
 from uabench.report.overhead import overhead_section
 from uabench.report.pubsub import client_server_signal_points, pubsub_section
+from uabench.report.resilience import resilience_section
 from uabench.report.robustness import robustness_section, soak_section
 from uabench.report.sections import (
     capability_section,
@@ -47,6 +48,7 @@ def run_sections(run: dict, cells: list[dict], runs: list[dict], cells_of: dict[
     found.append(conformance_section(cells))
     found.append(robustness_section(cells))
     found.append(soak_section(cells))
+    found.append(resilience_section(cells))
     if any(c["kind"].startswith("pubsub-") for c in cells):
         found.append(pubsub_section(cells, client_server_signal_points(runs, cells_of)))
     return [s for s in found if s]

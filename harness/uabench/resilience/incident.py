@@ -30,7 +30,6 @@ from uabench.sdks import Sdk
 TIMELINE_MS = 20  # the resolution of the resumption
 WARMUP_S = 1.0
 CONNECT_BOUND_S = 60.0  # a client (a JVM's start, a session's set-up) connects within this
-RESTART_ALLOWANCE_S = 5.0  # the phase also covers the server's own start-up after a restart
 DIRECT = Profile("direct", "two namespaces joined by a veth pair, nothing shaped: only the cut")
 
 
@@ -68,7 +67,9 @@ def client_load(workload: str, signals: int, duration_s: float, verify: bool) ->
 
 
 def phase_s(chosen: ResilienceProfile) -> float:
-    return chosen.before_s + chosen.down_s + chosen.after_s + RESTART_ALLOWANCE_S
+    """The measured phase: the load before the strike, the outage, the watch after it (which
+    also covers a restarted server's own start-up)."""
+    return chosen.before_s + chosen.down_s + chosen.after_s
 
 
 def established(port: int, prefix: list[str]) -> bool:

@@ -40,6 +40,7 @@ from uabench.network import path as network_path
 from uabench.pki import Identity
 from uabench.proc import cgroups, netns
 from uabench.proc.process import AdapterError
+from uabench.resilience import runner as resilience_runner
 from uabench.results import stats, sustain
 from uabench.results.store import open_store
 from uabench.robustness import runner as robustness_runner
@@ -751,6 +752,26 @@ class UabenchLibrary:
             logger.warn(f"{server_id}: {batch}: {verdict.outcome}: {verdict.reason}")
         if verdict.memory:
             logger.info(f"{server_id}: {batch}: memory held after the wait: {verdict.memory}")
+
+    def client_should_recover(self, client_id: str, server_id: str, incident: str, workload: str) -> None:
+        """One incident (the server restarted on its port, or the path cut) during `workload` of
+        `client_id` against `server_id`, as often as the profile repeats it, each stored
+        (resilience/runner.py). Fails when the load did not resume (unless the client's SDK
+        declares it has no automatic reconnection: then skipped with the reason) or went wrong."""
+        session = self._session()
+        assert self.plan.resilience, "Client Should Recover needs a resilience plan"
+        setup = self.plan.resilience
+        chosen = setup.profiles[self.profile]
+        found = resilience_runner.measure(
+            session, sdks.get(client_id), sdks.get(server_id), incident, workload, chosen, setup.signals
+        )
+        for _outcome, figures in found:
+            logger.info(resilience_runner.describe(figures))
+        failed = [o for o, _ in found if o.status == "fail"]
+        if failed:
+            raise AssertionError(f"{client_id} → {server_id}, {incident} during {workload}: {failed[0].reason}")
+        if any(o.status == "not_supported" for o, _ in found):
+            raise SkipExecution(f"not supported: {found[0][0].reason}")
 
     def server_should_not_leak(self, server_id: str) -> None:
         """The soak: a steady subscription from the reference client and session churn beside it

@@ -1,0 +1,85 @@
+"""One resilience test: an incident staged (incident.py), what it did read from the client's
+record (recovery.py), judged and stored as one "resilience" cell per repetition."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from uabench.engine.cells import Outcome
+from uabench.resilience.incident import Staged, stage
+from uabench.resilience.plan import ResilienceProfile
+from uabench.resilience.recovery import Recovery, recovery
+from uabench.sdks import Sdk
+
+RESUMED = ("resumed", "resumed unnoticed")
+
+
+def assess(staged: Staged, client: Sdk) -> tuple[Outcome, Recovery | None]:
+    """The cell's status and reason: pass when the load resumed with every value right; not
+    supported when it did not and the client's SDK declares it has no automatic reconnection;
+    fail otherwise (the harness could not stage it, the client broke, the server could not be
+    started again on its port, the load did not resume, values were wrong)."""
+    outcome, result = staged.outcome, staged.outcome.result
+    if staged.incident is None:
+        return Outcome("fail", f"the client never connected: {outcome.reason or outcome.status}"), None
+    if result is None:
+        return Outcome("fail", f"the client gave no result: {outcome.reason or outcome.status}"), None
+    found = recovery(result, staged.incident)
+    stored = {
+        **result,
+        "incident": dataclasses.asdict(staged.incident),
+        "recovery": found.summary(),
+        "restart_failure": staged.restart_failure,
+    }
+    wrong = result["verification"]["failed"]
+    if staged.restart_failure:
+        status, reason = "fail", f"the server could not be started again on its port: {staged.restart_failure}"
+    elif wrong:
+        examples = "; ".join(result["verification"]["examples"][:3])
+        status, reason = "fail", f"{wrong} values wrong through the incident: {examples}"
+    elif found.verdict in RESUMED:
+        status, reason = "pass", None
+    elif found.verdict == "did not resume" and "reconnect" in client.not_supported:
+        status, reason = "not_supported", f"did not resume: {client.reason_unsupported('reconnect')}"
+    else:
+        status, reason = "fail", f"{found.verdict}: {found.why}"
+    return Outcome(status, reason, result=stored), found
+
+
+def measure(
+    session, client: Sdk, server: Sdk, kind: str, workload: str, chosen: ResilienceProfile, signals: int
+) -> list[tuple[Outcome, Recovery | None]]:
+    """Every repetition of one incident, each stored as it is measured."""
+    found = []
+    for repetition in range(chosen.repetitions):
+        staged = stage(session, client, server, kind, workload, chosen, signals)
+        outcome, figures = assess(staged, client)
+        session.record(
+            "resilience",
+            client,
+            server,
+            f"{kind}/{workload}",
+            repetition,
+            staged.client_config,
+            outcome,
+            staged.server_config,
+        )
+        found.append((outcome, figures))
+    return found
+
+
+def describe(figures: Recovery | None) -> str:
+    """One line for the log."""
+    if figures is None:
+        return "no recovery figures"
+
+    def s(value: float | None) -> str:
+        return "–" if value is None else f"{value:.2f} s"
+
+    return (
+        f"{figures.verdict}: detected {s(figures.detected_s)}, reconnected {s(figures.reconnected_s)}, "
+        f"resumed {s(figures.resumed_s)} after the restoration (outage {s(figures.outage_s)}); "
+        f"{figures.failed} operations failed; subscriptions {figures.subscriptions or '–'}; "
+        f"tick gaps {figures.tick_gaps if figures.tick_gaps is not None else '–'}, "
+        f"duplicates {figures.duplicates if figures.duplicates is not None else '–'}"
+    )
