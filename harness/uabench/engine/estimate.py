@@ -29,6 +29,7 @@ from uabench.engine.schedule import STEADY_RUN
 from uabench.plan import Phase, Plan, TestCase, test_cases
 from uabench.plan import reference_client as plan_module_reference
 from uabench.proc import pinning
+from uabench.resilience import incident as incident_module
 from uabench.robustness.batches import typical_seconds as typical_batch_s
 
 # Seconds from starting an adapter process to its first measured operation: a native binary
@@ -339,6 +340,13 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         assert plan.soak, "Server Should Not Leak comes only from soak plans"
         servers.start(server, cost)
         cost.add(plan.soak.profiles[profile].duration_s + 1.0 + CELL_OVERHEAD_S, cells=1)
+    elif keyword == "Client Should Recover":
+        client, server, _incident, _workload = args
+        assert plan.resilience, "Client Should Recover comes only from resilience plans"
+        chosen = plan.resilience.profiles[profile]
+        # a server of its own, started twice for a restart; the client's start, warm-up and phase
+        one = 2 * startup(server) + startup(client) + incident_module.WARMUP_S + incident_module.phase_s(chosen)
+        cost.add(chosen.repetitions * (one + CELL_OVERHEAD_S), cells=chosen.repetitions)
     elif keyword in NETWORK_KEYWORDS:
         cost.add(network.test_seconds(plan, profile, keyword, args, startup), cells=1)
     elif keyword in CHECK_KEYWORDS:  # asks every adapter (args: which, when known) for its capabilities
