@@ -6,8 +6,9 @@ import logging
 import time
 
 import uabench_contract as contract
-from uabench_contract import Recorder
+from uabench_contract import Connection, Recorder
 
+from .connection import in_time_order
 from .load import LoadDriver
 from .services import ReadWorkload, WriteWorkload
 from .session import ConnectError, close_sessions, open_sessions
@@ -22,8 +23,12 @@ async def run_client(config: dict, sdk: str, version: str) -> None:
     except ConnectError as error:
         contract.fail("connect", str(error), contract.EXIT_RUNTIME)
     recorder = Recorder(config["timeline_ms"])
-    for session in sessions:
+    recorder.connection = Connection(len(sessions))
+    for index, session in enumerate(sessions):
         recorder.session_ready(session.setup_ns)
+        session.watch_connection(
+            index, recorder.connection, config["workload"] == "subscribe"
+        )
     try:
         if config["workload"] == "subscribe":
             from .subscribe import run_subscriptions
@@ -37,6 +42,10 @@ async def run_client(config: dict, sdk: str, version: str) -> None:
         contract.fail(
             "runtime", f"{type(error).__name__}: {error}", contract.EXIT_RUNTIME
         )
+    for session in sessions:
+        if session.watch is not None:  # subscribe: back, the subscriptions not yet said
+            session.watch.subscriptions("unknown")
+    in_time_order(recorder.connection)
     await close_sessions(sessions)
     contract.emit({**recorder.result(sdk, version, "client", config), **extra})
 
@@ -53,6 +62,7 @@ async def run_requests(sessions: list, config: dict, recorder: Recorder) -> dict
         config["rate"],
         config["think_ms"],
         config["record_latencies"],
+        config["reconnect"],
     )
     await driver.run(config["warmup_s"], config["duration_s"])
     if isinstance(workload, WriteWorkload) and config["verify"]:

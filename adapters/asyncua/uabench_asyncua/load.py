@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from uabench_contract import Latencies, Recorder
+from uabench_contract import RETRY_S, Latencies, Recorder
 
 GRACE_S = 5.0
 LATE = "no response within 5 s after the measured phase"
@@ -62,6 +62,7 @@ class LoadDriver:
         rate: float | None,
         think_ms: float = 0,
         record_latencies: bool = False,
+        reconnect: bool = False,
     ) -> None:
         self._workload = workload
         self._recorder = recorder
@@ -69,6 +70,9 @@ class LoadDriver:
         self._in_flight = in_flight
         self._rate = rate
         self._think_ns = int(think_ms * 1e6)
+        # SPEC §3 reconnect: a closed-loop slot waits after a failed request, so a dead
+        # connection is not spun on while the SDK reconnects
+        self._retry_ns = int(RETRY_S * 1e9) if reconnect else 0
         self._record_latencies = record_latencies
         self.latencies: Latencies | None = None
 
@@ -96,23 +100,23 @@ class LoadDriver:
 
     async def _operation(
         self, session: int, k: int, start_ns: int, measured: bool
-    ) -> None:
+    ) -> bool:
+        """Sends request k and counts it; whether it succeeded."""
         if measured and self._rate is not None:
             # SPEC §6 send_lag_ns: handed to the SDK now, start_ns is its scheduled time.
             self._recorder.sent(time.perf_counter_ns() - start_ns)
         try:
             response = await self._workload.request(session, k)
-        except asyncio.CancelledError:
-            if measured:
-                self._recorder.operation(0, False, 0, LATE)
-            raise
+        except asyncio.CancelledError as error:
+            task = asyncio.current_task()
+            if task is None or task.cancelling():  # the drain gave up on it
+                if measured:
+                    self._recorder.operation(0, False, 0, LATE)
+                raise
+            # cancelled inside the SDK (its connection went away), not by the drain
+            return await self._failed(error, measured)
         except Exception as error:  # a failed operation is counted, never fatal
-            if measured:
-                self._recorder.operation(0, False, 0, self._workload.describe(error))
-            await asyncio.sleep(
-                0
-            )  # an immediate failure (connection gone) must not hog the loop
-            return
+            return await self._failed(error, measured)
         end_ns = time.perf_counter_ns()
         ok, values, error = self._workload.outcome(session, k, response, measured)
         if ok:
@@ -121,21 +125,30 @@ class LoadDriver:
             self._recorder.operation(end_ns - start_ns, ok, values, error)
             if ok and self.latencies is not None:
                 self.latencies.add(start_ns, end_ns - start_ns)
+        return ok
+
+    async def _failed(self, error: BaseException, measured: bool) -> bool:
+        if measured:
+            self._recorder.operation(0, False, 0, self._workload.describe(error))
+        await asyncio.sleep(
+            0
+        )  # an immediate failure (connection gone) must not hog the loop
+        return False
 
     async def _closed_loop(self, session: int, phases: Phases) -> None:
         counter = iter(range(2**62))
 
         async def worker() -> None:
             while (now := time.perf_counter_ns()) < phases.measure_end:
-                await self._operation(
+                ok = await self._operation(
                     session, next(counter), now, now >= phases.measure_start
                 )
-                if self._think_ns:
-                    # SPEC §3 think_ms: the slot waits after the response, outside the
-                    # latency; never past the measured phase, which sends nothing more
-                    wait_ns = min(
-                        self._think_ns, phases.measure_end - time.perf_counter_ns()
-                    )
+                # SPEC §3 think_ms: the slot waits after the response, outside the
+                # latency (after a failure at least the retry wait); never past the
+                # measured phase, which sends nothing more
+                wait_ns = self._think_ns if ok else max(self._think_ns, self._retry_ns)
+                if wait_ns:
+                    wait_ns = min(wait_ns, phases.measure_end - time.perf_counter_ns())
                     await asyncio.sleep(max(0, wait_ns) / 1e9)
 
         workers = [asyncio.create_task(worker()) for _ in range(self._in_flight)]

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from asyncua import Client, ua
 
 import uabench_contract as contract
+from uabench_contract import Connection
 
 from . import security
+from .connection import ConnectionWatch
 
 log = logging.getLogger("uabench_asyncua.client")
 
@@ -39,6 +41,14 @@ class Session:
         0  # SPEC §6: connect .. ActivateSession, without the namespace lookup
     )
     _nodeids: dict[str, ua.NodeId] = field(default_factory=dict)
+    watch: ConnectionWatch | None = None
+
+    def watch_connection(
+        self, index: int, connection: Connection, subscribe: bool
+    ) -> None:
+        """SPEC §3 Connection loss: from now on the Client's state changes are recorded."""
+        self.watch = ConnectionWatch(index, connection, subscribe)
+        self.client.uaclient.observer = self.watch
 
     def nodeid(self, name: str) -> ua.NodeId:
         nodeid = self._nodeids.get(name)
@@ -47,6 +57,8 @@ class Session:
         return nodeid
 
     async def close(self) -> None:
+        if self.watch is not None:
+            self.watch.closing = True
         with contextlib.suppress(Exception, asyncio.TimeoutError):
             await asyncio.wait_for(self.client.disconnect(), DISCONNECT_TIMEOUT_S)
 
@@ -54,7 +66,14 @@ class Session:
 async def open_session(config: dict, in_flight: int) -> Session:
     # Message sizes (SPEC §3): asyncua's client announces no limit (max_messagesize and
     # max_chunkcount 0) and takes the server's, so nothing to raise here.
-    client = Client(config["endpoint"], timeout=REQUEST_TIMEOUT_S)
+    # SPEC §3 reconnect: asyncua's own supervisor reconnects and restores the subscriptions,
+    # with its defaults (first retry after 1 s, doubling up to 30 s; a request waits up to
+    # 60 s for the reconnection before it fails)
+    client = Client(
+        config["endpoint"],
+        timeout=REQUEST_TIMEOUT_S,
+        auto_reconnect=config["reconnect"],
+    )
     client.set_max_concurrent_requests(in_flight + SPARE_REQUESTS)
     client.session_timeout = SESSION_TIMEOUT_MS
     try:

@@ -14,6 +14,7 @@ import uabench_contract as contract
 from uabench_contract import Histogram, Recorder
 from uabench_contract.read_verification import value_error
 
+from .connection import ConnectionWatch
 from .load import Phases
 from .session import Session
 
@@ -43,6 +44,7 @@ class Measurements:
         self.delay = Histogram()
         self.notifications = 0
         self.tick_gaps = 0
+        self.duplicates = 0
         self.phases: Phases | None = None
 
     def update(
@@ -73,9 +75,9 @@ class Measurements:
                 source_ns = (value.SourceTimestamp - EPOCH) // _MICROSECOND * 1000
                 self.delay.record(max(1, wall_ns - source_ns))
             if tick is not None and item.tick is not None:
-                jump = (tick - item.tick) % contract.TICK_MODULUS
-                if jump > 1:
-                    self.tick_gaps += jump - 1
+                gaps, duplicates = contract.tick_step(item.tick, tick)
+                self.tick_gaps += gaps
+                self.duplicates += duplicates
             # SPEC §3: each notification is an operation; one with a Bad status failed.
             if not good:
                 self.recorder.notification(False, f"{item.name}: {status.name}")
@@ -106,11 +108,15 @@ async def run_subscriptions(
 ) -> dict:
     measurements = Measurements(recorder, config["verify"])
     created = await asyncio.gather(*(_subscribe(s, config, recorder) for s in sessions))
-    subscriptions = [entry for per_session in created for entry in per_session]
+    subscriptions = [
+        (subscription, session.watch)
+        for session, per_session in zip(sessions, created)
+        for subscription in per_session
+    ]
     counts = [0] * len(subscriptions)
     consumers = [
-        asyncio.create_task(_consume(sub, items, measurements, counts, i))
-        for i, (sub, items) in enumerate(subscriptions)
+        asyncio.create_task(_consume(sub, watch, measurements, counts, i))
+        for i, (sub, watch) in enumerate(subscriptions)
     ]
 
     phases = Phases.begin_now(config["warmup_s"], config["duration_s"])
@@ -136,6 +142,7 @@ async def run_subscriptions(
                 "max": max(counts, default=0),
             },
             "tick_gaps": measurements.tick_gaps,
+            "duplicates": measurements.duplicates,
         },
         "cycle_time_ns": measurements.cycle.sparse(),
         "delay_ns": measurements.delay.sparse(),
@@ -144,8 +151,8 @@ async def run_subscriptions(
 
 async def _subscribe(
     session: Session, config: dict, recorder: Recorder
-) -> list[tuple[Subscription, dict]]:
-    """Creates this session's subscriptions, each with an (empty) map of its items by client handle."""
+) -> list[Subscription]:
+    """Creates this session's subscriptions."""
     client = session.client
     nodes = [client.get_node(session.nodeid(name)) for name in config["nodes"]]
     created = []
@@ -164,20 +171,25 @@ async def _subscribe(
                 recorder.notification(
                     False, f"{name}: {handle.name}"
                 )  # refused: a failed operation
-        created.append((subscription, {}))
+        created.append(subscription)
     return created
 
 
 async def _consume(
     subscription: Subscription,
-    items: dict[int, Item],
+    watch: ConnectionWatch | None,
     measurements: Measurements,
     counts: list[int],
     index: int,
 ) -> None:
+    """Measures the subscription's data changes (its items by client handle, which a
+    re-created subscription keeps)."""
+    items: dict[int, Item] = {}
     async for event in subscription:
         if isinstance(event, DataChangeEvent):
             received_ns, wall_ns = time.perf_counter_ns(), time.time_ns()
+            if watch is not None:
+                watch.notified()
             notification = event.data.monitored_item
             item = items.get(notification.ClientHandle)
             if item is None:
