@@ -13,9 +13,14 @@ final class ClientRole {
   static void run(Config.Client config) throws Exception {
     List<Sessions.Session> sessions = Sessions.open(config);
     WallClock clock = new WallClock();
+    // SPEC §3 Connection loss: whatever `reconnect` says, Milo reconnects by itself (it has no
+    // setting to turn that on or off; its defaults are kept), so the run goes on through a loss
+    // either way; this records what Milo reports of it.
+    boolean subscribe = config.workload().equals("subscribe");
+    Connection connection = new Connection(sessions, subscribe);
     ObjectNode result;
-    if (config.workload().equals("subscribe")) {
-      SubscribeWorkload workload = new SubscribeWorkload(config, sessions);
+    if (subscribe) {
+      SubscribeWorkload workload = new SubscribeWorkload(config, sessions, connection);
       workload.run();
       result = workload.result(Main.sdkVersion());
     } else {
@@ -30,6 +35,7 @@ final class ClientRole {
           recorder.result(
               Main.sdkVersion(), config.asRun(), clock.wallNs(workload.measureStart()), endNs);
       Timeline timeline = workload.timeline();
+      result.set("connection", connection.toJson(clock));
       result.set("timeline", timeline.toJson(clock.wallNs(timeline.start()), endNs));
       if (workload.latencies() != null) {
         result.set("latencies", workload.latencies().toJson());

@@ -101,6 +101,7 @@ final class Config {
     CLIENT_KEYS.put("duration_s", ranged(Kind.NUMBER, NODES.numberNode(5), 0.1, 86400));
     CLIENT_KEYS.put("verify", key(Kind.BOOL, NODES.booleanNode(true)));
     CLIENT_KEYS.put("timeline_ms", ranged(Kind.INT, NODES.numberNode(100), 10, 10000));
+    CLIENT_KEYS.put("reconnect", key(Kind.BOOL, NODES.booleanNode(false)));
     CLIENT_KEYS.put("nodes", required(Kind.STRINGS));
 
     CLIENT_SECURITY_KEYS.put("policy", choice(NODES.textNode("None"), false, POLICIES));
@@ -143,7 +144,8 @@ final class Config {
 
   record Client(
       String endpoint, String workload, ClientSecurity security, int sessions, double warmupS,
-      double durationS, boolean verify, int timelineMs, List<String> nodes, int nodesPerRequest, int inFlight,
+      double durationS, boolean verify, int timelineMs, boolean reconnect, List<String> nodes,
+      int nodesPerRequest, int inFlight,
       Double rate, double thinkMs, boolean recordLatencies, int subscriptions,
       double publishingIntervalMs, double samplingIntervalMs, int queueSize, ObjectNode asRun) {}
 
@@ -338,6 +340,7 @@ final class Config {
         config.get("duration_s").asDouble(),
         config.get("verify").asBoolean(),
         config.get("timeline_ms").asInt(),
+        config.get("reconnect").asBoolean(),
         strings(config.get("nodes")),
         config.path("nodes_per_request").asInt(1),
         config.path("in_flight").asInt(1),

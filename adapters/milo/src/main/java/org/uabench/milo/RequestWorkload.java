@@ -35,7 +35,9 @@ import org.eclipse.milo.opcua.stack.core.types.structured.WriteValue;
  * counts from its due time. Due times follow from k, so waiting requests are just a count.
  *
  * <p>think_ms (closed loop): a completed request's slot sends its next request only after that
- * long, scheduled on a timer thread; the next request's latency counts from its own send.
+ * long, scheduled on a timer thread; the next request's latency counts from its own send. With
+ * `reconnect`, a slot whose request failed waits at least 10 ms the same way (SPEC §3 Connection
+ * loss: while Milo reconnects, requests fail at once and must not be spun on).
  *
  * <p>With verify, session 0 of the write workload reads back every 64th measured write as soon as
  * it succeeds (SPEC §3 W1), outside the in_flight slots; the drain waits for those Reads too.
@@ -51,6 +53,8 @@ final class RequestWorkload {
   private static final int READ_BACK_EVERY = 64;
   // C of a request that is not read back.
   private static final long NOT_SAMPLED = -1;
+  // SPEC §3 Connection loss: a closed-loop slot's wait after a failed request (reconnect true).
+  private static final long RETRY_NS = TimeUnit.MILLISECONDS.toNanos(10);
 
   private final Config.Client config;
   private final boolean write;
@@ -60,9 +64,11 @@ final class RequestWorkload {
   private final Timeline timeline;
   // SPEC §6 latencies: null unless record_latencies.
   private final Latencies latencies;
-  // think_ms in ns, and the timer that wakes waiting slots (null when think_ms is 0).
+  // think_ms in ns, the wait after a failed request (0 unless reconnect), and the timer that
+  // wakes waiting slots (null when neither applies).
   private final long thinkNs;
-  private final ScheduledExecutorService thinkTimer;
+  private final long retryNs;
+  private final ScheduledExecutorService timer;
 
   private long start;
   private long measureStart;
@@ -76,13 +82,14 @@ final class RequestWorkload {
     this.timeline = new Timeline(config.timelineMs());
     this.latencies = config.recordLatencies() ? new Latencies() : null;
     this.thinkNs = Math.round(config.thinkMs() * 1e6);
-    this.thinkTimer =
-        thinkNs == 0
+    this.retryNs = config.reconnect() && config.rate() == null ? RETRY_NS : 0;
+    this.timer =
+        thinkNs == 0 && retryNs == 0
             ? null
             : new ScheduledThreadPoolExecutor(
                 1,
                 task -> {
-                  Thread thread = new Thread(task, "uabench-think");
+                  Thread thread = new Thread(task, "uabench-wait");
                   thread.setDaemon(true);
                   return thread;
                 });
@@ -131,8 +138,8 @@ final class RequestWorkload {
     synchronized (total) {
       total.ticksAdvanced = TickVerification.ticksAdvanced(ticks);
     }
-    if (thinkTimer != null) {
-      thinkTimer.shutdownNow();
+    if (timer != null) {
+      timer.shutdownNow();
     }
     return total;
   }
@@ -357,10 +364,11 @@ final class RequestWorkload {
       response.whenComplete(
           (result, error) -> {
             long now = System.nanoTime();
-            complete(
-                inMeasuredPhase(scheduled), k, lowest, first, sentAfter, result, error, now,
-                scheduled);
-            continueAfterCompletion();
+            boolean failed =
+                complete(
+                    inMeasuredPhase(scheduled), k, lowest, first, sentAfter, result, error, now,
+                    scheduled);
+            continueAfterCompletion(failed);
           });
     }
 
@@ -385,7 +393,8 @@ final class RequestWorkload {
       return session.client().writeAsync(List.of(values));
     }
 
-    private void complete(
+    /** Counts (and verifies) a completed request; true if it failed. */
+    private boolean complete(
         boolean counted, long k, long lowest, int first, long sentAfter, Object result,
         Throwable error, long now, long scheduled) {
       long latency = now - scheduled;
@@ -407,7 +416,7 @@ final class RequestWorkload {
               inFlight.completed(k);
             }
             if (closed) {
-              return;
+              return failure != null;
             }
             measuredCompleted++;
             // Pending in the same step as the write completes, so the drain cannot see the
@@ -422,7 +431,7 @@ final class RequestWorkload {
         }
         if (failure != null) {
           recorder.failed(failure);
-          return;
+          return true;
         }
         recorder.succeeded(latency, npr);
         if (counted && latencies != null) {
@@ -435,6 +444,7 @@ final class RequestWorkload {
       if (!write && config.verify()) {
         verify(((ReadResponse) result).getResults(), first, sentAfter, recorder, counted);
       }
+      return false;
     }
 
     /** SPEC §3 read verification: each value's type and content (R5), then R1-R4 across them. */
@@ -542,15 +552,19 @@ final class RequestWorkload {
       return null;
     }
 
-    /** Closed loop: the chain goes on. Open loop: the slot goes to a waiting request, if any. */
-    private void continueAfterCompletion() {
+    /**
+     * Closed loop: the chain goes on (after think_ms, or after the retry wait if the request
+     * failed). Open loop: the slot goes to a waiting request, if any.
+     */
+    private void continueAfterCompletion(boolean failed) {
       Runnable next;
       if (config.rate() == null) {
-        if (thinkNs > 0) {
-          // think_ms: the slot sleeps on the timer, then sends; past the end, step() sends nothing.
-          if (System.nanoTime() + thinkNs < measureEnd) {
+        long waitNs = failed ? Math.max(thinkNs, retryNs) : thinkNs;
+        if (waitNs > 0) {
+          // The slot sleeps on the timer, then sends; past the end, step() sends nothing.
+          if (System.nanoTime() + waitNs < measureEnd) {
             try {
-              thinkTimer.schedule(this::step, thinkNs, TimeUnit.NANOSECONDS);
+              timer.schedule(this::step, waitNs, TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException e) {
               // the run is over (the timer is shut down): nothing more to send
             }

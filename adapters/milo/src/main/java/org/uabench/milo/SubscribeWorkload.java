@@ -30,6 +30,7 @@ final class SubscribeWorkload {
 
   private final Config.Client config;
   private final List<Sessions.Session> sessions;
+  private final Connection connection;
   private final List<Tracker> trackers = new ArrayList<>();
   private final ClientRole.WallClock clock = new ClientRole.WallClock();
   private final Recorder setup = new Recorder();
@@ -38,9 +39,11 @@ final class SubscribeWorkload {
   private volatile long measureStart = Long.MAX_VALUE;
   private volatile long measureEnd = Long.MAX_VALUE;
 
-  SubscribeWorkload(Config.Client config, List<Sessions.Session> sessions) {
+  SubscribeWorkload(
+      Config.Client config, List<Sessions.Session> sessions, Connection connection) {
     this.config = config;
     this.sessions = sessions;
+    this.connection = connection;
     this.timeline = new Timeline(config.timelineMs());
   }
 
@@ -64,6 +67,7 @@ final class SubscribeWorkload {
     OpcUaSubscription subscription =
         new OpcUaSubscription(session.client(), config.publishingIntervalMs());
     Tracker tracker = new Tracker(config.nodes().size());
+    Connection.Watch watch = connection.watch(session.index());
     subscription.setSubscriptionListener(
         new OpcUaSubscription.SubscriptionListener() {
           @Override
@@ -77,8 +81,16 @@ final class SubscribeWorkload {
               }
             }
           }
+
+          @Override
+          public void onTransferFailed(OpcUaSubscription s, StatusCode status) {
+            // Milo moved the session's subscriptions to a new session and could not move this
+            // one: it has dropped it (SPEC §3 Connection loss: `lost`).
+            watch.transferFailed();
+          }
         });
     subscription.create();
+    watch.subscribed();
 
     List<OpcUaMonitoredItem> items = new ArrayList<>();
     for (int p = 0; p < config.nodes().size(); p++) {
@@ -113,6 +125,7 @@ final class SubscribeWorkload {
     Histogram delay = new Histogram();
     long notifications = 0;
     long tickGaps = 0;
+    long duplicates = 0;
     long minUpdates = Long.MAX_VALUE;
     long maxUpdates = 0;
     for (Tracker tracker : trackers) {
@@ -122,6 +135,7 @@ final class SubscribeWorkload {
         delay.merge(tracker.delay);
         notifications += tracker.updates;
         tickGaps += tracker.tickGaps;
+        duplicates += tracker.duplicates;
         minUpdates = Math.min(minUpdates, tracker.updates);
         maxUpdates = Math.max(maxUpdates, tracker.updates);
       }
@@ -136,9 +150,11 @@ final class SubscribeWorkload {
     updates.put("min", trackers.isEmpty() ? 0 : minUpdates);
     updates.put("max", maxUpdates);
     subscription.put("tick_gaps", tickGaps);
+    subscription.put("duplicates", duplicates);
     result.set("subscription", subscription);
     result.set("cycle_time_ns", cycle.toJson());
     result.set("delay_ns", delay.toJson());
+    result.set("connection", connection.toJson(clock));
     result.set("timeline", timeline.toJson(clock.wallNs(timeline.start()), endNs));
     return result;
   }
@@ -153,6 +169,7 @@ final class SubscribeWorkload {
     final long[] lastTick;
     long updates;
     long tickGaps;
+    long duplicates;
 
     Tracker(int nodeCount) {
       checks = new Verify.Check[nodeCount];
@@ -194,11 +211,13 @@ final class SubscribeWorkload {
         delay.record(clock.wallNs(now) - sourceNs);
       }
       if (tick >= 0 && previousTick >= 0) {
-        long jump = config.nodes().get(p).equals("Tick")
-            ? tick - previousTick
-            : Math.floorMod(tick - previousTick, Model.TICK_MODULUS);
-        if (jump > 1) {
-          tickGaps += jump - 1;
+        // SPEC §3 subscribe: a forward step adds its gap, the same tick is a duplicate, an older
+        // tick (a restarted server, a republished notification) neither.
+        long step = Math.floorMod(tick - previousTick, Model.TICK_MODULUS);
+        if (step == 0) {
+          duplicates++;
+        } else if (step < Model.TICK_MODULUS / 2) {
+          tickGaps += step - 1;
         }
       }
       if (config.verify()) {

@@ -1,0 +1,187 @@
+package org.uabench.milo;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+import org.eclipse.milo.opcua.sdk.client.SessionActivityListener;
+import org.eclipse.milo.opcua.sdk.client.UaSession;
+import org.eclipse.milo.opcua.stack.core.types.builtin.NodeId;
+
+/**
+ * SPEC §3 Connection loss, §6 `connection`: each session's losses and restorations, as Milo tells
+ * them. Milo's OpcUaClient reconnects by itself, always (there is no setting to turn it on or
+ * off): its SessionFsm leaves Active when the SecureChannel closes (ConnectionLost), a keep-alive
+ * Read fails too often or a service fault says the session is gone, tries ActivateSession on the
+ * same session over a new channel and, when the server no longer knows it, creates a new session
+ * and moves the subscriptions to it with TransferSubscriptions. Leaving and re-entering Active is
+ * what its SessionActivityListener reports: onSessionInactive is `lost`, onSessionActive
+ * `restored`.
+ *
+ * <p>What became of the subscriptions (subscribe workload), as Milo tells it:
+ *
+ * <ul>
+ *   <li>the same session re-activated: the server's subscriptions went on with it, `transferred`
+ *       (kept);
+ *   <li>a new session: Milo called TransferSubscriptions; a subscription it could not move gets
+ *       OpcUaSubscription.SubscriptionListener#onTransferFailed, and Milo drops it
+ *       (OpcUaSubscription#reset removes it from the client; Milo 1.1.2 does not create it again,
+ *       that is left to the application, and this adapter does not): `lost`. With no such
+ *       failure they were moved: `transferred`.
+ * </ul>
+ *
+ * <p>Milo delivers onTransferFailed on the subscription's own queue, so it may come just after
+ * onSessionActive: a restored event's outcome is then corrected when it arrives. Milo 1.1.2 never
+ * re-creates subscriptions, so `recreated` is never said.
+ */
+final class Connection {
+
+  static final int MAX_EVENTS = 100;
+
+  /** One event; a restored event's subscriptions may be settled just after it (see above). */
+  private static final class Event {
+    final long nanoTime;
+    final int session;
+    final boolean lost;
+    String subscriptions;
+
+    Event(long nanoTime, int session, boolean lost, String subscriptions) {
+      this.nanoTime = nanoTime;
+      this.session = session;
+      this.lost = lost;
+      this.subscriptions = subscriptions;
+    }
+  }
+
+  private final boolean subscribe;
+  private final Watch[] watches;
+  // All guarded by this.
+  private final List<Event> events = new ArrayList<>();
+  private long lost;
+  private long restored;
+  private long truncated;
+
+  /** Watches every session (its client's SessionActivityListener) from now on. */
+  Connection(List<Sessions.Session> sessions, boolean subscribe) {
+    this.subscribe = subscribe;
+    this.watches = new Watch[sessions.size()];
+    for (Sessions.Session session : sessions) {
+      Watch watch = new Watch(session.index());
+      watches[session.index()] = watch;
+      session.client().addSessionActivityListener(watch);
+    }
+  }
+
+  /** The watch of session `index`, for its subscriptions' listeners. */
+  Watch watch(int index) {
+    return watches[index];
+  }
+
+  private Event add(long nanoTime, int session, boolean lost, String subscriptions) {
+    Event event = new Event(nanoTime, session, lost, subscriptions);
+    if (events.size() < MAX_EVENTS) {
+      events.add(event);
+    } else {
+      truncated++;
+    }
+    if (lost) {
+      this.lost++;
+    } else {
+      restored++;
+    }
+    return event;
+  }
+
+  /** SPEC §6 `connection`, instants on the record's wall clock. */
+  synchronized ObjectNode toJson(ClientRole.WallClock clock) {
+    ObjectNode json = Protocol.object();
+    json.put("lost", lost);
+    json.put("restored", restored);
+    ArrayNode list = json.putArray("events");
+    for (Event event : events) {
+      ObjectNode item = list.addObject();
+      item.put("t_ns", clock.wallNs(event.nanoTime));
+      item.put("session", event.session);
+      item.put("state", event.lost ? "lost" : "restored");
+      if (event.subscriptions == null) {
+        item.putNull("subscriptions");
+      } else {
+        item.put("subscriptions", event.subscriptions);
+      }
+    }
+    json.put("truncated", truncated);
+    return json;
+  }
+
+  /** One session's state, fed by Milo's SessionActivityListener and its subscriptions. */
+  final class Watch implements SessionActivityListener {
+    private final int session;
+    // Guarded by Connection.this.
+    private boolean down;
+    private NodeId lostSessionId;
+    // Since the last loss: a subscription's transfer failed; the restoration by a new session.
+    private boolean transferFailed;
+    private Event restoredByNewSession;
+    private int subscriptionsKept;
+
+    Watch(int session) {
+      this.session = session;
+    }
+
+    /** One more subscription of this session, created on the server. */
+    void subscribed() {
+      synchronized (Connection.this) {
+        subscriptionsKept++;
+      }
+    }
+
+    @Override
+    public void onSessionInactive(UaSession inactive) {
+      long now = System.nanoTime();
+      synchronized (Connection.this) {
+        if (down) {
+          return;
+        }
+        down = true;
+        lostSessionId = inactive.getSessionId();
+        transferFailed = false;
+        restoredByNewSession = null;
+        add(now, session, true, null);
+      }
+    }
+
+    @Override
+    public void onSessionActive(UaSession active) {
+      long now = System.nanoTime();
+      synchronized (Connection.this) {
+        if (!down) {
+          return; // the first activation, or one already counted
+        }
+        down = false;
+        boolean sameSession = active.getSessionId().equals(lostSessionId);
+        String subscriptions = null;
+        if (subscribe) {
+          // Kept with the session, or moved to a new one, unless Milo dropped them (now or at
+          // an earlier loss).
+          subscriptions = transferFailed || subscriptionsKept <= 0 ? "lost" : "transferred";
+        }
+        Event event = add(now, session, false, subscriptions);
+        restoredByNewSession = subscribe && !sameSession ? event : null;
+      }
+    }
+
+    /**
+     * Milo's onTransferFailed for one of this session's subscriptions: Milo has dropped it, no
+     * notification of it will come again.
+     */
+    void transferFailed() {
+      synchronized (Connection.this) {
+        transferFailed = true;
+        subscriptionsKept--;
+        if (restoredByNewSession != null) {
+          restoredByNewSession.subscriptions = "lost";
+        }
+      }
+    }
+  }
+}
