@@ -4,12 +4,11 @@ returns each check's verdict. The probe prints what the server answered; checks.
 from __future__ import annotations
 
 import json
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from uabench.conformance import checks
-from uabench.engine import security_probe
+from uabench.engine import asyncua_venv
 
 SCRIPT = Path(__file__).with_name("probe.py")
 # Starting the probe's process and importing asyncua; and each check's own bound besides its waits.
@@ -48,7 +47,7 @@ def typical_seconds(group: str, session_wait_s: float, gates: dict) -> float:
 
 
 def probe_version() -> str:
-    return f"asyncua {security_probe.version()}"
+    return f"asyncua {asyncua_venv.version()}"
 
 
 def run(endpoint: str, group: str, settings: dict) -> list[Found]:
@@ -56,23 +55,10 @@ def run(endpoint: str, group: str, settings: dict) -> list[Found]:
     probe's arguments besides the endpoint and the checks (the address space's sizes, the
     configured endpoints, the wait bound, the capacity gates' caps)."""
     chosen = checks.of_group(group)
-    if not (security_probe.PYTHON.parent.parent / ".uabench-lock").exists():  # ci/python-env's stamp
-        raise RuntimeError(
-            "conformance probe: asyncua not installed (implementations/asyncua/.venv missing or incomplete): "
-            "run implementations/asyncua/install"
-        )
     arguments = {**settings, "endpoint": endpoint, "checks": [c.id for c in chosen]}
     bound = STARTUP_S + len(chosen) * PER_CHECK_S + 2 * float(settings.get("session_wait_s", 0))
     bound += sum(float(cap) for cap in settings.get("gates", {}).values()) * 0.1 if group.endswith("gates") else 0
-    try:
-        done = subprocess.run(
-            [str(security_probe.PYTHON), str(SCRIPT), json.dumps(arguments)],
-            capture_output=True,
-            text=True,
-            timeout=bound,
-        )
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"conformance probe: no answer within {bound:g} s") from None
+    done = asyncua_venv.run(SCRIPT, arguments, bound, "conformance probe")
     lines = {}
     for line in done.stdout.splitlines():
         try:
@@ -81,8 +67,7 @@ def run(endpoint: str, group: str, settings: dict) -> list[Found]:
         except (ValueError, KeyError, TypeError):
             continue
     if not lines:
-        failure = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-        raise RuntimeError(f"conformance probe failed: {failure}")
+        raise asyncua_venv.failure(done, "conformance probe")
     found = []
     for check in chosen:
         one = lines.get(check.id) or {"error": f"no line for it (probe exit {done.returncode})"}

@@ -343,10 +343,10 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
     elif keyword == "Client Should Recover":
         client, server, _incident, _workload = args
         assert plan.resilience, "Client Should Recover comes only from resilience plans"
-        chosen = plan.resilience.profiles[profile]
+        timing = plan.resilience.profiles[profile]
         # a server of its own, started twice for a restart; the client's start, warm-up and phase
-        one = 2 * startup(server) + startup(client) + incident_module.WARMUP_S + incident_module.phase_s(chosen)
-        cost.add(chosen.repetitions * (one + CELL_OVERHEAD_S), cells=chosen.repetitions)
+        one = 2 * startup(server) + startup(client) + incident_module.WARMUP_S + incident_module.phase_s(timing)
+        cost.add(timing.repetitions * (one + CELL_OVERHEAD_S), cells=timing.repetitions)
     elif keyword in NETWORK_KEYWORDS:
         cost.add(network.test_seconds(plan, profile, keyword, args, startup), cells=1)
     elif keyword in CHECK_KEYWORDS:  # asks every adapter (args: which, when known) for its capabilities

@@ -14,18 +14,14 @@ server; a timeout, a connection closed without a status, a dead server or Good a
 
 from __future__ import annotations
 
-import json
-import subprocess
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from uabench import paths
+from uabench.engine import asyncua_venv
+from uabench.engine.asyncua_venv import PYTHON, version
 from uabench.pki import Identity
 
-ASYNCUA = paths.IMPLEMENTATIONS / "asyncua"
-# the venv implementations/asyncua/install makes; it checks that the asyncua there is sdk.toml's
-PYTHON = ASYNCUA / ".venv" / "bin" / "python"
+__all__ = ["PYTHON", "version"]  # the venv's python and asyncua's version, for the probe's callers
 SCRIPT = Path(__file__).with_name("security_handshake.py")
 POLICIES = ("Basic256Sha256", "Aes128_Sha256_RsaOaep", "Aes256_Sha256_RsaPss")
 MODES = ("Sign", "SignAndEncrypt")
@@ -47,16 +43,6 @@ SECURITY_STATUSES = {
 # Starting the probe's process and importing asyncua, before the first step: the process's
 # own bound is this plus each step's.
 STARTUP_S = 30.0
-
-
-def version() -> str:
-    """The asyncua the probe runs (sdk.toml's pin): read when a probe is made, not on import,
-    so a checkout without asyncua (a test repository of faulty adapters) still loads the
-    harness's Robot library."""
-    try:
-        return str(tomllib.loads((ASYNCUA / "sdk.toml").read_text())["version"])
-    except (OSError, KeyError, tomllib.TOMLDecodeError):
-        return "not installed"
 
 
 @dataclass(frozen=True)
@@ -100,11 +86,6 @@ def handshake(
     and reads one node, step by step; returns where it ended."""
     if policy not in POLICIES or mode not in MODES:
         raise ValueError(f"security probe: unknown policy/mode {policy}/{mode}")
-    if not (PYTHON.parent.parent / ".uabench-lock").exists():  # ci/python-env's stamp: written last
-        raise RuntimeError(
-            f"security probe: asyncua not installed ({PYTHON.parent.parent} missing or incomplete): "
-            "run implementations/asyncua/install"
-        )
     arguments = {
         "endpoint": endpoint,
         "policy": policy,
@@ -115,18 +96,13 @@ def handshake(
         "server_certificate": str(server_certificate),
         "timeout_s": timeout_s,
     }
-    bound = STARTUP_S + len(STEPS) * (timeout_s + 1.0)
+    what = "security probe"
+    done = asyncua_venv.run(SCRIPT, arguments, STARTUP_S + len(STEPS) * (timeout_s + 1.0), what)
+    found = asyncua_venv.last_line(done, what)
     try:
-        done = subprocess.run(
-            [str(PYTHON), str(SCRIPT), json.dumps(arguments)], capture_output=True, text=True, timeout=bound
-        )
-        found = json.loads(done.stdout.strip().splitlines()[-1])
         return Handshake(found["step"], found["status"], float(found["ms"]), found["detail"])
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"security probe: no answer from {SCRIPT.name} within {bound:g} s") from None
-    except (ValueError, IndexError, KeyError, TypeError):
-        failure = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-        raise RuntimeError(f"security probe: {SCRIPT.name} failed: {failure}") from None
+    except (KeyError, TypeError, ValueError):
+        raise asyncua_venv.failure(done, what) from None
 
 
 def judge(found: Handshake, server_alive: bool, what: str) -> Verdict:

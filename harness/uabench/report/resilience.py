@@ -29,7 +29,7 @@ def _seconds(values: list[float | None]) -> Cell:
     return Cell(text)
 
 
-def _one(values: list) -> object:
+def _one(values: list) -> str | None:
     distinct = sorted({str(v) for v in values if v is not None})
     return ", ".join(distinct) if distinct else None
 

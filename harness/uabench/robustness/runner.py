@@ -4,15 +4,13 @@ server's resources and health around it. Judged by robustness/survival.py."""
 
 from __future__ import annotations
 
-import json
 import socket
 import struct
-import subprocess
 from pathlib import Path
 
 import psutil
 
-from uabench.engine import security_probe
+from uabench.engine import asyncua_venv
 from uabench.robustness import wire
 from uabench.robustness.batches import FUZZ
 from uabench.robustness.survival import Resources
@@ -76,8 +74,6 @@ def corpus_problems(messages: list[wire.Message]) -> list[str]:
 
 def run_batch(endpoint: str, batch: str, corpus: Path, reproducers: Path, seed: int, cases: int, time_s: float) -> dict:
     """One batch against the server at `endpoint`; what hostile.py printed."""
-    if not (security_probe.PYTHON.parent.parent / ".uabench-lock").exists():
-        raise RuntimeError("robustness: asyncua not installed (implementations/asyncua/.venv): run its install")
     arguments = {
         "endpoint": endpoint,
         "batch": batch,
@@ -88,17 +84,5 @@ def run_batch(endpoint: str, batch: str, corpus: Path, reproducers: Path, seed: 
         "reproducers": str(reproducers),
     }
     bound = STARTUP_S + time_s + 30.0  # the batch stops itself at time_s; its last liveness probes after
-    try:
-        done = subprocess.run(
-            [str(security_probe.PYTHON), str(SCRIPT), json.dumps(arguments)],
-            capture_output=True,
-            text=True,
-            timeout=bound,
-        )
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"robustness: batch {batch} gave no result within {bound:g} s") from None
-    try:
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        failure = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-        raise RuntimeError(f"robustness: batch {batch} failed: {failure}") from None
+    what = f"robustness: batch {batch}"
+    return asyncua_venv.last_line(asyncua_venv.run(SCRIPT, arguments, bound, what), what)
