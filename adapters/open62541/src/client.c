@@ -35,10 +35,11 @@ static void emit_result(const client_config *config, const recorder *rec,
 int client_main(const char *config_path) {
     client_config config;
     client_config_load(config_path, &config);
-    session_set sessions;
-    sessions_open(&config, &sessions);
     recorder *rec = calloc(1, sizeof(recorder));
     timeline_init(&rec->timeline, config.timeline_ms);
+    connection_init(&rec->connection, config.sessions);
+    session_set sessions;
+    sessions_open(&config, &sessions, &rec->connection);
     for(int s = 0; s < sessions.count; s++)
         recorder_session_ready(rec, sessions.setup_ns[s]);
     subscription_stats *stats = NULL;
@@ -49,8 +50,9 @@ int client_main(const char *config_path) {
         emit_result(&config, rec, stats);
         return 0;
     }
-    request_workload_run(&config, &sessions, rec);
-    if(rec->attempted == 0 && rec->error_examples.count > 0)
+    uint64_t accepted = request_workload_run(&config, &sessions, rec);
+    /* The SDK refused every request with the session never lost: it cannot send them. */
+    if(accepted == 0 && rec->connection.lost == 0 && rec->error_examples.count > 0)
         fail("runtime", EXIT_RUNTIME, "no request could be sent: %s",
              rec->error_examples.items[0]);
     if(config.workload == WORKLOAD_WRITE && config.verify)

@@ -332,7 +332,7 @@ void server_config_load(const char *path, server_config *config) {
 
 static const char *const CLIENT_KEYS[] = {"endpoint", "workload", "security", "sessions",
                                           "warmup_s", "duration_s", "verify", "timeline_ms",
-                                          "nodes", NULL};
+                                          "reconnect", "nodes", NULL};
 static const char *const REQUEST_KEYS[] = {"nodes_per_request", "in_flight", "rate", "think_ms",
                                            "record_latencies", NULL};
 static const char *const SUBSCRIBE_KEYS[] = {"subscriptions", "publishing_interval_ms",
@@ -376,6 +376,7 @@ void client_config_load(const char *path, client_config *config) {
     get_number(&root, "duration_s", &config->duration_s, 0.1, 86400, false);
     config->verify = get_bool(&root, "verify", true);
     config->timeline_ms = get_int(&root, "timeline_ms", 100, 10, 10000, false);
+    config->reconnect = get_bool(&root, "reconnect", false);
     config->nodes = get_strings(&root, "nodes", &config->nodes_count, true, true);
 
     config->nodes_per_request = get_int(&root, "nodes_per_request", 1, 1, 10000, false);
@@ -475,8 +476,8 @@ void client_config_json(FILE *out, const client_config *c) {
     json_number(out, c->warmup_s);
     fputs(",\"duration_s\":", out);
     json_number(out, c->duration_s);
-    fprintf(out, ",\"verify\":%s,\"timeline_ms\":%d,\"nodes\":[", c->verify ? "true" : "false",
-            c->timeline_ms);
+    fprintf(out, ",\"verify\":%s,\"timeline_ms\":%d,\"reconnect\":%s,\"nodes\":[",
+            c->verify ? "true" : "false", c->timeline_ms, c->reconnect ? "true" : "false");
     for(size_t i = 0; i < c->nodes_count; i++) {
         if(i)
             fputc(',', out);

@@ -53,6 +53,7 @@ typedef struct {
     double duration_s;
     bool verify;
     int timeline_ms;        /* window of the result record's timeline */
+    bool reconnect;         /* SPEC §3 Connection loss: the SDK's own reconnection, run on */
     char **nodes;
     size_t nodes_count;
     /* read and write */

@@ -1,6 +1,8 @@
 #include "log.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static UA_LogLevel threshold = UA_LOGLEVEL_WARNING;
 
@@ -22,6 +24,18 @@ static const char *level_name(UA_LogLevel level) {
     return "debug";
 }
 
+/* A message the same as the one before is counted, not printed: with its connection lost
+ * the client refuses every request with the same error, a hundred a second per slot. */
+static char last[512];
+static size_t last_length;
+static unsigned long repeats;
+
+static void repeats_flush(void) {
+    if(repeats)
+        fprintf(stderr, "open62541: the message before came %lu more times\n", repeats);
+    repeats = 0;
+}
+
 static void log_to_stderr(void *context, UA_LogLevel level, UA_LogCategory category,
                           const char *msg, va_list args) {
     (void)context;
@@ -29,9 +43,19 @@ static void log_to_stderr(void *context, UA_LogLevel level, UA_LogCategory categ
     if(level < threshold)
         return;
     /* The SDK's messages use its own format specifiers (%S, %N), so format with it. */
-    char buffer[512];
+    char buffer[sizeof(last)];
     UA_String text = {sizeof(buffer), (UA_Byte *)buffer};
     UA_String_vformat(&text, msg, args);
+    if(text.length == last_length && memcmp(buffer, last, text.length) == 0) {
+        repeats++;
+        return;
+    }
+    static int registered;
+    if(!registered)
+        registered = atexit(repeats_flush) == 0;
+    repeats_flush();
+    memcpy(last, buffer, text.length);
+    last_length = text.length;
     fprintf(stderr, "open62541 %s: %.*s\n", level_name(level), (int)text.length, buffer);
 }
 

@@ -185,6 +185,8 @@ void recorder_json(FILE *out, const recorder *r) {
     fputs(",\"session_setup_ns\":", out);
     histogram_json(out, &r->session_setup);
     fputc(',', out);
+    connection_json(out, &r->connection);
+    fputc(',', out);
     timeline_json(out, &r->timeline, r->end_ns);
     if(r->latencies.enabled)
         latencies_json(out, &r->latencies);

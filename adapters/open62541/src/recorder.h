@@ -2,6 +2,7 @@
 #ifndef UABENCH_RECORDER_H
 #define UABENCH_RECORDER_H
 
+#include "connection.h"
 #include "histogram.h"
 
 #include <stdint.h>
@@ -72,6 +73,7 @@ typedef struct {
     int64_t start_ns, end_ns;  /* wall clock of the measured phase */
     timeline timeline;
     latency_series latencies;
+    connection_log connection; /* SPEC §6: every client's, whatever the workload */
 } recorder;
 
 /* Keeps at most MAX_EXAMPLES distinct strings. */
@@ -95,8 +97,8 @@ void recorder_verification(recorder *r, const char *failure); /* NULL = passed *
 /* One value read back under load (SPEC §3 W1): a checked value counted in read_back. */
 void recorder_read_back(recorder *r, const char *failure);
 
-/* Writes the record's fields from "start_ns" through "timeline" and, if listed,
- * "latencies" (no braces). */
+/* Writes the record's fields from "start_ns" through "timeline" (with "connection") and,
+ * if listed, "latencies" (no braces). */
 void recorder_json(FILE *out, const recorder *r);
 
 #endif

@@ -16,10 +16,22 @@
 #include <string.h>
 
 #define DRAIN_NS 5000000000LL
+/* SPEC §3 Connection loss (RETRY_S of uabench_contract): with `reconnect`, a closed-loop slot
+ * whose request failed waits this long before its next one, so a dead connection is not
+ * spun on; so does, whatever `reconnect` says, a slot whose request the SDK refused to send
+ * (its SecureChannel not open). */
+#define RETRY_NS 10000000LL
 
 typedef struct session_load session_load;
+typedef struct slot slot;
 
+/* Slots waiting out the same delay are ready in the order they began it: a FIFO ring. */
 typedef struct {
+    slot **items;
+    int first, count;
+} wait_ring;
+
+struct slot {
     session_load *owner;
     uint64_t k;        /* request index within the session */
     int64_t origin;    /* latency origin: send time (closed loop) or scheduled time (open) */
@@ -27,8 +39,8 @@ typedef struct {
     int busy;
     uint32_t sent_high; /* R2: the session's high-water tick when it was sent (read, verify) */
     uint64_t oldest;    /* W1's C: a sampled write's lowest index in flight when it was sent */
-    int64_t ready_at;   /* think_ms: when the slot may send again after its response */
-} slot;
+    int64_t ready_at;   /* when the slot may send again (think time, retry) */
+};
 
 struct session_load {
     int index;
@@ -41,12 +53,11 @@ struct session_load {
     slot *slots;
     slot **free_slots;
     int free_count;
-    /* SPEC §3 think_ms: slots whose response came, waiting out the think time. It is the
-     * same for every slot, so they are ready in the order they got here: a FIFO ring. */
-    slot **thinking;
-    int thinking_first, thinking_count;
+    /* SPEC §3 think_ms: slots whose response came, waiting out the think time; and slots
+     * whose request failed, waiting RETRY_NS. */
+    wait_ring thinking, retrying;
     uint64_t next_k;   /* next request to send */
-    int stalled;       /* a send failed: retried from the main loop */
+    int starting;      /* its slots are first filled from the main loop */
 };
 
 typedef struct {
@@ -65,6 +76,7 @@ typedef struct {
     double ns_per_request;  /* open loop: between two scheduled requests of a session */
     int64_t think_ns;       /* closed loop: a slot's wait between a response and its next send */
     int finished;
+    uint64_t accepted;  /* requests the SDK took to send */
     session_load *sessions;
 } run_state;
 
@@ -88,25 +100,41 @@ static size_t ring_offset(uint64_t k) {
 
 /* --- completion ---------------------------------------------------------------------- */
 
-/* The slot's response came at `now`: it is free again, after the think time if any. */
-static void release(slot *sl, int64_t now) {
-    session_load *s = sl->owner;
-    sl->busy = 0;
-    if(run.think_ns == 0) {
-        s->free_slots[s->free_count++] = sl;
-        return;
-    }
-    sl->ready_at = now + run.think_ns;
-    s->thinking[(s->thinking_first + s->thinking_count++) % run.config->in_flight] = sl;
+static void wait_push(wait_ring *ring, slot *sl, int64_t ready_at) {
+    sl->ready_at = ready_at;
+    ring->items[(ring->first + ring->count++) % run.config->in_flight] = sl;
 }
 
-/* Slots whose think time is over are free. */
-static void think_over(session_load *s, int64_t now) {
-    while(s->thinking_count > 0 && s->thinking[s->thinking_first]->ready_at <= now) {
-        s->free_slots[s->free_count++] = s->thinking[s->thinking_first];
-        s->thinking_first = (s->thinking_first + 1) % run.config->in_flight;
-        s->thinking_count--;
+/* The ring's slots whose wait is over are free. */
+static void wait_over(wait_ring *ring, session_load *s, int64_t now) {
+    while(ring->count > 0 && ring->items[ring->first]->ready_at <= now) {
+        s->free_slots[s->free_count++] = ring->items[ring->first];
+        ring->first = (ring->first + 1) % run.config->in_flight;
+        ring->count--;
     }
+}
+
+/* The end of the first wait of the ring that is due before measure_end (nothing is sent
+ * after it: in the drain such an end lies in the past and would make the wait a
+ * busy-poll), else `until`. */
+static int64_t wait_next(const wait_ring *ring, int64_t until) {
+    if(ring->count == 0)
+        return until;
+    int64_t next = ring->items[ring->first]->ready_at;
+    return next < run.measure_end && next < until ? next : until;
+}
+
+/* The slot's request ended at `now`: it is free again, after the think time if any, or
+ * (closed loop) RETRY_NS after a failure when `retry` says so. */
+static void release(slot *sl, int64_t now, int retry) {
+    session_load *s = sl->owner;
+    sl->busy = 0;
+    if(retry && !run.config->open_loop)
+        wait_push(&s->retrying, sl, now + RETRY_NS);
+    else if(run.think_ns > 0)
+        wait_push(&s->thinking, sl, now + run.think_ns);
+    else
+        s->free_slots[s->free_count++] = sl;
 }
 
 static void pump(session_load *s, int64_t now);
@@ -134,6 +162,15 @@ static void verify_results(const slot *sl, size_t offset, const UA_DataValue *re
     }
 }
 
+/* SPEC §3 Connection loss where the SDK's state callback is silent (connection.h): a request
+ * of the session failed with `status`, or succeeded. */
+static void track_connection(const session_load *s, int ok, UA_StatusCode status) {
+    if(ok)
+        connection_mark_restored(&run.rec->connection, s->index, wall_ns(), NULL);
+    else if(connection_status(status))
+        connection_mark_lost(&run.rec->connection, s->index, wall_ns());
+}
+
 static const char *status_error(UA_StatusCode service, size_t got, const UA_StatusCode *first_bad) {
     if(service != UA_STATUSCODE_GOOD)
         return UA_StatusCode_name(service);
@@ -158,6 +195,7 @@ static void on_read(UA_Client *client, void *userdata, UA_UInt32 request_id,
             bad = &response->results[j].status;
     const char *error = status_error(response->responseHeader.serviceResult,
                                      response->resultsSize, bad);
+    track_connection(sl->owner, error == NULL, response->responseHeader.serviceResult);
     if(!error)
         timeline_completed(&run.rec->timeline, now, run.npr);
     if(sl->measured)
@@ -166,7 +204,7 @@ static void on_read(UA_Client *client, void *userdata, UA_UInt32 request_id,
     if(run.config->verify)
         verify_results(sl, ring_offset(sl->k), response->results,
                        response->resultsSize < run.npr ? response->resultsSize : run.npr);
-    release(sl, now);
+    release(sl, now, error && run.config->reconnect);
     pump(sl->owner, now);
 }
 
@@ -258,6 +296,7 @@ static void on_write(UA_Client *client, void *userdata, UA_UInt32 request_id,
             bad = &response->results[j];
     const char *error = status_error(response->responseHeader.serviceResult,
                                      response->resultsSize, bad);
+    track_connection(sl->owner, error == NULL, response->responseHeader.serviceResult);
     if(!error)
         timeline_completed(&run.rec->timeline, now, run.npr);
     if(sl->measured)
@@ -265,7 +304,7 @@ static void on_write(UA_Client *client, void *userdata, UA_UInt32 request_id,
                            error);
     if(!error && is_sampled(sl))
         send_read_back(sl->k, sl->oldest);
-    release(sl, now);
+    release(sl, now, error && run.config->reconnect);
     pump(sl->owner, now);
 }
 
@@ -285,9 +324,10 @@ static UA_StatusCode send_write(session_load *s, slot *sl) {
     return UA_Client_sendAsyncWriteRequest(s->client, &s->write, on_write, sl, NULL);
 }
 
-/* Sends request next_k with the given latency origin; false if the SDK refused it (then
- * it is not sent, not counted, and retried later). */
-static int send_next(session_load *s, int64_t origin) {
+/* Sends request next_k with the given latency origin. If the SDK refuses it (its
+ * SecureChannel is not open: a lost connection), it failed: a failed operation if measured,
+ * the slot waits RETRY_NS (closed loop) and the open loop goes on with its schedule. */
+static void send_next(session_load *s, int64_t origin) {
     slot *sl = s->free_slots[--s->free_count];
     sl->k = s->next_k;
     sl->origin = origin;
@@ -301,18 +341,18 @@ static int send_next(session_load *s, int64_t origin) {
     int64_t sent_at = run.config->open_loop ? mono_ns() : 0;
     UA_StatusCode rv = run.config->workload == WORKLOAD_READ ? send_read(s, sl)
                                                              : send_write(s, sl);
+    s->next_k++;
     if(rv != UA_STATUSCODE_GOOD) {
-        sl->busy = 0;
-        s->free_slots[s->free_count++] = sl;
-        s->stalled = 1;
-        if(is_measured(mono_ns()))
-            examples_add(&run.rec->error_examples, UA_StatusCode_name(rv));
-        return 0;
+        track_connection(s, 0, rv);
+        int64_t now = mono_ns();
+        if(sl->measured)
+            recorder_operation(run.rec, origin, now - origin, 0, 0, UA_StatusCode_name(rv));
+        release(sl, now, 1);
+        return;
     }
+    run.accepted++;
     if(run.config->open_loop && sl->measured)
         recorder_sent(run.rec, sent_at - origin);
-    s->next_k++;
-    return 1;
 }
 
 /* Fills free slots with whatever is due. Closed loop: send at once (a slot at the end of
@@ -320,8 +360,9 @@ static int send_next(session_load *s, int64_t origin) {
  * scheduled time has come, including a backlog from the measured phase during the drain
  * (its latency counts from schedule). */
 static void pump(session_load *s, int64_t now) {
-    s->stalled = 0;
-    think_over(s, now);
+    s->starting = 0;
+    wait_over(&s->thinking, s, now);
+    wait_over(&s->retrying, s, now);
     while(s->free_count > 0) {
         int64_t origin = now;
         if(run.config->open_loop) {
@@ -331,8 +372,7 @@ static void pump(session_load *s, int64_t now) {
         } else if(now >= run.measure_end) {
             return;
         }
-        if(!send_next(s, origin))
-            return;
+        send_next(s, origin);
     }
 }
 
@@ -392,10 +432,10 @@ static void setup_session(session_load *s, int index, const session_set *set) {
         s->free_slots[i] = &s->slots[i];
     }
     s->free_count = in_flight;
-    s->thinking = calloc((size_t)in_flight, sizeof(slot *));
-    s->thinking_first = s->thinking_count = 0;
+    s->thinking = (wait_ring){calloc((size_t)in_flight, sizeof(slot *)), 0, 0};
+    s->retrying = (wait_ring){calloc((size_t)in_flight, sizeof(slot *)), 0, 0};
     s->next_k = 0;
-    s->stalled = 1;
+    s->starting = 1;
 }
 
 /* Read-backs in flight are about in_flight / 64 (one per sampled write); the pool grows if
@@ -444,7 +484,7 @@ static int all_idle(void) {
         return 0;
     for(int s = 0; s < run.config->sessions; s++) {
         session_load *sl = &run.sessions[s];
-        if(sl->free_count + sl->thinking_count != run.config->in_flight)
+        if(sl->free_count + sl->thinking.count + sl->retrying.count != run.config->in_flight)
             return 0;
         if(run.config->open_loop && scheduled_time(sl, sl->next_k) < run.measure_end)
             return 0;
@@ -453,31 +493,26 @@ static int all_idle(void) {
 }
 
 /* Until when the EventLoop may block: the next scheduled send (open loop), the end of the
- * next think time (closed loop), a retry of a stalled session, or the end of the phase;
- * loop_wait_until caps it at 100 ms. A response still wakes it at once. */
+ * next think time or retry wait (closed loop), or the end of the phase; loop_wait_until caps
+ * it at 100 ms. A response still wakes it at once. */
 static int64_t wake_at(int64_t now) {
     int64_t until = run.measure_end > now ? run.measure_end : now + 100000000;
     for(int s = 0; s < run.config->sessions; s++) {
         session_load *sl = &run.sessions[s];
-        if(sl->stalled)
-            until = now + 1000000;
-        else if(run.config->open_loop && sl->free_count > 0) {
-            /* Nothing scheduled at or after measure_end is sent: in the drain such a time
-             * lies in the past and would make the wait a busy-poll. */
+        if(sl->starting)
+            return now;
+        if(run.config->open_loop && sl->free_count > 0) {
+            /* Nothing scheduled at or after measure_end is sent (see wait_next). */
             int64_t next = scheduled_time(sl, sl->next_k);
             if(next < run.measure_end && next < until)
                 until = next;
-        } else if(sl->thinking_count > 0) {
-            /* The same for a think time ending at or after measure_end (nothing is sent). */
-            int64_t next = sl->thinking[sl->thinking_first]->ready_at;
-            if(next < run.measure_end && next < until)
-                until = next;
         }
+        until = wait_next(&sl->retrying, wait_next(&sl->thinking, until));
     }
     return until;
 }
 
-void request_workload_run(const client_config *config, session_set *set, recorder *rec) {
+uint64_t request_workload_run(const client_config *config, session_set *set, recorder *rec) {
     memset(&run, 0, sizeof(run));
     run.config = config;
     run.rec = rec;
@@ -511,8 +546,8 @@ void request_workload_run(const client_config *config, session_set *set, recorde
             break;
         for(int s = 0; s < config->sessions; s++) {
             session_load *sl = &run.sessions[s];
-            if(sl->stalled || (config->open_loop && sl->free_count > 0) ||
-               sl->thinking_count > 0)
+            if(sl->starting || (config->open_loop && sl->free_count > 0) ||
+               sl->thinking.count > 0 || sl->retrying.count > 0)
                 pump(sl, now);
         }
         loop_wait_until(&waiter, wake_at(mono_ns()));
@@ -525,4 +560,5 @@ void request_workload_run(const client_config *config, session_set *set, recorde
     read_backs_unanswered();
     run.finished = 1;
     rec->ticks_advanced = tick_check_advanced(&run.ticks);
+    return run.accepted;
 }

@@ -22,7 +22,9 @@ static inline double write_value(int session, uint64_t k, size_t npr, size_t j) 
     return session * 1e9 + (double)k * (double)npr + (double)j;
 }
 
-void request_workload_run(const client_config *config, session_set *sessions,
-                          recorder *rec);
+/* Runs the warm-up, the measured phase and the drain; returns how many requests the SDK
+ * took to send (the others it refused, each a failed operation). */
+uint64_t request_workload_run(const client_config *config, session_set *sessions,
+                              recorder *rec);
 
 #endif

@@ -3,6 +3,7 @@
 #include "clock.h"
 #include "json_out.h"
 #include "model.h"
+#include "tick_check.h"
 #include "verify.h"
 
 #include <open62541/client_subscriptions.h>
@@ -41,7 +42,6 @@ static int carries_tick(node_class node) {
 
 static void on_data_change(UA_Client *client, UA_UInt32 sub_id, void *sub_context,
                            UA_UInt32 mon_id, void *mon_context, UA_DataValue *value) {
-    (void)client;
     (void)sub_id;
     (void)sub_context;
     (void)mon_id;
@@ -53,8 +53,15 @@ static void on_data_change(UA_Client *client, UA_UInt32 sub_id, void *sub_contex
     char reason[160];
     int valid = good && verify_value(it->node, it->name, &value->value, reason, sizeof(reason));
     int has_tick = valid && carries_tick(it->node);
-    if(good)
+    if(good) {
         timeline_completed(&sub_run.rec->timeline, received, 1);
+        /* After a loss only the subscription inactivity callback saw (session.c), the same
+         * subscription delivering again is the restoration. */
+        session_watch *watch = UA_Client_getContext(client);
+        if(connection_is_down(watch->connection, watch->index))
+            connection_mark_restored(watch->connection, watch->index, wall_ns(),
+                                     SUBSCRIPTIONS_TRANSFERRED);
+    }
     uint32_t tick = has_tick ? value_tick(it->node, &value->value) : 0;
 
     if(received >= sub_run.measure_start && received < sub_run.measure_end) {
@@ -68,11 +75,8 @@ static void on_data_change(UA_Client *client, UA_UInt32 sub_id, void *sub_contex
             int64_t delay = wall_ns() - source_ns;
             histogram_record(&stats->delay, delay < 1 ? 1 : delay);
         }
-        if(has_tick && it->has_tick) {
-            uint32_t jump = (tick - it->last_tick) % TICK_MODULUS;
-            if(jump > 1)
-                stats->tick_gaps += jump - 1;
-        }
+        if(has_tick && it->has_tick)
+            tick_step(it->last_tick, tick, &stats->tick_gaps, &stats->duplicates);
         /* SPEC §3: each notification is an operation; one with a Bad status failed
          * (and is not a verification failure). */
         if(!good) {
@@ -133,18 +137,28 @@ static void monitor_chunk(UA_Client *client, UA_UInt32 sub_id, UA_UInt16 ns, ite
     free(callbacks);
 }
 
+/* The SDK removed a subscription of the session: at its close, or when it cleaned up a
+ * Session the server no longer knows (after a reconnection, session.c). */
+static void on_subscription_deleted(UA_Client *client, UA_UInt32 sub_id, void *sub_context) {
+    (void)sub_id;
+    (void)sub_context;
+    session_watch *watch = UA_Client_getContext(client);
+    watch->subscriptions--;
+}
+
 static void create_subscription(UA_Client *client, UA_UInt16 ns, subscription *sub,
                                 recorder *rec) {
     const client_config *c = sub_run.config;
     UA_CreateSubscriptionRequest request = UA_CreateSubscriptionRequest_default();
     request.requestedPublishingInterval = c->publishing_interval_ms;
     UA_CreateSubscriptionResponse response =
-        UA_Client_Subscriptions_create(client, request, sub, NULL, NULL);
+        UA_Client_Subscriptions_create(client, request, sub, NULL, on_subscription_deleted);
     if(response.responseHeader.serviceResult != UA_STATUSCODE_GOOD) {
         fail_items("CreateSubscription", response.responseHeader.serviceResult, rec,
                    c->nodes_count);
         return;
     }
+    ((session_watch *)UA_Client_getContext(client))->subscriptions++;
     item *items = calloc(c->nodes_count, sizeof(item));
     for(size_t i = 0; i < c->nodes_count; i++) {
         items[i].name = c->nodes[i];
@@ -202,10 +216,10 @@ void subscription_stats_json(FILE *out, const subscription_stats *stats, const r
     fprintf(out, "\"subscription\":{\"notifications\":%llu,\"values_per_s\":",
             (unsigned long long)stats->notifications);
     json_number(out, (double)stats->notifications / seconds);
-    fprintf(out, ",\"updates_per_subscription\":{\"min\":%llu,\"max\":%llu},\"tick_gaps\":%llu},"
-                 "\"cycle_time_ns\":",
+    fprintf(out, ",\"updates_per_subscription\":{\"min\":%llu,\"max\":%llu},\"tick_gaps\":%llu,"
+                 "\"duplicates\":%llu},\"cycle_time_ns\":",
             (unsigned long long)stats->updates_min, (unsigned long long)stats->updates_max,
-            (unsigned long long)stats->tick_gaps);
+            (unsigned long long)stats->tick_gaps, (unsigned long long)stats->duplicates);
     histogram_json(out, &stats->cycle_time);
     fputs(",\"delay_ns\":", out);
     histogram_json(out, &stats->delay);

@@ -12,6 +12,7 @@ typedef struct {
     uint64_t notifications;
     uint64_t updates_min, updates_max;  /* per subscription */
     uint64_t tick_gaps;
+    uint64_t duplicates;  /* updates with the same tick as the item's last one */
     histogram cycle_time;
     histogram delay;
 } subscription_stats;

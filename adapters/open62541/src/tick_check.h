@@ -55,6 +55,19 @@ bool tick_check_value(tick_check *c, int session, size_t position, node_class no
                       uint32_t sent, UA_DateTime received, bool measured, char *reason,
                       size_t reason_size);
 
+/* SPEC §3 subscribe, the tick step of an item's update with tick `next` after one with tick
+ * `last` (a Tick's taken mod 16384): d = (next - last) mod 16384; 1 <= d < 8192 is a forward
+ * step that adds d - 1 to `gaps`, d = 0 (the same tick again: delivered twice) adds 1 to
+ * `duplicates`, d >= 8192 (an older tick: a restarted server, a republished notification)
+ * adds to neither. */
+static inline void tick_step(uint32_t last, uint32_t next, uint64_t *gaps, uint64_t *duplicates) {
+    uint32_t d = (next - last) % TICK_MODULUS; /* 2^32 is a multiple of 16384 */
+    if(d == 0)
+        (*duplicates)++;
+    else if(d < TICK_MODULUS / 2)
+        *gaps += d - 1;
+}
+
 /* SPEC §6 verification.ticks_advanced: the largest sum of forward steps over the nodes. */
 uint64_t tick_check_advanced(const tick_check *c);
 
