@@ -13,6 +13,7 @@ import uabench_contract as contract
 from uabench_contract import validation
 
 from . import SDK_ID, sdk_version
+from .connection import ConnectionWatch
 from .session import REQUEST_TIMEOUT_S, Credentials, Session
 
 log = logging.getLogger("uabench.python_opcua.client")
@@ -45,17 +46,19 @@ def run_client(path: str) -> None:
             },
             contract.EXIT_RUNTIME,
         )
+    watch = ConnectionWatch(sessions)
     try:
         for session in sessions:
             session.resolve_namespace()
         if config["workload"] == "subscribe":
             from .subscribe import run_subscribe
 
-            recorder, extra = run_subscribe(sessions, config), {}
+            recorder, extra = run_subscribe(sessions, config, watch), {}
         else:
-            recorder, extra = run_requests(sessions, config)
+            recorder, extra = run_requests(sessions, config, watch)
         for session in sessions:
             recorder.session_ready(session.setup_ns)
+        watch.stop()
     except Exception as error:
         log.exception("workload failed")
         end(
@@ -81,13 +84,13 @@ def connect_all(sessions: list[Session]) -> None:
 
 
 def run_requests(
-    sessions: list[Session], config: dict
+    sessions: list[Session], config: dict, watch: ConnectionWatch
 ) -> tuple[contract.Recorder, dict]:
     """Runs the read or write workload: its Recorder and the record's keys beside it."""
     from .pipeline import Phases, RequestPipeline, Tally, verify_writes
 
     phases = Phases(config["warmup_s"], config["duration_s"])
-    tally = Tally(config, phases)
+    tally = Tally(config, phases, watch)
     tally.recorder.timeline.begin(
         phases.t0, phases.measure_end - phases.t0, phases.wall_offset
     )

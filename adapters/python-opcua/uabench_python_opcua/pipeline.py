@@ -15,20 +15,21 @@ per session sends at the scheduled times; a semaphore holds the free in_flight s
 from __future__ import annotations
 
 import functools
+import heapq
 import logging
 import math
-import queue
 import threading
 import time
 
 from opcua import ua
 from opcua.ua.ua_binary import nodeid_from_binary, struct_from_binary
 import uabench_contract as contract
-from uabench_contract import Latencies
+from uabench_contract import RETRY_S, Latencies
 from uabench_contract.read_verification import NONE_YET, ReadVerifier
 from uabench_contract.write_verification import LowestInFlight, WriteReadBack, sampled
 
-from .session import Session, read_parameters, write_parameters
+from .connection import CLOSED, ConnectionWatch, connection_error
+from .session import REQUEST_TIMEOUT_S, Session, read_parameters, write_parameters
 
 log = logging.getLogger("uabench.python_opcua.pipeline")
 
@@ -37,6 +38,7 @@ GRACE_NS = (
 )
 SERVICE_FAULT = ua.FourByteNodeId(ua.ObjectIds.ServiceFault_Encoding_DefaultBinary)
 LATE = "no response within 5 s after the measured phase"
+TIMEOUT = f"no response within {REQUEST_TIMEOUT_S} s (Timeout)"
 # SPEC §6 latencies: at most this many entries listed, further ones only counted
 
 
@@ -60,8 +62,10 @@ class Tally:
     """The run's Recorder, read verifier, write read-back (W1) and latencies, shared by the
     sessions' receive threads."""
 
-    def __init__(self, config: dict, phases: Phases) -> None:
+    def __init__(self, config: dict, phases: Phases, watch: ConnectionWatch) -> None:
         self.recorder = contract.Recorder(config["timeline_ms"])
+        self.recorder.connection = watch.connection
+        self.watch = watch
         self.latencies = Latencies(phases.t0) if config["record_latencies"] else None
         self.lock = threading.Lock()
         self.verify = config["verify"]
@@ -94,6 +98,8 @@ class Operation:
         "scheduled",
         "measured",
         "finished",
+        "settled",
+        "sent",
         "sent_high",
         "lowest",
     )
@@ -108,8 +114,36 @@ class Operation:
             measured,
         )
         self.finished = False
+        # taken by whoever goes on with its slot: its completion, or (reconnect) its timeout
+        self.settled = False
+        self.sent = 0  # perf ns of the send call
         self.sent_high = NONE_YET  # R2: the session's high-water tick before the send
         self.lowest: int | None = None  # W1's C if session 0 reads this write back
+
+
+class DueSends:
+    """The closed loop's slots waiting to send their next request, each from an instant:
+    after a think time, or (reconnect) the wait after a failed request."""
+
+    def __init__(self) -> None:
+        self._due: list[int] = []
+        self._changed = threading.Condition()
+
+    def put(self, due: int) -> None:
+        with self._changed:
+            heapq.heappush(self._due, due)
+            self._changed.notify()
+
+    def wait(self, end: int) -> bool:
+        """Waits for the earliest instant (perf ns) and takes it; False at `end`."""
+        with self._changed:
+            while (now := time.perf_counter_ns()) < end:
+                if self._due and self._due[0] <= now:
+                    heapq.heappop(self._due)
+                    return True
+                until = min(self._due[0], end) if self._due else end
+                self._changed.wait((until - now) / 1e9)
+            return False
 
 
 class RequestPipeline:
@@ -130,10 +164,15 @@ class RequestPipeline:
         )  # closed loop: request numbers, taken by completions
         self.next_number = 0
         self.broken: str | None = None  # why sending failed: the connection is gone
+        # SPEC §3 reconnect: the run goes on through a lost connection, failing its
+        # requests (python-opcua does not reconnect); a closed-loop slot waits after each
+        self.reconnect = config["reconnect"]
+        self.retry_ns = round(RETRY_S * 1e9) if self.reconnect else 0
+        self.over = threading.Event()  # the drain is over
         self.rate = config["rate"]
         # SPEC §3 think_ms (closed loop): completions queue their slot's next send instant
         self.think_ns = round(config["think_ms"] * 1e6)
-        self.thinking: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self.due = DueSends()
         if self.rate is not None:
             # The total rate is spread evenly: each session sends every `interval` ns,
             # and the sessions are staggered by interval / sessions.
@@ -155,6 +194,8 @@ class RequestPipeline:
     # --- sending -------------------------------------------------------------------------
 
     def run(self) -> None:
+        if self.reconnect:
+            threading.Thread(target=self._expire, daemon=True).start()
         try:
             unsent = self._closed_loop() if self.rate is None else self._open_loop()
         except Exception as error:  # never leave the run hanging on a dead sender
@@ -169,23 +210,14 @@ class RequestPipeline:
         for _ in range(self.in_flight):
             if not self._send_next():
                 break
-        if self.think_ns:
-            self._send_after_thinking()
+        if self.think_ns or self.retry_ns:
+            self._send_when_due()
         time.sleep(max(0.0, (self.phases.measure_end - time.perf_counter_ns()) / 1e9))
         return None, ""
 
-    def _send_after_thinking(self) -> None:
-        """think_ms: sends each slot's next request when its think time is over. Completions
-        queue their instants in order (one receive thread), so the queue is in time order."""
-        end = self.phases.measure_end
-        while (now := time.perf_counter_ns()) < end and not self.broken:
-            try:
-                due = self.thinking.get(timeout=(end - now) / 1e9)
-            except queue.Empty:
-                return
-            delay = min(due, end) - time.perf_counter_ns()
-            if delay > 0:
-                time.sleep(delay / 1e9)
+    def _send_when_due(self) -> None:
+        """Sends each slot's next request when its think time or retry wait is over."""
+        while not self.broken and self.due.wait(self.phases.measure_end):
             self._send_next()
 
     def _send_next(self) -> bool:
@@ -233,19 +265,48 @@ class RequestPipeline:
                 operation.lowest = self.in_flight_writes.lowest
         try:
             request = self._request(number, names)
-            sent = time.perf_counter_ns()
+            sent = operation.sent = time.perf_counter_ns()
             self.session.channel.send_request(
                 request, callback=functools.partial(self._completed, operation)
             )
         except Exception as error:
-            self.broken = str(error) or type(error).__name__
-            self._finish(operation, 0, False, 0, f"send failed: {self.broken}")
-            return False
+            why = str(error) or type(error).__name__
+            if not self.reconnect:
+                self.broken = why
+            if self._settle(operation):
+                now = time.perf_counter_ns()
+                # a socket that cannot send: the connection is gone
+                lost = isinstance(error, OSError)
+                self._finish(operation, now, False, 0, f"send failed: {why}", lost)
+                if not self.broken:
+                    self._next(now, False)
+            return not self.broken
         if self.rate is not None and operation.measured:
             # SPEC §6 send_lag_ns: the instant the request went to the SDK's send call.
             with self.tally.lock:
                 self.tally.recorder.sent(sent - scheduled)
         return True
+
+    def _settle(self, operation: Operation) -> bool:
+        """Takes the operation's slot on; False if its timeout or completion already has."""
+        with self.tally.lock:
+            if operation.settled:
+                return False
+            operation.settled = True
+            return True
+
+    def _next(self, done: int, ok: bool) -> None:
+        """The slot of a request that is over goes on: open loop, it is free; closed loop,
+        it sends the next request, after the think time (and after a failed request, with
+        reconnect, at least the retry wait)."""
+        if self.rate is not None:
+            self.slots.release()
+            return
+        wait = self.think_ns if ok else max(self.think_ns, self.retry_ns)
+        if wait:
+            self.due.put(done + wait)
+        else:
+            self._send_next()
 
     def _request(self, number: int, names: list[str]):
         if self.workload == "read":
@@ -271,24 +332,22 @@ class RequestPipeline:
     # --- completing ----------------------------------------------------------------------
 
     def _completed(self, operation: Operation, future) -> None:
-        """Runs on the session's receive thread."""
+        """Runs on the session's receive thread (or the thread that failed to send)."""
         done = time.perf_counter_ns()
+        if not self._settle(operation):
+            return  # already failed by its timeout, which sent the slot on
+        ok = False
         try:
-            self._account(operation, future, done)
+            ok = self._account(operation, future, done)
         finally:
-            if self.rate is not None:
-                self.slots.release()
-            elif self.think_ns:
-                self.thinking.put(done + self.think_ns)
-            else:
-                self._send_next()
+            self._next(done, ok)
 
-    def _account(self, operation: Operation, future, done: int) -> None:
+    def _account(self, operation: Operation, future, done: int) -> bool:
         kind = ua.ReadResponse if self.workload == "read" else ua.WriteResponse
         response, error = decode(future, kind)
         if response is None:
-            self._finish(operation, done, False, 0, error)
-            return
+            self._finish(operation, done, False, 0, error, connection_error(error))
+            return False
         results = response.Results
         if len(results) != len(operation.names):
             self._finish(
@@ -298,22 +357,47 @@ class RequestPipeline:
                 0,
                 f"{len(results)} results for {len(operation.names)} nodes",
             )
-            return
+            return False
         statuses = (
             [r.StatusCode for r in results] if self.workload == "read" else results
         )
         for name, status in zip(operation.names, statuses, strict=True):
             if not status.is_good():
                 self._finish(operation, done, False, 0, f"{name}: {status.name}")
-                return
-        read_back = self._finish(operation, done, True, len(results), None, results)
+                return False
+        read_back = self._finish(
+            operation, done, True, len(results), None, results=results
+        )
         if read_back is not None:
             self._send_read_back(read_back)
+        return True
+
+    def _expire(self) -> None:
+        """reconnect: a request without a response after the SDK's request timeout (the
+        Client's `timeout`, which python-opcua applies to its synchronous calls only) has
+        failed, and its slot goes on."""
+        timeout_ns = REQUEST_TIMEOUT_S * 1_000_000_000
+        while not self.over.wait(0.1):
+            now = time.perf_counter_ns()
+            with self.tally.lock:
+                late = [
+                    operation
+                    for operation in self.outstanding.values()
+                    if operation.sent
+                    and not operation.settled
+                    and now - operation.sent >= timeout_ns
+                ]
+                for operation in late:
+                    operation.settled = True
+            for operation in late:
+                self._finish(operation, now, False, 0, TIMEOUT, lost=True)
+                self._next(now, False)
 
     def _finish(
-        self, operation, done, ok, values, error, results=None
+        self, operation, done, ok, values, error, lost=False, results=None
     ) -> ReadBack | None:
-        """Counts the operation; returns W1's read-back to send now, if it is one."""
+        """Counts the operation; returns W1's read-back to send now, if it is one. `lost`:
+        it failed with a connection status or error (SPEC §3 Connection loss)."""
         tally = self.tally
         with tally.lock:
             if operation.finished:  # already counted as timed out
@@ -325,6 +409,9 @@ class RequestPipeline:
             recorder = tally.recorder
             if ok:
                 recorder.timeline.completed(done, values)
+                tally.watch.succeeded(self.session.index)
+            elif lost:
+                tally.watch.lost(self.session.index)
             if operation.measured:
                 recorder.operation(done - operation.scheduled, ok, values, error)
                 if ok and tally.latencies is not None:
@@ -423,13 +510,14 @@ class RequestPipeline:
                 assert self.read_back is not None
                 self.read_back.failed(read_back.names, LATE)
             self.read_backs.clear()
+        self.over.set()
 
 
 def decode(future, kind) -> tuple:
     """(the response, None) for a request's completed future, or (None, why there is
     none): closed connection, ServiceFault, undecodable or a Bad ServiceResult."""
     if future.cancelled():
-        return None, "connection closed"
+        return None, CLOSED
     try:
         data = future.result()
         if nodeid_from_binary(data.copy()) == SERVICE_FAULT:

@@ -11,6 +11,7 @@ from opcua import ua
 import uabench_contract as contract
 from uabench_contract.read_verification import value_error
 
+from .connection import ConnectionWatch
 from .pipeline import Phases
 from .session import Session
 
@@ -34,6 +35,7 @@ class Measurements:
             0  # data changes received in the measured phase, good or bad
         )
         self.tick_gaps = 0
+        self.duplicates = 0
         self.verify = verify
         self.lock = threading.Lock()
         self.phases: Phases | None = None
@@ -50,14 +52,7 @@ class DataChangeHandler:
             names
         )  # perf ns of the last update
         self.last_tick: list[int | None] = [None] * len(names)
-        self.tick_modulus = [
-            contract.TICK_MODULUS
-            if n.startswith("Signal_")
-            else 2**32
-            if n == "Tick"
-            else None
-            for n in names
-        ]
+        self.ticked = [n == "Tick" or n.startswith("Signal_") for n in names]
 
     def datachange_notification(self, node, value, data) -> None:
         received, received_wall = time.perf_counter_ns(), time.time_ns()
@@ -68,10 +63,9 @@ class DataChangeHandler:
         with m.lock:
             previous_seen, self.last_seen[position] = self.last_seen[position], received
             previous_tick = self.last_tick[position]
-            modulus = self.tick_modulus[position]
             tick = None
-            if modulus is not None and isinstance(value, (int, float)):
-                tick = int(value) % modulus
+            if self.ticked[position] and isinstance(value, (int, float)):
+                tick = int(value) % contract.TICK_MODULUS
                 self.last_tick[position] = tick
             ok = data_value.StatusCode.is_good()
             if ok:
@@ -99,9 +93,9 @@ class DataChangeHandler:
                     max(1, received_wall - _unix_ns(data_value.SourceTimestamp))
                 )
             if tick is not None and previous_tick is not None:
-                jump = (tick - previous_tick) % modulus
-                if jump > 1:
-                    m.tick_gaps += jump - 1
+                gaps, duplicates = contract.tick_step(previous_tick, tick)
+                m.tick_gaps += gaps
+                m.duplicates += duplicates
 
     def status_change_notification(self, status) -> None:
         pass
@@ -128,12 +122,18 @@ def _monitored_items(session: Session, names: list[str], config: dict) -> list:
     return items
 
 
-def run_subscribe(sessions: list[Session], config: dict) -> contract.Recorder:
+def run_subscribe(
+    sessions: list[Session], config: dict, watch: ConnectionWatch
+) -> contract.Recorder:
+    """Subscribes and measures until the phase ends. A lost connection (the watch records
+    it) ends the notifications for good: python-opcua neither reconnects nor re-creates the
+    subscriptions, so no notification can restore a session."""
     names = config["nodes"]
     per_session = config["subscriptions"]
     measurements = Measurements(
         config["verify"], len(sessions) * per_session, config["timeline_ms"]
     )
+    measurements.recorder.connection = watch.connection
     for session in sessions:
         for k in range(per_session):
             parameters = ua.CreateSubscriptionParameters()
@@ -185,6 +185,7 @@ def run_subscribe(sessions: list[Session], config: dict) -> contract.Recorder:
                     "max": max(measurements.updates),
                 },
                 "tick_gaps": measurements.tick_gaps,
+                "duplicates": measurements.duplicates,
             },
             "cycle_time_ns": measurements.cycle_time.sparse(),
             "delay_ns": measurements.delay.sparse(),
