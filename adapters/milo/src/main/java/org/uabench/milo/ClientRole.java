@@ -17,7 +17,7 @@ final class ClientRole {
     // setting to turn that on or off; its defaults are kept), so the run goes on through a loss
     // either way; this records what Milo reports of it.
     boolean subscribe = config.workload().equals("subscribe");
-    Connection connection = new Connection(sessions, subscribe);
+    Connection connection = Connection.watching(sessions, subscribe);
     ObjectNode result;
     if (subscribe) {
       SubscribeWorkload workload = new SubscribeWorkload(config, sessions, connection);

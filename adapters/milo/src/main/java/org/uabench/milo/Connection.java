@@ -61,15 +61,21 @@ final class Connection {
   private long restored;
   private long truncated;
 
-  /** Watches every session (its client's SessionActivityListener) from now on. */
-  Connection(List<Sessions.Session> sessions, boolean subscribe) {
+  Connection(int sessions, boolean subscribe) {
     this.subscribe = subscribe;
-    this.watches = new Watch[sessions.size()];
-    for (Sessions.Session session : sessions) {
-      Watch watch = new Watch(session.index());
-      watches[session.index()] = watch;
-      session.client().addSessionActivityListener(watch);
+    this.watches = new Watch[sessions];
+    for (int s = 0; s < sessions; s++) {
+      watches[s] = new Watch(s);
     }
+  }
+
+  /** Watches every session (its client's SessionActivityListener) from now on. */
+  static Connection watching(List<Sessions.Session> sessions, boolean subscribe) {
+    Connection connection = new Connection(sessions.size(), subscribe);
+    for (Sessions.Session session : sessions) {
+      session.client().addSessionActivityListener(connection.watch(session.index()));
+    }
+    return connection;
   }
 
   /** The watch of session `index`, for its subscriptions' listeners. */
