@@ -1,7 +1,12 @@
+import contextlib
+import json
 import os
+import select
 import shutil
+import signal
 import sqlite3
 import stat
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -131,3 +136,37 @@ def run_into_refusing_store(path: Path, refuse, monkeypatch, capsys, expected_er
     tests = list(result.all_tests)
     assert tests and all(test.status == "PASS" for test in tests) and result.status == "PASS"
     return run_dir, tests
+
+
+FIXTURE_READY_S = 30.0  # a fixture server in asyncua's venv: its import and its first listen
+
+
+def start_fixture_server(command: list[str], log: Path, what: str) -> tuple[subprocess.Popen, str]:
+    """A purpose-built OPC UA server of tests/fixtures (it prints one `ready` event with its
+    endpoint, like an adapter) in a process group of its own: (its process, its endpoint)."""
+    with log.open("w") as stderr:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, text=True, start_new_session=True)
+    ready, _, _ = select.select([process.stdout], [], [], FIXTURE_READY_S)
+    line = process.stdout.readline() if ready else ""
+    if not line:
+        stop_fixture_server(process, what, 0)
+        pytest.fail(f"{what} is not ready within {FIXTURE_READY_S:g} s: {log.read_text()[-2000:]}")
+    event = json.loads(line)
+    assert event["event"] == "ready", line
+    return process, event["endpoint"]
+
+
+def stop_fixture_server(process: subprocess.Popen, what: str, grace_s: float) -> int | None:
+    """SIGTERM, `grace_s` to exit, then SIGKILL to its group (a hung server ignores SIGTERM);
+    asserts nothing of it is left. Its exit status, None when it had to be killed."""
+    code = process.poll()
+    if code is None:
+        process.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            code = process.wait(grace_s)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    process.stdout.close()
+    assert wait_gone(process.pid) == [], f"{what} left processes behind"
+    return code

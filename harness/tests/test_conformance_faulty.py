@@ -11,9 +11,6 @@ checks.judge calls it a deviation."""
 from __future__ import annotations
 
 import json
-import os
-import select
-import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -21,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import wait_gone
+from conftest import start_fixture_server, stop_fixture_server
 
 from uabench.conformance import checks
 from uabench.engine import security_probe
@@ -29,7 +26,6 @@ from uabench.engine.session import free_port
 
 SERVER = Path(__file__).parent / "fixtures" / "faulty_opcua_server.py"
 PROBE = Path(checks.__file__).with_name("probe.py")
-READY_S = 30.0
 PROBE_S = 120.0  # one group's probe run (the slowest, the subscriptions', takes about 5 s)
 SETTINGS = {
     "session_wait_s": 15,
@@ -119,32 +115,12 @@ def faulty_server(tmp_path_factory) -> Iterator[str]:
     """The faulty server on a free port, in a process group of its own; stopped with SIGTERM
     (it must exit 0) and nothing of it left behind."""
     log = tmp_path_factory.mktemp("faulty-server") / "stderr.log"
-    with log.open("w") as stderr:
-        process = subprocess.Popen(
-            [str(security_probe.PYTHON), str(SERVER), str(free_port())],
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            start_new_session=True,
-        )
+    command = [str(security_probe.PYTHON), str(SERVER), str(free_port())]
+    process, endpoint = start_fixture_server(command, log, "the faulty server")
     try:
-        ready, _, _ = select.select([process.stdout], [], [], READY_S)
-        line = process.stdout.readline() if ready else ""
-        if not line:
-            pytest.fail(f"the faulty server is not ready within {READY_S:g} s: {log.read_text()[-2000:]}")
-        event = json.loads(line)
-        assert event["event"] == "ready", line
-        yield event["endpoint"]
+        yield endpoint
     finally:
-        process.terminate()
-        try:
-            code = process.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            code = "none within 10 s of SIGTERM"
-        process.stdout.close()
-        assert wait_gone(process.pid) == [], "the faulty server left processes behind"
+        code = stop_fixture_server(process, "the faulty server", 10)
         assert code == 0, f"the faulty server's exit on SIGTERM: {code}; {log.read_text()[-2000:]}"
 
 

@@ -7,7 +7,6 @@ unaffected, and a fuzz batch over a corpus recorded through robustness/recorder.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import os
@@ -22,7 +21,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from conftest import wait_gone
+from conftest import start_fixture_server, stop_fixture_server
 
 from uabench.engine import security_probe
 from uabench.engine.session import free_port
@@ -208,34 +207,14 @@ def fragile(tmp_path: Path) -> Iterator[Callable[[str], Fragile]]:
 
     def start(fault: str) -> Fragile:
         log = tmp_path / f"fragile-{fault}.log"
-        with log.open("w") as stderr:
-            process = subprocess.Popen(
-                [str(PYTHON), str(SERVER), str(free_port()), fault],
-                stdout=subprocess.PIPE,
-                stderr=stderr,
-                text=True,
-                start_new_session=True,
-            )
+        command = [str(PYTHON), str(SERVER), str(free_port()), fault]
+        process, endpoint = start_fixture_server(command, log, f"the fragile server ({fault})")
         started.append(process)
-        ready, _, _ = select.select([process.stdout], [], [], READY_S)
-        line = process.stdout.readline() if ready else ""
-        if not line:
-            pytest.fail(f"the fragile server ({fault}) is not ready within {READY_S:g} s: {log.read_text()[-2000:]}")
-        event = json.loads(line)
-        assert event["event"] == "ready", line
-        return Fragile(process, event["endpoint"], log)
+        return Fragile(process, endpoint, log)
 
     yield start
     for process in started:
-        if process.poll() is None:
-            process.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(3)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        process.stdout.close()
-        assert wait_gone(process.pid) == [], "the fragile server left processes behind"
+        stop_fixture_server(process, "the fragile server", 3)
 
 
 # The health read, in asyncua's venv: one line in, one JSON line out, each a fresh session that
