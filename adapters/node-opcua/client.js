@@ -1,6 +1,7 @@
 // The `client` role: opens the sessions, runs one workload through its phases and
 // returns the result record.
 import { wallNs } from "./clock.js";
+import { Connection, RETRY_MS } from "./connection.js";
 import { SessionLoad, makePhase } from "./load.js";
 import { WriteReadBack } from "./readback.js";
 import { Recorder } from "./recorder.js";
@@ -34,6 +35,7 @@ async function runRequests(sessions, config, recorder) {
       : writeRequests(uaSession, config, index),
     recorder, phase, index, readBack: index === 0 ? readBack : null,
     inFlight: config.in_flight, rate: config.rate, sessions: config.sessions, thinkMs: config.think_ms,
+    retryMs: config.reconnect ? RETRY_MS : 0,
   }));
   await Promise.all(loads.map((load) => load.run()));
   for (const load of loads) load.abandon();
@@ -48,7 +50,10 @@ export async function runClient(config, version) {
   const certificateManager = await clientCertificateManager(folder);
   const keyPair = security.certificate ? stageKeyPair(folder, security.certificate, security.private_key) : {};
 
-  const sessions = Array.from({ length: config.sessions }, () => new UaSession(config, keyPair, certificateManager));
+  // SPEC §3 Connection loss: every session's losses and restorations, from its set-up on.
+  const connection = new Connection(config.sessions);
+  const sessions = Array.from({ length: config.sessions },
+    (_, index) => new UaSession(config, keyPair, certificateManager, index, connection));
   try {
     await openAll(sessions);
   } catch (error) {
@@ -57,6 +62,7 @@ export async function runClient(config, version) {
   }
 
   const recorder = new Recorder(config.timeline_ms, config.record_latencies === true);
+  recorder.connection = connection;
   for (const session of sessions) recorder.sessionReady(session.setupNs);
   const { phase, extra } = config.workload === "subscribe"
     ? await runSubscribe(sessions, config, recorder, makePhase)

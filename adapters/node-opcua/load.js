@@ -51,10 +51,11 @@ export class SessionLoad {
    * send(k) performs request k and resolves to {ok, values, error, check}; check(measured),
    * if present, verifies the returned values (warm-up does the same work) and records the
    * verification only for measured operations. readBack: session 0's WriteReadBack (SPEC §3
-   * W1) in a verified write workload, else null.
+   * W1) in a verified write workload, else null. retryMs: the closed loop's wait after a failed
+   * request (SPEC §3 Connection loss, with `reconnect`), 0 for none.
    */
-  constructor({ send, recorder, phase, inFlight, rate, sessions, index, readBack = null, thinkMs = 0 }) {
-    Object.assign(this, { send, recorder, phase, inFlight, rate, sessions, index, readBack, thinkMs });
+  constructor({ send, recorder, phase, inFlight, rate, sessions, index, readBack = null, thinkMs = 0, retryMs = 0 }) {
+    Object.assign(this, { send, recorder, phase, inFlight, rate, sessions, index, readBack, thinkMs, retryMs });
     this.nextRequest = 0;
     this.pending = new Set();
     this.backlog = new Backlog();
@@ -86,6 +87,7 @@ export class SessionLoad {
     const measured = entry.measured && !entry.abandoned;
     if (measured) this.recorder.operation(latency, outcome.ok, outcome.values, outcome.error, referenceNs);
     if (outcome.ok && outcome.check && !entry.abandoned) outcome.check(measured);
+    return outcome.ok;
   }
 
   /**
@@ -105,20 +107,22 @@ export class SessionLoad {
   #closedLoop() {
     const worker = async () => {
       for (let t = nowNs(); t < this.phase.measureUntil; t = nowNs()) {
-        await this.#dispatch(t);
-        if (this.thinkMs > 0 && !(await this.#think())) return;
+        const ok = await this.#dispatch(t);
+        // A failed request's slot waits retryMs (a dead connection is not spun on), or think_ms.
+        const waitMs = ok ? this.thinkMs : Math.max(this.thinkMs, this.retryMs);
+        if (waitMs > 0 && !(await this.#wait(waitMs))) return;
       }
     };
     return Promise.all(Array.from({ length: this.inFlight }, worker));
   }
 
   /**
-   * SPEC §3 think_ms: the slot sleeps think_ms after a response (timers may fire a little
+   * SPEC §3 think_ms: the slot sleeps waitMs after a response (timers may fire a little
    * early, so it sleeps again for what is left). False when the wait would outlast the
    * measured phase, in which the slot sends nothing more.
    */
-  async #think() {
-    const until = nowNs() + this.thinkMs * 1e6;
+  async #wait(waitMs) {
+    const until = nowNs() + waitMs * 1e6;
     if (until >= this.phase.measureUntil) return false;
     for (let left = until - nowNs(); left > 0; left = until - nowNs()) await sleep(Math.ceil(left / 1e6));
     return true;

@@ -1,4 +1,5 @@
 // Counts one client run and builds the result record of SPEC §6.
+import { Connection } from "./connection.js";
 import { Histogram } from "./histogram.js";
 import { LatencySeries } from "./latencies.js";
 import { Timeline } from "./timeline.js";
@@ -22,6 +23,7 @@ export class Recorder {
     this.latency = new Histogram();
     this.sendLag = new Histogram(); // open loop: actual - scheduled send (SPEC §6 send_lag_ns)
     this.sessionSetup = new Histogram();
+    this.connection = new Connection(1); // SPEC §6 connection: the client sets one for its sessions
     this.startNs = 0n;
     this.endNs = 0n;
   }
@@ -97,6 +99,7 @@ export class Recorder {
       send_lag_ns: this.sendLag.sparse(),
       ...(this.latencies && { latencies: this.latencies.record() }),
       session_setup_ns: this.sessionSetup.sparse(),
+      connection: this.connection.record(),
       timeline: this.timeline.record(this.endNs),
     };
   }

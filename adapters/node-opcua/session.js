@@ -1,5 +1,6 @@
 // One uabench session: its own OPCUAClient, hence its own SecureChannel, plus a Session,
-// and the namespace index of urn:uabench:model as this server numbers it.
+// and the namespace index of urn:uabench:model as this server numbers it; it records its
+// losses and restorations (SPEC §3 Connection loss) from node-opcua's own events.
 import {
   AttributeIds, NodeId, NodeIdType, OPCUAClient, ReadRequest, ReadResponse, StatusCodes, TimestampsToReturn, VariableIds,
 } from "node-opcua";
@@ -10,18 +11,27 @@ import { MODE, POLICY } from "./security.js";
 
 const CONNECT_TIMEOUT_MS = 10000;
 
-function withTimeout(promise, ms, what) {
+/** promise, or a rejection with new Failure(`${what}: no answer within ... s`) after ms. */
+export function withTimeout(promise, ms, what, Failure = ConnectError) {
   let timer;
   const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new ConnectError(`${what}: no answer within ${ms / 1000} s`)), ms);
+    timer = setTimeout(() => reject(new Failure(`${what}: no answer within ${ms / 1000} s`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export class UaSession {
-  constructor(config, keyPair, certificateManager) {
+  /** index: the session's index in the run; connection: the run's Connection (connection.js). */
+  constructor(config, keyPair, certificateManager, index = 0, connection = null) {
     const { security } = config;
     this.endpoint = config.endpoint;
+    this.reconnect = config.reconnect === true;
+    this.workload = config.workload;
+    this.index = index;
+    this.connection = connection;
+    // subscribe: what became of this session's subscriptions when it is restored (subscribe.js).
+    this.subscriptions = null;
+    this.closing = false;
     this.client = OPCUAClient.create({
       applicationName: "uabench node-opcua client",
       applicationUri: security.application_uri,
@@ -31,11 +41,16 @@ export class UaSession {
       clientCertificateManager: certificateManager,
       endpointMustExist: false,
       keepSessionAlive: true,
-      // A failed connect is reported, not retried: the contract wants an answer within 10 s.
-      connectionStrategy: { maxRetry: 0, initialDelay: 100, maxDelay: 500 },
       // Longer than any subscription keep-alive interval (at most 3 x 60 s).
       requestedSessionTimeout: 600000,
     });
+    // node-opcua reconnects by itself, with the connectionStrategy the client was created with
+    // (its default: retry for ever, backing off from 1 s to 20 s), when that allows retries.
+    // The first connect is never retried (a failed one is the contract's connect error within
+    // 10 s), so the default is kept aside here and put back once the session is up, and only
+    // with `reconnect`: without it a lost connection stays lost, as before.
+    this.reconnectStrategy = this.client.connectionStrategy;
+    this.client.connectionStrategy = { ...this.reconnectStrategy, maxRetry: 0 };
     this.session = null;
     this.namespaceIndex = -1;
     this.setupNs = 0;
@@ -62,6 +77,33 @@ export class UaSession {
     const uris = namespaces.value?.value ?? [];
     this.namespaceIndex = uris.indexOf(NAMESPACE_URI);
     if (this.namespaceIndex < 0) throw new ConnectError(`server has no namespace ${NAMESPACE_URI} (NamespaceArray ${JSON.stringify(uris)})`);
+    if (this.reconnect) this.client.connectionStrategy = this.reconnectStrategy;
+    this.#watch();
+  }
+
+  /**
+   * SPEC §3 Connection loss from node-opcua's events: the client's connection_lost (its
+   * SecureChannel closed on an error), its close when the adapter did not close it, or the
+   * session's keepalive_failure (the keep-alive read failed, after which node-opcua drops the
+   * channel) is the loss; session_restored (the session reactivated or recreated and its
+   * subscriptions repaired) the restoration. node-opcua takes a socket that ends in an error
+   * without the peer's FIN (ECONNRESET, ECONNABORTED) for an orderly close: it emits close
+   * alone and does not reconnect (tcp_transport.ts _on_socket_error ignores the error).
+   */
+  #watch() {
+    const lost = () => {
+      if (this.closing || !this.connection) return;
+      if (!this.connection.isDown(this.index)) this.subscriptions?.lost();
+      this.connection.markLost(this.index);
+    };
+    this.client.on("connection_lost", lost);
+    this.client.on("close", lost);
+    this.session.on("keepalive_failure", lost);
+    this.session.on("session_restored", () => {
+      if (this.closing || !this.connection) return;
+      const fate = this.subscriptions ? this.subscriptions.restored() : this.workload === "subscribe" ? "unknown" : null;
+      this.connection.markRestored(this.index, fate);
+    });
   }
 
   /**
@@ -82,6 +124,7 @@ export class UaSession {
   }
 
   async close() {
+    this.closing = true;
     const closing = (async () => {
       if (this.session) await this.session.close().catch(() => {});
       await this.client.disconnect().catch(() => {});

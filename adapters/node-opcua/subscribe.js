@@ -1,16 +1,17 @@
 // The `subscribe` workload (SPEC §3): every subscription of every session monitors every
 // node; data changes are measured by their receive time.
-import { AttributeIds, DataChangeFilter, DataChangeTrigger, TimestampsToReturn } from "node-opcua";
+import {
+  AttributeIds, CreateMonitoredItemsResponse, CreateSubscriptionResponse, DataChangeFilter, DataChangeTrigger, TimestampsToReturn,
+} from "node-opcua";
 import { nowNs, nsSinceUnix } from "./clock.js";
 import { Histogram } from "./histogram.js";
 import { TICK_MODULUS } from "./model.js";
+import { carriesTick, tickStep } from "./ticks.js";
 import { verifyValue } from "./verify.js";
-
-const tickModulus = (name) => (name.startsWith("Signal_") ? TICK_MODULUS : name === "Tick" ? 2 ** 32 : null);
 
 class Measurements {
   constructor(recorder, verify, subscriptions) {
-    Object.assign(this, { recorder, verify, phase: null, tickGaps: 0, notifications: 0 });
+    Object.assign(this, { recorder, verify, phase: null, tickGaps: 0, duplicates: 0, notifications: 0 });
     this.cycleTime = new Histogram();
     this.delay = new Histogram();
     this.updates = new Array(subscriptions).fill(0);
@@ -25,17 +26,17 @@ class Measurements {
 function dataChangeHandler(number, names, m) {
   const lastSeen = new Array(names.length).fill(null);
   const lastTick = new Array(names.length).fill(null);
-  const moduli = names.map(tickModulus);
+  const ticked = names.map(carriesTick);
   return (_monitoredItem, dataValue, position) => {
     const received = nowNs();
     const previousSeen = lastSeen[position];
     const previousTick = lastTick[position];
     lastSeen[position] = received;
-    const modulus = moduli[position];
     const value = dataValue.value?.value;
     let tick = null;
-    if (modulus !== null && typeof value === "number") {
-      tick = Math.trunc(value) % modulus;
+    if (ticked[position] && typeof value === "number") {
+      // SPEC §3: a Signal carries its tick mod 16384; a Tick is taken mod 16384 too.
+      tick = Math.trunc(value) % TICK_MODULUS;
       lastTick[position] = tick;
     }
     const ok = dataValue.statusCode.isGood();
@@ -53,10 +54,65 @@ function dataChangeHandler(number, names, m) {
       m.delay.record(Math.max(1, delay));
     }
     if (tick !== null && previousTick !== null) {
-      const jump = (((tick - previousTick) % modulus) + modulus) % modulus;
-      if (jump > 1) m.tickGaps += jump - 1;
+      const [gaps, duplicates] = tickStep(previousTick, tick);
+      m.tickGaps += gaps;
+      m.duplicates += duplicates;
     }
   };
+}
+
+/**
+ * What became of one session's subscriptions when node-opcua restores it (SPEC §3 Connection
+ * loss). Its repair reactivates the session (or creates a new one and asks TransferSubscriptions)
+ * and republishes; a subscription the server no longer has it creates anew, with the same
+ * monitored items. The client reports every response it receives (receive_response), so the
+ * CreateSubscription and CreateMonitoredItems answers of that repair tell a recreation; a
+ * failed CreateSubscription is the subscription's internal_error, and one the repair gave up
+ * on is no longer registered with the session's publish engine (subscriptionCount).
+ */
+class SubscriptionFate {
+  constructor(uaSession, goodItems) {
+    Object.assign(this, { session: uaSession.session, subscriptions: [], goodItems, down: false });
+    this.#reset();
+    uaSession.client.on("receive_response", (response) => {
+      if (!this.down) return;
+      if (response instanceof CreateSubscriptionResponse) this.created += 1;
+      else if (response instanceof CreateMonitoredItemsResponse) {
+        this.items += (response.results ?? []).filter((result) => result.statusCode.isGood()).length;
+      }
+    });
+  }
+
+  /** A subscription of the session, created with `goodItems` good monitored items or more. */
+  add(subscription) {
+    this.subscriptions.push(subscription);
+    subscription.on("internal_error", () => {
+      if (this.down) this.failed += 1;
+    });
+  }
+
+  #reset() {
+    this.created = 0;
+    this.items = 0;
+    this.failed = 0;
+  }
+
+  /** The session was lost: what its repair does from now on is counted. */
+  lost() {
+    this.down = true;
+    this.#reset();
+  }
+
+  /** The session is restored (session_restored): transferred, recreated or lost. */
+  restored() {
+    this.down = false;
+    const gone = this.failed > 0
+      || this.session.subscriptionCount < this.subscriptions.length
+      || this.subscriptions.some((subscription) => !subscription.isActive)
+      || this.items < this.created * this.goodItems;
+    if (gone) return "lost";
+    return this.created > 0 ? "recreated" : "transferred";
+  }
 }
 
 async function subscribeSession(uaSession, first, config, m) {
@@ -70,6 +126,8 @@ async function subscribeSession(uaSession, first, config, m) {
   };
   // Keep-alives about every 10 s; node-opcua insists that stays below the session timeout.
   const keepAliveCount = Math.max(3, Math.ceil(10000 / config.publishing_interval_ms));
+  const fate = new SubscriptionFate(uaSession, names.length);
+  uaSession.subscriptions = fate;
   for (let k = 0; k < config.subscriptions; k++) {
     const subscription = await uaSession.session.createSubscription2({
       requestedPublishingInterval: config.publishing_interval_ms,
@@ -79,7 +137,10 @@ async function subscribeSession(uaSession, first, config, m) {
       publishingEnabled: true,
       priority: 1,
     });
+    fate.add(subscription);
     const group = await subscription.monitorItems(itemsToMonitor, parameters, TimestampsToReturn.Both);
+    const good = group.monitoredItems.filter((item) => !item.statusCode || item.statusCode.isGood()).length;
+    fate.goodItems = Math.min(fate.goodItems, good);
     group.monitoredItems.forEach((item, position) => {
       // A monitored item the server refuses is a failed operation (SPEC §3).
       if (item.statusCode && !item.statusCode.isGood()) m.recorder.notification(false, `${names[position]}: ${item.statusCode.name}`);
@@ -91,7 +152,16 @@ async function subscribeSession(uaSession, first, config, m) {
 /** Runs the workload over open sessions; returns the extra result fields of SPEC §6. */
 export async function runSubscribe(sessions, config, recorder, makePhase) {
   const m = new Measurements(recorder, config.verify, sessions.length * config.subscriptions);
-  await Promise.all(sessions.map((s, i) => subscribeSession(s, i * config.subscriptions, config, m)));
+  await Promise.all(sessions.map(async (s, i) => {
+    try {
+      await subscribeSession(s, i * config.subscriptions, config, m);
+    } catch (error) {
+      // With reconnect the run goes on whatever happens to the connection (SPEC §3): a
+      // subscription that could not be set up is a failed operation, and no notification comes.
+      if (!config.reconnect) throw error;
+      recorder.notification(false, `subscribe: ${String(error?.message ?? error).split("\n")[0]}`);
+    }
+  }));
   const phase = makePhase(config.warmup_s, config.duration_s);
   recorder.timeline.begin(phase.start, phase.measureUntil - phase.start);
   m.phase = phase;
@@ -108,6 +178,7 @@ export async function runSubscribe(sessions, config, recorder, makePhase) {
           max: m.updates.reduce((a, b) => Math.max(a, b)),
         },
         tick_gaps: m.tickGaps,
+        duplicates: m.duplicates,
       },
       cycle_time_ns: m.cycleTime.sparse(),
       delay_ns: m.delay.sparse(),

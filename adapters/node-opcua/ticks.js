@@ -12,7 +12,18 @@ const HALF = TICK_MODULUS / 2;
 const FUTURE_SLACK_MS = 1000;
 const NONE = -1;
 
-const carriesTick = (node) => node === "Tick" || node.startsWith("Signal_");
+export const carriesTick = (node) => node === "Tick" || node.startsWith("Signal_");
+
+/**
+ * SPEC §3 subscribe: [tick gaps, duplicates] an item's update with tick `next` adds after one
+ * with tick `last` (both mod 16384): a forward step d adds d − 1 gaps, the same tick one
+ * duplicate, an older tick (a restarted server, a republished notification) neither.
+ */
+export function tickStep(last, next) {
+  const step = (((next - last) % TICK_MODULUS) + TICK_MODULUS) % TICK_MODULUS;
+  if (step === 0) return [0, 1];
+  return step < HALF ? [step - 1, 0] : [0, 0];
+}
 
 /**
  * One session's state, since the rules hold per session: typed arrays sized by the node list

@@ -1,6 +1,7 @@
 // The requests of the `read` and `write` workloads (SPEC §3) for one session, and the
 // write verification pass.
-import { AttributeIds, DataType, StatusCodes, Variant } from "node-opcua";
+import { AttributeIds, ClientSecureChannelLayer, DataType, StatusCodes, Variant } from "node-opcua";
+import { withTimeout } from "./session.js";
 import { verifyValue } from "./verify.js";
 import { writeValue, writeVerificationValue } from "./model.js";
 
@@ -87,16 +88,40 @@ export function writeRequests(uaSession, config, sessionIndex) {
   };
 }
 
+/**
+ * A request node-opcua holds while it reconnects has no timeout of its own (it is sent once the
+ * session is restored): after the phase, the verification waits for an answer no longer than
+ * the SDK's request timeout, and after one such wait sends nothing more.
+ */
+class Bounded {
+  constructor() {
+    this.gaveUp = null;
+  }
+
+  /** send(): the SDK call's promise, made only when no earlier call went unanswered. */
+  async call(send, what) {
+    if (this.gaveUp) throw new Error(this.gaveUp);
+    try {
+      return await withTimeout(send(), ClientSecureChannelLayer.defaultTransactionTimeout, what, Error);
+    } catch (error) {
+      if (/no answer within/.test(error.message)) this.gaveUp = error.message;
+      throw error;
+    }
+  }
+}
+
 /** After the measured phase: write a per-run pattern to every node, read it back, count differences. */
 export async function verifyWrites(uaSession, config, recorder) {
   const pattern = (Date.now() % 1000) + 1;
   const nodes = config.nodes;
   const chunk = Math.min(config.nodes_per_request, 1000);
+  const bounded = new Bounded();
   for (let from = 0; from < nodes.length; from += chunk) {
     const positions = [...Array(Math.min(chunk, nodes.length - from)).keys()].map((j) => from + j);
     const nodeIds = positions.map((i) => uaSession.nodeId(nodes[i]));
     try {
-      await uaSession.session.write(positions.map((i, j) => doubleWrite(nodeIds[j], writeVerificationValue(pattern, i))));
+      const nodesToWrite = positions.map((i, j) => doubleWrite(nodeIds[j], writeVerificationValue(pattern, i)));
+      await bounded.call(() => uaSession.session.write(nodesToWrite), "write");
     } catch (error) {
       recorder.error(`write verification: ${describeError(error)}`);
     }
@@ -105,7 +130,8 @@ export async function verifyWrites(uaSession, config, recorder) {
     const positions = [...Array(Math.min(chunk, nodes.length - from)).keys()].map((j) => from + j);
     let dataValues;
     try {
-      dataValues = await uaSession.read(positions.map((i) => ({ nodeId: uaSession.nodeId(nodes[i]), attributeId: AttributeIds.Value })));
+      const nodesToRead = positions.map((i) => ({ nodeId: uaSession.nodeId(nodes[i]), attributeId: AttributeIds.Value }));
+      dataValues = await bounded.call(() => uaSession.read(nodesToRead), "read");
     } catch (error) {
       for (const i of positions) recorder.verification(`${nodes[i]}: read-back failed: ${describeError(error)}`);
       continue;

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DataType, DataValue } from "node-opcua";
 import { signal } from "../model.js";
-import { TickVerification, ticksAdvanced } from "../ticks.js";
+import { TickVerification, tickStep, ticksAdvanced } from "../ticks.js";
 
 const T0 = Date.now() - 100_000;
 // Positions: Tick 0, Signal_3 1 and 3, Real 2 (not tracked).
@@ -116,4 +116,14 @@ test("R4: SourceTimestamp present, not in the future, ordered with the tick", ()
   assert.equal(single(v, 0, tick(41, at(39))), "Tick: tick 41 has an earlier SourceTimestamp than tick 40");
   // The step still counts and moves the state on: one fault is one failure.
   assert.equal(single(v, 0, tick(42, at(42))), null);
+});
+
+test("subscribe's tick step: forward steps add gaps, the same tick a duplicate, an older tick neither", () => {
+  assert.deepEqual(tickStep(5, 6), [0, 0]);
+  assert.deepEqual(tickStep(5, 9), [3, 0]);
+  assert.deepEqual(tickStep(5, 5), [0, 1]);
+  assert.deepEqual(tickStep(16383, 1), [1, 0]);
+  assert.deepEqual(tickStep(5, 5 + 8191), [8190, 0]);
+  assert.deepEqual(tickStep(5, 5 + 8192), [0, 0]);
+  assert.deepEqual(tickStep(900, 3), [0, 0]);
 });
