@@ -49,18 +49,20 @@ static void on_state(UA_Client *client, UA_SecureChannelState channel, UA_Sessio
     if(!w || !w->watching)
         return;
     bool up = channel == UA_SECURECHANNELSTATE_OPEN && session == UA_SESSIONSTATE_ACTIVATED;
-    const char *news = NULL;
-    if(!up && connection_mark_lost(w->connection, w->index, wall_ns()))
-        news = "lost";
-    if(up && connection_mark_restored(w->connection, w->index, wall_ns(),
-                                      !w->subscribe           ? NULL
-                                      : w->subscriptions > 0 ? SUBSCRIPTIONS_TRANSFERRED
-                                                             : SUBSCRIPTIONS_LOST))
-        news = "restored";
-    if(news || connect_status != UA_STATUSCODE_GOOD)
+    /* A request that failed as the channel closed may have marked the loss already. */
+    if(!up)
+        connection_mark_lost(w->connection, w->index, wall_ns());
+    else
+        connection_mark_restored(w->connection, w->index, wall_ns(),
+                                 !w->subscribe           ? NULL
+                                 : w->subscriptions > 0 ? SUBSCRIPTIONS_TRANSFERRED
+                                                        : SUBSCRIPTIONS_LOST);
+    if(up != w->up || connect_status != UA_STATUSCODE_GOOD)
         fprintf(stderr, "session %d %s: SecureChannel %s, Session %s, connect status %s\n",
-                w->index, news ? news : "state", CHANNEL_STATES[channel % 13],
-                SESSION_STATES[session % 6], UA_StatusCode_name(connect_status));
+                w->index, up == w->up ? "state" : up ? "up" : "down",
+                CHANNEL_STATES[channel % 13], SESSION_STATES[session % 6],
+                UA_StatusCode_name(connect_status));
+    w->up = up;
 }
 
 /* No PublishResponse for a subscription in its keep-alive time plus the request timeout: the
@@ -136,7 +138,7 @@ void sessions_open(const client_config *config, session_set *set, connection_log
     set->watch = calloc((size_t)set->count, sizeof(session_watch));
     for(int s = 0; s < set->count; s++) {
         set->watch[s] = (session_watch){connection, s, config->workload == WORKLOAD_SUBSCRIBE,
-                                        false, 0};
+                                        false, false, 0};
         set->clients[s] = new_client(config, set->loop, &certificate, &key, &set->watch[s]);
         /* UA_Client_connect: GetEndpoints (secure policies), OpenSecureChannel,
          * CreateSession, ActivateSession; the namespace lookup below is not timed. */
@@ -151,7 +153,7 @@ void sessions_open(const client_config *config, session_set *set, connection_log
         if(rv != UA_STATUSCODE_GOOD)
             fail("runtime", EXIT_RUNTIME, "session %d: namespace %s not found on the server: %s",
                  s, MODEL_NAMESPACE_URI, UA_StatusCode_name(rv));
-        set->watch[s].watching = true; /* set up: a loss from now on is an incident */
+        set->watch[s].watching = set->watch[s].up = true; /* a loss from now on is an incident */
     }
     UA_ByteString_clear(&certificate);
     UA_ByteString_clear(&key);

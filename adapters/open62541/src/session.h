@@ -17,6 +17,7 @@ typedef struct {
     int index;
     bool subscribe;     /* the subscribe workload: a restored event says what of them */
     bool watching;      /* from the session's set-up until sessions_close */
+    bool up;            /* as the state callback last saw it */
     int subscriptions;  /* the SDK's subscriptions of the session (subscribe.c counts them) */
 } session_watch;
 
