@@ -113,23 +113,28 @@ class ConnectionTest {
     assertTrue(events.get(0).get("t_ns").asLong() <= events.get(1).get("t_ns").asLong());
   }
 
+  /** Session 0 of a subscribe run with `subscriptions` subscriptions, lost from session 1. */
+  private static Connection.Watch lostWithSubscriptions(Connection connection, int subscriptions) {
+    Connection.Watch watch = connection.watch(0);
+    for (int n = 0; n < subscriptions; n++) {
+      watch.subscribed();
+    }
+    watch.onSessionInactive(session(1));
+    return watch;
+  }
+
   @Test
   void theSameSessionReactivatedKeepsItsSubscriptions() {
     Connection connection = new Connection(1, true);
-    Connection.Watch watch = connection.watch(0);
-    watch.subscribed();
-    watch.onSessionInactive(session(7));
-    watch.onSessionActive(session(7));
+    Connection.Watch watch = lostWithSubscriptions(connection, 1);
+    watch.onSessionActive(session(1));
     assertEquals("transferred", outcome(json(connection).get("events").get(1)));
   }
 
   @Test
   void aNewSessionMovedThemUnlessATransferFailed() {
     Connection connection = new Connection(1, true);
-    Connection.Watch watch = connection.watch(0);
-    watch.subscribed();
-    watch.subscribed();
-    watch.onSessionInactive(session(1));
+    Connection.Watch watch = lostWithSubscriptions(connection, 2);
     watch.onSessionActive(session(2));
     watch.onSessionInactive(session(2));
     watch.transferFailed();
@@ -142,9 +147,7 @@ class ConnectionTest {
   @Test
   void aTransferFailureDeliveredAfterTheRestorationStillSaysLost() {
     Connection connection = new Connection(1, true);
-    Connection.Watch watch = connection.watch(0);
-    watch.subscribed();
-    watch.onSessionInactive(session(1));
+    Connection.Watch watch = lostWithSubscriptions(connection, 1);
     watch.onSessionActive(session(2));
     watch.transferFailed(); // Milo's subscription queue delivered it just after onSessionActive
     assertEquals("lost", outcome(json(connection).get("events").get(1)));
