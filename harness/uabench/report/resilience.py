@@ -46,7 +46,8 @@ def resilience_section(cells: list[dict]) -> Section | None:
         figures = [c["result"]["recovery"] for c in group]
         verdicts = [f["verdict"] for f in figures]
         worst = next((v for v in verdicts if v not in SHOWN), verdicts[0])
-        reasons = "; ".join(sorted({c["reason"] for c in group if c.get("reason")}))
+        # the reason without the outcome it begins with (shown beside it)
+        reasons = "; ".join(sorted({c["reason"].removeprefix(f"{worst}: ") for c in group if c.get("reason")}))
         rows.append(
             [
                 Cell(variant.replace("/", " during ")),
