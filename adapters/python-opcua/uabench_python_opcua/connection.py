@@ -4,8 +4,9 @@ connection to its user: when its socket closes, the session's receive thread
 nothing more. So a session is `lost` when that thread ends or, before (a connection that
 goes silent without closing), when one of the adapter's requests fails with a connection
 status, a closed connection or the request timeout; it is `restored` by the first
-request of the session that succeeds after that (only a silent connection that comes back
-can give one: a closed one stays closed).
+request of the session sent after that which succeeds (only a silent connection that comes
+back can give one: a closed one stays closed; responses the server sent before it closed
+may still be read after the loss, and restore nothing).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class ConnectionWatch:
         self.connection = Connection(len(sessions))
         self._lock = threading.Lock()
         self._stopped = False
+        self._lost_at = [0] * len(sessions)  # perf ns of each session's last loss
         for session in sessions:
             threading.Thread(
                 target=self._receiving,
@@ -47,11 +49,13 @@ class ConnectionWatch:
 
     def lost(self, session: int) -> None:
         with self._lock:
-            if not self._stopped:
+            if not self._stopped and not self.connection.is_down(session):
+                self._lost_at[session] = time.perf_counter_ns()
                 self.connection.mark_lost(session, time.time_ns())
 
-    def succeeded(self, session: int) -> None:
-        if self.connection.is_down(session):
+    def succeeded(self, session: int, sent_ns: int) -> None:
+        """A request of the session sent at `sent_ns` (perf ns) succeeded."""
+        if self.connection.is_down(session) and sent_ns > self._lost_at[session]:
             with self._lock:
                 if not self._stopped:
                     self.connection.mark_restored(session, time.time_ns())

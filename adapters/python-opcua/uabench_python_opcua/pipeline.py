@@ -409,7 +409,7 @@ class RequestPipeline:
             recorder = tally.recorder
             if ok:
                 recorder.timeline.completed(done, values)
-                tally.watch.succeeded(self.session.index)
+                tally.watch.succeeded(self.session.index, operation.sent)
             elif lost:
                 tally.watch.lost(self.session.index)
             if operation.measured:
