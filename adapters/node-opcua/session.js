@@ -86,9 +86,9 @@ export class UaSession {
    * SecureChannel closed on an error), its close when the adapter did not close it, or the
    * session's keepalive_failure (the keep-alive read failed, after which node-opcua drops the
    * channel) is the loss; session_restored (the session reactivated or recreated and its
-   * subscriptions repaired) the restoration. node-opcua takes a socket that ends in an error
-   * without the peer's FIN (ECONNRESET, ECONNABORTED) for an orderly close: it emits close
-   * alone and does not reconnect (tcp_transport.ts _on_socket_error ignores the error).
+   * subscriptions repaired) the restoration. node-opcua takes a socket aborted on the client's
+   * own host (ECONNABORTED, as `ss -K` does) for an orderly close: it emits close alone and
+   * does not reconnect (tcp_transport.ts _on_socket_error ignores the error).
    */
   #watch() {
     const lost = () => {

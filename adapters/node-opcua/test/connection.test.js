@@ -3,7 +3,8 @@
 // at most 100 events with the rest counted.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CONNECTION_EVENTS, Connection } from "../connection.js";
+import { CONNECTION_EVENTS, Connection, RETRY_MS } from "../connection.js";
+import { SessionLoad, makePhase } from "../load.js";
 import { Recorder } from "../recorder.js";
 
 test("a run without a loss records none", () => {
@@ -38,4 +39,21 @@ test("events past the first 100 are counted in truncated and in lost/restored", 
   assert.equal(record.events.length, CONNECTION_EVENTS);
   assert.deepEqual([record.lost, record.restored, record.truncated], [60, 60, 20]);
   assert.equal(typeof record.events[0].t_ns, "bigint");
+});
+
+test("with reconnect a closed-loop slot waits 10 ms after a failed request, not after a good one", async () => {
+  const run = async (retryMs, ok) => {
+    const recorder = new Recorder();
+    const phase = makePhase(0, 0.2);
+    recorder.timeline.begin(phase.start, phase.measureUntil - phase.start);
+    const load = new SessionLoad({
+      send: async () => ({ ok, values: ok ? 1 : 0, error: ok ? null : "BadConnectionClosed" }),
+      recorder, phase, inFlight: 2, rate: null, sessions: 1, index: 0, retryMs,
+    });
+    await load.run();
+    return recorder.attempted;
+  };
+  const failing = await run(RETRY_MS, false);
+  assert.ok(failing >= 2 && failing <= 2 * (200 / RETRY_MS + 1), `${failing} failed requests in 200 ms`);
+  assert.ok((await run(RETRY_MS, true)) > 10 * failing);
 });
