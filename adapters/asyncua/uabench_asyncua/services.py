@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from asyncua import ua
 
@@ -15,9 +16,10 @@ from uabench_contract.read_verification import ReadVerifier
 from uabench_contract.write_verification import LowestInFlight, WriteReadBack, sampled
 
 from .load import LATE
-from .session import Session
+from .session import REQUEST_TIMEOUT_S, Session
 
 VALUE = ua.AttributeIds.Value
+T = TypeVar("T")
 
 
 def status_error(codes: list[ua.StatusCode]) -> str | None:
@@ -210,7 +212,11 @@ class WriteWorkload(ServiceWorkload):
                 for i in chunk
             ]
             try:
-                await s.client.uaclient.write(ua.WriteParameters(NodesToWrite=values))
+                await self._verifying(
+                    lambda: s.client.uaclient.write(
+                        ua.WriteParameters(NodesToWrite=values)
+                    )
+                )
             except Exception as error:  # the read-back below counts the affected nodes
                 if len(self.recorder.error_examples) < contract.MAX_EXAMPLES:
                     self.recorder.error_examples.append(
@@ -226,11 +232,21 @@ class WriteWorkload(ServiceWorkload):
                 TimestampsToReturn=ua.TimestampsToReturn.Source,
             )
             try:
-                results: list[Any] = await s.client.uaclient.read(parameters)
+                results: list[Any] = await self._verifying(
+                    lambda: s.client.uaclient.read(parameters)
+                )
             except Exception as error:
                 results = [error] * len(chunk)
             for i, dv in zip(chunk, results):
                 self.recorder.verification(self._readback_error(i, dv, expected[i]))
+
+    async def _verifying(self, request: Callable[[], Awaitable[T]]) -> T:
+        """A request of the verification after the run: none while session 0's connection
+        is lost, none longer than the request timeout (asyncua holds a request up to 60 s
+        while it reconnects), so a dead server does not hold the result back."""
+        if self.recorder.connection.is_down(0):
+            raise ConnectionError("connection lost")
+        return await asyncio.wait_for(request(), REQUEST_TIMEOUT_S)
 
     def _readback_error(self, position: int, dv: Any, expected: float) -> str | None:
         node = self.nodes[position]
