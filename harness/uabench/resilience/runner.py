@@ -14,9 +14,20 @@ from uabench.sdks import Sdk
 RESUMED = ("resumed", "resumed unnoticed")
 
 
+def _declared(client: Sdk, found: Recovery) -> str | None:
+    """What the client's sdk.toml declares it lacks that explains a load that did not resume:
+    `reconnect` (no automatic reconnection, or one that gives up), or `resubscribe` (it
+    reconnects, but leaves subscriptions the server no longer has to the application)."""
+    if "reconnect" in client.not_supported:
+        return "reconnect"
+    if found.subscriptions == "lost" and "resubscribe" in client.not_supported:
+        return "resubscribe"
+    return None
+
+
 def assess(staged: Staged, client: Sdk) -> tuple[Outcome, Recovery | None]:
     """The cell's status and reason: pass when the load resumed with every value right; not
-    supported when it did not and the client's SDK declares it has no automatic reconnection;
+    supported when it did not and the client's SDK declares why (_declared);
     fail otherwise (the harness could not stage it, the client broke, the server could not be
     started again on its port, the load did not resume, values were wrong)."""
     outcome, result = staged.outcome, staged.outcome.result
@@ -39,8 +50,8 @@ def assess(staged: Staged, client: Sdk) -> tuple[Outcome, Recovery | None]:
         status, reason = "fail", f"{wrong} values wrong through the incident: {examples}"
     elif found.verdict in RESUMED:
         status, reason = "pass", None
-    elif found.verdict == "did not resume" and "reconnect" in client.not_supported:
-        status, reason = "not_supported", f"did not resume: {client.reason_unsupported('reconnect')}"
+    elif found.verdict == "did not resume" and (declared := _declared(client, found)):
+        status, reason = "not_supported", f"did not resume: {client.reason_unsupported(declared)}"
     else:
         status, reason = "fail", f"{found.verdict}: {found.why}"
     return Outcome(status, reason, result=stored), found
