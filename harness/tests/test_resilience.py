@@ -117,6 +117,12 @@ def test_the_cell_passes_skips_or_fails_by_what_happened() -> None:
     declaring = dataclasses.replace(reference, not_supported={"reconnect": "no automatic reconnection"})
     outcome, _ = assess(_staged(gone), declaring)
     assert outcome.status == "not_supported" and "no automatic reconnection" in (outcome.reason or "")
+    # reconnected, but the subscriptions a restarted server no longer has are left to the application
+    resubscribing = dataclasses.replace(reference, not_supported={"resubscribe": "left to the application"})
+    orphaned = _record(_ops([(0, 3)]), [(3.0, "lost", None), (5.5, "restored", "lost")])
+    assert assess(_staged(orphaned), resubscribing)[0].status == "not_supported"
+    assert assess(_staged(orphaned), reference)[0].status == "fail"
+    assert assess(_staged(gone), resubscribing)[0].status == "fail"  # never reconnected: not what it declares
     outcome, _ = assess(_staged(resumed, failure="address already in use"), reference)
     assert outcome.status == "fail" and "could not be started again" in (outcome.reason or "")
     outcome, _ = assess(_staged(_record(_ops([(0, 3), (5.5, 10)]), []), wrong=2), reference)
