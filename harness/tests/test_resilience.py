@@ -139,8 +139,14 @@ def test_the_plan_makes_its_pairs_and_refuses_a_bad_key(tmp_path) -> None:
         ("milo", "open62541", "cut", "subscribe"),
         ("open62541", "open62541", "cut", "subscribe"),
     ]
-    quick = plans.test_cases(plan, ["open62541", "milo"], "quick")
-    assert ("open62541", "milo", "cut", "read") in [c.args for c in quick]  # "cross": the reference → every server
+    quick = plans.test_cases(plan, ["open62541", "milo", "node-opcua"], "quick")
+    # "cross": the plan's reference client (one that reconnects for ever) → every other server
+    assert ("node-opcua", "milo", "cut", "read") in [c.args for c in quick]
+    assert ("open62541", "milo", "cut", "read") not in [c.args for c in quick]
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text((plans.PLANS / "resilience.toml").read_text().replace('"node-opcua"', '"node-opc"', 1))
+    with pytest.raises(PlanError, match="resilience.reference_client: unknown SDK 'node-opc'"):
+        plans.load(unknown)
     bad = tmp_path / "bad.toml"
     text = (plans.PLANS / "resilience.toml").read_text().replace("down_s = 1\n", "down_s = 1\noutage_s = 1\n", 1)
     bad.write_text(text)

@@ -801,6 +801,10 @@ def _resilience_plan(raw: dict, common: dict) -> Plan:
         setup, parsed = resilience_plan.parse(raw)
     except PlanTableError as error:
         raise PlanError(str(error)) from None
+    if setup.reference_client:
+        _sdk_ids([setup.reference_client], "resilience.reference_client", "client")
+    if setup.reference_server:
+        _sdk_ids([setup.reference_server], "resilience.reference_server", "server")
     return Plan(
         **common,
         profiles=parsed,
@@ -1090,18 +1094,17 @@ def _robustness_tests(plan: Plan, only: list[str] | None, profile: str | None) -
 
 def _resilience_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
     """The resilience suite: per incident and workload, every client against the reference
-    server (the reference client's SDK), and with pairs "cross" the reference client against
-    every other server."""
+    server, and with pairs "cross" the reference client against every other server (the
+    plan's, else the harness's reference client and its SDK's server)."""
     assert plan.resilience
     setups = plan.resilience.profiles
     chosen = setups.get(profile or "quick") or next(iter(setups.values()))
-    reference = reference_client()
     servers, clients = _chosen("server", plan.servers, only), _chosen("client", plan.clients, only)
-    if reference is None:
-        return []
-    pairs = [(client, reference) for client in clients if reference in servers]
+    reference = plan.resilience.reference_client or reference_client()
+    target = plan.resilience.reference_server or reference_client()
+    pairs = [(client, target) for client in clients if target in servers]
     if chosen.pairs == "cross" and reference in clients:
-        pairs += [(reference, server) for server in servers if server != reference]
+        pairs += [(reference, server) for server in servers if server != target]
     return [
         TestCase(
             f"{incident} during {workload}: {client} → {server}",

@@ -18,6 +18,10 @@ SETUP_SCHEMA = {
     "additionalProperties": False,
     "properties": {
         "signals": {"type": "integer", "minimum": 1, "maximum": 100000},  # the server's, and monitored
+        # the client that tries every server, and the server every client tries (SDK ids; default:
+        # the harness's reference client and its SDK's server)
+        "reference_client": {"type": "string", "minLength": 1},
+        "reference_server": {"type": "string", "minLength": 1},
     },
 }
 PROFILE_SCHEMA = {
@@ -52,6 +56,8 @@ class ResilienceProfile:
 class ResilienceSetup:
     signals: int
     profiles: dict[str, ResilienceProfile]
+    reference_client: str | None = None
+    reference_server: str | None = None
 
 
 def parse(raw: dict) -> tuple[ResilienceSetup, dict[str, dict]]:
@@ -68,4 +74,6 @@ def parse(raw: dict) -> tuple[ResilienceSetup, dict[str, dict]]:
         )
         for name, t in plan_table.profile_tables(raw, "resilience", PROFILE_SCHEMA).items()
     }
-    return ResilienceSetup(int(setup.get("signals", 100)), profiles), {n: {} for n in profiles}
+    return ResilienceSetup(
+        int(setup.get("signals", 100)), profiles, setup.get("reference_client"), setup.get("reference_server")
+    ), {n: {} for n in profiles}
