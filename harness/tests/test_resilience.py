@@ -180,7 +180,7 @@ def test_the_report_has_the_recovery_table() -> None:
 # --- real incidents --------------------------------------------------------------------------
 
 FIXTURES = Path(__file__).parent / "fixtures" / "faulty"
-TIMING = ResilienceProfile(("restart", "cut"), ("subscribe",), "clients", 2.0, 1.0, 6.0, 1)
+TIMING = ResilienceProfile(("restart", "cut"), ("subscribe",), "clients", 2.0, 1.0, 6.0, 1, 1.0)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -341,11 +341,13 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         servers.start(server, cost)
         cost.add(plan.soak.profiles[profile].duration_s + 1.0 + CELL_OVERHEAD_S, cells=1)
     elif keyword == "Client Should Recover":
-        client, server, _incident, _workload = args
+        client, server, incident, _workload = args
         assert plan.resilience, "Client Should Recover comes only from resilience plans"
         timing = plan.resilience.profiles[profile]
         # a server of its own, started twice for a restart; the client's start, warm-up and phase
-        one = 2 * startup(server) + startup(client) + incident_module.WARMUP_S + incident_module.phase_s(timing)
+        one = (
+            2 * startup(server) + startup(client) + incident_module.WARMUP_S + incident_module.phase_s(timing, incident)
+        )
         cost.add(timing.repetitions * (one + CELL_OVERHEAD_S), cells=timing.repetitions)
     elif keyword in NETWORK_KEYWORDS:
         cost.add(network.test_seconds(plan, profile, keyword, args, startup), cells=1)

@@ -42,12 +42,17 @@ def resilience_section(cells: list[dict]) -> Section | None:
     for c in mine:
         groups.setdefault((c["variant"], c["client"], c["server"]), []).append(c)
     rows = []
+    declared: dict[str, str] = {}
     for (variant, client, server), group in sorted(groups.items()):
         figures = [c["result"]["recovery"] for c in group]
         verdicts = [f["verdict"] for f in figures]
         worst = next((v for v in verdicts if v not in SHOWN), verdicts[0])
-        # the reason without the outcome it begins with (shown beside it)
+        # the reason without the outcome it begins with (shown beside it); an SDK's declared one
+        # (the same in every row of its client) once, as a note
         reasons = "; ".join(sorted({c["reason"].removeprefix(f"{worst}: ") for c in group if c.get("reason")}))
+        if all(c["status"] == "not_supported" for c in group):
+            declared.setdefault(client, reasons)
+            reasons = f"not supported by {client}'s SDK (note below)"
         rows.append(
             [
                 Cell(variant.replace("/", " during ")),
@@ -94,5 +99,5 @@ def resilience_section(cells: list[dict]) -> Section | None:
             "again); a cut verifies every value. Tick gaps: notifications the subscription skipped; duplicates: "
             "notifications delivered twice. Times of repeated runs: median [min, max]."
         ],
-        tables=[Table(columns, rows)],
+        tables=[Table(columns, rows, notes=[f"{client}: {why}" for client, why in sorted(declared.items())])],
     )

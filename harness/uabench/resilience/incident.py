@@ -66,10 +66,10 @@ def client_load(workload: str, signals: int, duration_s: float, verify: bool) ->
     return load
 
 
-def phase_s(chosen: ResilienceProfile) -> float:
+def phase_s(chosen: ResilienceProfile, kind: str) -> float:
     """The measured phase: the load before the strike, the outage, the watch after it (which
     also covers a restarted server's own start-up)."""
-    return chosen.before_s + chosen.down_s + chosen.after_s
+    return chosen.before_s + chosen.outage_s(kind) + chosen.after_s
 
 
 def established(port: int, prefix: list[str]) -> bool:
@@ -121,7 +121,7 @@ def stage(
         port = server_config["port"]
         running, endpoint = _start(server, server_config, session, prefix, f"{server.id}-server-{port}")
         try:
-            load = client_load(workload, signals, phase_s(chosen), verify=kind == "cut")
+            load = client_load(workload, signals, phase_s(chosen, kind), verify=kind == "cut")
             client_config = {"endpoint": endpoint, **load}
             with ThreadPoolExecutor(max_workers=1) as pool:
                 measured = pool.submit(
@@ -152,14 +152,14 @@ def _strike(kind, measured, running, path, server, server_config, session, prefi
         running.signal(signal.SIGKILL)
         running.wait_exit(10)
         running.stop()
-        time.sleep(chosen.down_s)
+        time.sleep(chosen.outage_s(kind))
         try:
             running, _ = _start(server, server_config, session, prefix, f"{server.id}-server-{port}-restarted")
         except AdapterError as error:
             failure = str(error)
     else:
         path.cut()
-        time.sleep(chosen.down_s)
+        time.sleep(chosen.outage_s(kind))
         path.mend()
     restored_ns = time.time_ns()
-    return Incident(kind, struck_ns, restored_ns, chosen.down_s), failure, running
+    return Incident(kind, struck_ns, restored_ns, chosen.outage_s(kind)), failure, running

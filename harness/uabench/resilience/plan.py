@@ -34,7 +34,8 @@ PROFILE_SCHEMA = {
         "pairs": {"enum": list(PAIRS)},
         # the load runs this long before the incident (after its warm-up), to show it was flowing
         "before_s": {"type": "number", "minimum": 1, "maximum": 600},
-        "down_s": {"type": "number", "minimum": 0, "maximum": 600},  # server down / path cut
+        "down_s": {"type": "number", "minimum": 0, "maximum": 600},  # the server down
+        "cut_s": {"type": "number", "minimum": 0, "maximum": 600},  # the path cut (default: down_s)
         "after_s": {"type": "number", "minimum": 2, "maximum": 3600},  # watched after the restoration
         "repetitions": {"type": "integer", "minimum": 1, "maximum": 20},
     },
@@ -50,6 +51,11 @@ class ResilienceProfile:
     down_s: float
     after_s: float
     repetitions: int
+    cut_s: float
+
+    def outage_s(self, kind: str) -> float:
+        """How long the harness keeps the server down (restart) or the path cut (cut)."""
+        return self.cut_s if kind == "cut" else self.down_s
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,7 @@ def parse(raw: dict) -> tuple[ResilienceSetup, dict[str, dict]]:
             float(t["down_s"]),
             float(t["after_s"]),
             int(t.get("repetitions", 1)),
+            float(t.get("cut_s", t["down_s"])),
         )
         for name, t in plan_table.profile_tables(raw, "resilience", PROFILE_SCHEMA).items()
     }
