@@ -269,7 +269,9 @@ CONNECTION_STATUSES = frozenset(
         "BadConnectionRejected",
     )
 )
-RETRY_S = 0.010  # SPEC §3: a closed-loop slot's wait after a failed request (reconnect true)
+RETRY_S = (
+    0.010  # SPEC §3: a closed-loop slot's wait after a failed request (reconnect true)
+)
 
 TICKS = 16384  # SPEC §4: a Signal carries its tick mod this
 
@@ -302,16 +304,25 @@ class Connection:
             self.lost += 1
             self._add(t_ns, session, "lost", None)
 
-    def mark_restored(self, session: int, t_ns: int, subscriptions: str | None = None) -> None:
+    def mark_restored(
+        self, session: int, t_ns: int, subscriptions: str | None = None
+    ) -> None:
         if self.down[session]:
             self.down[session] = False
             self.restored += 1
             self._add(t_ns, session, "restored", subscriptions)
 
-    def _add(self, t_ns: int, session: int, state: str, subscriptions: str | None) -> None:
+    def _add(
+        self, t_ns: int, session: int, state: str, subscriptions: str | None
+    ) -> None:
         if len(self.events) < CONNECTION_EVENTS:
             self.events.append(
-                {"t_ns": t_ns, "session": session, "state": state, "subscriptions": subscriptions}
+                {
+                    "t_ns": t_ns,
+                    "session": session,
+                    "state": state,
+                    "subscriptions": subscriptions,
+                }
             )
         else:
             self.truncated += 1
@@ -341,7 +352,9 @@ def connection_problems(record: dict) -> list[str]:
     for index, event in enumerate(events):
         session, lost = event["session"], event["state"] == "lost"
         if session >= record["config"].get("sessions", 1):
-            problems.append(f"$.connection.events[{index}]: session {session} does not exist")
+            problems.append(
+                f"$.connection.events[{index}]: session {session} does not exist"
+            )
         if down.get(session, False) == lost:
             problems.append(
                 f"$.connection.events[{index}]: session {session} "
