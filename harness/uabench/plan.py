@@ -13,6 +13,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from uabench import paths, plan_contract, sdks
 from uabench.conformance import plan as conformance_plan
@@ -31,6 +32,7 @@ from uabench.robustness.plan import RobustnessSetup
 from uabench.robustness.soak import SoakSetup
 
 PLANS = paths.SUITES / "plans"
+T = TypeVar("T")  # a plan kind's setup
 PLAN_KEYS = {
     "suite",
     "description",
@@ -768,39 +770,36 @@ def _network_plan(raw: dict, common: dict) -> Plan:
     )
 
 
-def _conformance_plan(raw: dict, common: dict) -> Plan:
+def _checked_tables(parse: Callable[[dict], tuple[T, dict[str, dict]]], raw: dict) -> tuple[T, dict[str, dict]]:
+    """A plan kind's tables parsed by its own module (plan_table's JSON Schema checks), its
+    PlanTableError as the PlanError every plan problem is."""
     try:
-        setup, parsed = conformance_plan.parse(raw)
+        return parse(raw)
     except PlanTableError as error:
         raise PlanError(str(error)) from None
+
+
+def _conformance_plan(raw: dict, common: dict) -> Plan:
+    setup, parsed = _checked_tables(conformance_plan.parse, raw)
     return Plan(
         **common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), conformance=setup
     )
 
 
 def _robustness_plan(raw: dict, common: dict) -> Plan:
-    try:
-        setup, parsed = robustness_plan.parse(raw)
-    except PlanTableError as error:
-        raise PlanError(str(error)) from None
+    setup, parsed = _checked_tables(robustness_plan.parse, raw)
     return Plan(
         **common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), robustness=setup
     )
 
 
 def _soak_plan(raw: dict, common: dict) -> Plan:
-    try:
-        setup, parsed = soak_plan.parse(raw)
-    except PlanTableError as error:
-        raise PlanError(str(error)) from None
+    setup, parsed = _checked_tables(soak_plan.parse, raw)
     return Plan(**common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), soak=setup)
 
 
 def _resilience_plan(raw: dict, common: dict) -> Plan:
-    try:
-        setup, parsed = resilience_plan.parse(raw)
-    except PlanTableError as error:
-        raise PlanError(str(error)) from None
+    setup, parsed = _checked_tables(resilience_plan.parse, raw)
     if setup.reference_client:
         _sdk_ids([setup.reference_client], "resilience.reference_client", "client")
     if setup.reference_server:
