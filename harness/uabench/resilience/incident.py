@@ -150,8 +150,7 @@ def _strike(kind, measured, running, path, server, server_config, session, prefi
     failure = None
     if kind == "restart":
         running.signal(signal.SIGKILL)
-        running.wait_exit(10)
-        running.stop()
+        running.stop()  # reaps it (and anything left of its group)
         time.sleep(chosen.outage_s(kind))
         try:
             running, _ = _start(server, server_config, session, prefix, f"{server.id}-server-{port}-restarted")
