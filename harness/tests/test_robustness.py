@@ -75,6 +75,13 @@ CASES = [
         "no verified read (TimeoutError)",
     ),
     ({"health_recovered": FAILED}, "degraded", "it answers a Hello, but serves no read"),
+    ({"served_meanwhile": True}, "unaffected", ""),
+    ({"served_meanwhile": False}, "degraded and recovered", "no newcomer served while the batch held"),
+    (
+        {"served_meanwhile": False, "recovered": survival.Resources(100.0, 19, 20, 2.0)},
+        "degraded",
+        "threads 10 → 19",
+    ),
 ]
 
 

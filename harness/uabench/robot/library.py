@@ -718,7 +718,16 @@ class UabenchLibrary:
         health_recovered = health() if alive_recovered else None
         answering = alive_recovered and robustness_runner.answers_hello(running.endpoint)
         observed = survival.Observed(
-            before, baseline, alive_after, after, health_after, alive_recovered, recovered, health_recovered, answering
+            before,
+            baseline,
+            alive_after,
+            after,
+            health_after,
+            alive_recovered,
+            recovered,
+            health_recovered,
+            answering,
+            found.get("details", {}).get("served_a_newcomer_meanwhile"),
         )
         verdict = survival.classify(observed)
         if verdict.outcome in ("crashed", "hung"):

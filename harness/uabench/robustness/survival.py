@@ -70,6 +70,10 @@ class Observed:
     # after the wait, a new connection's Hello was acknowledged: a server that answers (a refusal,
     # BadTooManySessions say) but serves no read is degraded, one that answers nothing is hung
     answering_recovered: bool = True
+    # while connections of the batch were held open (slowloris, idle connections), a newcomer's
+    # Hello was acknowledged (None: the batch holds none): a server that serves nobody while
+    # held is degraded during the batch, whatever it does once they are gone
+    served_meanwhile: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -94,12 +98,15 @@ def classify(observed: Observed) -> Verdict:
     """crashed: the process died; hung: alive but answering nothing, not even a Hello, after the
     recovery wait; degraded: serving slowly, or holding threads or descriptors, or answering but
     serving no verified read after the wait;
-    degraded and recovered: so right after the batch, not after the wait; else unaffected. Memory
+    degraded and recovered: so during the batch (no newcomer served while it held its connections)
+    or right after it, not after the wait; else unaffected. Memory
     held after the wait is noted on the verdict, whatever the outcome."""
     if not observed.alive_after or not observed.alive_recovered:
         return Verdict("crashed", "the server process died")
     memory = observed.recovered.memory_held(observed.before) if observed.recovered else None
     right_after = _problems(observed.health_after, observed.after, observed)
+    if observed.served_meanwhile is False:
+        right_after.insert(0, "no newcomer served while the batch held its connections")
     later = _problems(observed.health_recovered, observed.recovered, observed)
     if observed.health_recovered is None or not observed.health_recovered.ok:
         if observed.answering_recovered:
