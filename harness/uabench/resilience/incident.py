@@ -14,7 +14,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from uabench import plan as plans
@@ -98,6 +98,28 @@ def _start(server: Sdk, config: dict, session, prefix: list[str], name: str) -> 
     return process, ready["endpoint"]
 
 
+@dataclass
+class _Served:
+    """The server side of a staged pair: its SDK, config and place (the command prefix entering
+    its namespace), and the process serving now, which a restart replaces."""
+
+    sdk: Sdk
+    config: dict
+    session: object
+    prefix: list[str]
+    running: AdapterProcess | None = None
+
+    def start(self, suffix: str = "") -> str:
+        """Starts the server (again), ready; its endpoint."""
+        name = f"{self.sdk.id}-server-{self.config['port']}{suffix}"
+        self.running, endpoint = _start(self.sdk, self.config, self.session, self.prefix, name)
+        return endpoint
+
+    def stop(self) -> None:
+        if self.running is not None:
+            self.running.stop()
+
+
 @contextlib.contextmanager
 def _place(kind: str) -> Iterator[NetworkPath | None]:
     if kind == "restart":
@@ -117,9 +139,8 @@ def stage(
     with _place(kind) as path:
         prefix = path.server_prefix() if path else []
         host = {"host": path.server_address} if path else {}
-        server_config = session.server_config(server, signals=signals, **host)
-        port = server_config["port"]
-        running, endpoint = _start(server, server_config, session, prefix, f"{server.id}-server-{port}")
+        served = _Served(server, session.server_config(server, signals=signals, **host), session, prefix)
+        endpoint = served.start()
         try:
             load = client_load(workload, signals, phase_s(chosen, kind), verify=kind == "cut")
             client_config = {"endpoint": endpoint, **load}
@@ -127,38 +148,40 @@ def stage(
                 measured = pool.submit(
                     cells.run_cell, client, "client", [client_config], session.workdir, session.client_cpus, hosts=path
                 )
-                incident, restart_failure, running = _strike(
-                    kind, measured, running, path, server, server_config, session, prefix, chosen
-                )
+                incident, restart_failure = _strike(kind, measured, served, path, chosen)
                 outcome = measured.result()
         finally:
-            running.stop()
-    return Staged(outcome, incident, server_config, client_config, restart_failure)
+            served.stop()
+    return Staged(outcome, incident, served.config, client_config, restart_failure)
 
 
-def _strike(kind, measured, running, path, server, server_config, session, prefix, chosen):
-    """Waits for the client's load, strikes, restores: (the incident or None when the client
-    never connected, why the server could not be restarted or None, the server running now)."""
-    port = server_config["port"]
+def _strike(
+    kind: str, measured: Future, served: _Served, path: NetworkPath | None, chosen: ResilienceProfile
+) -> tuple[Incident | None, str | None]:
+    """Waits for the client's load, strikes, restores: (the incident, or None when the client
+    never connected; why the server could not be restarted, or None)."""
     deadline = time.monotonic() + CONNECT_BOUND_S
-    while not established(port, prefix):
+    while not established(served.config["port"], served.prefix):
         if measured.done() or time.monotonic() > deadline:
-            return None, None, running
+            return None, None
         time.sleep(0.05)
     time.sleep(WARMUP_S + chosen.before_s)
     struck_ns = time.time_ns()
     failure = None
     if kind == "restart":
-        running.signal(signal.SIGKILL)
-        running.stop()  # reaps it (and anything left of its group)
+        assert served.running is not None
+        served.running.signal(signal.SIGKILL)
+        served.stop()  # reaps it (and anything left of its group)
+        served.running = None
         time.sleep(chosen.outage_s(kind))
         try:
-            running, _ = _start(server, server_config, session, prefix, f"{server.id}-server-{port}-restarted")
+            served.start("-restarted")
         except AdapterError as error:
             failure = str(error)
     else:
+        assert path is not None
         path.cut()
         time.sleep(chosen.outage_s(kind))
         path.mend()
     restored_ns = time.time_ns()
-    return Incident(kind, struck_ns, restored_ns, chosen.outage_s(kind)), failure, running
+    return Incident(kind, struck_ns, restored_ns, chosen.outage_s(kind)), failure
