@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.eclipse.milo.opcua.sdk.client.SessionActivityListener;
 import org.eclipse.milo.opcua.sdk.client.UaSession;
-import org.eclipse.milo.opcua.stack.core.types.builtin.NodeId;
 
 /**
  * SPEC §3 Connection loss, §6 `connection`: each session's losses and restorations, as Milo tells
@@ -27,12 +26,18 @@ import org.eclipse.milo.opcua.stack.core.types.builtin.NodeId;
  *       OpcUaSubscription.SubscriptionListener#onTransferFailed, and Milo drops it
  *       (OpcUaSubscription#reset removes it from the client; Milo 1.1.2 does not create it again,
  *       that is left to the application, and this adapter does not): `lost`. With no such
- *       failure they were moved: `transferred`.
+ *       failure they were moved: `transferred`;
+ *   <li>either way, a subscription whose lifetime the server ended while no PublishRequest reached
+ *       it (during the loss) and that says so, a StatusChangeNotification Bad_Timeout
+ *       (SubscriptionListener#onStatusChanged), is dropped by Milo the same way: `lost`. A server
+ *       that deletes it without one (open62541 when no PublishRequest is queued) leaves Milo
+ *       unaware (its PublishingManager takes the Bad_NoSubscription faults silently), which is why
+ *       SubscribeWorkload requests a lifetime of at least the session timeout.
  * </ul>
  *
- * <p>Milo delivers onTransferFailed on the subscription's own queue, so it may come just after
- * onSessionActive: a restored event's outcome is then corrected when it arrives. Milo 1.1.2 never
- * re-creates subscriptions, so `recreated` is never said.
+ * <p>Milo delivers both on the subscription's own queue, so they may come just after
+ * onSessionActive: the restored event's outcome is then corrected when they arrive. Milo 1.1.2
+ * never re-creates subscriptions, so `recreated` is never said.
  */
 final class Connection {
 
@@ -124,10 +129,9 @@ final class Connection {
     private final int session;
     // Guarded by Connection.this.
     private boolean down;
-    private NodeId lostSessionId;
-    // Since the last loss: a subscription's transfer failed; the restoration by a new session.
-    private boolean transferFailed;
-    private Event restoredByNewSession;
+    // Since the last loss: a subscription was dropped; the restoration (subscribe workload).
+    private boolean dropped;
+    private Event restoration;
     private int subscriptionsKept;
 
     Watch(int session) {
@@ -149,9 +153,8 @@ final class Connection {
           return;
         }
         down = true;
-        lostSessionId = inactive.getSessionId();
-        transferFailed = false;
-        restoredByNewSession = null;
+        dropped = false;
+        restoration = null;
         add(now, session, true, null);
       }
     }
@@ -164,28 +167,27 @@ final class Connection {
           return; // the first activation, or one already counted
         }
         down = false;
-        boolean sameSession = active.getSessionId().equals(lostSessionId);
         String subscriptions = null;
         if (subscribe) {
           // Kept with the session, or moved to a new one, unless Milo dropped them (now or at
           // an earlier loss).
-          subscriptions = transferFailed || subscriptionsKept <= 0 ? "lost" : "transferred";
+          subscriptions = dropped || subscriptionsKept <= 0 ? "lost" : "transferred";
         }
         Event event = add(now, session, false, subscriptions);
-        restoredByNewSession = subscribe && !sameSession ? event : null;
+        restoration = subscribe ? event : null;
       }
     }
 
     /**
-     * Milo's onTransferFailed for one of this session's subscriptions: Milo has dropped it, no
-     * notification of it will come again.
+     * Milo's onTransferFailed, or onStatusChanged Bad_Timeout, for one of this session's
+     * subscriptions: Milo has dropped it, no notification of it will come again.
      */
-    void transferFailed() {
+    void dropped() {
       synchronized (Connection.this) {
-        transferFailed = true;
+        dropped = true;
         subscriptionsKept--;
-        if (restoredByNewSession != null) {
-          restoredByNewSession.subscriptions = "lost";
+        if (restoration != null) {
+          restoration.subscriptions = "lost";
         }
       }
     }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import org.eclipse.milo.opcua.sdk.client.subscriptions.OpcUaMonitoredItem;
 import org.eclipse.milo.opcua.sdk.client.subscriptions.OpcUaSubscription;
+import org.eclipse.milo.opcua.stack.core.StatusCodes;
 import org.eclipse.milo.opcua.stack.core.types.builtin.DataValue;
 import org.eclipse.milo.opcua.stack.core.types.builtin.DateTime;
 import org.eclipse.milo.opcua.stack.core.types.builtin.StatusCode;
@@ -86,9 +87,36 @@ final class SubscribeWorkload {
           public void onTransferFailed(OpcUaSubscription s, StatusCode status) {
             // Milo moved the session's subscriptions to a new session and could not move this
             // one: it has dropped it (SPEC §3 Connection loss: `lost`).
-            watch.transferFailed();
+            watch.dropped();
+          }
+
+          @Override
+          public void onStatusChanged(OpcUaSubscription s, StatusCode status) {
+            // Bad_Timeout: the server ended the subscription's lifetime (it could only lapse
+            // while no PublishRequest reached the server, i.e. in the last loss); Milo has
+            // dropped it (OpcUaSubscription#reset), and does not create it again: `lost`.
+            if (status.getValue() == StatusCodes.Bad_Timeout) {
+              watch.dropped();
+            }
           }
         });
+    // Milo's default LifetimeCount is 5 x its MaxKeepAliveCount, both computed in field
+    // initialisers for its default 1000 ms interval (keep-alive 10, lifetime 50); this constructor
+    // does not recompute them, so at 100 ms the subscription dies after 5 s without a
+    // PublishRequest. A network cut longer than that left the session (Milo's 120 s timeout) alive
+    // and Milo re-activated it, but the server had deleted the subscription without a
+    // StatusChangeNotification (no PublishRequest queued to carry it); Milo's PublishingManager
+    // takes the Bad_NoSubscription Publish faults silently and stops publishing, so the
+    // subscription stalls unnoticed. A lifetime of at least the session timeout keeps the
+    // subscription as long as the session it belongs to: re-activated, the session has it;
+    // expired, Milo's new session calls TransferSubscriptions, which moves it or reports the
+    // failure (onTransferFailed). The server may revise the count (open62541: at most 15000).
+    double sessionTimeoutMs = session.client().getConfig().getSessionTimeout().doubleValue();
+    long lifetime =
+        Math.max(
+            3 * subscription.getMaxKeepAliveCount().longValue(),
+            (long) Math.ceil(sessionTimeoutMs / Math.max(1.0, config.publishingIntervalMs())));
+    subscription.setLifetimeCount(uint(Math.min(lifetime, UInteger.MAX_VALUE)));
     subscription.create();
     watch.subscribed();
 

@@ -12,7 +12,10 @@ import org.eclipse.milo.opcua.stack.core.types.builtin.unsigned.UInteger;
 import org.eclipse.milo.opcua.stack.core.types.structured.SignedSoftwareCertificate;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §3 Connection loss as Milo's SessionActivityListener and onTransferFailed tell it. */
+/**
+ * SPEC §3 Connection loss as Milo's SessionActivityListener, onTransferFailed and onStatusChanged
+ * tell it.
+ */
 class ConnectionTest {
 
   /** A session as Milo's listener sees it: only its id matters here. */
@@ -137,7 +140,7 @@ class ConnectionTest {
     Connection.Watch watch = lostWithSubscriptions(connection, 2);
     watch.onSessionActive(session(2));
     watch.onSessionInactive(session(2));
-    watch.transferFailed();
+    watch.dropped();
     watch.onSessionActive(session(3));
     JsonNode events = json(connection).get("events");
     assertEquals("transferred", outcome(events.get(1)));
@@ -149,12 +152,21 @@ class ConnectionTest {
     Connection connection = new Connection(1, true);
     Connection.Watch watch = lostWithSubscriptions(connection, 1);
     watch.onSessionActive(session(2));
-    watch.transferFailed(); // Milo's subscription queue delivered it just after onSessionActive
+    watch.dropped(); // Milo's subscription queue delivered it just after onSessionActive
     assertEquals("lost", outcome(json(connection).get("events").get(1)));
     // Gone for good: a later restoration, even of the same session, has none to keep.
     watch.onSessionInactive(session(2));
     watch.onSessionActive(session(2));
     assertEquals("lost", outcome(json(connection).get("events").get(3)));
+  }
+
+  @Test
+  void aSubscriptionTimedOutInTheLossIsLostEvenWithTheSameSession() {
+    Connection connection = new Connection(1, true);
+    Connection.Watch watch = lostWithSubscriptions(connection, 1);
+    watch.onSessionActive(session(1));
+    watch.dropped(); // onStatusChanged Bad_Timeout, in the first PublishResponse after re-activation
+    assertEquals("lost", outcome(json(connection).get("events").get(1)));
   }
 
   @Test
