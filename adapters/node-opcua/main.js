@@ -25,7 +25,9 @@ function configPath(args) {
 
 async function quietSdk() {
   const { setLogLevel, LogLevel } = await import("node-opcua");
-  setLogLevel(LogLevel.Warning);
+  // node-opcua's own debug switch, DEBUG=<its module names> (e.g. RECONNECTION,client_base_impl,
+  // or ALL), raises its log level to Debug; kept when set, for diagnosing a run by hand (stderr).
+  if (!process.env.DEBUG) setLogLevel(LogLevel.Warning);
 }
 
 async function main([command, ...args]) {
