@@ -99,6 +99,9 @@ def test_a_loss_before_the_strike_is_not_the_incident_s() -> None:
     assert found.reconnected_s is None  # no restored event after the incident's loss
 
 
+SERVER = dataclasses.replace(sdks.get("open62541"), resilience={})
+
+
 def _staged(record: dict | None, failure: str | None = None, wrong: int = 0) -> Staged:
     if record is not None and wrong:
         record["verification"] = {"checked": 10, "failed": wrong, "examples": ["Tick: tick 3, but tick 40 ..."]}
@@ -110,24 +113,67 @@ def test_the_cell_passes_skips_or_fails_by_what_happened() -> None:
     # an SDK that claims its reconnection, and one that declares it has none
     reference = dataclasses.replace(sdks.get("open62541"), not_supported={})
     resumed = _record(_ops([(0, 3), (5.5, 10)]), [(3.1, "lost", None), (5.4, "restored", "transferred")])
-    assert assess(_staged(resumed), reference)[0].status == "pass"
+    assert assess(_staged(resumed), reference, SERVER)[0].status == "pass"
     gone = _record(_ops([(0, 3)]), [(3.0, "lost", None)])
-    outcome, _ = assess(_staged(gone), reference)
+    outcome, _ = assess(_staged(gone), reference, SERVER)
     assert (outcome.status, outcome.reason) == ("fail", "did not resume: no operation succeeded after the restoration")
     declaring = dataclasses.replace(reference, not_supported={"reconnect": "no automatic reconnection"})
-    outcome, _ = assess(_staged(gone), declaring)
+    outcome, _ = assess(_staged(gone), declaring, SERVER)
     assert outcome.status == "not_supported" and "no automatic reconnection" in (outcome.reason or "")
     # reconnected, but the subscriptions a restarted server no longer has are left to the application
     resubscribing = dataclasses.replace(reference, not_supported={"resubscribe": "left to the application"})
     orphaned = _record(_ops([(0, 3)]), [(3.0, "lost", None), (5.5, "restored", "lost")])
-    assert assess(_staged(orphaned), resubscribing)[0].status == "not_supported"
-    assert assess(_staged(orphaned), reference)[0].status == "fail"
-    assert assess(_staged(gone), resubscribing)[0].status == "fail"  # never reconnected: not what it declares
-    outcome, _ = assess(_staged(resumed, failure="address already in use"), reference)
+    assert assess(_staged(orphaned), resubscribing, SERVER)[0].status == "not_supported"
+    assert assess(_staged(orphaned), reference, SERVER)[0].status == "fail"
+    assert assess(_staged(gone), resubscribing, SERVER)[0].status == "fail"  # never reconnected: not what it declares
+    outcome, _ = assess(_staged(resumed, failure="address already in use"), reference, SERVER)
     assert outcome.status == "fail" and "could not be started again" in (outcome.reason or "")
-    outcome, _ = assess(_staged(_record(_ops([(0, 3), (5.5, 10)]), []), wrong=2), reference)
+    outcome, _ = assess(_staged(_record(_ops([(0, 3), (5.5, 10)]), []), wrong=2), reference, SERVER)
     assert outcome.status == "fail" and "2 values wrong" in (outcome.reason or "")
-    assert assess(_staged(None), reference)[0].status == "fail"
+    assert assess(_staged(None), reference, SERVER)[0].status == "fail"
+
+
+def test_a_failure_the_server_declares_stays_a_failure_marked_known() -> None:
+    """A server's sdk.toml [resilience] entry marks the failure with its behaviour, for the clients
+    it names and a reason it matches only: a client it does not name, or another failure, is not
+    marked; nothing turns into a pass."""
+    client = dataclasses.replace(sdks.get("node-opcua"), not_supported={})
+    gone = _record(_ops([(0, 3)]), [(3.0, "lost", None)])
+    known = sdks.KnownFailure(("node-opcua",), "did not resume", "its Republish answers Good")
+    server = dataclasses.replace(SERVER, resilience={"restart/subscribe": known})
+    subscribe = {"workload": "subscribe"}
+    staged = dataclasses.replace(_staged(gone), client_config=subscribe)
+    outcome, _ = assess(staged, client, server)
+    assert outcome.status == "fail" and outcome.result and outcome.result["known"] == "its Republish answers Good"
+    other_client = dataclasses.replace(client, id="milo")
+    assert "known" not in (assess(staged, other_client, server)[0].result or {})
+    read = dataclasses.replace(staged, client_config={"workload": "read"})
+    assert "known" not in (assess(read, client, server)[0].result or {})
+    wrong = dataclasses.replace(
+        _staged(_record(_ops([(0, 3), (5.5, 10)]), [])), client_config={"workload": "subscribe"}
+    )
+    wrong = dataclasses.replace(wrong, outcome=_staged(_record(_ops([(0, 3), (5.5, 10)]), []), wrong=2).outcome)
+    outcome, _ = assess(wrong, client, server)
+    assert outcome.status == "fail" and "known" not in (outcome.result or {})
+    cell = {
+        "kind": "resilience",
+        "variant": "restart/subscribe",
+        "client": "node-opcua",
+        "server": "asyncua",
+        "status": "fail",
+        "reason": assess(staged, client, server)[0].reason,
+        "result": assess(staged, client, server)[0].result,
+    }
+    text = markdown(Report("r", [resilience_section([cell])]))
+    assert "known, on asyncua's behaviour" in text and "asyncua (server): known: its Republish answers Good" in text
+
+
+def test_an_sdk_toml_resilience_entry_with_an_unknown_key_is_refused(tmp_path: Path) -> None:
+    toml = (sdks.paths.IMPLEMENTATIONS / "asyncua" / "sdk.toml").read_text()
+    bad = tmp_path / "sdk.toml"
+    bad.write_text(toml + '\n[resilience."cut/read"]\nfound = "x"\nwhy = "y"\nclient = ["milo"]\n')
+    with pytest.raises(ValueError, match="unexpected keyword argument 'client'"):
+        sdks._load(bad)
 
 
 def test_the_plan_makes_its_pairs_and_refuses_a_bad_key(tmp_path) -> None:
@@ -216,7 +262,7 @@ def test_a_client_that_reconnects_resumes_after_a_restart(tmp_path: Path) -> Non
     """Milo's client reconnects by itself: the load resumes, the loss and the restoration are
     recorded, and the server came back on its port."""
     staged = stage(Bench(tmp_path), sdks.get("milo"), sdks.get("open62541"), "restart", "read", TIMING, 100)
-    outcome, found = assess(staged, sdks.get("milo"))
+    outcome, found = assess(staged, sdks.get("milo"), sdks.get("open62541"))
     assert found is not None and staged.incident is not None
     assert (outcome.status, found.verdict) == ("pass", "resumed"), outcome.reason
     assert found.detected_s is not None and 0 <= found.detected_s < 1.0
@@ -228,18 +274,18 @@ def test_a_client_whose_sdk_gives_up_does_not_resume(tmp_path: Path) -> None:
     after a restart it never resumes, which its sdk.toml declares (not supported, not a pass)."""
     reference = sdks.get("open62541")
     staged = stage(Bench(tmp_path), reference, reference, "restart", "subscribe", TIMING, 100)
-    outcome, found = assess(staged, reference)
+    outcome, found = assess(staged, reference, reference)
     assert found is not None and found.verdict == "did not resume"
     assert outcome.status == "not_supported" and "reconnects only once" in (outcome.reason or "")
     undeclared = dataclasses.replace(reference, not_supported={})
-    assert assess(staged, undeclared)[0].status == "fail"
+    assert assess(staged, undeclared, reference)[0].status == "fail"
 
 
 def test_a_server_that_cannot_take_its_port_again_fails(tmp_path: Path) -> None:
     reference = sdks.get("open62541")
     faulty = FixtureSdk(**dataclasses.asdict(reference), launcher=FIXTURES / "unrestartable" / "run")
     staged = stage(Bench(tmp_path), reference, faulty, "restart", "subscribe", TIMING, 100)
-    outcome, _ = assess(staged, reference)
+    outcome, _ = assess(staged, reference, faulty)
     assert outcome.status == "fail"
     assert "could not be started again" in (outcome.reason or "") and "address already in use" in (outcome.reason or "")
 
@@ -252,7 +298,7 @@ def test_a_cut_is_ridden_out_and_leaves_nothing_behind(tmp_path: Path) -> None:
     reference = sdks.get("open62541")
     before = _no_namespaces_left()
     staged = stage(Bench(tmp_path), reference, reference, "cut", "subscribe", TIMING, 100)
-    outcome, found = assess(staged, reference)
+    outcome, found = assess(staged, reference, reference)
     assert found is not None and outcome.status == "pass", outcome.reason
     assert found.verdict in ("resumed", "resumed unnoticed")
     assert staged.outcome.result is not None and staged.outcome.result["verification"]["checked"] > 0

@@ -45,6 +45,20 @@ class KnownDeviation:
 
 
 @dataclass(frozen=True)
+class KnownFailure:
+    """A resilience test that fails on this SDK's server's known behaviour, not on the client
+    alone (sdk.toml [resilience."<incident>/<workload>"]): with the clients in `clients`, the
+    failure's reason contains `found`; `why` names the server's behaviour and the rule it breaks."""
+
+    clients: tuple[str, ...]
+    found: str
+    why: str
+
+    def matches(self, client: str, reason: str) -> bool:
+        return client in self.clients and self.found in reason
+
+
+@dataclass(frozen=True)
 class Sdk:
     id: str
     language: str
@@ -57,6 +71,7 @@ class Sdk:
     install: str = ""
     deviations: dict[str, Deviation] = field(default_factory=dict)  # by check (sdk.toml [deviations])
     conformance: dict[str, KnownDeviation] = field(default_factory=dict)  # by check id (sdk.toml [conformance])
+    resilience: dict[str, KnownFailure] = field(default_factory=dict)  # by "incident/workload" (sdk.toml [resilience])
 
     @property
     def run(self) -> Path:
@@ -91,10 +106,14 @@ def _load(path: Path) -> Sdk:
             install=data.get("install", ""),
             deviations={name: Deviation(**entry) for name, entry in data.get("deviations", {}).items()},
             conformance={check: KnownDeviation(**entry) for check, entry in data.get("conformance", {}).items()},
+            resilience={
+                test: KnownFailure(**{**entry, "clients": tuple(entry.get("clients", ()))})
+                for test, entry in data.get("resilience", {}).items()
+            },
         )
     except KeyError as missing:
         raise ValueError(f"{path}: missing key {missing}") from None
-    except TypeError as wrong:  # a [deviations] or [conformance] entry with a key it does not have
+    except TypeError as wrong:  # a [deviations], [conformance] or [resilience] entry with a key it does not have
         raise ValueError(f"{path}: deviations: {wrong}") from None
 
 

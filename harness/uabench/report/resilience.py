@@ -53,6 +53,10 @@ def resilience_section(cells: list[dict]) -> Section | None:
         if all(c["status"] == "not_supported" for c in group):
             declared.setdefault(client, reasons)
             reasons = f"not supported by {client}'s SDK (note below)"
+        known = _one([c["result"].get("known") for c in group if c["status"] == "fail"])
+        if known:
+            declared.setdefault(f"{server} (server)", f"known: {known}")
+            reasons = f"{reasons}; known, on {server}'s behaviour (note below)"
         rows.append(
             [
                 Cell(variant.replace("/", " during ")),
@@ -99,5 +103,5 @@ def resilience_section(cells: list[dict]) -> Section | None:
             "again); a cut verifies every value. Tick gaps: notifications the subscription skipped; duplicates: "
             "notifications delivered twice. Times of repeated runs: median [min, max]."
         ],
-        tables=[Table(columns, rows, notes=[f"{client}: {why}" for client, why in sorted(declared.items())])],
+        tables=[Table(columns, rows, notes=[f"{sdk}: {why}" for sdk, why in sorted(declared.items())])],
     )

@@ -25,11 +25,13 @@ def _declared(client: Sdk, found: Recovery) -> str | None:
     return None
 
 
-def assess(staged: Staged, client: Sdk) -> tuple[Outcome, Recovery | None]:
+def assess(staged: Staged, client: Sdk, server: Sdk) -> tuple[Outcome, Recovery | None]:
     """The cell's status and reason: pass when the load resumed with every value right; not
     supported when it did not and the client's SDK declares why (_declared);
     fail otherwise (the harness could not stage it, the client broke, the server could not be
-    started again on its port, the load did not resume, values were wrong)."""
+    started again on its port, the load did not resume, values were wrong). A failure the
+    server's sdk.toml declares for this client ([resilience]) stays a failure, its result marked
+    `known` with the server's behaviour that causes it."""
     outcome, result = staged.outcome, staged.outcome.result
     if staged.incident is None:
         return Outcome("fail", f"the client never connected: {outcome.reason or outcome.status}"), None
@@ -54,6 +56,10 @@ def assess(staged: Staged, client: Sdk) -> tuple[Outcome, Recovery | None]:
         status, reason = "not_supported", f"did not resume: {client.reason_unsupported(declared)}"
     else:
         status, reason = "fail", f"{found.verdict}: {found.why}"
+    test = f"{staged.incident.kind}/{staged.client_config.get('workload', '')}"
+    known = server.resilience.get(test)
+    if status == "fail" and known and known.matches(client.id, reason or ""):
+        stored["known"] = known.why
     return Outcome(status, reason, result=stored), found
 
 
@@ -64,7 +70,7 @@ def measure(
     found = []
     for repetition in range(chosen.repetitions):
         staged = stage(session, client, server, kind, workload, chosen, signals)
-        outcome, figures = assess(staged, client)
+        outcome, figures = assess(staged, client, server)
         session.record(
             "resilience",
             client,
