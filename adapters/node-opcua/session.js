@@ -20,6 +20,10 @@ export function withTimeout(promise, ms, what, Failure = ConnectError) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+// The session timeout asked for: longer than any subscription keep-alive interval (at most
+// 3 x 60 s), and the lifetime every subscription asks for at least (subscribe.js, SPEC §3).
+export const SESSION_TIMEOUT_MS = 600000;
+
 export class UaSession {
   /** index: the session's index in the run; connection: the run's Connection (connection.js). */
   constructor(config, keyPair, certificateManager, index = 0, connection = null) {
@@ -41,8 +45,7 @@ export class UaSession {
       clientCertificateManager: certificateManager,
       endpointMustExist: false,
       keepSessionAlive: true,
-      // Longer than any subscription keep-alive interval (at most 3 x 60 s).
-      requestedSessionTimeout: 600000,
+      requestedSessionTimeout: SESSION_TIMEOUT_MS,
     });
     // node-opcua reconnects by itself, with the connectionStrategy the client was created with
     // (its default: retry for ever, backing off from 1 s to 20 s), when that allows retries.

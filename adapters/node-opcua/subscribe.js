@@ -5,6 +5,7 @@ import {
 } from "node-opcua";
 import { nowNs, nsSinceUnix } from "./clock.js";
 import { Histogram } from "./histogram.js";
+import { SESSION_TIMEOUT_MS } from "./session.js";
 import { TICK_MODULUS } from "./model.js";
 import { carriesTick, tickStep } from "./ticks.js";
 import { verifyValue } from "./verify.js";
@@ -126,12 +127,16 @@ async function subscribeSession(uaSession, first, config, m) {
   };
   // Keep-alives about every 10 s; node-opcua insists that stays below the session timeout.
   const keepAliveCount = Math.max(3, Math.ceil(10000 / config.publishing_interval_ms));
+  // SPEC §3 subscribe: a lifetime as long as the session timeout asked for, so a connection lost
+  // for less finds its subscription still on the server; and at least three keep-alives (OPC
+  // 10000-4 §5.13.2).
+  const lifetimeCount = Math.max(3 * keepAliveCount, Math.ceil(SESSION_TIMEOUT_MS / config.publishing_interval_ms));
   const fate = new SubscriptionFate(uaSession, names.length);
   uaSession.subscriptions = fate;
   for (let k = 0; k < config.subscriptions; k++) {
     const subscription = await uaSession.session.createSubscription2({
       requestedPublishingInterval: config.publishing_interval_ms,
-      requestedLifetimeCount: 3 * keepAliveCount,
+      requestedLifetimeCount: lifetimeCount,
       requestedMaxKeepAliveCount: keepAliveCount,
       maxNotificationsPerPublish: 0,
       publishingEnabled: true,

@@ -21,8 +21,10 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+import uabench_contract as contract
 from conftest import start_fixture_server, stop_fixture_server
 
+from uabench.checks import lifetimes
 from uabench.engine import security_probe
 from uabench.engine.session import free_port
 from uabench.robustness import runner, survival, wire
@@ -447,3 +449,27 @@ def test_every_batch_runs_to_its_end_against_a_sound_server(fragile, tmp_path: P
         assert found["failure"] is None and found["cases"] >= 1, (batch, found)
         assert not any(kind.startswith("setup failed") for kind in found["answers"]), (batch, found)
         assert server.alive, batch
+
+
+def test_a_short_subscription_lifetime_is_read_off_the_wire(fragile) -> None:
+    """The lifetime check of `uabench check` (checks/lifetimes.py, SPEC §3 subscribe v8) reads a
+    real client's CreateSession and CreateSubscription through the recording proxy, and finds a
+    purpose-built faulty client's 3 s lifetime too short; a compliant one passes the same rule."""
+    server = fragile("none")
+    host, port = server.endpoint.removeprefix("opc.tcp://").split("/")[0].rsplit(":", 1)
+    proxy = free_port()
+    with Recorder(proxy, host, int(port)) as recorder:
+        faulty = Path(__file__).parent / "fixtures" / "short_lifetime_client.py"
+        done = subprocess.run(
+            [str(PYTHON), str(faulty), f"opc.tcp://127.0.0.1:{proxy}"], capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        messages = [m.data for m in recorder.messages]
+    asked = lifetimes.decode(messages)
+    assert asked.session_timeouts_ms == [600_000.0]
+    assert asked.subscriptions == [lifetimes.Subscription(100.0, 30, 10)]
+    problem = contract.lifetime_problem(600_000.0, 100.0, 30, 10)
+    assert problem and "3 s, shorter than 600 s" in problem
+    assert contract.lifetime_problem(600_000.0, 100.0, 6000, 100) is None
+    assert "below 3 x the keep-alive" in (contract.lifetime_problem(600_000.0, 100.0, 10000, 4500) or "")
+    assert contract.lifetime_problem(120_000.0, 100.0, 1200, 10) is None  # a shorter session's timeout

@@ -336,6 +336,29 @@ class Connection:
         }
 
 
+# SPEC §3 subscribe: a subscription's requested lifetime is at least the session timeout the
+# client asks for, or this, whichever is shorter
+LIFETIME_CAP_MS = 600_000.0
+
+
+def lifetime_problem(
+    session_timeout_ms: float,
+    interval_ms: float,
+    lifetime_count: int,
+    keep_alive_count: int,
+) -> str | None:
+    """SPEC §3 subscribe: what is wrong with a CreateSubscription's requested counts, or None."""
+    wanted_ms = min(session_timeout_ms, LIFETIME_CAP_MS)
+    if lifetime_count * interval_ms < wanted_ms:
+        return (
+            f"lifetime {lifetime_count} x {interval_ms:g} ms = {lifetime_count * interval_ms / 1000:g} s, "
+            f"shorter than {wanted_ms / 1000:g} s (the session timeout asked for, at most 600 s)"
+        )
+    if lifetime_count < 3 * keep_alive_count:
+        return f"lifetime count {lifetime_count} below 3 x the keep-alive count {keep_alive_count}"
+    return None
+
+
 def connection_problems(record: dict) -> list[str]:
     """SPEC §6 `connection`: events in time order, per session alternating and lost first,
     counted in `lost` and `restored`; subscriptions said on a restored event of `subscribe`

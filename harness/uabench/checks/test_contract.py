@@ -10,8 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import uabench_contract as contract
 
 from uabench import plan, sdks
+from uabench.checks import lifetimes
 from uabench.engine.session import Session, free_port
 from uabench.proc.process import AdapterError
 from uabench.results.store import open_store
@@ -305,6 +307,37 @@ def test_server_keeps_writes_made_under_load(sdk: Sdk, reference: Sdk, session: 
     """SPEC §3 W1: what the server answered Good to under load reads back (a server that loses
     or delays writes under load passes the read-back after the phase)."""
     record_property("detail", _reads_back_under_load(session, reference, sdk))
+
+
+@pytest.mark.role("client")
+@pytest.mark.parametrize("interval_ms", [100, 1], ids=["100-ms", "1-ms"])
+def test_client_asks_for_a_subscription_lifetime_that_outlives_a_short_loss(
+    sdk: Sdk, reference: Sdk, session: Session, interval_ms: int, record_property
+) -> None:
+    """SPEC §3 subscribe (v8): the client's CreateSubscription asks for a lifetime of at least its
+    session timeout or 600 s, and three keep-alives; read from its requests on the wire (a
+    recording proxy in front of the reference server, asyncua's codec)."""
+    if "subscribe" not in sdk.workloads:
+        pytest.skip(f"{sdk.id} declares no subscribe workload")
+    server = session.server(reference)
+    workload = {"workload": "subscribe", "nodes": ["Tick"], "publishing_interval_ms": interval_ms,
+                "sampling_interval_ms": 100, "warmup_s": 0.2, "duration_s": 0.3}  # fmt: skip
+    asked = lifetimes.asked(session, sdk, server, workload)
+    assert asked.subscriptions, f"no CreateSubscription request recorded from {sdk.id}'s client"
+    assert asked.session_timeouts_ms, f"no CreateSession request recorded from {sdk.id}'s client"
+    timeout_ms = asked.session_timeouts_ms[0]
+    problems = [
+        problem
+        for one in asked.subscriptions
+        if (problem := contract.lifetime_problem(timeout_ms, one.interval_ms, one.lifetime_count, one.keep_alive_count))
+    ]
+    assert not problems, "; ".join(problems)
+    first = asked.subscriptions[0]
+    record_property(
+        "detail",
+        f"session timeout {timeout_ms / 1000:g} s; lifetime {first.lifetime_count} x {first.interval_ms:g} ms, "
+        f"keep-alive {first.keep_alive_count}",
+    )
 
 
 @pytest.mark.role("client")

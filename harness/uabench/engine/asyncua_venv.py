@@ -1,6 +1,7 @@
 """The harness's scripts that run in asyncua's venv, not the harness's: the security handshake
-(engine/security_handshake.py), the conformance probe (conformance/probe.py) and the hostile
-client (robustness/hostile.py). Each is one process given its arguments as one JSON argument,
+(engine/security_handshake.py), the conformance probe (conformance/probe.py), the hostile
+client (robustness/hostile.py) and the decoder of a client's recorded requests
+(checks/decode_requests.py). Each is one process given its arguments as one JSON argument,
 bounded in time, printing JSON lines; this module starts it and says clearly what went wrong.
 asyncua is the asyncua adapter's pinned SDK (implementations/asyncua/install makes the venv)."""
 
