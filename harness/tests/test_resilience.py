@@ -6,6 +6,7 @@ port, a path cut in network namespaces."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import subprocess
 from pathlib import Path
 
@@ -254,8 +255,9 @@ class Bench:
 
 
 def _no_namespaces_left() -> list[str]:
+    """This process's namespaces (named by the harness's pid: a run beside it has its own)."""
     listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    return [line.split()[0] for line in listed.splitlines() if line.startswith("uabench-") and "-n" in line]
+    return [line.split()[0] for line in listed.splitlines() if line.startswith(f"uabench-{os.getpid()}-")]
 
 
 def test_a_client_that_reconnects_resumes_after_a_restart(tmp_path: Path) -> None:
