@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from datetime import datetime, timezone
 
-from asyncua import ua
+from asyncua import Client, ua
 from asyncua.common.subscription import DataChangeEvent, StatusChangeEvent, Subscription
 
 import uabench_contract as contract
@@ -16,11 +17,13 @@ from uabench_contract.read_verification import value_error
 
 from .connection import ConnectionWatch
 from .load import Phases
-from .session import Session
+from .session import SESSION_TIMEOUT_MS, Session
 
 log = logging.getLogger("uabench_asyncua.client")
 
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+UINT32_MAX = 0xFFFFFFFF
+LIFETIME_CAP_MS = 600_000  # SPEC §3 subscribe: the session timeout asked for, or 600 s
 
 
 class Item:
@@ -159,7 +162,7 @@ async def _subscribe(
     for _ in range(config["subscriptions"]):
         # Iterator mode with an unbounded queue: the SDK drops nothing on the client side.
         subscription = await client.create_subscription(
-            config["publishing_interval_ms"], queue_maxsize=0
+            _parameters(client, config["publishing_interval_ms"]), queue_maxsize=0
         )
         handles = await subscription.subscribe_data_change(
             nodes,
@@ -173,6 +176,27 @@ async def _subscribe(
                 )  # refused: a failed operation
         created.append(subscription)
     return created
+
+
+def _parameters(client: Client, interval_ms: float) -> ua.CreateSubscriptionParameters:
+    """What asyncua's create_subscription(period) asks for, but the lifetime count: SPEC §3
+    subscribe wants a lifetime (count × interval) of at least the session timeout asked for
+    (capped at 600 s) and of three keep-alive intervals, so that a connection lost for less
+    than that finds its subscription still on the server; asyncua's fixed 10000 gives 10 s
+    at 1 ms. The keep-alive count stays asyncua's (75 % of the session timeout)."""
+    keep_alive = client.get_keepalive_count(interval_ms)
+    lifetime = max(
+        3 * keep_alive,
+        math.ceil(min(SESSION_TIMEOUT_MS, LIFETIME_CAP_MS) / interval_ms),
+    )
+    return ua.CreateSubscriptionParameters(
+        RequestedPublishingInterval=interval_ms,
+        RequestedLifetimeCount=min(lifetime, UINT32_MAX),
+        RequestedMaxKeepAliveCount=keep_alive,
+        MaxNotificationsPerPublish=10000,
+        PublishingEnabled=True,
+        Priority=0,
+    )
 
 
 async def _consume(
