@@ -48,6 +48,9 @@ class Session:
             f"uabench python-opcua client {index}"
         )
         self.credentials = credentials
+        # What CreateSession asks for: python-opcua's default, 1 h (connect() then replaces
+        # client.session_timeout by the server's revised value).
+        self.requested_session_timeout_ms = self.client.session_timeout
         self.namespace = None
         self.setup_ns = 0  # GetEndpoints (secure only) .. ActivateSession, SPEC §6
 
