@@ -6,6 +6,7 @@
 #include "tick_check.h"
 #include "verify.h"
 
+#include <math.h>
 #include <open62541/client_subscriptions.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,11 +147,28 @@ static void on_subscription_deleted(UA_Client *client, UA_UInt32 sub_id, void *s
     watch->subscriptions--;
 }
 
+/* SPEC §3 subscribe: a lifetime (count × interval) of at least the session timeout asked for
+ * (capped at 600 s) and of three keep-alive intervals, so that a connection lost for less than
+ * that finds its subscription still on the server (the default 10000 is 10 s at 1 ms). */
+static UA_UInt32 lifetime_count(UA_UInt32 keep_alive, UA_UInt32 session_timeout_ms,
+                                double interval_ms) {
+    double timeout_ms = session_timeout_ms < 600000 ? session_timeout_ms : 600000;
+    double count = ceil(timeout_ms / interval_ms);
+    if(count < 3.0 * keep_alive)
+        count = 3.0 * keep_alive;
+    return count >= UA_UINT32_MAX ? UA_UINT32_MAX : (UA_UInt32)count;
+}
+
 static void create_subscription(UA_Client *client, UA_UInt16 ns, subscription *sub,
                                 recorder *rec) {
     const client_config *c = sub_run.config;
     UA_CreateSubscriptionRequest request = UA_CreateSubscriptionRequest_default();
     request.requestedPublishingInterval = c->publishing_interval_ms;
+    /* The session timeout the client asked for: the SDK default (20 min), not set here. */
+    request.requestedLifetimeCount =
+        lifetime_count(request.requestedMaxKeepAliveCount,
+                       UA_Client_getConfig(client)->requestedSessionTimeout,
+                       c->publishing_interval_ms);
     UA_CreateSubscriptionResponse response =
         UA_Client_Subscriptions_create(client, request, sub, NULL, on_subscription_deleted);
     if(response.responseHeader.serviceResult != UA_STATUSCODE_GOOD) {
