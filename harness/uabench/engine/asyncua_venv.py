@@ -12,17 +12,16 @@ import subprocess
 import tomllib
 from pathlib import Path
 
-from uabench import paths
-
-ASYNCUA = paths.IMPLEMENTATIONS / "asyncua"
+# The checkout this harness runs from, not UABENCH_REPO: the venv is the harness's own tool,
+# which a repository of purpose-built faulty adapters (tests' check_repo) does not carry.
+ASYNCUA = Path(__file__).resolve().parents[3] / "implementations" / "asyncua"
 PYTHON = ASYNCUA / ".venv" / "bin" / "python"
 STAMP = ASYNCUA / ".venv" / ".uabench-lock"  # ci/python-env's stamp: written last
 
 
 def version() -> str:
     """The asyncua the scripts run (sdk.toml's pin): read when a script is run, not on import,
-    so a checkout without asyncua (a test repository of faulty adapters) still loads the
-    harness's Robot library."""
+    so a checkout without asyncua still loads the harness's Robot library."""
     try:
         return str(tomllib.loads((ASYNCUA / "sdk.toml").read_text())["version"])
     except (OSError, KeyError, tomllib.TOMLDecodeError):
