@@ -114,10 +114,18 @@ def test_a_known_deviation_matches_what_came_back() -> None:
     assert not known.matches("BadTypeMismatch")
 
 
-def test_a_known_deviation_with_an_unknown_key_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "entry",
+    [
+        '[conformance.keep_alive]\nfound = "x"\nwhy = "y"\nseen = 1\n',
+        '[resilience."cut/read"]\nfound = "x"\nwhy = "y"\nclients = ["milo"]\nseen = 1\n',  # issue 18
+    ],
+    ids=["conformance", "resilience"],
+)
+def test_a_known_deviation_with_an_unknown_key_is_refused(tmp_path: Path, entry: str) -> None:
     toml = (sdks.paths.IMPLEMENTATIONS / "open62541" / "sdk.toml").read_text()
     bad = tmp_path / "sdk.toml"
-    bad.write_text(toml + '\n[conformance.keep_alive]\nfound = "x"\nwhy = "y"\nseen = 1\n')
+    bad.write_text(toml + "\n" + entry)
     with pytest.raises(ValueError, match="seen"):
         sdks._load(bad)
 

@@ -169,14 +169,6 @@ def test_a_failure_the_server_declares_stays_a_failure_marked_known() -> None:
     assert "known, on asyncua's behaviour" in text and "asyncua (server): known: its Republish answers Good" in text
 
 
-def test_an_sdk_toml_resilience_entry_with_an_unknown_key_is_refused(tmp_path: Path) -> None:
-    toml = (sdks.paths.IMPLEMENTATIONS / "asyncua" / "sdk.toml").read_text()
-    bad = tmp_path / "sdk.toml"
-    bad.write_text(toml + '\n[resilience."cut/read"]\nfound = "x"\nwhy = "y"\nclient = ["milo"]\n')
-    with pytest.raises(ValueError, match="unexpected keyword argument 'client'"):
-        sdks._load(bad)
-
-
 def test_the_plan_makes_its_pairs_and_refuses_a_bad_key(tmp_path) -> None:
     plan = plans.load("resilience")
     smoke = plans.test_cases(plan, ["open62541", "milo"], "smoke")
