@@ -580,19 +580,42 @@ async def _close_all(clients: list[Client]) -> None:
         await asyncio.gather(*(close(c) for c in clients[start : start + 50]))
 
 
+def _flood_subscription() -> ua.CreateSubscriptionParameters:
+    """A flood's subscription: slow (1 s) and short-lived (30 s without a Publish), so what the
+    flood leaves behind, should its CloseSession fail, goes by itself."""
+    return ua.CreateSubscriptionParameters(
+        RequestedPublishingInterval=1000, RequestedLifetimeCount=30, RequestedMaxKeepAliveCount=10,
+        PublishingEnabled=True,
+    )  # fmt: skip
+
+
+async def _until_refused(
+    batch: Batch, made: list, cap: int, create: Callable[[], Awaitable[Any]], errors: tuple[type[BaseException], ...]
+) -> Counter[str]:
+    """Appends to `made` what `create` makes, one at a time, until the server refuses, then as
+    many attempts again as a tenth of those made (at least ten), within `cap` attempts and the
+    batch's time bound: the refusals by status. `made` is the caller's, to close whatever
+    happens here."""
+    refusals: Counter[str] = Counter()
+    while len(made) + sum(refusals.values()) < cap and time.monotonic() < batch.deadline:
+        if refusals and sum(refusals.values()) >= max(10, len(made) // 10):
+            break
+        try:
+            made.append(await create())
+        except errors as error:
+            refusals[_refusal(error)] += 1
+    return refusals
+
+
 async def session_flood(batch: Batch) -> None:
     """Sessions until the server refuses, then as many attempts again (bounded)."""
     clients: list[Client] = []
     refusals: Counter[str] = Counter()
-    cap = min(2000, batch.cases * 100)
     try:
-        while len(clients) + sum(refusals.values()) < cap and time.monotonic() < batch.deadline:
-            if refusals and sum(refusals.values()) >= max(10, len(clients) // 10):
-                break
-            try:
-                clients.append(await _client(batch))
-            except (ua.UaError, OSError, TimeoutError, ConnectionError) as error:
-                refusals[_refusal(error)] += 1
+        refusals = await _until_refused(
+            batch, clients, min(2000, batch.cases * 100), lambda: _client(batch),
+            (ua.UaError, OSError, TimeoutError, ConnectionError),
+        )  # fmt: skip
     finally:
         batch.details.update(sessions=len(clients), refusals=dict(refusals))
         await _close_all(clients)
@@ -602,26 +625,18 @@ async def session_flood(batch: Batch) -> None:
 async def subscription_flood(batch: Batch) -> None:
     """Subscriptions in one session until refused, then as many attempts again (bounded)."""
     client = await _client(batch)
-    created, refusals = 0, Counter[str]()
+    subscriptions: list[Any] = []
+    refusals: Counter[str] = Counter()
+    params = _flood_subscription()
     try:
-        while created + sum(refusals.values()) < min(5000, batch.cases * 250) and time.monotonic() < batch.deadline:
-            if refusals and sum(refusals.values()) >= max(10, created // 10):
-                break
-            try:
-                params = ua.CreateSubscriptionParameters(
-                    RequestedPublishingInterval=1000,
-                    RequestedLifetimeCount=30,
-                    RequestedMaxKeepAliveCount=10,
-                    PublishingEnabled=True,
-                )
-                await client.uaclient.create_subscription(params, lambda *_: None)
-                created += 1
-            except (ua.UaError, TimeoutError) as error:
-                refusals[_refusal(error)] += 1
+        refusals = await _until_refused(
+            batch, subscriptions, min(5000, batch.cases * 250),
+            lambda: client.uaclient.create_subscription(params, lambda *_: None), (ua.UaError, TimeoutError),
+        )  # fmt: skip
     finally:
-        batch.details.update(subscriptions=created, refusals=dict(refusals))
+        batch.details.update(subscriptions=len(subscriptions), refusals=dict(refusals))
         await _close_all([client])
-    batch.done = created + sum(refusals.values())
+    batch.done = len(subscriptions) + sum(refusals.values())
 
 
 async def monitored_item_flood(batch: Batch) -> None:
@@ -629,11 +644,7 @@ async def monitored_item_flood(batch: Batch) -> None:
     client = await _client(batch)
     created, refusals = 0, Counter[str]()
     try:
-        params = ua.CreateSubscriptionParameters(
-            RequestedPublishingInterval=1000, RequestedLifetimeCount=30, RequestedMaxKeepAliveCount=10,
-            PublishingEnabled=True,
-        )  # fmt: skip
-        subscription = await client.uaclient.create_subscription(params, lambda *_: None)
+        subscription = await client.uaclient.create_subscription(_flood_subscription(), lambda *_: None)
         cap = min(50000, batch.cases * 1000)
         node = ua.NodeId(ua.ObjectIds.Server_ServerStatus_State)
         while created < cap and time.monotonic() < batch.deadline and sum(refusals.values()) < 10:
