@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import time
 from datetime import datetime, timezone
 
@@ -22,8 +21,6 @@ from .session import SESSION_TIMEOUT_MS, Session
 log = logging.getLogger("uabench_asyncua.client")
 
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-UINT32_MAX = 0xFFFFFFFF
-LIFETIME_CAP_MS = 600_000  # SPEC §3 subscribe: the session timeout asked for, or 600 s
 
 
 class Item:
@@ -185,13 +182,11 @@ def _parameters(client: Client, interval_ms: float) -> ua.CreateSubscriptionPara
     than that finds its subscription still on the server; asyncua's fixed 10000 gives 10 s
     at 1 ms. The keep-alive count stays asyncua's (75 % of the session timeout)."""
     keep_alive = client.get_keepalive_count(interval_ms)
-    lifetime = max(
-        3 * keep_alive,
-        math.ceil(min(SESSION_TIMEOUT_MS, LIFETIME_CAP_MS) / interval_ms),
-    )
     return ua.CreateSubscriptionParameters(
         RequestedPublishingInterval=interval_ms,
-        RequestedLifetimeCount=min(lifetime, UINT32_MAX),
+        RequestedLifetimeCount=contract.lifetime_count(
+            SESSION_TIMEOUT_MS, interval_ms, keep_alive
+        ),
         RequestedMaxKeepAliveCount=keep_alive,
         MaxNotificationsPerPublish=10000,
         PublishingEnabled=True,

@@ -3,7 +3,6 @@ delivers each data change to a handler on the session's receive thread."""
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from datetime import datetime
@@ -17,9 +16,7 @@ from .pipeline import Phases
 from .session import Session
 
 EPOCH = datetime(1970, 1, 1)
-UINT32_MAX = 0xFFFFFFFF
 KEEP_ALIVE_COUNT = 3000  # python-opcua's create_subscription(period) default
-LIFETIME_CAP_MS = 600_000  # SPEC §3 subscribe: the session timeout asked for, or 600 s
 
 
 def _unix_ns(timestamp: datetime) -> int:
@@ -126,18 +123,6 @@ def _monitored_items(session: Session, names: list[str], config: dict) -> list:
     return items
 
 
-def lifetime_count(session_timeout_ms: float, interval_ms: float) -> int:
-    """SPEC §3 subscribe: a lifetime (count × interval) of at least the session timeout asked
-    for (capped at 600 s) and of three keep-alive intervals, so that a connection lost for
-    less than that finds its subscription still on the server (python-opcua's fixed 10000
-    gives 10 s at 1 ms)."""
-    lifetime = max(
-        3 * KEEP_ALIVE_COUNT,
-        math.ceil(min(session_timeout_ms, LIFETIME_CAP_MS) / interval_ms),
-    )
-    return min(lifetime, UINT32_MAX)
-
-
 def run_subscribe(
     sessions: list[Session], config: dict, watch: ConnectionWatch
 ) -> contract.Recorder:
@@ -156,8 +141,12 @@ def run_subscribe(
             parameters.RequestedPublishingInterval = float(
                 config["publishing_interval_ms"]
             )
-            parameters.RequestedLifetimeCount = lifetime_count(
-                session.requested_session_timeout_ms, config["publishing_interval_ms"]
+            # SPEC §3 subscribe: a lifetime that outlives a loss shorter than the session
+            # timeout (python-opcua's fixed 10000 gives 10 s at 1 ms)
+            parameters.RequestedLifetimeCount = contract.lifetime_count(
+                session.requested_session_timeout_ms,
+                config["publishing_interval_ms"],
+                KEEP_ALIVE_COUNT,
             )
             parameters.RequestedMaxKeepAliveCount = KEEP_ALIVE_COUNT
             parameters.MaxNotificationsPerPublish = 0

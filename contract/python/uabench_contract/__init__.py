@@ -341,6 +341,16 @@ class Connection:
 LIFETIME_CAP_MS = 600_000.0
 
 
+def lifetime_count(
+    session_timeout_ms: float, interval_ms: float, keep_alive_count: int
+) -> int:
+    """SPEC §3 subscribe: the lifetime count a client asks for: at least the session timeout it
+    asks for (at most LIFETIME_CAP_MS) over the publishing interval, and three keep-alives; a
+    UInt32."""
+    wanted = math.ceil(min(session_timeout_ms, LIFETIME_CAP_MS) / interval_ms)
+    return min(max(3 * keep_alive_count, wanted), 0xFFFFFFFF)
+
+
 def lifetime_problem(
     session_timeout_ms: float,
     interval_ms: float,

@@ -31,7 +31,6 @@ from uabench.plan import reference_client as plan_module_reference
 from uabench.proc import pinning
 from uabench.resilience import incident as incident_module
 from uabench.robustness import batches as batch_module
-from uabench.robustness.batches import typical_seconds as typical_batch_s
 
 # Seconds from starting an adapter process to its first measured operation: a native binary
 # is ready at once, a JVM or Node.js needs seconds to load and compile. Measured on the 2-core
@@ -335,7 +334,7 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         sizes = plan.robustness.profiles[profile]
         servers.start(server, cost)
         health = 3 * (startup(plan_module_reference() or server) + HEALTH_READ_S)
-        batch_s = typical_batch_s(batch, sizes.cases, sizes.time_s, _language(server))
+        batch_s = batch_module.typical_seconds(batch, sizes.cases, sizes.time_s, _language(server))
         # at most: the batch runs to its time bound (every fuzz case waits out a silent server)
         most_s = batch_module.HOSTILE_START_S + sizes.time_s
         cost.add(batch_s + sizes.recovery_s + health, most_s + sizes.recovery_s + health, cells=1)
