@@ -2,7 +2,13 @@
 judge against purpose-built faulty launchers. The emulated runs themselves are checks
 (uabench/checks/test_arm_smoke.py, `uabench arm-smoke`, `uabench check --all`)."""
 
+import contextlib
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -85,3 +91,46 @@ def test_the_image_summary_keeps_one_entry_per_engine(tmp_path):
     images.record(built, summary, "dockerd 20.10 (test)")
     entries = {(e.get("engine"), e["status"]) for e in json.loads(summary.read_text())}
     assert entries == {("docker", "built"), ("podman", "failed")}  # podman's replaced the unnamed one
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=["ctrl-c", "stopped", "killed"])
+def test_make_base_takes_its_debootstrap_with_it(tmp_path, stop):
+    """A `uabench images` interrupted (KeyboardInterrupt: _make_base stops make-base with
+    SIGTERM), stopped (it dies of SIGTERM) or killed leaves no debootstrap behind: make-base's
+    PR_SET_PDEATHSIG is SIGTERM, and its trap stops debootstrap's process group. A stand-in
+    debootstrap (first on PATH) records its pid and a child's and waits; the harness is a child
+    process running images._make_base, so that it can be stopped. Before the fix, make-base
+    died of the signal without its trap and debootstrap went on (the real one, by hand, 24 Nov)."""
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    pids = tmp_path / "pids"
+    (fake / "debootstrap").write_text(f"#!/bin/sh\necho $$ >> {pids}\nsleep 300 &\necho $! >> {pids}\nwait\n")
+    (fake / "debootstrap").chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}", "UABENCH_ENGINE": "podman"}
+    before = set(Path("/var/tmp").glob("uabench-base-amd64.*"))
+    harness = subprocess.Popen(
+        [sys.executable, "-c", f"from uabench.arm import images; images._make_base(['amd64', '--force'], {env!r})"],
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not (pids.exists() and len(pids.read_text().split()) == 2):
+            assert time.monotonic() < deadline and harness.poll() is None, "the stand-in debootstrap never started"
+            time.sleep(0.1)
+        started = [int(p) for p in pids.read_text().split()]
+        harness.send_signal(stop)
+        harness.wait(timeout=60)
+        deadline = time.monotonic() + 30
+        while any(Path(f"/proc/{pid}").exists() for pid in started) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in started if Path(f"/proc/{pid}").exists()], "debootstrap outlived make-base"
+        deadline = time.monotonic() + 30  # make-base's cleanup after debootstrap is gone
+        while set(Path("/var/tmp").glob("uabench-base-amd64.*")) - before and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not set(Path("/var/tmp").glob("uabench-base-amd64.*")) - before, "its work directory is left"
+    finally:
+        for pid in [int(p) for p in pids.read_text().split()] if pids.exists() else []:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        harness.kill()

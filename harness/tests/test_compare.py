@@ -87,9 +87,9 @@ def test_figures_without_repetitions_are_judged_by_their_intervals():
 # --- stores written through the Store API --------------------------------------------------------------
 
 
-def _store(path, servers: dict[str, list[float]], suite: str = "read"):
+def _store(path, servers: dict[str, list[float]], suite: str = "read", provenance: dict | None = None):
     store = open_store(path)
-    run_id = store.begin_run(suite, "quick", {"plan": PLAN})
+    run_id = store.begin_run(suite, "quick", {"plan": PLAN, **(provenance or {})})
     for server, values in servers.items():
         for repetition, value in enumerate(values):
             store.add_cell(

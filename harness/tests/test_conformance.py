@@ -119,8 +119,11 @@ def test_a_known_deviation_matches_what_came_back() -> None:
     [
         '[conformance.keep_alive]\nfound = "x"\nwhy = "y"\nseen = 1\n',
         '[resilience."cut/read"]\nfound = "x"\nwhy = "y"\nclients = ["milo"]\nseen = 1\n',  # issue 18
+        '[interop.read]\nfound = "x"\nwhy = "y"\nclients = ["asyncua"]\nseen = 1\n',  # issue 19
+        '[client_resilience."restart/read"]\nfound = "x"\nwhy = "y"\nservers = ["milo"]\nseen = 1\n',
+        '[robustness.fuzz-bitflip]\nfound = "crashed"\nwhy = "y"\nseen = 1\n',
     ],
-    ids=["conformance", "resilience"],
+    ids=["conformance", "resilience", "interop", "client_resilience", "robustness"],
 )
 def test_a_known_deviation_with_an_unknown_key_is_refused(tmp_path: Path, entry: str) -> None:
     toml = (sdks.paths.IMPLEMENTATIONS / "open62541" / "sdk.toml").read_text()

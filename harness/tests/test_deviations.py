@@ -26,3 +26,10 @@ def test_a_deviation_with_a_key_it_does_not_know_is_refused(tmp_path):
 def test_the_declared_deviations_load():
     declared = {sdk.id: sdk.deviations for sdk in sdks.all_sdks()}
     assert all(isinstance(d, sdks.Deviation) and d.why for each in declared.values() for d in each.values())
+
+
+def test_a_deviation_may_name_the_wrong_status_it_answers_with():
+    wrong = sdks.Deviation("ActivateSession", "", "answers a non-security status", status="BadTcpEndpointUrlInvalid")
+    assert wrong.matches("ActivateSession", "BadTcpEndpointUrlInvalid", "answered at ActivateSession")
+    assert not wrong.matches("ActivateSession", None, "closed")  # silence is not what it declares
+    assert not wrong.matches("ActivateSession", "BadSecurityPolicyRejected", "")  # a proper refusal is no deviation

@@ -127,6 +127,15 @@ ROWS = [
         ["--junit {t}/plan.d", "directory"],
     ),
     ("capacity-sdk-unknown", ["capacity", "nosuch"], {}, 2, ["unknown SDK 'nosuch'"]),
+    ("profile-sdk-unknown", ["profile", "nosuch"], {}, 2, ["unknown SDK 'nosuch'"]),
+    (
+        "profile-workload-unknown",
+        ["profile", "open62541", "--workload", "nope"],
+        {},
+        2,
+        ["--workload: no workload 'nope'", "has: read, read, SignAndEncrypt"],
+    ),
+    ("profile-plan-not-a-profile-plan", ["profile", "open62541", "--plan", "read"], {}, 2, ["is no profile plan"]),
     (
         "predict-sdk-unknown",
         ["--store", "{t}/fresh.sqlite", "predict", "--sdk", "nosuch", "--signals", "1", "--interval-ms", "1"],

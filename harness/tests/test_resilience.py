@@ -141,7 +141,7 @@ def test_a_failure_the_server_declares_stays_a_failure_marked_known() -> None:
     client = dataclasses.replace(sdks.get("node-opcua"), not_supported={})
     gone = _record(_ops([(0, 3)]), [(3.0, "lost", None)])
     known = sdks.KnownFailure(("node-opcua",), "did not resume", "its Republish answers Good")
-    server = dataclasses.replace(SERVER, resilience={"restart/subscribe": known})
+    server = dataclasses.replace(sdks.get("asyncua"), resilience={"restart/subscribe": known})
     subscribe = {"workload": "subscribe"}
     staged = dataclasses.replace(_staged(gone), client_config=subscribe)
     outcome, _ = assess(staged, client, server)
@@ -167,6 +167,37 @@ def test_a_failure_the_server_declares_stays_a_failure_marked_known() -> None:
     }
     text = markdown(Report("r", [resilience_section([cell])]))
     assert "known, on asyncua's behaviour" in text and "asyncua (server): known: its Republish answers Good" in text
+
+
+def test_a_failure_the_client_declares_stays_a_failure_marked_known() -> None:
+    """A client's sdk.toml [client_resilience] entry marks the failure with its own behaviour,
+    against the servers it names and a reason it matches only; the report says whose."""
+    gone = _record(_ops([(0, 3)]), [(3.0, "lost", None)])
+    staged = dataclasses.replace(_staged(gone), client_config={"workload": "subscribe"})
+    known = sdks.KnownFailure((), "did not resume", "its publish loop races the reconnection", servers=("open62541",))
+    client = dataclasses.replace(sdks.get("asyncua"), not_supported={}, client_resilience={"restart/subscribe": known})
+    outcome, _ = assess(staged, client, SERVER)
+    assert outcome.status == "fail" and outcome.result
+    assert (outcome.result["known"], outcome.result["known_on"]) == (known.why, "asyncua (client)")
+    other_server = dataclasses.replace(SERVER, id="milo")
+    assert "known" not in (assess(staged, client, other_server)[0].result or {})
+    read = dataclasses.replace(staged, client_config={"workload": "read"})
+    assert "known" not in (assess(read, client, SERVER)[0].result or {})
+    # the same entry in the server's table names clients, not servers: not this failure
+    as_server = dataclasses.replace(SERVER, resilience={"restart/subscribe": known})
+    plain = dataclasses.replace(client, client_resilience={})
+    assert "known" not in (assess(staged, plain, as_server)[0].result or {})
+    cell = {
+        "kind": "resilience",
+        "variant": "restart/subscribe",
+        "client": "asyncua",
+        "server": "open62541",
+        "status": "fail",
+        "reason": outcome.reason,
+        "result": outcome.result,
+    }
+    text = markdown(Report("r", [resilience_section([cell])]))
+    assert "known, on asyncua's behaviour" in text and "asyncua (client): known: its publish loop" in text
 
 
 def test_the_plan_makes_its_pairs_and_refuses_a_bad_key(tmp_path) -> None:

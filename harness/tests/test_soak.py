@@ -56,7 +56,7 @@ def test_the_plans_make_their_tests() -> None:
     assert len(plans.test_cases(robustness, ["open62541"], "quick")) == 1 + len(robustness.robustness.batches)
     soak = plans.load("soak")
     assert [c.args for c in plans.test_cases(soak, ["milo"], "smoke")] == [("milo",)]
-    assert soak.soak is not None and soak.soak.profiles["smoke"].duration_s == 30
+    assert soak.soak is not None and soak.soak.profiles["smoke"].duration_s == 20
 
 
 @pytest.mark.parametrize(
@@ -65,7 +65,7 @@ def test_the_plans_make_their_tests() -> None:
         ("robustness", '"fuzz-bitflip", "fuzz-length"', '"fuzz-bitflip", "no-such"', "robustness.batches.1: 'no-such'"),
         ("robustness", "cases = 5", "cases = 0", "profiles.smoke.robustness.cases: 0 is less than the minimum"),
         ("robustness", "seed = 1", 'seed = "x"', "robustness.seed: 'x' is not of type 'integer'"),
-        ("soak", "duration_s = 30", "duration_s = 1", "profiles.smoke.soak.duration_s: 1 is less than the minimum"),
+        ("soak", "duration_s = 20", "duration_s = 1", "profiles.smoke.soak.duration_s: 1 is less than the minimum"),
         ("soak", "churn = true", "churn = 3", "soak.churn: 3 is not of type 'boolean'"),
     ],
 )

@@ -353,7 +353,7 @@ def test_a_store_damaged_beyond_its_header_is_one_line_and_exit_2(tmp_path, caps
 
 def test_a_run_keeps_the_cells_measured_while_another_writer_holds_the_store(short_locks, tmp_path, monkeypatch):
     """A real `uabench run`: a second writer takes the store's lock once the first cell is in
-    and holds it for 3 s (beyond a cell's wait); the cells measured meanwhile are kept and
+    and holds it for 8 s (beyond a cell's wait); the cells measured meanwhile are kept and
     written afterwards, none lost."""
     from robot.api import ExecutionResult
 
@@ -377,15 +377,17 @@ def test_a_run_keeps_the_cells_measured_while_another_writer_holds_the_store(sho
         with closing(sqlite3.connect(path, isolation_level=None, timeout=10)) as holder:
             holder.execute("BEGIN IMMEDIATE")
             window.append(time.time_ns())
-            time.sleep(3)
+            time.sleep(8)  # longer than the next interop cells take on a busy machine
             window.append(time.time_ns())
             holder.execute("ROLLBACK")
 
     holder = threading.Thread(target=hold, daemon=True)
     holder.start()
-    argv = ["--store", str(path), "run", "read", "--profile", "smoke", "--sdk", "open62541", "--include", "interop"]
+    # four interop cells (2 x 2 pairs): the lock is taken after the first and outlasts the next
+    argv = ["--store", str(path), "run", "read", "--profile", "smoke", "--sdk", "open62541,python-opcua"]
+    argv += ["--include", "interop"]
     assert cli.main(argv) == 0
-    holder.join(timeout=10)
+    holder.join(timeout=15)
     assert len(window) == 2, "the lock was never taken"
     (run_dir,) = (tmp_path / "runs").iterdir()
     tests = ExecutionResult(str(run_dir / "output.xml")).suite.test_count

@@ -101,7 +101,9 @@ def test_the_remote_sampler_reads_the_agents_samples_on_this_clock(sampled):
     workdir, start, end = sampled
     sampler = ssh.RemoteSampler(LocalFiles(workdir, 0), "role-1")
     window = sampler.window(start, end)
-    assert window is not None and window["cpu_percent"] > 50, window  # a busy loop: about one core
+    # a busy loop: about one core on an idle machine, less beside other load (a third seen with
+    # the load average at 10 on 2 cores); a sampler of nothing or of an idle process reads about 0
+    assert window is not None and window["cpu_percent"] > 10, window
     assert window["rss_max"] > 1_000_000 and window["threads_max"] >= 1
 
 
@@ -120,4 +122,4 @@ def test_samples_on_another_clock_are_moved_by_the_offset(sampled):
     shifted.write_text("\n".join(moved) + "\n")
     assert ssh.RemoteSampler(LocalFiles(workdir, 0), "role-2").window(start, end) is None
     found = ssh.RemoteSampler(LocalFiles(workdir, hour), "role-2").window(start, end)
-    assert found is not None and found["cpu_percent"] > 50
+    assert found is not None and found["cpu_percent"] > 10  # the busy loop's, as above

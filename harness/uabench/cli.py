@@ -54,7 +54,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         # without a chosen engine the image checks use podman, as before
         with _container_engine(bool(args.engine or os.environ.get("UABENCH_ENGINE")), args.engine):
             return checks.run(["test_contract", "test_arm_smoke"], options, junit)
-    return checks.run(["test_contract"], [], junit, keyword=" or ".join(args.sdk))
+    return checks.run(["test_contract"], ["--sdk", ",".join(args.sdk)], junit)
 
 
 def _junit(given: str | None, command: str) -> Path:
@@ -103,6 +103,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     _seed()
     only = plan.selected(args.sdk)
+    plan.measure_versions(args.versions)
     chosen = [plan.load(name) for name in (args.plans or DEFAULT_SUITES)]
     placement = _placement(args)
     if placement[0].kind == "container" or placement[1].kind == "container":
@@ -399,6 +400,29 @@ def cmd_capacity(args: argparse.Namespace) -> int:
     return cmd_run(_run_of([args.plan], args.profile, args, args.report, args.out, placement))
 
 
+def cmd_profile(args: argparse.Namespace) -> int:
+    """`uabench profile SDK --workload W`: the profile plan for one server and one workload, then
+    the report with its flame graph."""
+    sdks.get(args.sdk)
+    loaded = plan.load(args.plan)
+    if not loaded.profile:
+        raise plan.PlanError(f"{loaded.path} is no profile plan (it has no [profile] table)")
+    names = [w.name for w in loaded.profile.workloads]
+    if args.workload not in names:
+        raise plan.PlanError(f"--workload: no workload '{args.workload}' in {loaded.path} (has: {', '.join(names)})")
+    placement = {key: getattr(args, key) for key in PLACEMENT_OPTIONS}
+    # the report draws the flame graph (report/profile.py): always written, its path printed
+    run = _run_of([args.plan], args.profile, args, True, args.out, placement)
+    run.include = [plan.workload_tag(args.workload)]
+    status = cmd_run(run)
+    from uabench.report.model import slug  # the report's own file name for it
+
+    drawn = Path(args.out) / "flamegraphs" / f"{slug(f'{args.sdk} {args.workload}')}.svg"
+    if status == 0 and drawn.exists():
+        print(f"flame graph: {drawn}")
+    return status
+
+
 def _run_of(plans: list[str], profile: str, args: argparse.Namespace, report: bool, out: str, placement: dict):
     """The arguments of `uabench run` for a command that is one (capacity, arm-smoke)."""
     return argparse.Namespace(
@@ -414,6 +438,7 @@ def _run_of(plans: list[str], profile: str, args: argparse.Namespace, report: bo
         exclude=None,
         test=None,
         time_budget=None,
+        versions=False,
         **placement,
     )
 
@@ -655,6 +680,12 @@ def parser() -> argparse.ArgumentParser:
         metavar="SECONDS|MM:SS",
         help="end adaptive repetitions so that the run ends near this time (default: only the plan's most blocks)",
     )
+    run.add_argument(
+        "--versions",
+        action="store_true",
+        help="rank every version an sdk.toml declares beside its server (the version trend), in any profile "
+        "(default: in the plan's `versions` profiles)",
+    )
     run.add_argument("--dryrun", action="store_true", help="Robot's dry run: list and check the tests, measure nothing")
     _isolation_option(run)
     _engine_option(run)
@@ -679,6 +710,18 @@ def parser() -> argparse.ArgumentParser:
     _isolation_option(capacity)
     _engine_option(capacity)
     capacity.set_defaults(func=cmd_capacity)
+
+    profiled = commands.add_parser(
+        "profile", help="a sampling profile of one server under a workload: flame graph, functions, attribution"
+    )
+    profiled.add_argument("sdk")
+    profiled.add_argument("--workload", default="read", help="a workload of the profile plan (default: %(default)s)")
+    profiled.add_argument("--plan", default="profile", help="profile plan (default: %(default)s)")
+    profiled.add_argument("--profile", default="quick")
+    profiled.add_argument("--out", default=str(paths.RESULTS / "report"))
+    _isolation_option(profiled)
+    _engine_option(profiled)
+    profiled.set_defaults(func=cmd_profile)
 
     model = commands.add_parser("model", help="fit the CPU sizing model to the stored sweeps")
     model.set_defaults(func=cmd_model)

@@ -22,7 +22,7 @@ class Identity:
     application_uri: str
 
 
-def make_identity(directory: Path, name: str, application_uri: str) -> Identity:
+def make_identity(directory: Path, name: str, application_uri: str, valid_days: int = 365) -> Identity:
     """Create (or reuse) `name`'s certificate and key in `directory`."""
     directory.mkdir(parents=True, exist_ok=True)
     certificate, private_key = directory / f"{name}.der", directory / f"{name}.pem"
@@ -43,7 +43,7 @@ def make_identity(directory: Path, name: str, application_uri: str) -> Identity:
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=365))
+        .not_valid_after(now + datetime.timedelta(days=valid_days))
         .add_extension(
             x509.SubjectAlternativeName(
                 [
@@ -93,9 +93,21 @@ class Pki:
     stranger: Identity  # a client nobody trusts: for the negative tests
 
 
-def make_pki(directory: Path) -> Pki:
-    return Pki(
-        server=make_identity(directory, "server", "urn:uabench:server"),
-        client=make_identity(directory, "client", "urn:uabench:client"),
-        stranger=make_identity(directory, "stranger", "urn:uabench:client"),
-    )
+NAMES = {"server": "urn:uabench:server", "client": "urn:uabench:client", "stranger": "urn:uabench:client"}
+
+
+def make_pki(directory: Path, valid_days: int = 365) -> Pki:
+    return Pki(**{name: make_identity(directory, name, uri, valid_days) for name, uri in NAMES.items()})
+
+
+def kept_pki(directory: Path) -> Pki:
+    """The PKI kept in `directory` (made once, by make_pki), as it is: never made anew."""
+    identities = {
+        name: Identity(directory / f"{name}.der", directory / f"{name}.pem", application_uri)
+        for name, application_uri in NAMES.items()
+    }
+    paths = [path for one in identities.values() for path in (one.certificate, one.private_key)]
+    missing = [str(path) for path in paths if not path.exists()]
+    if missing:
+        raise FileNotFoundError(f"the kept PKI lacks {', '.join(missing)}")
+    return Pki(**identities)

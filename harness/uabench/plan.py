@@ -6,6 +6,7 @@ adding an adapter grows every matrix, and a user's own plan runs with `uabench r
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import os
 import re
@@ -15,15 +16,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from uabench import paths, plan_contract, sdks
+from uabench import paths, plan_contract, plan_table, sdks
 from uabench.conformance import plan as conformance_plan
 from uabench.conformance.checks import GROUPS as CONFORMANCE_GROUPS
 from uabench.conformance.plan import ConformanceSetup
 from uabench.engine.constants import SWEEP_RESOLUTION
+from uabench.footprint import plan as footprint_plan
+from uabench.footprint.plan import FootprintSetup
+from uabench.instructions import plan as instructions_plan
+from uabench.instructions.plan import InstructionsSetup
 from uabench.network import plan as network_plan
 from uabench.network import profiles as network_profiles
 from uabench.network.plan import NetworkSetup
 from uabench.plan_table import PlanTableError
+from uabench.profile import plan as profile_plan
+from uabench.profile.plan import ProfileSetup
 from uabench.resilience import plan as resilience_plan
 from uabench.resilience.plan import ResilienceSetup
 from uabench.robustness import plan as robustness_plan
@@ -49,6 +56,8 @@ PLAN_KEYS = {
     "capacity",
     "interop_pairs",
     "server_warmup_s",
+    "versions",
+    "second_load_generator",
 }
 PUBSUB_PLAN_KEYS = {
     "suite",
@@ -65,6 +74,9 @@ CONFORMANCE_PLAN_KEYS = {"suite", "description", "servers", "conformance", "prof
 ROBUSTNESS_PLAN_KEYS = {"suite", "description", "servers", "robustness", "profiles"}
 SOAK_PLAN_KEYS = {"suite", "description", "servers", "soak", "profiles"}
 RESILIENCE_PLAN_KEYS = {"suite", "description", "servers", "clients", "resilience", "profiles"}
+INSTRUCTIONS_PLAN_KEYS = {"suite", "description", "servers", "instructions", "profiles"}
+PROFILE_PLAN_KEYS = {"suite", "description", "servers", "profile", "profiles"}
+FOOTPRINT_PLAN_KEYS = {"suite", "description", "servers", "clients", "footprint", "profiles"}
 # The most seconds a server is warmed up before it is measured (engine.warmup: chunks of load
 # until the throughput is steady; a server not steady by then is marked "never steady"), and
 # the measured seconds of one chunk. A plan's `server_warmup_s` table overrides the bound.
@@ -329,12 +341,18 @@ class Plan:
     capacity: Capacity | None = None
     interop_pairs: dict[str, str] | None = None  # per profile: "all" (default) or "cross"
     server_warmup: dict[str, float] | None = None
+    versions: tuple[str, ...] = ()  # profiles whose rankings also measure the servers' other versions
+    # the client that ranks every server again when a ranked server refuses the reference client
+    second_load_generator: str | None = None
     pubsub: PubSub | None = None
     network: NetworkSetup | None = None  # a network plan (network/plan.py)
     conformance: ConformanceSetup | None = None  # a conformance plan (conformance/plan.py)
     robustness: RobustnessSetup | None = None  # a robustness plan (robustness/plan.py)
     soak: SoakSetup | None = None  # a soak plan (robustness/soak.py)
     resilience: ResilienceSetup | None = None  # a resilience plan (resilience/plan.py)
+    instructions: InstructionsSetup | None = None  # an instructions plan (instructions/plan.py)
+    profile: ProfileSetup | None = None  # a profile plan (profile/plan.py)
+    footprint: FootprintSetup | None = None  # a footprint plan (footprint/plan.py)
 
     def require_profile(self, profile: str) -> None:
         """A PlanError naming the plan's profiles unless it has `profile`."""
@@ -364,6 +382,14 @@ class Plan:
             "latency": self.capacity and self.capacity.latency,
         }
         return {kind: phase for kind, phase in self.profiles.get(profile, {}).items() if used[kind]}
+
+    def ranked(self, servers: list[str], profile: str | None) -> list[str]:
+        """The servers a ranking measures: `servers`, and in the plan's `versions` profiles each
+        one's other declared versions beside it (oldest first), so a version trend is measured
+        in the same interleaved blocks as the ranking; in every profile with `uabench run --versions`."""
+        if not every_version() and (profile is None or profile not in self.versions):
+            return servers
+        return [sdk.id for server in servers for sdk in sdks.versions_of(server)]
 
     def pairs(self, profile: str | None) -> str:
         return (self.interop_pairs or {}).get(profile or "", "all")
@@ -627,9 +653,15 @@ def _sweep_point(sweep: Sweep, value: object, where: str) -> None:
     _adapter_config("server", server, f"{where}: server")
     if "nodes" in point:
         expand_nodes(point["nodes"], f"{where}: nodes", server)
-    if "security" in point:  # the harness supplies the certificates at run time
-        point["security"] = dict(point["security"], certificate="c.der", private_key="k.pem")
-    _adapter_config("client", point, f"{where}: client")
+    _client_config(point, f"{where}: client")
+
+
+def _client_config(config: dict, where: str) -> None:
+    """A client config of a plan as the adapters would take it: the harness supplies a secure
+    workload's certificates at run time, so any paths stand for them here."""
+    if "security" in config:
+        config = {**config, "security": dict(config["security"], certificate="c.der", private_key="k.pem")}
+    _adapter_config("client", config, where)
 
 
 def _server_warmup(raw: object, profiles: list[str]) -> dict[str, float] | None:
@@ -641,6 +673,17 @@ def _server_warmup(raw: object, profiles: list[str]) -> dict[str, float] | None:
     ):
         raise PlanError(f"server_warmup_s: a table of profile = seconds (0-600), got {raw!r}")
     return {k: float(v) for k, v in raw.items()}
+
+
+def _versions(raw: object, profiles: list[str]) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(v, str) and v in profiles for v in raw):
+        raise PlanError(
+            f"versions: a list of the profiles ({', '.join(profiles)}) whose rankings measure every version, "
+            f"got {raw!r}"
+        )
+    return tuple(raw)
 
 
 def _interop_pairs(raw: object, profiles: list[str]) -> dict[str, str] | None:
@@ -717,6 +760,13 @@ def _kinds() -> dict[str, tuple[set[str], str, Callable[[dict, dict], Plan]]]:
         "robustness": (ROBUSTNESS_PLAN_KEYS, "robustness plan (it has a [robustness] table)", _robustness_plan),
         "soak": (SOAK_PLAN_KEYS, "soak plan (it has a [soak] table)", _soak_plan),
         "resilience": (RESILIENCE_PLAN_KEYS, "resilience plan (it has a [resilience] table)", _resilience_plan),
+        "instructions": (
+            INSTRUCTIONS_PLAN_KEYS,
+            "instructions plan (it has an [instructions] table)",
+            _instructions_plan,
+        ),
+        "profile": (PROFILE_PLAN_KEYS, "profile plan (it has a [profile] table)", _profile_plan),
+        "footprint": (FOOTPRINT_PLAN_KEYS, "footprint plan (it has a [footprint] table)", _footprint_plan),
     }
 
 
@@ -786,6 +836,76 @@ def _conformance_plan(raw: dict, common: dict) -> Plan:
     )
 
 
+def _instructions_plan(raw: dict, common: dict) -> Plan:
+    setup, parsed = _checked_tables(instructions_plan.parse, raw)
+    setup = dataclasses.replace(setup, workloads=_named_workloads(setup.workloads, "instructions.workloads"))
+    return Plan(
+        **common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), instructions=setup
+    )
+
+
+def _profile_plan(raw: dict, common: dict) -> Plan:
+    setup, parsed = _checked_tables(profile_plan.parse, raw)
+    setup = dataclasses.replace(setup, workloads=_named_workloads(setup.workloads, "profile.workloads"))
+    return Plan(
+        **common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), profile=setup
+    )
+
+
+def _footprint_plan(raw: dict, common: dict) -> Plan:
+    setup, parsed = _checked_tables(footprint_plan.parse, raw)
+    _adapter_config("server", {"port": 1, **setup.server}, "footprint.server")
+    models = []
+    for index, model in enumerate(setup.models):
+        here = f"footprint.models[{index}].workload"
+        if model.vary == "monitored_items" and "nodes" in model.workload:
+            raise PlanError(f"{here}.nodes: a model of monitored_items names its own nodes (Signal_0 … n−1)")
+        workload = dict(model.workload)
+        if "nodes" in workload:
+            workload["nodes"] = expand_nodes(workload["nodes"], f"{here}.nodes", setup.server)
+        for step in model.steps:
+            config = dataclasses.replace(model, workload=workload).held(step)
+            _client_config({"endpoint": "opc.tcp://h:1", **config}, f"{here} at {step}")
+        models.append(dataclasses.replace(model, workload=workload))
+    fixed = {}
+    for key, workload in (("startup.first_request", setup.first_request), ("client.workload", setup.client_workload)):
+        workload = {**workload, "nodes": expand_nodes(workload.get("nodes"), f"footprint.{key}.nodes", setup.server)}
+        _client_config({"endpoint": "opc.tcp://h:1", **workload}, f"footprint.{key}")
+        fixed[key] = workload
+    setup = dataclasses.replace(
+        setup,
+        models=tuple(models),
+        first_request=fixed["startup.first_request"],
+        client_workload=fixed["client.workload"],
+    )
+    return Plan(
+        **common,
+        profiles=parsed,
+        servers=_sdk_selection(raw.get("servers"), "servers", "server"),
+        clients=_sdk_selection(raw.get("clients"), "clients", "client"),
+        footprint=setup,
+    )
+
+
+def _named_workloads(workloads: tuple[plan_table.Workload, ...], where: str) -> tuple[plan_table.Workload, ...]:
+    """Each workload's nodes expanded (its loads' too) and its configs checked against the contract."""
+    found = []
+    for index, one in enumerate(workloads):
+        here = f"{where}[{index}]"
+        _adapter_config("server", one.server, f"{here}.server")
+        nodes = expand_nodes(one.workload.get("nodes"), f"{here}.workload.nodes", one.server)
+        workload = {**one.workload, "nodes": nodes}
+        _client_config(workload, f"{here}.workload")
+        loads = []
+        for number, load in enumerate(one.loads):
+            if "nodes" in load:
+                load = {**load, "nodes": expand_nodes(load["nodes"], f"{here}.loads[{number}].nodes", one.server)}
+            _client_config({**workload, **load}, f"{here}.loads[{number}]")
+            loads.append(load)
+        found.append(dataclasses.replace(one, workload=workload, loads=tuple(loads)))
+    return tuple(found)
+
+
 def _robustness_plan(raw: dict, common: dict) -> Plan:
     setup, parsed = _checked_tables(robustness_plan.parse, raw)
     return Plan(
@@ -841,7 +961,17 @@ def _client_server_plan(raw: dict, common: dict) -> Plan:
         capacity=_capacity(raw.get("capacity")),
         interop_pairs=_interop_pairs(raw.get("interop_pairs"), list(parsed_profiles)),
         server_warmup=_server_warmup(raw.get("server_warmup_s"), list(parsed_profiles)),
+        versions=_versions(raw.get("versions"), list(parsed_profiles)),
+        second_load_generator=_text(raw, "second_load_generator", None),
     )
+    if plan.second_load_generator is not None:
+        # one not installed here is left out as any SDK is (a checkout with fewer SDKs, the test
+        # fixtures' repositories): second_load_generator() then names none, and the first ranking's
+        # table says which server it could not rank; one that is installed must be a client
+        if plan.second_load_generator in {sdk.id for sdk in sdks.all_sdks()}:
+            _sdk_ids([plan.second_load_generator], "second_load_generator", "client")
+        if plan.ranking is None:
+            raise PlanError("key 'second_load_generator' needs a 'ranking' to measure again")
     if plan.ranking is not None and plan.ranking not in {v.name for v in plan.throughput}:
         raise PlanError(f"key 'ranking' names no throughput variant: {plan.ranking!r}")
     if not (plan.interop or plan.throughput or plan.sweeps or plan.negative_security or plan.capacity):
@@ -915,6 +1045,24 @@ def _selection_text(plan: Plan) -> str:
     return "; ".join(f"{role}s: {', '.join(_chosen(role, ids, None)) or 'none'}" for role, ids in roles.items())
 
 
+# `uabench run --versions` reaches plan.ranked through the environment: the Robot run's test
+# matrix (robot.modifier.Matrix) loads its plans afresh, in the same process.
+VERSIONS_ENV = "UABENCH_VERSIONS"
+
+
+def measure_versions(on: bool) -> None:
+    """Every ranking of this process also measures each server's other declared versions,
+    whatever the plan's `versions` profiles say (`uabench run --versions`)."""
+    if on:
+        os.environ[VERSIONS_ENV] = "1"
+    else:
+        os.environ.pop(VERSIONS_ENV, None)
+
+
+def every_version() -> bool:
+    return os.environ.get(VERSIONS_ENV) == "1"
+
+
 def reference_client() -> str | None:
     """The load generator that ranks servers: the native client when it is there."""
     clients = [sdk.id for sdk in sdks.with_role("client")]
@@ -922,6 +1070,19 @@ def reference_client() -> str | None:
     if wanted in clients:
         return wanted
     return clients[0] if clients else None
+
+
+def second_load_generator(plan: Plan, reference: str, ranked: list[str]) -> str | None:
+    """The plan's second load generator when one of the `ranked` servers refuses the reference
+    client (sdk.toml [interop], refused = true) and it is installed: it ranks every server again,
+    so that server is ranked too, in a table of its own (a figure under one load generator is
+    never ranked against one under another). None otherwise."""
+    second = plan.second_load_generator
+    if second is None or second == reference or second not in {sdk.id for sdk in sdks.with_role("client")}:
+        return None
+    workload = next((v.workload["workload"] for v in plan.throughput if v.name == plan.ranking), None)
+    refusing = [server for server in ranked if sdks.get(server).refuses(reference, workload)]
+    return second if refusing else None
 
 
 def reference_publisher() -> str | None:
@@ -980,6 +1141,12 @@ def test_cases(plan: Plan, only: list[str] | None = None, profile: str | None = 
         return _conformance_tests(plan, only)
     if plan.robustness:
         return _robustness_tests(plan, only, profile)
+    if plan.instructions:
+        return _instructions_tests(plan, only, profile)
+    if plan.profile:
+        return _profile_tests(plan, only, profile)
+    if plan.footprint:
+        return _footprint_tests(plan, only, profile)
     if plan.resilience:
         return _resilience_tests(plan, only, profile)
     if plan.soak:
@@ -1091,6 +1258,93 @@ def _robustness_tests(plan: Plan, only: list[str] | None, profile: str | None) -
     ]
 
 
+def _instructions_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
+    """The instructions suite: per server the profile counts, one test per workload; a server in
+    a language the plan does not count has one test, which says why."""
+    assert plan.instructions
+    setup = plan.instructions
+    allowed = setup.servers_of(profile)
+    cases = []
+    for server in _chosen("server", plan.servers, only):
+        if allowed is not None and server not in allowed:
+            continue
+        if setup.why_not_counted(sdks.get(server).language):
+            cases.append(
+                TestCase(
+                    f"no count of {server}",
+                    "Instructions Should Be Counted",
+                    (server, ""),
+                    ("instructions", f"server:{server}"),
+                )
+            )
+            continue
+        cases += [
+            TestCase(
+                f"{one.name} on {server}",
+                "Instructions Should Be Counted",
+                (server, one.name),
+                ("instructions", f"server:{server}", workload_tag(one.name)),
+            )
+            for one in setup.workloads_of(profile)
+        ]
+    return cases
+
+
+def workload_tag(name: str) -> str:
+    """The tag of a named workload's tests: `--include workload:read-1-node`."""
+    return "workload:" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def _profile_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
+    """The profile suite: every server under every workload of the profile."""
+    assert plan.profile
+    allowed = plan.profile.servers_of(profile)
+    return [
+        TestCase(
+            f"profile of {server}: {one.name}",
+            "Server Should Be Profiled",
+            (server, one.name),
+            ("profile", f"server:{server}", workload_tag(one.name)),
+        )
+        for server in _chosen("server", plan.servers, only)
+        if allowed is None or server in allowed
+        for one in plan.profile.workloads_of(profile)
+    ]
+
+
+def _footprint_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
+    """The footprint suite: per server its start-up and each memory model, then per client its
+    memory per session against the reference server."""
+    assert plan.footprint
+    chosen = plan.footprint.chosen(profile)
+    servers = [s for s in _chosen("server", plan.servers, only) if chosen.servers is None or s in chosen.servers]
+    clients = [c for c in _chosen("client", plan.clients, only) if chosen.clients is None or c in chosen.clients]
+    cases = []
+    for server in servers:
+        tags = ("footprint", f"server:{server}")
+        cases.append(TestCase(f"start-up of {server}", "Server Start Up Should Be Measured", (server,), tags))
+        cases.append(TestCase(f"image of {server}", "Server Image Should Be Measured", (server,), tags))
+        cases += [
+            TestCase(
+                f"memory per {model.unit} of {server}",
+                "Server Footprint Should Be Measured",
+                (server, model.name),
+                (*tags, workload_tag(model.name)),
+            )
+            for model in plan.footprint.models_of(profile)
+        ]
+    cases += [
+        TestCase(
+            f"memory per session of the {client} client",
+            "Client Footprint Should Be Measured",
+            (client,),
+            ("footprint", f"client:{client}"),
+        )
+        for client in clients
+    ]
+    return cases
+
+
 def _resilience_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
     """The resilience suite: per incident and workload, every client against the reference
     server, and with pairs "cross" the reference client against every other server (the
@@ -1134,8 +1388,10 @@ def _client_server_tests(plan: Plan, only: list[str] | None, profile: str | None
     reference = reference_client()
     pairs = [(client, server) for server in servers for client in clients]
     if plan.pairs(profile) == "cross" and reference in servers and reference in clients:
-        # every client against the reference server, the reference client against every server
-        pairs = [(c, s) for c, s in pairs if reference in (c, s)]
+        # every client against the reference server, the reference client against every server,
+        # and each SDK's client against its own server (a server that refuses the reference
+        # client is still met by a client that reaches it)
+        pairs = [(c, s) for c, s in pairs if reference in (c, s) or c == s]
     tests = [
         TestCase(
             f"{client} {verb} {server}: {v.name}",
@@ -1150,16 +1406,22 @@ def _client_server_tests(plan: Plan, only: list[str] | None, profile: str | None
     if reference:  # ranks the selected servers even when the selection leaves it out
         # One test per ranking: it measures every selected server in interleaved blocks
         # (engine.interleave), so it carries the tag of every server it measures.
-        measured = tuple(f"server:{server}" for server in servers)
+        ranked = plan.ranked(servers, profile)
+        measured = tuple(f"server:{server}" for server in ranked)
+        # a second load generator ranks the headline variant again, right after the reference
+        # (every server warm from it), when a ranked server refuses the reference client
+        second = second_load_generator(plan, reference, ranked)
+        loads = [(reference, None), *([(second, plan.ranking)] if second else [])]
         tests += [
             TestCase(
-                f"Throughput ranking ({reference} load): {v.name}",
+                f"Throughput ranking ({client} load): {v.name}",
                 "Throughput Ranking Should Be Measured",
-                (reference, v.name, ",".join(servers)),
-                ("throughput", "ranking", f"client:{reference}", *measured),
+                (client, v.name, ",".join(ranked)),
+                ("throughput", "ranking", f"client:{client}", *measured),
             )
+            for client, only_variant in loads
             for v in plan.throughput
-            if servers and (profile is None or v.runs_in(profile))
+            if servers and (profile is None or v.runs_in(profile)) and only_variant in (None, v.name)
         ]
         for sweep in plan.sweeps:
             if profile is not None and not sweep.points(profile):
@@ -1170,7 +1432,7 @@ def _client_server_tests(plan: Plan, only: list[str] | None, profile: str | None
                         TestCase(
                             f"Security overhead ({reference} load): {sweep.name}",
                             "Security Overhead Should Be Measured",
-                            (sweep.name, reference, ",".join(servers)),
+                            (sweep.name, reference, ",".join(ranked)),
                             ("sweep", "security", f"client:{reference}", *measured),
                         )
                     )
@@ -1183,7 +1445,8 @@ def _client_server_tests(plan: Plan, only: list[str] | None, profile: str | None
                     (sweep.name, client, server),
                     ("sweep", f"client:{client}", f"server:{server}"),
                 )
-                for server in servers
+                # each version's headline: the reference client's signal-rate sweep
+                for server in (ranked if sweep.clients == "reference" and sweep.kind == "signals" else servers)
                 for client in sweep_clients
             ]
         if plan.capacity:

@@ -12,11 +12,12 @@ import asyncua
 import uabench_contract as contract
 from uabench_contract import validation
 
-from . import security
+from . import compat, security
 
 SDK = "asyncua"
 LANGUAGE = "Python"
-ROLES = ["server", "client", "publisher", "subscriber"]
+# PubSub only where the loaded asyncua has asyncua.pubsub (not 1.1.8: compat.PUBSUB)
+ROLES = ["server", "client"] + (["publisher", "subscriber"] if compat.PUBSUB else [])
 WORKLOADS = ["read", "write", "subscribe"]
 USAGE = (
     "usage: run capabilities | run {server,client,publisher,subscriber} --config FILE"
@@ -55,6 +56,12 @@ def main(argv: list[str]) -> None:
         contract.emit(capabilities())
         return
     if command in ("publisher", "subscriber"):
+        if not compat.PUBSUB:
+            contract.fail(
+                "not_supported",
+                f"asyncua {asyncua.__version__} has no PubSub (no asyncua.pubsub)",
+                contract.EXIT_NOT_SUPPORTED,
+            )
         pubsub_role(command, args)
         return
     if command not in ("server", "client"):

@@ -13,10 +13,16 @@ from asyncua.server.address_space import AttributeValue
 
 import uabench_contract as contract
 
+from . import compat
+
 log = logging.getLogger("uabench_asyncua.server")
 
 FLOAT, DOUBLE = ua.VariantType.Float, ua.VariantType.Double
 GOOD = ua.StatusCode()  # shared: a fresh one per value costs more than the value itself
+# structs whose fields asyncua 1.1.8 names differently (compat.struct): ua.X itself on 2.x
+AddNodesItem = compat.struct(ua.AddNodesItem)
+ReferenceDescription = compat.struct(ua.ReferenceDescription)
+DataValue = compat.struct(ua.DataValue)
 
 
 @dataclass
@@ -57,7 +63,7 @@ def add_variables(
             UserAccessLevel=writable,
         )
         items.append(
-            ua.AddNodesItem(
+            AddNodesItem(
                 RequestedNewNodeId=nodeid,
                 BrowseName=name,
                 NodeClass=ua.NodeClass.Variable,
@@ -76,7 +82,7 @@ def add_variables(
             )
         )
         forward.append(
-            ua.ReferenceDescription(
+            ReferenceDescription(
                 ReferenceTypeId=component,
                 IsForward=True,
                 NodeId=nodeid,
@@ -97,7 +103,7 @@ def add_variables(
     now = datetime.now(timezone.utc)
     for v, item in zip(variables, items):
         value = aspace[item.RequestedNewNodeId].attributes[ua.AttributeIds.Value]
-        value.value = ua.DataValue(
+        value.value = DataValue(
             v.value, StatusCode=GOOD, SourceTimestamp=now, ServerTimestamp=now
         )
 
@@ -183,7 +189,7 @@ class StandardAddressSpace:
                 variant = ua.Variant(tick % 2**32, ua.VariantType.UInt32)
             else:
                 variant = ua.Variant(contract.signal(index - 1, tick), FLOAT)
-            value = ua.DataValue(
+            value = DataValue(
                 variant, StatusCode=GOOD, SourceTimestamp=now, ServerTimestamp=now
             )
             if attribute.datachange_callbacks:

@@ -18,7 +18,8 @@ from .address_space import StandardAddressSpace
 log = logging.getLogger("uabench_asyncua.server")
 
 # The contract allows up to 10000 outstanding requests per session; asyncua closes a
-# connection whose inbound queue exceeds this (default 500, a flood guard).
+# connection whose inbound queue exceeds this (default 500, a flood guard). asyncua 1.1.8
+# has no such guard and never reads the attribute.
 MAX_PENDING_MESSAGES = 10_000
 STOP_TIMEOUT_S = 3.0
 

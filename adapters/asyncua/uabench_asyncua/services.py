@@ -15,10 +15,16 @@ from uabench_contract import Recorder
 from uabench_contract.read_verification import ReadVerifier
 from uabench_contract.write_verification import LowestInFlight, WriteReadBack, sampled
 
+from . import compat
 from .load import LATE
 from .session import REQUEST_TIMEOUT_S, Session
 
 VALUE = ua.AttributeIds.Value
+# structs whose fields asyncua 1.1.8 names differently (compat.struct): ua.X itself on 2.x
+ReadValueId = compat.struct(ua.ReadValueId)
+ReadParameters = compat.struct(ua.ReadParameters)
+WriteValue = compat.struct(ua.WriteValue)
+DataValue = compat.struct(ua.DataValue)
 T = TypeVar("T")
 
 
@@ -70,9 +76,9 @@ class ReadWorkload(ServiceWorkload):
         parameters = cache.get(offset)
         if parameters is None:
             s = self.sessions[session]
-            parameters = cache[offset] = ua.ReadParameters(
+            parameters = cache[offset] = ReadParameters(
                 NodesToRead=[
-                    ua.ReadValueId(NodeId=s.nodeid(n), AttributeId=VALUE)
+                    ReadValueId(NodeId=s.nodeid(n), AttributeId=VALUE)
                     for n in self.names(k)
                 ],
                 MaxAge=0,
@@ -83,9 +89,7 @@ class ReadWorkload(ServiceWorkload):
     async def request(self, session: int, k: int) -> tuple[int, list[ua.DataValue]]:
         """(the session's high-water tick before the send, R2; the response's values)"""
         sent_high = self.verifier.high_water(session)
-        values = await self.sessions[session].client.uaclient.read(
-            self._read_parameters(session, k)
-        )
+        values = await self.sessions[session].read(self._read_parameters(session, k))
         return sent_high, values
 
     def outcome(
@@ -133,7 +137,7 @@ class WriteWorkload(ServiceWorkload):
         """(W1's C if request k is one session 0 reads back, else None; the results)"""
         s = self.sessions[session]
         values = [
-            ua.WriteValue(
+            WriteValue(
                 NodeId=s.nodeid(name),
                 AttributeId=VALUE,
                 Value=_value_only(
@@ -145,9 +149,7 @@ class WriteWorkload(ServiceWorkload):
         tracked = session == 0 and self.read_back is not None
         lowest = self._in_flight.lowest if tracked and sampled(k) else None
         try:
-            results = await s.client.uaclient.write(
-                ua.WriteParameters(NodesToWrite=values)
-            )
+            results = await s.write(ua.WriteParameters(NodesToWrite=values))
         finally:
             if tracked:  # answered, failed or given up: no longer in flight
                 self._in_flight.finished(k)
@@ -178,15 +180,15 @@ class WriteWorkload(ServiceWorkload):
         """W1: reads the nodes of session 0's write k back and judges them."""
         assert self.read_back is not None
         s = self.sessions[0]
-        parameters = ua.ReadParameters(
+        parameters = ReadParameters(
             NodesToRead=[
-                ua.ReadValueId(NodeId=s.nodeid(n), AttributeId=VALUE) for n in names
+                ReadValueId(NodeId=s.nodeid(n), AttributeId=VALUE) for n in names
             ],
             MaxAge=0,
             TimestampsToReturn=ua.TimestampsToReturn.Source,
         )
         try:
-            values = await s.client.uaclient.read(parameters)
+            values = await s.read(parameters)
         except Exception as error:
             self.read_back.failed(names, self.describe(error))
             return
@@ -204,7 +206,7 @@ class WriteWorkload(ServiceWorkload):
         expected = {i: contract.write_verification_value(pattern, i) for i in positions}
         for chunk in _chunks(list(positions), self.per_request):
             values = [
-                ua.WriteValue(
+                WriteValue(
                     NodeId=s.nodeid(self.nodes[i]),
                     AttributeId=VALUE,
                     Value=_value_only(expected[i]),
@@ -213,9 +215,7 @@ class WriteWorkload(ServiceWorkload):
             ]
             try:
                 await self._verifying(
-                    lambda: s.client.uaclient.write(
-                        ua.WriteParameters(NodesToWrite=values)
-                    )
+                    lambda: s.write(ua.WriteParameters(NodesToWrite=values))
                 )
             except Exception as error:  # the read-back below counts the affected nodes
                 if len(self.recorder.error_examples) < contract.MAX_EXAMPLES:
@@ -223,18 +223,16 @@ class WriteWorkload(ServiceWorkload):
                         f"verification write: {self.describe(error)}"
                     )
         for chunk in _chunks(list(positions), self.per_request):
-            parameters = ua.ReadParameters(
+            parameters = ReadParameters(
                 NodesToRead=[
-                    ua.ReadValueId(NodeId=s.nodeid(self.nodes[i]), AttributeId=VALUE)
+                    ReadValueId(NodeId=s.nodeid(self.nodes[i]), AttributeId=VALUE)
                     for i in chunk
                 ],
                 MaxAge=0,
                 TimestampsToReturn=ua.TimestampsToReturn.Source,
             )
             try:
-                results: list[Any] = await self._verifying(
-                    lambda: s.client.uaclient.read(parameters)
-                )
+                results: list[Any] = await self._verifying(lambda: s.read(parameters))
             except Exception as error:
                 results = [error] * len(chunk)
             for i, dv in zip(chunk, results):
@@ -267,7 +265,7 @@ class WriteWorkload(ServiceWorkload):
 def _value_only(value: float) -> ua.DataValue:
     """A Double DataValue that encodes the value only: no timestamps and, unlike asyncua's
     default, no (Good) StatusCode (SPEC §3: writes carry the value only)."""
-    return ua.DataValue(ua.Variant(value, ua.VariantType.Double), StatusCode=None)
+    return DataValue(ua.Variant(value, ua.VariantType.Double), StatusCode=None)
 
 
 def _chunks(items: list[int], size: int) -> list[list[int]]:

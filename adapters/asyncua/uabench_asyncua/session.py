@@ -13,7 +13,7 @@ from asyncua import Client, ua
 import uabench_contract as contract
 from uabench_contract import Connection
 
-from . import security
+from . import compat, security
 from .connection import ConnectionWatch
 
 log = logging.getLogger("uabench_asyncua.client")
@@ -43,12 +43,22 @@ class Session:
     _nodeids: dict[str, ua.NodeId] = field(default_factory=dict)
     watch: ConnectionWatch | None = None
 
+    def __post_init__(self) -> None:
+        # The Read and Write services the workloads call: the SDK's own (watched once the
+        # connection is, where the SDK has no observer to tell a loss)
+        self.read = self.client.uaclient.read
+        self.write = self.client.uaclient.write
+
     def watch_connection(
         self, index: int, connection: Connection, subscribe: bool
     ) -> None:
-        """SPEC §3 Connection loss: from now on the Client's state changes are recorded."""
+        """SPEC §3 Connection loss: from now on the session's losses are recorded."""
         self.watch = ConnectionWatch(index, connection, subscribe)
-        self.client.uaclient.observer = self.watch
+        self.watch.attach(self.client)
+        # asyncua 1.1.8 has no observer: its requests tell a loss too (connection.py)
+        if not compat.OBSERVER:
+            self.read = self.watch.watched(self.client.uaclient.read)
+            self.write = self.watch.watched(self.client.uaclient.write)
 
     def nodeid(self, name: str) -> ua.NodeId:
         nodeid = self._nodeids.get(name)
@@ -68,13 +78,13 @@ async def open_session(config: dict, in_flight: int) -> Session:
     # max_chunkcount 0) and takes the server's, so nothing to raise here.
     # SPEC §3 reconnect: asyncua's own supervisor reconnects and restores the subscriptions,
     # with its defaults (first retry after 1 s, doubling up to 30 s; a request waits up to
-    # 60 s for the reconnection before it fails)
+    # 60 s for the reconnection before it fails); 1.1.8 has none (compat.AUTO_RECONNECT)
     client = Client(
         config["endpoint"],
         timeout=REQUEST_TIMEOUT_S,
-        auto_reconnect=config["reconnect"],
+        **compat.client_options(config["reconnect"]),
     )
-    client.set_max_concurrent_requests(in_flight + SPARE_REQUESTS)
+    compat.limit_requests(client, in_flight + SPARE_REQUESTS)
     client.session_timeout = SESSION_TIMEOUT_MS
     try:
         namespace, setup_ns = await asyncio.wait_for(

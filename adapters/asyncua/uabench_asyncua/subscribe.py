@@ -5,15 +5,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import AsyncIterator
 from datetime import datetime, timezone
+from typing import Any
 
 from asyncua import Client, ua
-from asyncua.common.subscription import DataChangeEvent, StatusChangeEvent, Subscription
 
 import uabench_contract as contract
 from uabench_contract import Histogram, Recorder
 from uabench_contract.read_verification import value_error
 
+from . import compat
+from .compat import DataChangeEvent, StatusChangeEvent
 from .connection import ConnectionWatch
 from .load import Phases
 from .session import SESSION_TIMEOUT_MS, Session
@@ -109,14 +112,14 @@ async def run_subscriptions(
     measurements = Measurements(recorder, config["verify"])
     created = await asyncio.gather(*(_subscribe(s, config, recorder) for s in sessions))
     subscriptions = [
-        (subscription, session.watch)
+        (events, session.watch)
         for session, per_session in zip(sessions, created)
-        for subscription in per_session
+        for events in per_session
     ]
     counts = [0] * len(subscriptions)
     consumers = [
-        asyncio.create_task(_consume(sub, watch, measurements, counts, i))
-        for i, (sub, watch) in enumerate(subscriptions)
+        asyncio.create_task(_consume(events, watch, measurements, counts, i))
+        for i, (events, watch) in enumerate(subscriptions)
     ]
 
     phases = Phases.begin_now(config["warmup_s"], config["duration_s"])
@@ -151,15 +154,16 @@ async def run_subscriptions(
 
 async def _subscribe(
     session: Session, config: dict, recorder: Recorder
-) -> list[Subscription]:
-    """Creates this session's subscriptions."""
+) -> list[AsyncIterator[Any]]:
+    """Creates this session's subscriptions; returns each one's events."""
     client = session.client
     nodes = [client.get_node(session.nodeid(name)) for name in config["nodes"]]
     created = []
     for _ in range(config["subscriptions"]):
-        # Iterator mode with an unbounded queue: the SDK drops nothing on the client side.
-        subscription = await client.create_subscription(
-            _parameters(client, config["publishing_interval_ms"]), queue_maxsize=0
+        # Iterator mode with an unbounded queue (1.1.8: a handler that queues, compat): the
+        # SDK drops nothing on the client side.
+        subscription, events = await compat.create_subscription(
+            client, _parameters(client, config["publishing_interval_ms"])
         )
         handles = await subscription.subscribe_data_change(
             nodes,
@@ -171,7 +175,7 @@ async def _subscribe(
                 recorder.notification(
                     False, f"{name}: {handle.name}"
                 )  # refused: a failed operation
-        created.append(subscription)
+        created.append(events)
     return created
 
 
@@ -195,7 +199,7 @@ def _parameters(client: Client, interval_ms: float) -> ua.CreateSubscriptionPara
 
 
 async def _consume(
-    subscription: Subscription,
+    events: AsyncIterator[Any],
     watch: ConnectionWatch | None,
     measurements: Measurements,
     counts: list[int],
@@ -204,7 +208,7 @@ async def _consume(
     """Measures the subscription's data changes (its items by client handle, which a
     re-created subscription keeps)."""
     items: dict[int, Item] = {}
-    async for event in subscription:
+    async for event in events:
         if isinstance(event, DataChangeEvent):
             received_ns, wall_ns = time.perf_counter_ns(), time.time_ns()
             if watch is not None:

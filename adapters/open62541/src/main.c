@@ -9,6 +9,7 @@
 #include "subscriber.h"
 #include "version.h"
 
+#include <jansson.h>
 #include <open62541/config.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +40,13 @@ static int capabilities(void) {
 }
 
 int main(int argc, char **argv) {
+    /* Jansson seeds its hash tables from /dev/urandom, and the seed decides the allocations a
+     * config's objects take, so the heap layout the address space is then built in. open62541's
+     * zip trees rank nodes by a hash of their addresses: the instructions a lookup takes follow
+     * that layout. A fixed seed makes a server's count per request repeat from process to process
+     * (uabench run instructions: 0.22 % apart before, 0.002 % with it and the same certificates).
+     * The configs come from the harness, so their hash tables need no defence against floods. */
+    json_object_seed(0x5eed);
     const char *command = argc > 1 ? argv[1] : "";
     if(strcmp(command, "capabilities") == 0 && argc == 2)
         return capabilities();

@@ -140,6 +140,44 @@ def write_verification_value(pattern: int, position: int) -> float:
     return -(100000 * pattern + position) - 0.25
 
 
+# The encoded size of a node's DataValue in a Read response (OPC 10000-6 §5.2.2.17 and §5.2.2.16):
+# the encoding mask, the Variant's type byte, a StatusCode and a SourceTimestamp, then the value:
+# 4 bytes of length per array or ByteString, the elements at their built-in size. An upper bound
+# of what a server must send, for SPEC §3 "Message sizes" (a server's server_max_response_bytes).
+DATA_VALUE_OVERHEAD = 1 + 1 + 4 + 8
+VALUE_BYTES = {
+    "Page": 4 + 2 * PAGE_LENGTH,
+    "SDD": 4 + SDD_LENGTH,
+    "Image": 4 + IMAGE_LENGTH,
+    **{name: 4 + 8 * length for name, length in ARRAYS.items()},
+}
+SCALAR_BYTES = 8  # Float, UInt32 and Double take 4 or 8
+RESPONSE_OVERHEAD = (
+    128  # the message and ReadResponse headers, the results array's length
+)
+
+
+def response_bytes(nodes: list[str], nodes_per_request: int) -> int:
+    """The largest Read response any request of a read workload over `nodes` asks a server for
+    (request k carries the nodes of SPEC §3; the windows repeat after len(nodes) requests)."""
+    sizes = [
+        DATA_VALUE_OVERHEAD + VALUE_BYTES.get(node, SCALAR_BYTES) for node in nodes
+    ]
+    count = len(sizes)
+    whole, rest = divmod(
+        nodes_per_request, count
+    )  # a request holds `whole` full rounds and a window
+    prefix = [0]
+    for size in sizes + sizes:  # doubled: a window may wrap around the end
+        prefix.append(prefix[-1] + size)
+    starts = {(k * nodes_per_request) % count for k in range(count)}
+    return (
+        RESPONSE_OVERHEAD
+        + whole * prefix[count]
+        + max(prefix[i + rest] - prefix[i] for i in starts)
+    )
+
+
 def request_nodes(nodes: list[str], request: int, nodes_per_request: int) -> list[str]:
     start = request * nodes_per_request
     return [nodes[(start + j) % len(nodes)] for j in range(nodes_per_request)]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import time
 from dataclasses import asdict, dataclass
@@ -38,7 +39,11 @@ IMAGE_REPOSITORY = "localhost/uabench"
 # so a TLS proxy the host trusts is trusted there too.
 HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 BUILD_CA = paths.REPO / ".cache" / "build-ca"
-SDKS = ("open62541", "asyncua", "python-opcua", "node-opcua", "milo")
+SDKS = ("open62541", "asyncua", "python-opcua", "node-opcua", "milo", "gopcua", "async-opcua")
+MAKE_BASE_STOP_S = 30  # make-base stops debootstrap and unmounts what it mounted within this
+# Adapters that compile to one native binary (Go, Rust): `implementations/<sdk>/cross-build <dist>`
+# writes .cache/dist/<dist>/uabench-<sdk> (dist: Arch.dist), which the Dockerfile copies, as the
+# Bazel build does for open62541.
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,8 @@ NOT_BUILT = {
     "Rust >= 1.74 to build; Debian bookworm armel has rustc 1.63",
     ("python-opcua", "armel"): "the pinned cryptography 50.0.2 has no ARMv6 wheel on PyPI and needs "
     "Rust >= 1.74 to build; Debian bookworm armel has rustc 1.63",
+    ("async-opcua", "armel"): "Rust's arm-unknown-linux-gnueabi needs an ARMv6 cross gcc and glibc that Debian's "
+    "armhf toolchain (ARMv7) does not provide (implementations/async-opcua/cross-build)",
 }
 
 
@@ -162,19 +169,42 @@ def ensure_base(target: Arch, suite: str = "bookworm") -> None:
     via_podman = chosen.name == "docker" and shutil.which("podman") is not None
     maker = podman if via_podman else chosen
     if not (via_podman and podman.exists(name)):
-        done = subprocess.run(
-            [str(CONTAINERS / "make-base"), target.name, "--suite", suite],
-            env={**maker.environ(), engines.ENVIRONMENT: maker.name},
-            capture_output=True,
-            text=True,
+        returncode, stderr = _make_base(
+            [target.name, "--suite", suite], {**maker.environ(), engines.ENVIRONMENT: maker.name}
         )
-        if done.returncode != 0:
-            raise ImageError(f"make-base {target.name} --suite {suite} failed: {done.stderr.strip()[-800:]}")
+        if returncode != 0:
+            raise ImageError(f"make-base {target.name} --suite {suite} failed: {stderr.strip()[-800:]}")
     if via_podman:
         try:
             transfer(podman, chosen, name)
         except EngineError as error:
             raise ImageError(f"base {name}: podman save | docker load failed: {error}") from None
+
+
+def _make_base(args: list[str], env: dict[str, str]) -> tuple[int, str]:
+    """Runs make-base with `args`: (its exit status, its stderr). Stopped (Ctrl-C, SIGTERM) or killed, the
+    harness takes it down with SIGTERM, which make-base passes on to its debootstrap before it
+    removes its half-made root file system: here for the first two (subprocess.run would SIGKILL
+    it, and its trap would never run), PR_SET_PDEATHSIG for a killed harness."""
+    process = subprocess.Popen(
+        [str(CONTAINERS / "make-base"), *args],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=launcher.preexec(death_signal=signal.SIGTERM),
+    )
+    try:
+        _, stderr = process.communicate()
+    except BaseException:
+        process.terminate()
+        try:
+            process.wait(timeout=MAKE_BASE_STOP_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        raise
+    return process.returncode, stderr
 
 
 def transfer(source: Engine, destination: Engine, image: str) -> None:
@@ -198,6 +228,15 @@ def prerequisite(sdk: str, target: Arch, fresh: bool = False) -> str | None:
             )
             if done.returncode != 0 or not binary.exists():
                 return f"ci/bazel-build {target.dist} failed: {(done.stderr or done.stdout).strip()[-400:]}"
+        return None
+    cross_build = repo / "implementations" / sdk / "cross-build"
+    if cross_build.exists():
+        binary = repo / ".cache" / "dist" / target.dist / f"uabench-{sdk}"
+        if fresh or not binary.exists():
+            done = subprocess.run([str(cross_build), target.dist], capture_output=True, text=True)
+            if done.returncode != 0 or not binary.exists():
+                why = (done.stderr or done.stdout).strip()[-400:]
+                return f"implementations/{sdk}/cross-build {target.dist} failed: {why}"
         return None
     if sdk == "milo":
         jar = repo / "adapters" / "milo" / "target" / "uabench-milo.jar"
@@ -273,7 +312,7 @@ def build_arguments(sdk: str, target: Arch) -> list[str]:
     if base_id is None:
         raise ImageError(f"no base image {base_image(target, suite)} in {engine().name}")
     args = [f"BASE={base_id}"]
-    if sdk == "open62541":
+    if sdk == "open62541" or (paths.REPO / "implementations" / sdk / "cross-build").exists():
         args.append(f"DIST={target.dist}")
     if sdk == "node-opcua":
         args.append(f"NODE_DIST=node-{target.name}" if target.name in NODE_PACKAGES else "NODE_DIST=node-debian")

@@ -36,7 +36,7 @@ def run(modules: list[str], options: list[str], junit: Path, keyword: str | None
         f"--junitxml={junit}",
         "-o",
         "junit_family=xunit1",  # keeps each check's detail (record_property) in the XML
-        *(["-k", keyword] if keyword else []),
+        *(["-k", keyword] if keyword else []),  # any pytest selection (the harness's own tests use it)
         *options,
     ]
     return int(pytest.main(args))

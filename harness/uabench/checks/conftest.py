@@ -28,6 +28,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--arm-sdk", default="open62541", help="comma-separated SDKs of the ARM smoke checks ('all': every one)"
     )
     group.addoption("--arm-how", default="image,binary", help="image and/or binary (the Bazel C adapter)")
+    group.addoption(
+        "--sdk",
+        default="",
+        help="comma-separated SDKs to check, versions included (asyncua@1.1.8); default: every SDK at every version",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -75,7 +80,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     # target's session, server or deployment is set up once.
     if "sdk" in metafunc.fixturenames:
         role = metafunc.definition.get_closest_marker("role")
-        chosen = [sdk for sdk in sdks.all_sdks() if role is None or role.args[0] in sdk.roles]
+        named = _split(metafunc.config.getoption("sdk"))
+        # every declared version is checked too: a plan measures only an adapter that passes
+        every = [sdks.get(name) for name in named] if named else sdks.every_version()
+        chosen = [sdk for sdk in every if role is None or role.args[0] in sdk.roles]
         metafunc.parametrize("sdk", chosen, ids=[sdk.id for sdk in chosen], scope="module")
     if "smoke_target" in metafunc.fixturenames:
         smoke = smoke_targets(metafunc.config)

@@ -382,18 +382,8 @@ def stop(process: subprocess.Popen, bound_s: float = DAEMON_STOP_S) -> None:
             process.wait()
 
 
-@contextlib.contextmanager
-def _exported(engine: Engine) -> Iterator[None]:
-    saved = {key: os.environ.get(key) for key in (ENVIRONMENT, *engine.env)}
-    os.environ.update({ENVIRONMENT: engine.name, **engine.env})
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+def _exported(engine: Engine) -> contextlib.AbstractContextManager[None]:
+    return launcher.environment({ENVIRONMENT: engine.name, **engine.env})
 
 
 @contextlib.contextmanager

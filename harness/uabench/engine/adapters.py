@@ -29,11 +29,15 @@ def capabilities(sdk: sdks.Sdk) -> dict:
     return found
 
 
-def problems(only: list[str] | None, roles: tuple[str, ...], log: Callable[[str], None]) -> list[str]:
-    """Every chosen SDK answers `capabilities` with the version its sdk.toml pins and with
-    exactly the `roles` (of those the suite needs) it declares, and names the reason for each
-    it lacks; each role has at least one SDK. The problems found, empty if none."""
-    chosen = [sdk for sdk in sdks.all_sdks() if only is None or sdk.id in only]
+def problems(
+    only: list[str] | None, roles: tuple[str, ...], log: Callable[[str], None], versions: bool = False
+) -> list[str]:
+    """Every chosen SDK (`versions`: at every version it declares) answers `capabilities` with
+    the version its sdk.toml pins and with exactly the `roles` (of those the suite needs) it
+    declares, and names the reason for each it lacks; each role has at least one SDK. The
+    problems found, empty if none."""
+    every = sdks.every_version() if versions else sdks.all_sdks()
+    chosen = [sdk for sdk in every if only is None or sdk.base in only]
     found = []
     for sdk in chosen:
         try:

@@ -26,6 +26,8 @@ from uabench.engine import network
 from uabench.engine.capacity import too_few_for_p99
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
 from uabench.engine.schedule import STEADY_RUN
+from uabench.footprint import runner as footprint_runner
+from uabench.instructions import runner as instructions_runner
 from uabench.plan import Phase, Plan, TestCase, test_cases
 from uabench.plan import reference_client as plan_module_reference
 from uabench.proc import pinning
@@ -37,16 +39,26 @@ from uabench.robustness import batches as batch_module
 # reference machine: a client cell's wall time beyond its warm-up and duration, less
 # CELL_OVERHEAD_S (reports/reference: open62541 0.16 s, python-opcua 0.33 s, asyncua 0.5 s,
 # node-opcua 1.3 s, Milo 2.6 s).
-STARTUP_S = {"C": 0.02, "Python": 0.3, "Java": 2.45, "JavaScript": 1.15}
+# Go and Rust compile to native binaries that start as fast as C's (`run capabilities` in 0.03 s).
+STARTUP_S = {"C": 0.02, "Go": 0.03, "Rust": 0.02, "Python": 0.3, "Java": 2.45, "JavaScript": 1.15}
 STARTUP_DEFAULT_S = 1.5
 # Chunks a server of each runtime typically needs to reach steady state (the steady run
 # included): the steady run must last as long as the climb before it (engine.warmup), and a
-# JIT runtime compiles over its first seconds of load. Measured in fresh-clone make bench runs
-# (quick, 0.7 s chunks): 39 chunks for the read ranking's five servers, 46 for write's, 65
-# for encryption's ten (server, mode) loads; a later load on a warm server takes about
-# LATER_CHUNKS.
-STEADY_CHUNKS = {"C": STEADY_RUN + 2, "Python": STEADY_RUN + 3, "Java": STEADY_RUN + 11, "JavaScript": STEADY_RUN + 7}
-LATER_CHUNKS = STEADY_RUN + 2
+# JIT runtime compiles over its first seconds of load. Measured in a fresh-clone make bench of
+# seven SDKs and two versions (24 Nov 2026, quick, 0.7 s chunks, each warm-up bounded at 20 s
+# = 19 chunks), the first load of each server in read and write: C 8 and 3, Go 3 and 7, Python
+# 4 to 19 (mean 8), Java 5 to 19 (mean 16), JavaScript 17 and 9; a later load on a warm server
+# (encryption's second mode) took 3 to 19 (mean 12): a runtime's crypto path warms up anew.
+# Rust has no server measured by the reference client (async-opcua refuses it): as C.
+STEADY_CHUNKS = {
+    "C": STEADY_RUN + 3,
+    "Go": STEADY_RUN + 4,
+    "Rust": STEADY_RUN + 3,
+    "Python": STEADY_RUN + 5,
+    "Java": STEADY_RUN + 13,
+    "JavaScript": STEADY_RUN + 10,
+}
+LATER_CHUNKS = STEADY_RUN + 8
 # Capacity probes beyond the plain search (doublings, refinement, confirmation, overload): the
 # lowest miss is probed again and a miss that then holds climbs on (engine.capacity). Measured
 # in make bench (quick): 15 to 23 probes per server where the plain search has 15.
@@ -116,6 +128,14 @@ def clock(seconds: float) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
 
 
+# a server's start to ready and its stop under valgrind (instructions/runner.py): open62541 with
+# 1,000 signals 2 to 3 s, gopcua and async-opcua 2 to 4 s; valgrind writes its counts on exit
+VALGRIND_START_S = 3.0
+VALGRIND_STOP_S = 1.0
+VALGRIND_DUMP_S = 0.5  # callgrind_control --dump answers in about 0.4 s
+# a profiler's stop and `perf script` | inferno-collapse-perf of one phase's samples (JIT
+# runtimes: the perf map written and read too)
+PROFILE_FOLD_S = 3.0
 # a health read of the robustness suite: the reference client's short verified read (library.py)
 HEALTH_READ_S = 0.6
 NETWORK_KEYWORDS = (
@@ -208,6 +228,74 @@ def estimate(
     )
 
 
+def _measured(chosen: str, client: str) -> list[str]:
+    """The servers of a comparison that `client` is tried against: not one that declares it never
+    gives that client a session (sdk.toml [interop] refused; engine.session does not try it)."""
+    found = []
+    for server in chosen.split(","):
+        try:
+            refused = sdks.get(server).refuses(client)
+        except sdks.UnknownSdk:  # a plan's SDK that is not installed here: counted, as _language does
+            refused = None
+        if refused is None:
+            found.append(server)
+    return found
+
+
+FOOTPRINT_KEYWORDS = (
+    "Server Footprint Should Be Measured",
+    "Server Start Up Should Be Measured",
+    "Client Footprint Should Be Measured",
+    "Server Image Should Be Measured",
+)
+# a footprint point's server: its stop, and the idle RSS's settle window plus a sample or two
+FOOTPRINT_STOP_S = 0.5
+FOOTPRINT_SETTLE_MARGIN_S = 0.5
+# measured on the 2-core reference VM (footprint quick, 25 Nov 2026): a server's time to ready per
+# 1,000 signals beyond the first 1,000 (python-opcua and asyncua 17 s at 100,000 signals, node-opcua
+# 5.8 s, Milo 4.5 s, the native servers under 1 s), and the time a session of the client holding a
+# point takes to open and close (100 sessions added about 4 s to open62541's points)
+READY_S_PER_1K_SIGNALS = {"Python": 0.16, "JavaScript": 0.036, "Java": 0.015}
+READY_S_PER_1K_SIGNALS_NATIVE = 0.008
+SESSION_S = 0.04
+
+
+def _footprint_cost(
+    plan: Plan, profile: str, keyword: str, args: tuple[str, ...], startup: Callable[[str], float]
+) -> tuple[float, float, int]:
+    """Typical and longest seconds and the cells of a footprint test (footprint/runner.py): each
+    point a server process of its own (a client's: one reference server for all of them)."""
+    assert plan.footprint, "the footprint keywords come only from footprint plans"
+    if keyword == "Server Image Should Be Measured":  # the engine asked for each architecture
+        return CELL_OVERHEAD_S, CELL_OVERHEAD_S, 1
+    setup = plan.footprint
+    chosen = setup.chosen(profile)
+    reference = plan_module_reference()
+    settle_s = setup.settle.window_s + FOOTPRINT_SETTLE_MARGIN_S
+    held_s = footprint_runner.HOLD_WARMUP_S + chosen.hold_s + CELL_OVERHEAD_S
+    if keyword == "Client Footprint Should Be Measured":
+        points = chosen.repetitions * len(setup.steps_of(setup.client_steps, profile))
+        typical = startup(reference or args[0]) + points * (startup(args[0]) + held_s)
+        return typical, typical, points
+    server = args[0]
+    client = reference or server
+    if keyword == "Server Start Up Should Be Measured":
+        counts = setup.signals_of(profile)
+        per_1k = READY_S_PER_1K_SIGNALS.get(_language(server), READY_S_PER_1K_SIGNALS_NATIVE)
+        first = startup(client) + float(setup.first_request.get("duration_s", 5)) + CELL_OVERHEAD_S
+        one = startup(server) + settle_s + first + FOOTPRINT_STOP_S
+        typical = chosen.repetitions * sum(one + per_1k * max(0, n - 1000) / 1000 for n in counts)
+        points = chosen.repetitions * len(counts)
+        return typical, typical + points * setup.settle.bound_s, points
+    model = setup.model(args[1])
+    steps = setup.steps_of(model.steps, profile)
+    one = startup(server) + settle_s + startup(client) + held_s + FOOTPRINT_STOP_S
+    sessions = sum(step for step in steps) if model.vary == "sessions" else 0
+    typical = chosen.repetitions * (len(steps) * one + sessions * SESSION_S)
+    points = chosen.repetitions * len(steps)
+    return typical, typical + points * setup.settle.bound_s, points
+
+
 def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, asked: set[str]) -> _Cost:
     keyword, args, startup = case.keyword, case.args, servers.startup
     cost = _Cost()
@@ -230,18 +318,20 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         cost.add(cell("interop", client), cells=1)
     elif keyword == "Throughput Ranking Should Be Measured":
         client, variant, chosen = args
-        for server in chosen.split(","):
+        tried = _measured(chosen, client)
+        for server in tried:
             servers.start(server, cost)
             servers.warm(server, client, variant, cost)
-        blocks("throughput", client, len(chosen.split(",")))
+        blocks("throughput", client, len(tried))
     elif keyword == "Security Overhead Should Be Measured":
         name, client, chosen = args
         values = plan.sweep(name).points(profile)
-        for server in chosen.split(","):
+        tried = _measured(chosen, client)
+        for server in tried:
             servers.start(server, cost)
             for value in values:
                 servers.warm(server, client, f"{name}: {value}", cost)
-        blocks("sweep", client, len(chosen.split(",")) * len(values))
+        blocks("sweep", client, len(tried) * len(values))
     elif keyword == "Load Generator Headroom Should Be Measured":  # one process, then two
         # skipped where the load generator has fewer than two cores of its own (library.py)
         if len(pinning.plan().client or ()) >= 2:
@@ -338,6 +428,35 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         # at most: the batch runs to its time bound (every fuzz case waits out a silent server)
         most_s = batch_module.HOSTILE_START_S + sizes.time_s
         cost.add(batch_s + sizes.recovery_s + health, most_s + sizes.recovery_s + health, cells=1)
+    elif keyword == "Instructions Should Be Counted":
+        server, workload = args
+        assert plan.instructions, "Instructions Should Be Counted comes only from instructions plans"
+        if not workload:  # a server the plan does not count: one cell saying why
+            cost.add(CELL_OVERHEAD_S, cells=1)
+            return cost
+        counting = plan.instructions.profiles[profile]
+        client = plan_module_reference() or server
+        # the timing: a server of its own config, warmed with the workload, then its repetitions
+        cost.add(startup(server))
+        servers.warm(server, client, f"instructions: {workload}", cost, fresh=True)
+        timed = startup(client) + 1.0 + counting.timing_duration_s + CELL_OVERHEAD_S  # the contract's 1 s warm-up
+        cost.add(counting.timing_repetitions * timed, cells=counting.timing_repetitions)
+        # each count: the server started and stopped under valgrind, the client's phase
+        # one server under valgrind; each load (the first set aside): the client's start and phase, a dump
+        loads = (2 * counting.pairs + 1) * (counting.duration_s + instructions_runner.SPAN_MARGIN_S + VALGRIND_DUMP_S)
+        cost.add(VALGRIND_START_S + loads + VALGRIND_STOP_S, cells=2 * counting.pairs)
+    elif keyword == "Server Should Be Profiled":
+        server, workload = args
+        assert plan.profile, "Server Should Be Profiled comes only from profile plans"
+        sampled = plan.profile.profiles[profile]
+        client = plan_module_reference() or server
+        cost.add(startup(server))  # its own, started with the runtime's profiling settings
+        servers.warm(server, client, f"profile: {workload}", cost, fresh=True)
+        one_phase = startup(client) + 1.0 + sampled.duration_s + CELL_OVERHEAD_S  # the contract's 1 s warm-up
+        # each profiled phase: the profiler's start, its stop and folding the samples
+        cost.add(sampled.repetitions * (2 * one_phase + PROFILE_FOLD_S), cells=2 * sampled.repetitions + 1)
+    elif keyword in FOOTPRINT_KEYWORDS:
+        cost.add(*_footprint_cost(plan, profile, keyword, args, startup))
     elif keyword == "Server Should Not Leak":
         (server,) = args
         assert plan.soak, "Server Should Not Leak comes only from soak plans"

@@ -207,6 +207,9 @@ class NetworkRun:
         wanted = requests or self.chosen.requests
         network = path.profile.name
         config = self.rtd_config(endpoint, scenario, network, server.id, wanted, warmup_s)
+        refused = server.refuses(client.id)
+        if refused:  # the server declares it never gives this client a session (sdk.toml [interop])
+            return Outcome("not_supported", refused), config
         for attempt in range(2):
             retransmits = path.tcp_counters().get("RetransSegs", 0)
             with sampler() if sampler else contextlib.nullcontext() as fine:
@@ -407,6 +410,9 @@ class NetworkRun:
         def one(server_id: str) -> tuple[Sdk, dict, Outcome, dict | None]:
             server = sdks.get(server_id)
             config: dict = {}
+            refused = server.refuses(self.client.id, "subscribe")
+            if refused:  # the server declares it never gives this client a session (sdk.toml [interop])
+                return server, config, Outcome("not_supported", refused), None
             try:
                 with (
                     NetworkPath(profiles.load(network)) as path,

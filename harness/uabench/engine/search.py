@@ -307,11 +307,17 @@ def merged_latency(outcomes: list[Outcome]):
 # --- headroom --------------------------------------------------------------------------------------
 
 
-def fastest_server(cells: list[dict], variant: str | None) -> str | None:
-    """The server with the highest median passing throughput of `variant` among stored cells."""
+def fastest_server(cells: list[dict], variant: str | None, client: str | None = None) -> str | None:
+    """The server with the highest median passing throughput of `variant` among stored cells
+    (under `client`'s load, if given)."""
     by_server: dict[str, list[float]] = {}
     for cell in cells:
-        if cell["kind"] == "throughput" and cell["variant"] == variant and cell["status"] == "pass":
+        if (
+            cell["kind"] == "throughput"
+            and cell["variant"] == variant
+            and cell["status"] == "pass"
+            and client in (None, cell.get("client"))
+        ):
             by_server.setdefault(cell["server"], []).append(cell["result"]["throughput"]["values_per_s"])
     if not by_server:
         return None

@@ -27,7 +27,7 @@ from uabench.proc.process import AdapterError, AdapterProcess
 from uabench.proc.sampling import INTERVAL_S, PerfStat
 from uabench.results import provenance, spool
 from uabench.results.store import REFUSED, Store, StoreError
-from uabench.sdks import Sdk, all_sdks
+from uabench.sdks import Sdk, every_version
 from uabench.sdks import get as get_sdk
 
 # The load every freshly started server is warmed up with before anything is measured on it
@@ -82,6 +82,7 @@ class Server:
     overrides: dict = field(default_factory=dict)
     warmed: set[str] = field(default_factory=set)  # the loads it was warmed up to steady state with
     paused: bool = False
+    ready_s: float | None = None  # from its process's start to its ready line (an SSH target's: its launch too)
 
     @property
     def alive(self) -> bool:
@@ -213,7 +214,7 @@ class Session:
                     "modes": list(sdk.modes),
                     "not_supported": sdk.not_supported,
                 }
-                for sdk in all_sdks()
+                for sdk in every_version()  # the other versions a plan may measure too
             },
         )
 
@@ -225,6 +226,8 @@ class Session:
             "path": str(self.plan.path),
             "description": self.plan.description,
             "ranking": self.plan.ranking,
+            # the client whose load ranks the servers; a second load generator's ranking is apart
+            "load_generator": plan_module.reference_client(),
             "throughput": {
                 v.name: {k: v.workload[k] for k in ("nodes_per_request", "in_flight") if k in v.workload}
                 for v in self.plan.throughput
@@ -233,11 +236,23 @@ class Session:
             "sweeps": {
                 w.name: {"kind": w.kind, "stop": w.stop, "workload": w.workload["workload"]} for w in self.plan.sweeps
             },
+            **(
+                {
+                    "instructions": {
+                        "tolerance": self.plan.instructions.tolerance,
+                        "time_driven": self.plan.instructions.time_driven,
+                    }
+                }
+                if self.plan.instructions
+                else {}
+            ),
         }
 
     # --- servers -----------------------------------------------------------------------
 
-    def server_config(self, sdk: Sdk, **overrides) -> dict:
+    def server_config(self, sdk: Sdk, *, identities: pki.Pki | None = None, **overrides) -> dict:
+        """`sdk`'s server config: the run's PKI, or `identities` (its server and trusted client)."""
+        identities = identities or self.pki
         endpoints = [{"policy": "None", "mode": "None"}]
         endpoints += [
             {"policy": policy, "mode": mode}
@@ -254,10 +269,10 @@ class Session:
             "writes": 100,
             "security": {
                 "endpoints": endpoints,
-                "certificate": str(self.pki.server.certificate),
-                "private_key": str(self.pki.server.private_key),
-                "application_uri": self.pki.server.application_uri,
-                "trusted_certificates": [str(self.pki.client.certificate)],
+                "certificate": str(identities.server.certificate),
+                "private_key": str(identities.server.private_key),
+                "application_uri": identities.server.application_uri,
+                "trusted_certificates": [str(identities.client.certificate)],
             },
         }
         config.update(overrides)
@@ -294,6 +309,14 @@ class Session:
             self.steady_state(running, get_sdk(reference), REFERENCE_LOAD, REFERENCE_LOAD_LABEL)
         return running
 
+    def fresh_server(self, sdk: Sdk, **overrides) -> Server:
+        """A new process of `sdk`'s server with these overrides, not warmed up: one already
+        running with them is stopped first (the footprint measures each point on its own)."""
+        running = self.servers.get(f"{sdk.id}:{provenance.config_hash(overrides)}")
+        if running is not None:
+            self.stop_server(running)
+        return self.server(sdk, warm=False, **overrides)
+
     def _start_server(self, sdk: Sdk, overrides: dict) -> Server:
         config = self.server_config(sdk, **overrides)
         process = AdapterProcess(
@@ -305,7 +328,8 @@ class Session:
         except AdapterError:
             measured.stop()
             raise
-        return Server(sdk, config, measured, ready["endpoint"], dict(overrides))
+        ready_s = (process.arrived_ns["ready"] - process.started_ns) / 1e9
+        return Server(sdk, config, measured, ready["endpoint"], dict(overrides), ready_s=ready_s)
 
     def steady_state(self, server: Server, client: Sdk, workload: dict, label: str) -> SteadyState | None:
         """Loads `server` with `workload` (verification off) in short unmeasured chunks until
@@ -381,7 +405,14 @@ class Session:
     def client_config(
         self, server: Server, workload: dict, security: dict | None = None, identity: pki.Identity | None = None
     ) -> dict:
-        config = {"endpoint": server.endpoint, **workload}
+        return self.client_config_for(server.endpoint, workload, security, identity)
+
+    def client_config_for(
+        self, endpoint: str, workload: dict, security: dict | None = None, identity: pki.Identity | None = None
+    ) -> dict:
+        """A client's config for `endpoint` (a server this session did not start itself: the
+        instructions suite's server under valgrind)."""
+        config = {"endpoint": endpoint, **workload}
         if security and security.get("policy", "None") != "None":
             identity = identity or self.pki.client
             config["security"] = {
@@ -443,6 +474,8 @@ class Session:
             else [
                 f"{sdk.id} does not offer {policy}/{mode}" for sdk in (client, server) if not sdk.offers(policy, mode)
             ]
+            + [why for why in (server.cannot_send(workload),) if why]
+            + [why for why in (_refused(kind, client, server, workload),) if why]
         )
         if missing:
             return self.record(
@@ -472,6 +505,12 @@ class Session:
             self.steady_state(running, client, workload, steady_label)
         config = self.client_config(running, {k: v for k, v in workload.items() if k != "security"}, security)
         outcome = self.run_client(client, running, config, processes)
+        known = server.interop.get(workload["workload"])
+        if outcome.status == "fail" and known and known.matches(client.id, outcome.reason or ""):
+            # the server's declared behaviour (sdk.toml [interop]), not a fault of this run: no figure,
+            # and said as such where the figures would be
+            outcome.status = "not_supported"
+            outcome.reason = f"known failure, on {server.id}'s behaviour: {known.why} ({outcome.reason})"
         disturbance = host.disturbed(outcome.result.get("host")) if outcome.result else None
         if judge_host and outcome.status == "pass" and disturbance:
             outcome.status, outcome.reason = "disturbed", disturbance
@@ -613,3 +652,9 @@ class Session:
         self._spool(lambda file: file.end(self.spool_key, status, ended, self._store_refused))
         if self._store_refused is not None and not self._spool_failed:
             spool.refused(self.workdir, self._store_refused)
+
+
+def _refused(kind: str, client: Sdk, server: Sdk, workload: dict) -> str | None:
+    """A measurement `server` declares `client` never gets a session for (sdk.toml [interop],
+    `refused`): not tried. An interop cell tries it all the same, so the claim is kept honest."""
+    return None if kind == "interop" else server.refuses(client.id, workload["workload"])

@@ -17,10 +17,11 @@ and libcap headers, for one constant and one call."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import psutil
 
@@ -76,3 +77,19 @@ def preexec(then: Callable[[], None] | None = None, death_signal: int = signal.S
             then()
 
     return run
+
+
+@contextlib.contextmanager
+def environment(extra: dict[str, str]) -> Iterator[None]:
+    """`extra` in this process's environment for the block (a process started in it inherits
+    them: a runtime's settings for a profile or a count), restored afterwards."""
+    saved = {key: os.environ.get(key) for key in extra}
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value

@@ -65,6 +65,8 @@ class AdapterProcess:
         self.popen: subprocess.Popen | None = None
         self.returncode: int | None = None
         self.started_ns = 0
+        # when the first event of each kind was read (a server's start-up: started_ns to "ready")
+        self.arrived_ns: dict[str, int] = {}
         # Where its role is placed (targets/). A container (containers/isolation.py): the engine's
         # CLI is `popen`, the adapter is the container's process `adapter_pid` (host pid), named
         # `container`. An SSH target (targets/ssh.py): `popen` is the local launcher, the adapter
@@ -102,9 +104,12 @@ class AdapterProcess:
             command = self.containers.command(self.sdk.id, arguments, self.workdir, self.container, cpus)
             # the CLI passes SIGTERM on to the container when the harness is killed
             preexec = launcher.preexec(death_signal=signal.SIGTERM)
+        if self.sdk.environment and (self.remote is not None or self.containers is not None):
+            raise AdapterError(f"{self.name}: {self.sdk.id} runs on the host only (its image holds the pinned version)")
         self.started_ns = time.time_ns()
         self.popen = subprocess.Popen(
             command,
+            env={**os.environ, **self.sdk.environment} if self.sdk.environment else None,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=stderr,
@@ -150,6 +155,7 @@ class AdapterProcess:
                 if len(self.protocol_errors) < QUOTED_LINES:
                     self.protocol_errors.append(line[:QUOTED_CHARS])
                 continue
+            self.arrived_ns.setdefault(event["event"], time.time_ns())
             self.events.put(event)
         self.events.put({"event": "_eof"})
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from uabench.report.capacity import capacity_section, latency_section
 from uabench.report.conformance import conformance_section
+from uabench.report.footprint import footprint_section
+from uabench.report.instructions import instructions_section
 from uabench.report.model import Report, Section
 from uabench.report.network import network_section
 from uabench.report.overhead import overhead_section
+from uabench.report.profile import profile_section
 from uabench.report.pubsub import client_server_signal_points, pubsub_section
 from uabench.report.resilience import resilience_section
 from uabench.report.robustness import robustness_section, soak_section
@@ -23,6 +26,7 @@ from uabench.report.sections import (
 from uabench.report.sizing import model_section
 from uabench.report.steady import steady_section
 from uabench.report.summary import summary_section
+from uabench.report.versions import version_section, without_versions
 from uabench.results.store import Store
 
 
@@ -46,6 +50,9 @@ def run_sections(run: dict, cells: list[dict], runs: list[dict], cells_of: dict[
     found.append(overhead_section(run, cells))
     found.append(network_section(cells))
     found.append(conformance_section(cells))
+    found.append(instructions_section(run, cells))
+    found.append(profile_section(cells))
+    found.append(footprint_section(cells))
     found.append(robustness_section(cells))
     found.append(soak_section(cells))
     found.append(resilience_section(cells))
@@ -83,7 +90,11 @@ def emulated_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Secti
 
 def document(runs: list[dict], cells_of: dict[int, list[dict]]) -> Report:
     native = [run for run in runs if not emulated(run, cells_of[run["id"]])]
+    # the other versions of an SDK have a section of their own; everything else shows the pinned ones
+    measured = cells_of
+    cells_of = {run_id: without_versions(cells) for run_id, cells in measured.items()}
     sections = [summary_section(native, cells_of)] if native else []
+    sections.append(version_section(native, measured))
     for run in native:
         sections += run_sections(run, cells_of[run["id"]], runs, cells_of)
     sections.append(emulated_section([run for run in runs if run not in native], cells_of))

@@ -30,6 +30,11 @@ def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict
         "json": out_dir / "cells.json",
         "csv": out_dir / "cells.csv",
     }
+    for part in report.sections:
+        for section in part.walk():
+            for image in section.images:
+                (out_dir / image.file).parent.mkdir(parents=True, exist_ok=True)
+                _write_atomic(out_dir / image.file, image.svg)
     _write_atomic(outputs["markdown"], markdown.render(report))
     _write_atomic(outputs["html"], html.render(report))
     _write_atomic(outputs["json"], json.dumps({"runs": runs, "cells": exported}, indent=1))

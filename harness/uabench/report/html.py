@@ -4,11 +4,13 @@ status the model gives them."""
 
 from __future__ import annotations
 
+import base64
+
 import jinja2
 from markupsafe import Markup
 
 from uabench.report import plots
-from uabench.report.model import Cell, Column, Figure, Report
+from uabench.report.model import Cell, Column, Figure, Image, Report
 from uabench.report.text import cell_text, repetitions_text
 
 ENVIRONMENT = jinja2.Environment(
@@ -43,5 +45,11 @@ def render(report: Report) -> str:
         return images[id(figure)]
 
     return ENVIRONMENT.get_template("report.html.j2").render(
-        report=report, plot=plot, text=cell_text, classes=cell_classes, hover=repetitions_text
+        report=report, plot=plot, embed=embed, text=cell_text, classes=cell_classes, hover=repetitions_text
     )
+
+
+def embed(image: Image) -> str:
+    """A data URI: the page stays one self-contained file, and an <img> runs none of the SVG's
+    scripts (inferno's flame graphs carry their own search and zoom; the written file has them)."""
+    return "data:image/svg+xml;base64," + base64.b64encode(image.svg.encode()).decode()

@@ -37,6 +37,7 @@ def section(part: Section, level: int = 2) -> list[str]:
     if part.notes:
         lines += [*(f"- {note}" for note in part.notes), ""]
     lines += [f"*Plot (in report.html): {figure.title}*\n" for figure in part.figures]
+    lines += [f"![{image.title}]({image.file})\n" for image in part.images]
     for sub in part.subsections:
         lines += section(sub, level + 1)
     return lines

@@ -208,6 +208,16 @@ class Figure:
     categories: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Image:
+    """A drawing made by a tool rather than from plot data (a flame graph): SVG text, written
+    beside the report as `file` (report-relative); the HTML page holds it inline."""
+
+    title: str
+    file: str
+    svg: str = field(repr=False)
+
+
 @dataclass
 class Section:
     title: str
@@ -215,6 +225,7 @@ class Section:
     paragraphs: list[str] = field(default_factory=list)  # before the tables
     tables: list[Table] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)
+    images: list[Image] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # after the tables: verdicts, reasons, unmeasured points
     subsections: list[Section] = field(default_factory=list)
     warning: str | None = None

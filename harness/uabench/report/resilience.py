@@ -55,8 +55,11 @@ def resilience_section(cells: list[dict]) -> Section | None:
             reasons = f"not supported by {client}'s SDK (note below)"
         known = _one([c["result"].get("known") for c in group if c["status"] == "fail"])
         if known:
-            declared.setdefault(f"{server} (server)", f"known: {known}")
-            reasons = f"{reasons}; known, on {server}'s behaviour (note below)"
+            # whose behaviour: the server's (sdk.toml [resilience]; all a store before
+            # [client_resilience] holds) or the client's ([client_resilience])
+            whose = _one([c["result"].get("known_on") for c in group if c["status"] == "fail"]) or f"{server} (server)"
+            declared.setdefault(whose, f"known: {known}")
+            reasons = f"{reasons}; known, on {whose.partition(' (')[0]}'s behaviour (note below)"
         rows.append(
             [
                 Cell(variant.replace("/", " during ")),

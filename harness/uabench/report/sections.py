@@ -117,80 +117,128 @@ def ranking_order(p: Point, standing: uncertainty.Standing) -> tuple:
     return (1 if standing.excluded is None else 2, 0, 0, -center)
 
 
+def load_generators(run: dict, points: list[Point]) -> list[str]:
+    """The clients whose load ranked servers in this run: the reference load generator first,
+    then a second one (plan.second_load_generator). A run stored before the plan summary named
+    its load generator has one ranking client."""
+    primary = plan_of(run).get("load_generator")
+    found = sorted({p.client for p in points})
+    return sorted(found, key=lambda client: client != primary)
+
+
 def ranking_section(run: dict, cells: list[dict]) -> Section | None:
     suite, summary = run["suite"], plan_of(run)
     measured = figures.points(cells, "throughput")
     parts = []
     for name, load in summary.get("throughput", {}).items():
-        found = [p for p in measured if p.sweep == name]
-        if not found:
-            continue
-        standing = uncertainty.standings(found)
-        unsteady = {server for server, _ in never_steady(cells)}
-        points = sorted(found, key=lambda p: ranking_order(p, standing[p.server]))
-        rows = []
-        for p in points:
-            lat = p.latency
-            mine = standing[p.server]
-            rows.append(
-                row(
-                    mine.cell(),
-                    p.server,
-                    uncertainty.figure_cell(p.throughput, mine),
-                    p.repetitions,
-                    p.throughput.cv if p.throughput else None,
-                    p.ops_per_s["mean"],
-                    lat["p50_us"],
-                    lat["p90_us"],
-                    lat["p99_us"],
-                    lat["p99.9_us"],
-                    lat["max_us"],
-                    cpu_share(p),
-                    p.server_cpu_s_per_million,
-                    p.server_ctx_per_op,
-                    p.server_cycles_per_op,
-                    p.server_instructions_per_op,
-                    p.client_cpu_percent,
-                    marks_cell(marks(p, p.server in unsteady)),
-                )
-            )
-        note = (
-            "Servers ranked by values/s; a client-bound result ranks as a lower bound (the server did at least "
-            "that much), an emulated one is shown but not ranked."
-            if name == summary.get("ranking")
-            else "Not used for the ranking; shown for comparison."
-        ) + (
-            f" Latencies here are response times at saturation in a closed loop ({load.get('in_flight', 1)} requests "
-            "in flight, the next sent as one completes): each server at its own throughput, so they are not "
-            "latencies at a common load. Percentiles are upper bucket edges, each left out (–) where fewer than "
-            "10 / (1 − q) requests were measured."
-        )
-        table = Table(RANKING_COLUMNS, rows, uncertainty.ranking_notes(points, standing))
-        detail = uncertainty.repetition_table(points, name)
-        curves = [
-            Series(p.server + (" (client-bound)" if p.client_bound else ""), p.server, stats.cdf(p.histogram))
-            for p in points
-        ]
-        parts.append(
-            Section(
-                f"{name} — load: {points[0].client} client, {load.get('in_flight', 1)} requests in flight",
-                paragraphs=[note],
-                tables=[table.without_missing_counters(), *([detail] if detail else [])],
-                figures=[
-                    Figure(
-                        f"{suite_title(suite)} latency CDF — {name}",
-                        "step",
-                        "latency (µs)",
-                        "fraction of requests",
-                        curves,
-                        logx=True,
-                    )
-                ],
-            )
-        )
+        named = [p for p in measured if p.sweep == name]
+        clients = load_generators(run, named)
+        for client in clients:
+            found = [p for p in named if p.client == client]
+            second = client != clients[0]
+            parts.append(_ranking_part(suite, name, load, found, cells, second and clients[0], summary))
     if not parts:
         return None
     return Section(f"{suite_title(suite)}: server ranking", subsections=parts)
+
+
+def _ranking_part(
+    suite: str, name: str, load: dict, found: list[Point], cells: list[dict], first: str | bool, summary: dict
+) -> Section:
+    """One ranking: the servers measured under one load generator's load. `first`: the reference
+    load generator this ranking is the second to (False for the reference's own)."""
+    client = found[0].client
+    standing = uncertainty.standings(found)
+    unsteady = {server for server, _ in never_steady(cells)}
+    points = sorted(found, key=lambda p: ranking_order(p, standing[p.server]))
+    rows = []
+    for p in points:
+        lat = p.latency
+        mine = standing[p.server]
+        rows.append(
+            row(
+                mine.cell(),
+                p.server,
+                uncertainty.figure_cell(p.throughput, mine),
+                p.repetitions,
+                p.throughput.cv if p.throughput else None,
+                p.ops_per_s["mean"],
+                lat["p50_us"],
+                lat["p90_us"],
+                lat["p99_us"],
+                lat["p99.9_us"],
+                lat["max_us"],
+                cpu_share(p),
+                p.server_cpu_s_per_million,
+                p.server_ctx_per_op,
+                p.server_cycles_per_op,
+                p.server_instructions_per_op,
+                p.client_cpu_percent,
+                marks_cell(marks(p, p.server in unsteady)),
+            )
+        )
+    note = (
+        "Servers ranked by values/s; a client-bound result ranks as a lower bound (the server did at least "
+        "that much), an emulated one is shown but not ranked."
+        if name == summary.get("ranking")
+        else "Not used for the ranking; shown for comparison."
+    ) + (
+        f" Latencies here are response times at saturation in a closed loop ({load.get('in_flight', 1)} requests "
+        "in flight, the next sent as one completes): each server at its own throughput, so they are not "
+        "latencies at a common load. Percentiles are upper bucket edges, each left out (–) where fewer than "
+        "10 / (1 − q) requests were measured."
+    )
+    paragraphs = [note]
+    if first:
+        refusing = sorted(
+            {
+                c["server"]
+                for c in cells
+                if c["kind"] == "throughput"
+                and c["variant"] == name
+                and c["client"] == first
+                and c["status"] == "not_supported"
+            }
+        )
+        paragraphs.insert(
+            0,
+            f"A second load generator: {first}'s client, which ranks the servers above, is refused by "
+            f"{', '.join(refusing) or 'a server'} (declared in its sdk.toml [interop]), so every server is ranked "
+            f"again under {client}'s load, in interleaved blocks of its own after the first ranking (each server "
+            "warm from it). A rank holds within its own table only: two load generators' figures are never ranked "
+            "against each other.",
+        )
+    missed = [
+        f"not ranked: {c['server']}: {first_line(c['reason'])}"
+        for c in cells
+        if c["kind"] == "throughput"
+        and c["variant"] == name
+        and c["client"] == client
+        and c["status"] == "not_supported"
+    ]
+    table = Table(RANKING_COLUMNS, rows, uncertainty.ranking_notes(points, standing))
+    detail = uncertainty.repetition_table(points, name)
+    curves = [
+        Series(p.server + (" (client-bound)" if p.client_bound else ""), p.server, stats.cdf(p.histogram))
+        for p in points
+    ]
+    under = f" ({client} load)" if first else ""
+    return Section(
+        f"{name} — load: {client} client, {load.get('in_flight', 1)} requests in flight",
+        paragraphs=paragraphs,
+        tables=[table.without_missing_counters(), *([detail] if detail else [])],
+        notes=sorted(set(missed)),
+        figures=[
+            Figure(
+                f"{suite_title(suite)} latency CDF — {name}{under}",
+                "step",
+                "latency (µs)",
+                "fraction of requests",
+                curves,
+                logx=True,
+            )
+        ],
+    )
 
 
 def headroom_section(run: dict, cells: list[dict]) -> Section | None:
@@ -752,3 +800,11 @@ def provenance_section(runs: list[dict]) -> Section:
         "These results come from different machines; figures are not comparable." if len(fingerprints) > 1 else None
     )
     return Section("Provenance", subsections=parts, warning=warning)
+
+
+def failure_notes(cells: list[dict], kinds: tuple[str, ...], what: str) -> list[str]:
+    """One note per (server, variant) of `kinds` whose cells failed: "server, variant: what: reason"."""
+    failed = sorted(
+        {(c["server"], c["variant"], c["reason"]) for c in cells if c["kind"] in kinds and c["status"] == "fail"}
+    )
+    return [f"{server}, {variant}: {what}: {reason}" for server, variant, reason in sorted(failed)]

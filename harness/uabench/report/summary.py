@@ -7,7 +7,7 @@ from uabench.report import uncertainty
 from uabench.report.conformance import counts as conformance_counts
 from uabench.report.model import Cell, Column, Section, Status, Table
 from uabench.report.robustness import scores as survival_scores
-from uabench.report.sections import NO_SECURITY, plan_of
+from uabench.report.sections import NO_SECURITY, load_generators, plan_of
 from uabench.report.text import number
 from uabench.results import figures, stats
 
@@ -46,7 +46,9 @@ def _rankings(run: dict, cells: list[dict], found: Figures) -> None:
     if not ranking:
         return
     suite = run["suite"]
-    points = [p for p in figures.points(cells, "throughput") if p.sweep == ranking]
+    ranked = [p for p in figures.points(cells, "throughput") if p.sweep == ranking]
+    clients = load_generators(run, ranked)
+    points = [p for p in ranked if clients and p.client == clients[0]]
     standing = uncertainty.standings(points)
     reasons = {}
     host = figures.host_cv(points)
@@ -64,6 +66,11 @@ def _rankings(run: dict, cells: list[dict], found: Figures) -> None:
         # closed loop: the response time at saturation, not a latency at a common load (issue 12)
         at = f"{suite} p99 µs at saturation ({p.config.get('in_flight', 1)} in flight)"
         found.put(p.server, Column(at, "µs"), Cell(p.latency["p99_us"]))
+    for second in clients[1:]:  # the servers ranked again under a second load generator: a column of their own
+        seconds = [p for p in ranked if p.client == second]
+        apart = uncertainty.standings(seconds)
+        for p in seconds:
+            found.put(p.server, Column(f"{suite} rank ({second} load)"), apart[p.server].cell())
     found.note(*uncertainty.method_notes(p.throughput for p in points))
     found.note(*uncertainty.unstable_notes({f"{server} ({suite})": reason for server, reason in reasons.items()}))
 

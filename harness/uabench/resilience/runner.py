@@ -17,10 +17,14 @@ RESUMED = ("resumed", "resumed unnoticed")
 def _declared(client: Sdk, found: Recovery) -> str | None:
     """What the client's sdk.toml declares it lacks that explains a load that did not resume:
     `reconnect` (no automatic reconnection, or one that gives up), or `resubscribe` (it
-    reconnects, but leaves subscriptions the server no longer has to the application)."""
+    reconnects, but leaves subscriptions the server no longer has to the application, or
+    re-creates them without publishing again)."""
     if "reconnect" in client.not_supported:
         return "reconnect"
-    if found.subscriptions == "lost" and "resubscribe" in client.not_supported:
+    # the session came back (or the SDK said what became of its subscriptions) but no notification
+    # did: what `resubscribe` declares, whether the SDK calls them lost or re-creates them idle
+    came_back = found.subscriptions == "lost" or (found.subscriptions is not None and found.reconnected_s is not None)
+    if came_back and "resubscribe" in client.not_supported:
         return "resubscribe"
     return None
 
@@ -30,8 +34,9 @@ def assess(staged: Staged, client: Sdk, server: Sdk) -> tuple[Outcome, Recovery 
     supported when it did not and the client's SDK declares why (_declared);
     fail otherwise (the harness could not stage it, the client broke, the server could not be
     started again on its port, the load did not resume, values were wrong). A failure the
-    server's sdk.toml declares for this client ([resilience]) stays a failure, its result marked
-    `known` with the server's behaviour that causes it."""
+    server's sdk.toml declares for this client ([resilience]), or the client's for this server
+    ([client_resilience]), stays a failure, its result marked `known` with the behaviour that
+    causes it and `known_on`, whose it is."""
     outcome, result = staged.outcome, staged.outcome.result
     if staged.incident is None:
         return Outcome("fail", f"the client never connected: {outcome.reason or outcome.status}"), None
@@ -57,9 +62,13 @@ def assess(staged: Staged, client: Sdk, server: Sdk) -> tuple[Outcome, Recovery 
     else:
         status, reason = "fail", f"{found.verdict}: {found.why}"
     test = f"{staged.incident.kind}/{staged.client_config.get('workload', '')}"
-    known = server.resilience.get(test)
-    if status == "fail" and known and known.matches(client.id, reason or ""):
-        stored["known"] = known.why
+    for owner, role, peer, known in (
+        (server, "server", client, server.resilience.get(test)),
+        (client, "client", server, client.client_resilience.get(test)),
+    ):
+        if status == "fail" and known and known.matches(peer.id, reason or ""):
+            stored["known"], stored["known_on"] = known.why, f"{owner.id} ({role})"
+            break
     return Outcome(status, reason, result=stored), found
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import scipy.stats
 
+from uabench.instructions import counts
 from uabench.report import html, markdown
 from uabench.report.model import Cell, Column, Interval, Rank, Report, Section, Status, Table
 from uabench.report.sections import placement_note
@@ -60,6 +61,7 @@ class Figure:
     headline: bool
     ranking: str | None = None
     detail: str | None = None  # e.g. the sweep point a sustained rate was found at, "client-bound"
+    higher_is_better: bool = True  # an instruction count is better lower
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -91,17 +93,20 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
     suite, plan = run["suite"], _plan(run)
     sweeps = plan.get("sweeps") or {}
     found: list[Figure] = []
+    # a second load generator's ranking (plan.second_load_generator) is a figure and ranking of its own
+    primary = plan.get("load_generator")
     for p in figures.points(cells, "throughput"):
         if p.throughput is not None:
+            under = f" ({p.client} load)" if primary and p.client != primary else ""
             found.append(
                 Figure(
                     suite,
-                    f"values/s, {p.sweep}",
+                    f"values/s, {p.sweep}{under}",
                     p.server,
                     "values/s",
                     p.throughput,
                     p.sweep == plan.get("ranking"),
-                    ranking=f"{suite}: {p.sweep}",
+                    ranking=f"{suite}: {p.sweep}{under}",
                     detail=_marks(p),
                 )
             )
@@ -119,8 +124,8 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
         sustained = {server: by_key[key] for server, key in named.items() if key in by_key}
     for server, p in sustained.items():
         if p.throughput is not None:
-            interval = p.config.get("publishing_interval_ms", 100)
-            name = f"sustained signals/s at {interval:g} ms"
+            publishing_ms = p.config.get("publishing_interval_ms", 100)
+            name = f"sustained signals/s at {publishing_ms:g} ms"
             detail = limits[server].text if server in limits else f"at {p.parameter}"
             found.append(Figure(suite, name, server, "signals/s", p.throughput, True, detail=detail))
     found += _security_ratios(suite, sweeps, swept, run)
@@ -130,6 +135,10 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
             if row.held_throughput is not None:
                 name = f"{kind} held signals/s, {row.parameter}"
                 found.append(Figure(suite, name, row.publisher, "signals/s", row.held_throughput, False))
+    for (server, workload), (differences, per) in counts.counted(cells).items():
+        counted = stats.estimate([d.per_request for d in differences])
+        name = f"instructions per {per}, {workload}"
+        found.append(Figure(suite, name, server, "instructions", counted, False, higher_is_better=False))
     return found
 
 
@@ -259,7 +268,7 @@ def compare(a: Iterable[Figure], b: Iterable[Figure]) -> list[Comparison]:
             where = "B" if left is None else "A"
             found.append(Comparison(key, left, right, None, None, MISSING, f"measured only in {where}"))
             continue
-        judged = judge(left.estimate, right.estimate)
+        judged = judge(left.estimate, right.estimate, left.higher_is_better)
         found.append(Comparison(key, left, right, judged.change, judged.p_value, judged.verdict, judged.reason))
     return found
 
@@ -325,7 +334,9 @@ def ranking_disagreements(a: Iterable[Figure], b: Iterable[Figure]) -> tuple[lis
 STATUS = {SAME: Status.PASS, FASTER: Status.FAIL, SLOWER: Status.FAIL, INCONCLUSIVE: Status.MARKED, MISSING: None}
 
 
-def _interval(e: stats.Estimate | None, scale: float = 1.0) -> Interval | None:
+def interval(e: stats.Estimate | None, scale: float = 1.0) -> Interval | None:
+    """A figure and its interval for the report; none shown where there is none (a single
+    repetition). Also the version trend's (report/versions.py)."""
     if e is None:
         return None
     bounded = math.isfinite(e.low) and math.isfinite(e.high)
@@ -368,9 +379,9 @@ def table(
                 Cell(suite),
                 Cell(name),
                 Cell(server, detail=detail),
-                Cell(_interval(c.a.estimate) if c.a else None),
-                Cell(_interval(c.b.estimate) if c.b else None),
-                Cell(_interval(c.change, 100.0)),
+                Cell(interval(c.a.estimate) if c.a else None),
+                Cell(interval(c.b.estimate) if c.b else None),
+                Cell(interval(c.change, 100.0)),
                 Cell(c.p_value),
                 Cell(c.verdict, STATUS[c.verdict]),
                 Cell(_rank(ranks_a.get(c.key))),

@@ -5,9 +5,11 @@ cases, one per cell of its plan, come from the pre-run modifier uabench.robot.mo
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -34,12 +36,21 @@ from uabench.engine import (
 from uabench.engine import network as network_engine
 from uabench.engine.cells import Outcome, wrong_values
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
-from uabench.engine.session import Session, free_port
+from uabench.engine.session import Server, Session, free_port
 from uabench.engine.warmup import SteadyRule
+from uabench.footprint import memory as footprint_memory
+from uabench.footprint import plan as footprint_plan
+from uabench.footprint import runner as footprint_runner
+from uabench.instructions import counts as instructions_counts
+from uabench.instructions import runner as instructions_runner
 from uabench.network import path as network_path
 from uabench.pki import Identity
+from uabench.plan_table import Workload
 from uabench.proc import cgroups, netns
 from uabench.proc.process import AdapterError
+from uabench.profile import figures as profile_figures
+from uabench.profile import profilers
+from uabench.profile.plan import ProfileProfile, ProfileSetup
 from uabench.resilience import runner as resilience_runner
 from uabench.results import stats, sustain
 from uabench.results.store import open_store
@@ -70,6 +81,7 @@ class UabenchLibrary:
         self.only = plans.selected(sdks)
         self.run_dir = Path(run_dir) if run_dir else None
         self.session: Session | None = None
+        self._profiled_pids: set[int] = set()  # servers profiled: their perf maps go at the end
         self._network: network_engine.NetworkRun | None = None
 
     # --- suite setup and teardown ----------------------------------------------------------
@@ -93,6 +105,8 @@ class UabenchLibrary:
 
     def finish_benchmark_run(self) -> None:
         """Stops every server the run started and closes the run in the store."""
+        for pid in self._profiled_pids:
+            profilers.remove_perf_maps(pid)
         if self.session:
             for sdk_id, (status, seconds, killed) in self.session.stop_servers().items():
                 logger.info(
@@ -106,7 +120,7 @@ class UabenchLibrary:
         self._adapters(("server", "client"))
 
     def _adapters(self, roles: tuple[str, ...]) -> None:
-        found = adapters.problems(self.only, roles, logger.info)
+        found = adapters.problems(self.only, roles, logger.info, versions=self.profile in self.plan.versions)
         if found:
             raise AssertionError("\n".join(found))
 
@@ -119,6 +133,14 @@ class UabenchLibrary:
         workload = dict(
             self.plan.variant("interop", variant).workload, warmup_s=phase.warmup_s, duration_s=phase.duration_s
         )
+        server_sdk = sdks.get(server)
+        if workload["workload"] == "read":  # a node the server cannot send ([limits]) is left out, said here
+            nodes = list(workload["nodes"])  # expanded when the plan was loaded
+            kept = server_sdk.sendable(nodes)
+            if kept and len(kept) < len(nodes):
+                left = ", ".join(sorted(set(nodes) - set(kept)))
+                logger.warn(f"{server} is not asked for {left}: not supported ({server_sdk.limits_reason})")
+                workload["nodes"] = kept
         self._cell("interop", client, server, variant, 0, workload, warm=False)
 
     def throughput_ranking_should_be_measured(self, client: str, variant: str, servers: str) -> None:
@@ -245,7 +267,7 @@ class UabenchLibrary:
                 + (f"one core (CPU {cores[0]})" if cores else "no cores of its own (pinning off)")
                 + ", and a second process on the same core cannot show whether one process limits the load"
             )
-        fastest = search.fastest_server(session.store.cells([session.run_id]), self.plan.ranking)
+        fastest = search.fastest_server(session.store.cells([session.run_id]), self.plan.ranking, client)
         if fastest is None:
             raise AssertionError("no throughput result in this run to pick the fastest server from")
         assert self.plan.ranking, "headroom needs the plan's ranking variant"
@@ -360,6 +382,9 @@ class UabenchLibrary:
         assert bound, f"{self.plan.path} has no [capacity]"
         client_sdk, server_sdk = sdks.get(client), sdks.get(server)
         session = self._session()
+        refused = server_sdk.refuses(client)
+        if refused:  # the server declares it never gives this client a session (sdk.toml [interop])
+            raise SkipExecution(f"not supported: {refused}")
 
         def probe(rate: float, label: str) -> capacity.Probe:
             try:
@@ -503,6 +528,9 @@ class UabenchLibrary:
                     duration_s=phase.duration_s,
                 )
                 outcome = self._measure("latency", client, server, label, block, workload, parameter=rate)
+                if outcome.status == "not_supported":  # stored with its reason, e.g. a refused client
+                    logger.info(f"{server} at {label}: not supported: {search.first_line(outcome.reason)}")
+                    continue
                 if outcome.status != "pass":
                     failed.append(f"{server} at {label}: {search.first_line(outcome.reason)}")
                     continue
@@ -519,6 +547,7 @@ class UabenchLibrary:
         """The server itself must refuse a channel from a client whose certificate it does not
         trust (a security-related Bad status to the security probe, not a timeout or a closed
         socket), and then still serve the trusted `client`."""
+        _needs_a_secure_channel(client, server)
         session = self._session()
         running = session.server(sdks.get(server), warm=False)
         security = {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}
@@ -528,6 +557,7 @@ class UabenchLibrary:
         """A server offering only None and Basic256Sha256/SignAndEncrypt must itself refuse a
         channel asking for Basic256Sha256/Sign: the security probe asks it without matching
         endpoints first (a client that does gives up on its own and asks no server)."""
+        _needs_a_secure_channel(client, server)  # a server without it cannot even offer the endpoints
         session = self._session()
         endpoints = [{"policy": "None", "mode": "None"}, {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}]
         security_config = dict(session.server_config(sdks.get(server))["security"], endpoints=endpoints)
@@ -540,9 +570,7 @@ class UabenchLibrary:
     ) -> None:
         session = self._session()
         client, server = sdks.get(client_id), sdks.get(server_id)
-        trusted = {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}
-        if not (server.offers(**trusted) and client.offers(**trusted)):
-            raise SkipExecution(f"not supported: {server_id} or {client_id} lacks Basic256Sha256/SignAndEncrypt")
+        trusted = TRUSTED_SECURITY
         config = session.client_config(running, {"probe": f"asyncua {security_probe.version()}"}, security, identity)
         found = security_probe.handshake(
             running.endpoint, security["policy"], security["mode"], identity, session.pki.server.certificate
@@ -618,7 +646,8 @@ class UabenchLibrary:
             )
             declared = server.conformance.get(one.check.id)
             line = f"{one.check.unit}: {one.check.title}: {verdict.got}"
-            if verdict.outcome == "deviation" and declared and declared.matches(verdict.got):
+            # a probe's error may be the server's doing too (a renewal left unanswered times out)
+            if verdict.outcome in ("deviation", "error") and declared and declared.matches(verdict.got):
                 known.append(f"{line} (known: {declared.why})")
             elif verdict.outcome in ("deviation", "error"):
                 unexpected.append(f"{line} (expected {one.check.expected})")
@@ -633,7 +662,7 @@ class UabenchLibrary:
                 "outcome": verdict.outcome,
                 "got": verdict.got,
                 "headroom": verdict.headroom,
-                "known": declared.why if declared and verdict.outcome == "deviation" else None,
+                "known": declared.why if declared and verdict.outcome in ("deviation", "error") else None,
                 "observed": one.observed,
             }
             outcome = Outcome(status, verdict.got, result=result)
@@ -645,6 +674,184 @@ class UabenchLibrary:
             unexpected.insert(0, f"the server died during the probe: {running.death_reason()}")
         if unexpected:
             raise AssertionError(f"{server_id}: {len(unexpected)} deviation(s): " + "; ".join(unexpected))
+
+    def instructions_should_be_counted(self, server_id: str, workload_name: str) -> None:
+        """The instructions `server_id` executes per operation of the instructions workload
+        `workload_name` (instructions/counts.py): the profile's pairs of loads on one server
+        process under callgrind, each load a cell, each pair one difference; first the same workload timed
+        without valgrind (its own server, warm), the figure the count stands beside. Fails when a
+        count cannot be taken; differences further apart than the plan's tolerance are a warning
+        (with the reason the plan gives for a runtime that schedules by the clock) and marked in
+        the report.
+        A server in a language the plan does not count is recorded as such, and skipped."""
+        session = self._session()
+        assert self.plan.instructions, "Instructions Should Be Counted needs an instructions plan"
+        setup, chosen = self.plan.instructions, self.plan.instructions.profiles[self.profile]
+        server = sdks.get(server_id)
+        reference = sdks.get(plans.reference_client() or server.base)
+        why = setup.why_not_counted(server.language)
+        if why:
+            session.record("instructions", reference, server, "", 0, {}, Outcome("not_supported", why))
+            raise SkipExecution(f"not counted: {why}")
+        missing = instructions_runner.valgrind_missing()
+        if missing:
+            raise AssertionError(missing)
+        one = setup.workload(workload_name)
+        client = _load_client(reference, server, one.workload["workload"])
+        # the timing first: the same workload natively, its own warm server, the profile's repetitions
+        for repetition in range(chosen.timing_repetitions):
+            timed = session.cell(
+                "instructions-timing",
+                client,
+                server,
+                one.name,
+                repetition,
+                {**one.workload, "duration_s": chosen.timing_duration_s},
+                server_overrides=one.server,
+                steady_label=f"instructions: {one.name}",
+            )
+            if timed.status == "not_supported":
+                raise SkipExecution(f"not supported: {timed.reason}")
+            if timed.status != "pass":
+                raise AssertionError(f"{one.name} on {server_id}, timed without valgrind: {timed.reason}")
+        session.stop_servers()  # nothing else on the server cores while valgrind runs
+        differences, errors = instructions_runner.differences(session, server, client, one, chosen)
+        if errors:
+            raise AssertionError(f"{one.name} on {server_id}: " + "; ".join(errors))
+        spread = instructions_counts.spread(differences)
+        shown = ", ".join(f"{d.per_request:,.0f}" for d in differences)
+        apart = f" ({spread:.4%} apart)" if spread is not None else ""
+        logger.info(f"{one.name} on {server_id}: instructions per {one.per}: {shown}{apart}")
+        if spread is not None and spread > setup.tolerance:
+            line = (
+                f"{one.name} on {server_id}: the differences lie{apart} further than the plan's {setup.tolerance:.1%}"
+            )
+            # a measured property of the count, shown as such in the report, not a broken run
+            time_driven = setup.time_driven.get(server.language)
+            logger.warn(f"{line}: {time_driven}" if time_driven else line)
+
+    # --- footprint (suites/footprint.robot, footprint/runner.py) ---------------------------------
+
+    def _footprint(self) -> tuple[footprint_plan.FootprintSetup, footprint_plan.FootprintProfile]:
+        assert self.plan.footprint, "the footprint keywords need a footprint plan"
+        return self.plan.footprint, self.plan.footprint.chosen(self.profile)
+
+    def server_footprint_should_be_measured(self, server_id: str, model_name: str) -> None:
+        """The RSS `server_id` needs per step of the footprint model `model_name` (held − idle of
+        one server process per point, the reference client holding the step), and the slope of
+        it over the steps with its interval. Fails when a point fails."""
+        setup, chosen = self._footprint()
+        server, model = sdks.get(server_id), setup.model(model_name)
+        client = _load_client(sdks.get(plans.reference_client() or server.base), server, model.workload["workload"])
+        points, failures = footprint_runner.measure_model(
+            self._session(), setup, chosen, self.profile, (server, client), model, logger.info
+        )
+        _footprint_verdict(failures, f"{model.name} of {server_id}")
+        fitted = footprint_memory.fit([float(x) for x, _ in points], [float(y) for _, y in points])
+        if fitted:
+            logger.info(f"{server_id}: {fitted.slope / 1024:,.2f} KiB per {model.unit} ({fitted.points} points)")
+
+    def server_start_up_should_be_measured(self, server_id: str) -> None:
+        """`server_id`'s time from process start to ready, its idle RSS and a new session's first
+        requests, at each signal count of the profile, each point a server process of its own."""
+        setup, chosen = self._footprint()
+        server = sdks.get(server_id)
+        client = _load_client(sdks.get(plans.reference_client() or server.base), server, "read")
+        failures = footprint_runner.measure_startup(
+            self._session(), setup, chosen, self.profile, (server, client), logger.info
+        )
+        _footprint_verdict(failures, f"start-up of {server_id}")
+
+    def server_image_should_be_measured(self, server_id: str) -> None:
+        """The size of each image of `server_id` built here (uabench images), per architecture;
+        skipped when none is built."""
+        server = sdks.get(server_id)
+        sizes, missing = footprint_runner.image_sizes(server)
+        if missing:
+            raise SkipExecution(f"not measured: {missing}")
+        outcome = Outcome("pass", result={"images": sizes})
+        self._session().record(footprint_memory.IMAGE_KIND, server, server, "image", 0, {}, outcome)
+        logger.info(", ".join(f"{arch} {size / 1e6:.0f} MB" for arch, size in sizes.items()))
+
+    def client_footprint_should_be_measured(self, client_id: str) -> None:
+        """The RSS of `client_id`'s client holding the profile's numbers of sessions against the
+        reference server (or its own SDK's server, where the reference server refuses it)."""
+        setup, chosen = self._footprint()
+        client = sdks.get(client_id)
+        reference = sdks.get(plans.reference_client() or client.base)
+        server = reference if reference.refuses(client.id, "read") is None else sdks.get(client.base)
+        failures = footprint_runner.measure_client(
+            self._session(), setup, chosen, self.profile, client, server, logger.info
+        )
+        _footprint_verdict(failures, f"the {client_id} client")
+
+    def server_should_be_profiled(self, server_id: str, workload_name: str) -> None:
+        """A sampling profile of `server_id` under the profile workload `workload_name`
+        (profile/profilers.py), on a server started with its runtime's profiling settings and
+        warm: the profile's repetitions of a phase without the profiler and one with it, the
+        overhead their throughputs' ratio; the samples of every profiled phase are folded into
+        one profile, recorded with its functions by self time and its attribution."""
+        session = self._session()
+        assert self.plan.profile, "Server Should Be Profiled needs a profile plan"
+        setup, chosen = self.plan.profile, self.plan.profile.profiles[self.profile]
+        server = sdks.get(server_id)
+        missing = profilers.missing(server.language)
+        if missing:
+            raise AssertionError(f"{server_id} cannot be profiled: {missing}")
+        one = setup.workload(workload_name)
+        client = _load_client(sdks.get(plans.reference_client() or server.base), server, one.workload["workload"])
+        workload = {**one.workload, "duration_s": chosen.duration_s}
+        with profilers.environment(server.language):
+            running = session.server(server, warm=False, **one.server)
+        stacks: Counter[str] = Counter()
+        ratios: list[float | None] = []
+        # the server's perf map (a JIT runtime's) goes when the suite ends: the next workload's
+        # profile of the same server needs the names of the code compiled before it
+        self._profiled_pids.add(running.measured.process.pid)
+        self._profiled(running, server, client, one, workload, setup, chosen, stacks, ratios)
+        result = profile_figures.summary(stacks, setup.frequency_hz, setup.top, server.language, ratios)
+        session.record("profile", client, server, one.name, 0, workload, Outcome("pass", result=result), running.config)
+        shares = ", ".join(f"{name} {share:.0%}" for name, share in result["attribution"].items())
+        logger.info(f"{server_id}, {one.name}: {result['samples']} samples; {shares}")
+
+    def _profiled(
+        self,
+        running: Server,
+        server: sdks.Sdk,
+        client: sdks.Sdk,
+        one: Workload,
+        workload: dict,
+        setup: ProfileSetup,
+        chosen: ProfileProfile,
+        stacks: Counter[str],
+        ratios: list[float | None],
+    ) -> None:
+        """The profile's repetitions: a phase without the profiler, then one with it."""
+        session = self._session()
+        server_id = server.id
+        for repetition in range(chosen.repetitions):
+            cells = {}
+            for arm in ("off", "on"):
+                label = f"profile: {one.name}"
+                directory = session.workdir / f"profile-{server_id}-{workload_slug(one.name)}-{repetition}"
+                with contextlib.ExitStack() as stack:
+                    if arm == "on":
+                        attached = stack.enter_context(
+                            profilers.attached(
+                                running.measured.process.pid, server.language, setup.frequency_hz, directory
+                            )
+                        )
+                    cells[arm] = session.cell(
+                        "profile-timing", client, server, one.name, repetition, workload,
+                        parameter=arm, server_overrides=one.server, steady_label=label,
+                    )  # fmt: skip
+                if cells[arm].status == "not_supported":
+                    raise SkipExecution(f"not supported: {cells[arm].reason}")
+                if cells[arm].status != "pass":
+                    raise AssertionError(f"{one.name} on {server_id}, profiler {arm}: {cells[arm].reason}")
+            stacks += attached.stacks
+            off, on = (cells[arm].measured["throughput"]["values_per_s"] for arm in ("off", "on"))
+            ratios.append(on / off if off else None)
 
     def corpus_should_be_recorded(self) -> None:
         """The fuzzer's corpus: the reference client's messages (a read, a write and a
@@ -687,7 +894,8 @@ class UabenchLibrary:
             raise AssertionError("no corpus: the test recording it did not pass")
         reference = plans.reference_client()
         assert reference is not None, "the corpus test needs the reference client"
-        client, server = sdks.get(reference), sdks.get(server_id)
+        server = sdks.get(server_id)
+        client = _load_client(sdks.get(reference), server, "read")
         running = session.server(server, warm=False, signals=10, writes=10)
         pid = running.measured.process.pid
 
@@ -756,6 +964,11 @@ class UabenchLibrary:
         if found.get("failure"):
             logger.warn(f"{server_id}: {batch}: reproducer {found['failure']['reproducer']}")
         if verdict.outcome in ("crashed", "hung"):
+            found_again = f"{verdict.outcome}: {verdict.reason}"
+            known = server.robustness.get(batch)
+            if known and known.matches(found_again):  # stored as it is; sdk.toml [robustness] says why
+                logger.warn(f"{server_id} {found_again} under {batch}: known: {known.why}")
+                raise SkipExecution(f"known failure of {server_id} under {batch}: {known.why}; again: {found_again}")
             raise AssertionError(f"{server_id} {verdict.outcome} under {batch}: {verdict.reason}")
         if verdict.outcome != "unaffected":
             logger.warn(f"{server_id}: {batch}: {verdict.outcome}: {verdict.reason}")
@@ -779,10 +992,12 @@ class UabenchLibrary:
             logger.info(resilience_runner.describe(figures))
         failed = [o for o, _ in found if o.status == "fail"]
         if failed and all((o.result or {}).get("known") for o in failed):
-            # the server's own known behaviour (its sdk.toml [resilience]): shown, not a new failure
-            known = (failed[0].result or {})["known"]
+            # the server's or the client's own known behaviour (sdk.toml [resilience] or
+            # [client_resilience]): shown, not a new failure
+            result = failed[0].result or {}
+            known, whose = result["known"], result.get("known_on", f"{server_id} (server)")
             logger.warn(f"{client_id} → {server_id}: {incident} during {workload}: {failed[0].reason} (known: {known})")
-            raise SkipExecution(f"known failure on {server_id}'s behaviour: {known}; found again: {failed[0].reason}")
+            raise SkipExecution(f"known failure on {whose}'s behaviour: {known}; found again: {failed[0].reason}")
         if failed:
             raise AssertionError(f"{client_id} → {server_id}, {incident} during {workload}: {failed[0].reason}")
         if any(o.status == "not_supported" for o, _ in found):
@@ -799,7 +1014,8 @@ class UabenchLibrary:
         reference = plans.reference_client()
         if reference is None:
             raise SkipExecution("not supported: no reference client installed")
-        client, server = sdks.get(reference), sdks.get(server_id)
+        server = sdks.get(server_id)
+        client = _load_client(sdks.get(reference), server, "subscribe")
         running = session.server(server, warm=False, signals=setup.signals)
         pid = running.measured.process.pid
         load = {
@@ -1009,6 +1225,11 @@ class UabenchLibrary:
         return self.session
 
 
+def workload_slug(name: str) -> str:
+    """A workload's name as a directory name: "read, SignAndEncrypt" → "read-signandencrypt"."""
+    return plans.workload_tag(name).removeprefix("workload:")
+
+
 def _included(servers: str) -> list[str]:
     """The servers of a comparison test that Robot's --include patterns select: the test carries
     every server's tag, so `--include server:milo` runs it, and here it measures milo alone
@@ -1050,6 +1271,33 @@ def _figure(outcomes: list[Outcome]) -> str:
         + (f", client-bound in {bound}" if bound else "")
         + (f" — {why}" if why else "")
     )
+
+
+def _footprint_verdict(failures: list[str], what: str) -> None:
+    if failures and failures[0].startswith("not supported: "):
+        raise SkipExecution(failures[0])
+    if failures:
+        raise AssertionError(f"{what}: {len(failures)} point(s) failed: " + "; ".join(failures))
+
+
+def _load_client(reference: sdks.Sdk, server: sdks.Sdk, workload: str) -> sdks.Sdk:
+    """The client that loads `server` where nothing is ranked (the robustness health reads, the
+    soak's load): the reference client, unless the server declares it never gives that one a
+    session (sdk.toml [interop], refused); then the server's own SDK's client, said in the log."""
+    refused = server.refuses(reference.id, workload)
+    if refused is None or "client" not in server.roles:
+        return reference
+    logger.warn(f"{server.id} refuses the {reference.id} client ({refused}): its own client loads it instead")
+    return sdks.get(server.base)
+
+
+TRUSTED_SECURITY = {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}
+
+
+def _needs_a_secure_channel(client_id: str, server_id: str) -> None:
+    """The negative security tests need a Basic256Sha256/SignAndEncrypt channel on both sides."""
+    if not all(sdks.get(sdk).offers(**TRUSTED_SECURITY) for sdk in (client_id, server_id)):
+        raise SkipExecution(f"not supported: {server_id} or {client_id} lacks Basic256Sha256/SignAndEncrypt")
 
 
 def _passed(outcome: Outcome) -> Outcome:

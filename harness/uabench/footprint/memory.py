@@ -1,0 +1,88 @@
+"""Plain functions of the footprint suite: when a process's RSS has settled, and the straight line
+through RSS against what a server holds (sessions, subscriptions, monitored items, signals),
+with the 95 % intervals of its slope and intercept."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from scipy import stats
+
+from uabench.footprint.plan import Settle
+
+# the kinds of the cells the footprint records (footprint/runner.py) and reports (report/footprint.py)
+KIND, STARTUP_KIND, CLIENT_KIND, IMAGE_KIND = "footprint", "footprint-startup", "footprint-client", "footprint-image"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """RSS over the last settle window: its median, how far its samples lay apart (max − min over
+    the median), and whether that was within the tolerance."""
+
+    rss: int
+    spread: float
+    settled: bool
+    samples: int
+
+    def summary(self) -> dict:
+        return dict(self.__dict__)
+
+
+MIN_SAMPLES = 3
+
+
+def reading(samples: list[tuple[int, int]], settle: Settle) -> Reading | None:
+    """The reading of (wall_ns, rss) samples, oldest first, over their last settle.window_s (or
+    their last three, where a busy host spaced the samples wider); None when they do not yet
+    span the window or hold three samples."""
+    if len(samples) < MIN_SAMPLES or samples[-1][0] - samples[0][0] < settle.window_s * 1e9:
+        return None
+    last_ns = samples[-1][0]
+    inside = [rss for wall_ns, rss in samples if wall_ns >= last_ns - settle.window_s * 1e9]
+    if len(inside) < MIN_SAMPLES:
+        inside = [rss for _, rss in samples[-MIN_SAMPLES:]]
+    median = statistics.median(inside)
+    spread = (max(inside) - min(inside)) / median if median else 0.0
+    return Reading(int(median), spread, spread <= settle.tolerance, len(inside))
+
+
+@dataclass(frozen=True)
+class Fit:
+    """RSS = intercept + slope · x by least squares, with 95 % intervals (Student's t on n − 2
+    degrees of freedom; None with two points, which a line passes through exactly)."""
+
+    slope: float
+    slope_low: float | None
+    slope_high: float | None
+    intercept: float
+    intercept_low: float | None
+    intercept_high: float | None
+    points: int
+    r2: float | None
+
+    def summary(self) -> dict:
+        return dict(self.__dict__)
+
+
+def fit(xs: list[float], ys: list[float]) -> Fit | None:
+    """The line through the points, or None when x does not vary. scipy's linregress gives the
+    standard errors; the interval is theirs times the t quantile."""
+    if len(xs) < 2 or len(set(xs)) < 2:
+        return None
+    found = stats.linregress(xs, ys)
+    n = len(xs)
+    if n < 3:
+        return Fit(float(found.slope), None, None, float(found.intercept), None, None, n, None)
+    t = float(stats.t.ppf(0.975, n - 2))
+    slope, intercept = float(found.slope), float(found.intercept)
+    return Fit(
+        slope,
+        slope - t * float(found.stderr),
+        slope + t * float(found.stderr),
+        intercept,
+        intercept - t * float(found.intercept_stderr),
+        intercept + t * float(found.intercept_stderr),
+        n,
+        float(found.rvalue) ** 2,
+    )

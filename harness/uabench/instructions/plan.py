@@ -1,0 +1,116 @@
+"""What makes a plan an instructions plan (an `[instructions]` table; suites/plans/instructions.toml):
+the workloads whose server instructions are counted, the languages whose servers are counted
+and why the others are not, and per benchmark profile how long each run lasts and how often.
+Checked with a JSON Schema (jsonschema, as the conformance plan is): every rule here is a type,
+a range or a name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from uabench import plan_table
+from uabench.plan_table import Workload
+
+_TEXT = {"type": "string", "minLength": 1}
+SETUP_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["workloads", "counted", "not_counted", "tolerance"],
+    "properties": {
+        "workloads": {"type": "array", "minItems": 1, "items": plan_table.WORKLOAD_SCHEMA},
+        # sdk.toml languages whose servers run ahead-of-time compiled code under valgrind
+        "counted": {"type": "array", "minItems": 1, "items": _TEXT},
+        # per language of the others, why a count would mislead
+        "not_counted": {"type": "object", "additionalProperties": _TEXT},
+        # per counted language whose runtime is driven by the wall clock, why its counts may differ
+        "time_driven": {"type": "object", "additionalProperties": _TEXT},
+        # the largest spread of two differences that is a reproduced count (0.001: 0.1 %)
+        "tolerance": {"type": "number", "exclusiveMinimum": 0, "maximum": 0.5},
+    },
+}
+PROFILE_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["duration_s", "pairs", "timing"],
+    "properties": {
+        # the measured phase of each load under callgrind: both loads of a difference last as long,
+        # so what the server does by the clock (its timers) cancels
+        "duration_s": {"type": "number", "minimum": 0.5, "maximum": 600},
+        # differences per workload and server: two or more show whether the count reproduces
+        "pairs": {"type": "integer", "minimum": 1, "maximum": 10},
+        # the timing beside the count: the same workload without valgrind
+        "timing": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["duration_s", "repetitions"],
+            "properties": {
+                "duration_s": {"type": "number", "minimum": 0.2, "maximum": 600},
+                "repetitions": {"type": "integer", "minimum": 1, "maximum": 50},
+            },
+        },
+        # the workloads (names) and servers this profile counts; default: all
+        "workloads": plan_table.CHOSEN_SCHEMA,
+        "servers": plan_table.CHOSEN_SCHEMA,
+    },
+}
+
+
+@dataclass(frozen=True)
+class InstructionsProfile:
+    duration_s: float
+    pairs: int
+    timing_duration_s: float
+    timing_repetitions: int
+    workloads: tuple[str, ...] | None
+    servers: tuple[str, ...] | None
+
+    def summary(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class InstructionsSetup(plan_table.Selection):
+    workloads: tuple[Workload, ...]
+    counted: tuple[str, ...]
+    not_counted: dict[str, str]
+    time_driven: dict[str, str]
+    tolerance: float
+    profiles: dict[str, InstructionsProfile]
+
+    def why_not_counted(self, language: str) -> str | None:
+        """Why a server in `language` has no count, or None when it is counted."""
+        if language in self.counted:
+            return None
+        return self.not_counted.get(language, f"no count for {language} servers: the plan counts {self.counted}")
+
+
+def parse(raw: dict) -> tuple[InstructionsSetup, dict[str, dict]]:
+    """The instructions setup of a plan, and its profiles as the plan's `profiles` (no phases)."""
+    setup = plan_table.setup_table(raw, "instructions", SETUP_SCHEMA)
+    workloads = plan_table.workloads(setup["workloads"], "instructions.workloads")
+    names = [w.name for w in workloads]
+    unloaded = [w.name for w in workloads if len(w.loads) != 2]
+    if unloaded:
+        raise plan_table.PlanTableError(f"instructions.workloads: {unloaded} need two loads to difference")
+    profiles = {}
+    for name, t in plan_table.profile_tables(raw, "instructions", PROFILE_SCHEMA).items():
+        where = f"profiles.{name}.instructions"
+        profiles[name] = InstructionsProfile(
+            float(t["duration_s"]),
+            int(t["pairs"]),
+            float(t["timing"]["duration_s"]),
+            int(t["timing"]["repetitions"]),
+            plan_table.chosen_names(t, "workloads", names, where),
+            tuple(t["servers"]) if "servers" in t else None,
+        )
+    return (
+        InstructionsSetup(
+            workloads,
+            tuple(setup["counted"]),
+            dict(setup["not_counted"]),
+            dict(setup.get("time_driven") or {}),
+            float(setup["tolerance"]),
+            profiles,
+        ),
+        {name: {} for name in profiles},
+    )

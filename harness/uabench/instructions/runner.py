@@ -1,0 +1,187 @@
+"""The counts of one server and workload (instructions/counts.py): a server process of its own
+under callgrind, with the workload's server config; after its start-up is dumped and set aside,
+the client runs the workload's two loads in turn, the profile's pairs of them, each load followed
+by a dump of what the server executed meanwhile. The client runs natively: only the server is
+counted. Then the server is stopped (SIGTERM)."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from uabench import pki
+from uabench.engine.cells import Outcome
+from uabench.engine.session import Session
+from uabench.instructions import counts
+from uabench.instructions.counts import Count, CountError, Difference
+from uabench.instructions.plan import InstructionsProfile, Workload
+from uabench.proc import launcher
+from uabench.proc.process import AdapterProcess
+from uabench.sdks import Sdk
+
+# Under valgrind a server starts and stops 20 to 50 times slower than natively (open62541's
+# 1,000 signals: 2 s to ready): the contract's 30 s to ready and 5 s to stop would cut it short.
+READY_TIMEOUT_S = 180.0
+EXIT_TIMEOUT_S = 60.0
+DUMP_TIMEOUT_S = 60.0
+# a load's span: its phase and this margin for the client's start, session and drain (about 1 s
+# against a server under valgrind; a load that takes longer is no count)
+SPAN_MARGIN_S = 4.0  # callgrind_control answers in about 0.4 s; a big dump takes longer
+
+# What a runtime needs to run under callgrind. Go preempts goroutines with signals (SIGURG), and
+# callgrind 3.19 aborts on them (threads.c:247, vgCallgrind_post_signal: 'sigNum ==
+# vgCallgrind_current_state.sig' failed): the counted gopcua server runs without asynchronous
+# preemption (goroutines still yield at calls and allocations).
+ENVIRONMENT = {"Go": {"GODEBUG": "asyncpreemptoff=1"}}
+
+_servers = itertools.count()
+
+# The same certificates and keys in every run (pki/README.md): a run's new ones move open62541's
+# heap layout, and with it the count of a read by up to 0.5 %.
+KEPT_PKI = Path(__file__).with_name("pki")
+
+
+@functools.cache
+def valgrind_version() -> str:
+    found = subprocess.run([counts.VALGRIND, "--version"], capture_output=True, text=True, check=False)
+    return found.stdout.strip() or "?"
+
+
+def valgrind_missing() -> str | None:
+    """Why no count can be taken here, or None."""
+    absent = [tool for tool in (counts.VALGRIND, counts.CONTROL) if shutil.which(tool) is None]
+    if absent:
+        return f"not installed: {', '.join(absent)} (Debian's valgrind package; ci/apt-packages installs it)"
+    return None
+
+
+class _Counted:
+    """A server under callgrind and the number of its dumps so far."""
+
+    def __init__(self, session: Session, server: Sdk, server_config: dict) -> None:
+        config = session.server_config(server, identities=pki.kept_pki(KEPT_PKI), **server_config)
+        self.directory = session.workdir / f"callgrind-{server.id}-{next(_servers)}"
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.process = AdapterProcess(
+            server,
+            "server",
+            config,
+            self.directory,
+            session.server_cpus,
+            name=f"{server.id}-server-callgrind-{config['port']}",
+            prefix=counts.prefix(self.directory),
+        )
+        self.dumps = 0
+        self.endpoint = ""
+
+    def start(self) -> None:
+        with launcher.environment(ENVIRONMENT.get(self.process.sdk.language, {})):
+            self.process.start()
+        self.endpoint = self.process.wait_event(("ready",), READY_TIMEOUT_S)["endpoint"]
+        self.dump()  # the start-up, set aside
+
+    def dump(self) -> int:
+        """Dumps the counters (and zeroes them): the instructions since the last dump."""
+        done = subprocess.run(
+            [counts.CONTROL, "--dump", str(self.process.pid)],
+            capture_output=True,
+            text=True,
+            timeout=DUMP_TIMEOUT_S,
+            check=False,
+        )
+        self.dumps += 1
+        path = counts.dump_file(self.directory, self.process.pid, self.dumps)
+        deadline = time.monotonic() + DUMP_TIMEOUT_S
+        while not _written(path) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not _written(path):
+            raise CountError(f"callgrind_control --dump wrote no {path.name}: {done.stdout[-300:]}{done.stderr[-300:]}")
+        return counts.total_instructions(path)
+
+    def stop(self) -> None:
+        self.process.stop(EXIT_TIMEOUT_S)
+
+
+def _written(path: Path) -> bool:
+    """A dump is complete once its summary line is there (callgrind writes it last)."""
+    return path.exists() and "\nsummary:" in path.read_text(errors="replace")
+
+
+def differences(
+    session: Session, server: Sdk, client: Sdk, one: Workload, chosen: InstructionsProfile
+) -> tuple[list[Difference], list[str]]:
+    """The profile's pairs of loads of `one` on one `server` process under callgrind, each load
+    recorded as an "instructions" cell (the load's index the parameter), each pair's difference,
+    and what failed."""
+    counted = _Counted(session, server, one.server)
+    found: list[Difference] = []
+
+    def run(load: dict, what: str) -> tuple[dict, Count]:
+        begun = time.monotonic()
+        config = session.client_config_for(
+            counted.endpoint,
+            {k: v for k, v in {**one.workload, **load}.items() if k != "security"},
+            one.workload.get("security"),
+            pki.kept_pki(KEPT_PKI).client,
+        )
+        config = {**config, "warmup_s": 0, "duration_s": chosen.duration_s}
+        outcome = session.run_client(client, None, config)
+        if outcome.status != "pass" or outcome.result is None:
+            raise CountError(f"{what}: the client did not pass: {outcome.reason}")
+        operations = outcome.result["operations"]
+        if operations["failed"]:
+            raise CountError(f"{what}: {operations['failed']} of {operations['attempted']} operations failed")
+        values = int(outcome.result.get("values") or operations["attempted"])
+        # every load's dump ends the same wall-clock span after its start: what the server does by
+        # the clock (its timers, an update loop: open62541's subscription counts of equal
+        # notifications lay 3.5 % apart with spans left to the client's and the dump's timing)
+        # is the same in both loads of a pair, give or take one tick
+        left = begun + chosen.duration_s + SPAN_MARGIN_S - time.monotonic()
+        if left < 0:
+            raise CountError(
+                f"{what}: the load took {SPAN_MARGIN_S - left:.1f} s past its phase (at most {SPAN_MARGIN_S:g} s)"
+            )
+        time.sleep(left)
+        return config, Count(int(operations["attempted"]), values, counted.dump())
+
+    try:
+        counted.start()
+        # the first load of a process holds the lazy set-up of its first channel and session
+        # (open62541: 3.2 M instructions more than the same load after it): run once, set aside
+        run(one.loads[0], "the first load, set aside")
+        for pair in range(chosen.pairs):
+            loads = []
+            for index, load in enumerate(one.loads):
+                config, found_count = run(load, f"pair {pair + 1}, load {index + 1}")
+                about = {"load": _described(load), "per": one.per, "language": server.language}
+                result = {**found_count.summary, **about, "valgrind": valgrind_version()}
+                session.record(
+                    counts.KIND,
+                    client,
+                    server,
+                    one.name,
+                    pair,
+                    config,
+                    Outcome("pass", result=result),
+                    one.server,
+                    index,
+                )
+                loads.append(found_count)
+            found.append(counts.difference(loads[0], loads[1]))
+    except (CountError, OSError, subprocess.TimeoutExpired) as error:
+        config = {**one.workload, "duration_s": chosen.duration_s}
+        session.record(counts.KIND, client, server, one.name, 0, config, Outcome("fail", str(error)), one.server)
+        return found, [str(error)]
+    finally:
+        counted.stop()
+    return found, []
+
+
+def _described(load: dict) -> str:
+    """A load as the report names it: "rate 50", "closed loop", "1000 nodes"."""
+    shown = [f"{len(v)} nodes" if k == "nodes" else f"{k} {v}" for k, v in load.items()]
+    return ", ".join(shown) or "closed loop"

@@ -1,0 +1,220 @@
+"""The footprint section (issue 21): per server its idle RSS, the RSS per session, subscription
+and monitored item (slopes of held − idle over each model's steps, footprint/memory.py) and per
+1,000 signals (the slope of idle RSS over the signal counts), its time to ready and a new
+session's first request; per client its RSS per session; and RSS against monitored items per
+server. Built from the "footprint", "footprint-startup" and "footprint-client" cells that
+footprint/runner.py records."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+
+from uabench.footprint import memory
+from uabench.footprint.memory import CLIENT_KIND, IMAGE_KIND, KIND, STARTUP_KIND
+from uabench.footprint.plan import VARIED
+from uabench.report.model import Cell, Column, Figure, Interval, Section, Series, Status, Table, row
+from uabench.report.sections import failure_notes
+
+KIB, MIB = 1024.0, 1024.0 * 1024.0
+
+
+def _passed(cells: list[dict], kind: str) -> list[dict]:
+    return [
+        c for c in cells if c["kind"] == kind and c["status"] == "pass" and (c.get("result") or {}).get("footprint")
+    ]
+
+
+def _slope(points: list[tuple[float, float]], scale: float) -> tuple[Cell, memory.Fit | None]:
+    """The slope of a fit as an interval in `scale` units (marked where its interval reaches 0:
+    the steps did not separate the cost from the scatter)."""
+    found = memory.fit([x for x, _ in points], [y for _, y in points])
+    if found is None:
+        return Cell(None), None
+    low = None if found.slope_low is None else found.slope_low / scale
+    high = None if found.slope_high is None else found.slope_high / scale
+    interval = Interval(found.slope / scale, low, high)
+    return Cell(interval, Status.MARKED if low is None or low <= 0 else None), found
+
+
+def _spread(values: list[float]) -> Interval:
+    """A median with its repetitions' range and values."""
+    return Interval(statistics.median(values), min(values), max(values), tuple(values))
+
+
+def _models(cells: list[dict]) -> dict[tuple[str, str], list[dict]]:
+    found: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for c in _passed(cells, KIND):
+        found[c["server"], c["variant"]].append(c)
+    return found
+
+
+def _server_table(cells: list[dict], notes: list[str]) -> Table | None:
+    models = _models(cells)
+    startups = defaultdict(list)
+    for c in _passed(cells, STARTUP_KIND):
+        startups[c["server"]].append(c)
+    built = {c["server"]: c["result"]["images"] for c in cells if c["kind"] == IMAGE_KIND and c["status"] == "pass"}
+    servers = sorted({server for server, _ in models} | set(startups))
+    if not servers:
+        return None
+    # the order of footprint/plan.py's VARIED (what a server holds from the outside in), others after
+    order = {vary: index for index, vary in enumerate(VARIED)}
+    names = sorted({name for _, name in models}, key=lambda n: (order.get(_vary(n), len(order)), n))
+    signals = sorted({float(c["parameter"]) for found in startups.values() for c in found})
+    rows = []
+    for server in servers:
+        ups = startups.get(server, [])
+        lowest = [c for c in ups if float(c["parameter"]) == min(signals, default=0)]
+        idle = [c["result"]["footprint"]["idle"]["rss"] / MIB for c in lowest]
+        slopes = []
+        for name in names:
+            found = models.get((server, name), [])
+            points = [(float(c["parameter"]), float(c["result"]["footprint"]["delta_bytes"])) for c in found]
+            slope, _ = _slope(points, KIB)
+            unsettled = sum(not c["result"]["footprint"]["held"]["settled"] for c in found)
+            if unsettled:
+                notes.append(
+                    f"{server}, {name}: RSS had not settled within the bound at {unsettled} of {len(found)} points."
+                )
+            slopes.append(slope)
+        per_signals, _ = _slope([(float(c["parameter"]) / 1000, float(_idle_bytes(c))) for c in ups], KIB)
+        bases = {
+            c["result"]["footprint"].get("basis", "RSS")
+            for c in [*ups, *(c for n in names for c in models.get((server, n), []))]
+        }
+        if bases - {"RSS"}:
+            notes.append(
+                f"{server}: its figures per {', '.join(_unit(n) for n in names)} and per 1,000 signals are "
+                f"of its heap, not its RSS: {'; '.join(sorted(bases - {'RSS'}))}."
+            )
+        ready = []
+        for count in signals:
+            values = [c["result"]["footprint"]["ready_s"] * 1e3 for c in ups if float(c["parameter"]) == count]
+            ready.append(_spread(values) if values else None)
+        first = [c["result"]["footprint"]["first_request_us"] for c in lowest]
+        later = [c["result"]["footprint"]["later_requests_us"] for c in lowest]
+        rows.append(
+            row(
+                server,
+                _spread(idle) if idle else None,
+                *slopes,
+                per_signals,
+                *ready,
+                _spread(first) if first else None,
+                _spread(later) if later else None,
+                ", ".join(f"{arch} {size / 1e6:,.0f} MB" for arch, size in sorted(built.get(server, {}).items()))
+                or None,
+            )
+        )
+    lowest_signals = f"{min(signals):,.0f} signals" if signals else "the lowest signal count"
+    columns = [
+        Column("server", kind="text"),
+        Column("idle RSS", f"MiB at {lowest_signals}: median [lowest–highest] of its processes", digits=1),
+        *(Column(f"per {_unit(name)}", "KiB: slope of held − idle RSS [95 % interval]", digits=1) for name in names),
+        Column("per 1,000 signals", "KiB: slope of idle RSS over the signal counts [95 % interval]", digits=0),
+        *(
+            Column(f"ready, {count:,.0f} signals", "ms from process start to its ready line: median [range]")
+            for count in signals
+        ),
+        Column("first request", f"µs, a new session's first Read at {lowest_signals}, 1 in flight: median [range]"),
+        Column("later requests", "µs, the same session's later Reads, 1 in flight (closed loop): median of medians"),
+        Column(
+            "image", "size of the SDK's container image per architecture (uabench images), as built here", kind="text"
+        ),
+    ]
+    return Table(columns, rows)
+
+
+def _idle_bytes(c: dict) -> int:
+    """A start-up point's idle bytes: its heap after a full collection where it was read, else RSS."""
+    figures = c["result"]["footprint"]
+    return figures.get("idle_bytes", figures["idle"]["rss"])
+
+
+def _vary(model: str) -> str:
+    """The key of VARIED a model of this name steps: the plan names its models after them in
+    words ("monitored items" steps monitored_items); a cell keeps only the name."""
+    return model.replace(" ", "_")
+
+
+def _unit(model: str) -> str:
+    """A model's unit as the column names it ("monitored items" → "monitored item")."""
+    return VARIED.get(_vary(model), model)
+
+
+def _client_table(cells: list[dict]) -> Table | None:
+    by: dict[str, list[dict]] = defaultdict(list)
+    for c in cells:
+        if c["kind"] == CLIENT_KIND and c["status"] == "pass" and (c.get("client_resources") or {}).get("rss_mean"):
+            by[c["client"]].append(c)
+    if not by:
+        return None
+    rows = []
+    for client, found in sorted(by.items()):
+        points = [(float(c["parameter"]), float(c["client_resources"]["rss_mean"])) for c in found]
+        slope, fitted = _slope(points, KIB)
+        one = min(x for x, _ in points)
+        alone = [y / MIB for x, y in points if x == one]
+        server = found[0]["server"]
+        rows.append(row(client, server, _spread(alone), slope))
+    columns = [
+        Column("client", kind="text"),
+        Column("against", kind="text"),
+        Column("RSS, 1 session", "MiB over the measured phase: median [range]", digits=1),
+        Column("per session", "KiB: slope of the client's RSS over its sessions [95 % interval]", digits=1),
+    ]
+    return Table(columns, rows)
+
+
+def _items_plot(cells: list[dict]) -> Figure | None:
+    series = []
+    for (server, name), found in sorted(_models(cells).items()):
+        if _vary(name) != "monitored_items":
+            continue
+        points = [(float(c["parameter"]), c["result"]["footprint"]["delta_bytes"] / MIB) for c in found]
+        fitted = memory.fit([x for x, _ in points], [y for _, y in points])
+        series.append(
+            Series(server, server, sorted(points), fitted=(fitted.intercept, fitted.slope) if fitted else None)
+        )
+    if not series:
+        return None
+    return Figure("RSS against monitored items", "scatter", "monitored items", "MiB held − idle", series)
+
+
+def footprint_section(cells: list[dict]) -> Section | None:
+    mine = [c for c in cells if c["kind"] in (KIND, STARTUP_KIND, CLIENT_KIND, IMAGE_KIND)]
+    if not mine:
+        return None
+    notes: list[str] = []
+    tables = [t for t in (_server_table(mine, notes), _client_table(mine)) if t]
+    unsupported = {
+        (c["client"] if c["kind"] == CLIENT_KIND else c["server"], c["variant"], c["parameter"], c["reason"])
+        for c in mine
+        if c["status"] == "not_supported"
+    }
+    for sdk, variant, parameter, reason in sorted(unsupported):
+        notes.append(f"{sdk}, {variant} at {parameter}: not measured. {reason}")
+    notes += failure_notes(mine, (KIND, STARTUP_KIND, CLIENT_KIND), "not measured")
+    plot = _items_plot(mine)
+    return Section(
+        "Footprint and start-up",
+        paragraphs=[
+            "Every point ran on a server process of its own. Its RSS (resident memory of the process tree, as the "
+            "OS counts it, sampled every 0.25 s) was read once it had settled before a client connected (idle), "
+            "and again over the last second of a client's hold of the point's sessions, subscriptions or monitored "
+            "items (held). A figure per session, subscription or monitored item is the slope of held − idle over "
+            "the steps, by least squares, with its 95 % interval from the scatter of the processes; marked where "
+            "the interval reaches zero. Each subscription holds one monitored item. Garbage collection is "
+            "forced only where a runtime lets another process do it: on the JVM (jcmd), whose figures per "
+            "session, subscription, monitored item and 1,000 signals are then of the used heap after a full "
+            "collection, idle and during the hold (its RSS holds what the heap grew to, and keeps it). "
+            "Elsewhere RSS shows what the runtime keeps, its garbage included.",
+            "Start-up: the server started with each number of signals; from its process start to its ready line "
+            "(the interpreter or the JVM's start included), then its idle RSS, then a new session's Reads of one "
+            "value, one in flight: the first of them, and the median of the others.",
+        ],
+        tables=tables,
+        figures=[plot] if plot else [],
+        notes=notes,
+    )

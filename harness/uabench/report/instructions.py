@@ -1,0 +1,114 @@
+"""The instructions section (issue 20): per server and workload, the instructions per operation
+from the differences of its loads under callgrind (instructions/counts.py), how far the
+repeated differences lie apart, and beside them the same workload timed without valgrind
+(server CPU per operation, the closed loop's median latency). Servers the plan does not count
+say why. Built from the "instructions" and "instructions-timing" cells robot/library.py records."""
+
+from __future__ import annotations
+
+import statistics
+
+from uabench.instructions import counts
+from uabench.instructions.counts import spread
+from uabench.report.model import Cell, Column, Interval, Section, Status, Table, row
+from uabench.report.sections import failure_notes
+from uabench.results import figures
+
+KIND, TIMING_KIND = counts.KIND, "instructions-timing"
+
+
+def _timing(cells: list[dict]) -> dict[tuple[str, str], figures.Point]:
+    return {(p.server, p.sweep): p for p in figures.points(cells, TIMING_KIND)}
+
+
+def _cpu_us_per_operation(point: figures.Point | None) -> float | None:
+    """Server CPU µs per operation without valgrind: its µs per value × values per operation."""
+    if point is None or point.server_cpu_s_per_million is None:
+        return None
+    ops, values = point.ops_per_s.get("mean"), point.values_per_s.get("mean")
+    if not ops or not values:
+        return None
+    return point.server_cpu_s_per_million * values / ops
+
+
+def instructions_section(run: dict, cells: list[dict]) -> Section | None:
+    mine = [c for c in cells if c["kind"] in (KIND, TIMING_KIND)]
+    if not mine:
+        return None
+    about = (run["provenance"].get("plan") or {}).get("instructions") or {}
+    tolerance, time_driven = about.get("tolerance", 0.001), about.get("time_driven") or {}
+    language = {c["server"]: c["result"].get("language", "") for c in mine if c["kind"] == KIND and c.get("result")}
+    counted, timed = counts.counted(mine), _timing(mine)
+    rows, notes = [], []
+    for (server, workload), (found, per) in counted.items():
+        per_request = [d.per_request for d in found]
+        apart = spread(found)
+        center = statistics.fmean(per_request)
+        reproduced = apart is not None and apart <= tolerance
+        if apart is None:
+            verdict = Cell("one difference", Status.MARKED)
+        elif reproduced:
+            verdict = Cell(f"within {apart:.3%}", Status.PASS)
+        else:
+            verdict = Cell(f"{apart:.2%} apart", Status.MARKED)
+            why = time_driven.get(language.get(server, ""))
+            notes.append(
+                f"{server}, {workload}: the {len(found)} differences lie {apart:.2%} apart, more than "
+                f"{tolerance:.1%}" + (f": {why}." if why else ": not a reproduced count.")
+            )
+        point = timed.get((server, workload))
+        cpu_us = _cpu_us_per_operation(point)
+        latency = point.latency.get("p50_us") if point else None
+        rows.append(
+            row(
+                server,
+                workload,
+                Cell(
+                    Interval(center, min(per_request), max(per_request), tuple(per_request)),
+                    None if reproduced else Status.MARKED,
+                ),
+                per,
+                statistics.fmean(d.per_value for d in found),
+                verdict,
+                cpu_us,
+                latency,
+                center / cpu_us if cpu_us else None,
+                point.repetitions if point else None,
+            )
+        )
+    for c in mine:
+        if c["kind"] == KIND and c["status"] == "not_supported":
+            notes.append(f"{c['server']}: no count. {c['reason']}")
+    notes += failure_notes(mine, (KIND, TIMING_KIND), "no count")
+    columns = [
+        Column("server", kind="text"),
+        Column("workload", kind="text"),
+        Column("instructions per operation", "instructions: mean of the differences [lowest, highest]"),
+        Column("operation", kind="text"),
+        Column("per value", "instructions"),
+        Column("differences agree", kind="text"),
+        Column("server CPU per operation", "µs, without valgrind", digits=1),
+        Column("latency p50", "µs, closed loop, 1 request in flight, without valgrind", digits=0),
+        Column("instructions per µs of CPU", "instructions / µs: the host's rate on this path", digits=0),
+        Column("timed repetitions"),
+    ]
+    return Section(
+        "Instructions per request",
+        paragraphs=[
+            "Each server ran under valgrind's callgrind, which counts every instruction it executes: the same "
+            "count on every run and on any machine of the same architecture, however noisy the host. One server "
+            "process served the workload's two loads in turn, each for the same time and followed by a dump of "
+            "the counters: a low open-loop rate and a closed loop of one request in flight (a subscription: two "
+            "numbers of monitored items). A count is the difference of the two loads' instructions over the "
+            "difference of their operations, so the start-up (dumped apart), each load's session and what the "
+            "server does by the clock (its timers) cancel. Each pair of loads is repeated: 'differences agree' "
+            "is how far apart the pairs lie. The server's update loop is off except for the subscription, whose "
+            "count holds a notification's sampling, its share of a publish and its encoding.",
+            "Beside each count, the same workload without valgrind, on a warm server: the server CPU per "
+            "operation and the closed loop's median latency. Instructions per µs of server CPU is the rate "
+            "the host executed that path at: a path that runs at a low rate waits on memory or the kernel "
+            "(valgrind counts user-space instructions only; the kernel's share is in the CPU time).",
+        ],
+        tables=[Table(columns, rows)] if rows else [],
+        notes=notes,
+    )
