@@ -1,0 +1,9 @@
+"""What tests/unit/test_network.py and tests/integration/test_network.py share."""
+
+from __future__ import annotations
+
+import pytest
+
+from uabench.network import path as network_path
+
+needs_path = pytest.mark.skipif(network_path.unavailable() is not None, reason=str(network_path.unavailable()))

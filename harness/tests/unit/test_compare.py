@@ -1,0 +1,243 @@
+"""`uabench compare`: the verdict rules on chosen repetitions, the command on stores written
+through the real Store API (so that each verdict is known to occur), its errors, and the
+committed reference store compared with itself (real measurements: nothing may differ)."""
+
+import shutil
+
+import pytest
+
+from uabench import cli, paths
+from uabench.results import compare, stats
+from uabench.results.store import open_store
+
+REFERENCE = paths.REPO / "reports" / "reference" / "uabench.sqlite"
+
+
+BASE = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1]
+
+
+PLAN = {"ranking": "bulk", "throughput": {"bulk": {"in_flight": 8}}, "sweeps": {}}
+
+
+def _estimate(values):
+    return stats.estimate(values)
+
+
+def test_a_change_within_the_margin_is_same():
+    judged = compare.judge(_estimate(BASE), _estimate([v * 1.005 for v in reversed(BASE)]))
+    assert judged.verdict == compare.SAME, judged.reason
+    assert -compare.MARGIN <= judged.change.low and judged.change.high <= compare.MARGIN
+
+
+def test_a_clear_change_is_faster_or_slower():
+    faster = compare.judge(_estimate(BASE), _estimate([v * 1.2 for v in BASE]))
+    assert faster.verdict == compare.FASTER and faster.p_value < 0.05 and faster.change.low > 0
+    slower = compare.judge(_estimate(BASE), _estimate([v * 0.8 for v in BASE]))
+    assert slower.verdict == compare.SLOWER and slower.change.high < 0
+    # lower is better (a latency): the same drop is an improvement
+    assert compare.judge(_estimate(BASE), _estimate([v * 0.8 for v in BASE]), higher_is_better=False).verdict == (
+        compare.FASTER
+    )
+
+
+def test_a_change_that_may_lie_inside_the_noise_threshold_is_inconclusive():
+    # significant, but its interval straddles -5 %: criterion's rule reports no change
+    judged = compare.judge(_estimate(BASE), _estimate([v * 0.95 for v in reversed(BASE)]))
+    assert judged.p_value < 0.05 and judged.change.high < 0 and judged.change.low < -compare.MARGIN
+    assert judged.change.high > -compare.MARGIN
+    assert judged.verdict == compare.INCONCLUSIVE and "noise threshold" in judged.reason
+
+
+def test_repetitions_that_drift_are_inconclusive():
+    # B is 12 % lower but still rising rep after rep (a JIT compiling): not a figure to compare
+    rising = [82.0, 84.0, 85.0, 87.0, 88.0, 90.0, 91.0, 93.0]
+    judged = compare.judge(_estimate(BASE), _estimate(rising))
+    assert judged.change.high < -compare.MARGIN and judged.p_value < 0.05
+    assert judged.verdict == compare.INCONCLUSIVE and "B the repetitions rise" in judged.reason
+    # the same values in random order are a change
+    shuffled = [87.0, 82.0, 91.0, 85.0, 93.0, 84.0, 90.0, 88.0]
+    assert compare.judge(_estimate(BASE), _estimate(shuffled)).verdict == compare.SLOWER
+
+
+def test_three_repetitions_cannot_show_a_change_to_the_rank_test():
+    # the interval excludes 0, but 3 against 3 repetitions cannot reach p < 0.05 (smallest p = 0.1)
+    judged = compare.judge(_estimate([100.0, 101.0, 99.0]), _estimate([120.0, 121.0, 119.0]))
+    assert judged.change.low > 0 and judged.p_value >= 0.05
+    assert judged.verdict == compare.INCONCLUSIVE and "Mann-Whitney" in judged.reason
+
+
+def test_wide_intervals_are_inconclusive():
+    judged = compare.judge(_estimate([80.0, 120.0, 95.0, 110.0, 70.0]), _estimate([90.0, 130.0, 85.0, 100.0, 125.0]))
+    assert judged.verdict == compare.INCONCLUSIVE and "includes 0" in judged.reason
+
+
+def test_a_single_repetition_is_inconclusive():
+    judged = compare.judge(_estimate([100.0]), _estimate([100.0]))
+    assert judged.verdict == compare.INCONCLUSIVE and "single repetition" in judged.reason
+
+
+def test_figures_without_repetitions_are_judged_by_their_intervals():
+    def known(center, low, high):
+        return stats.Estimate(center, low, high, 3, None, (), "ratio of medians")
+
+    assert compare.judge(known(0.5, 0.45, 0.55), known(0.7, 0.65, 0.75)).verdict == compare.FASTER
+    assert compare.judge(known(0.5, 0.45, 0.55), known(0.52, 0.47, 0.57)).verdict == compare.INCONCLUSIVE
+
+
+def _store(path, servers: dict[str, list[float]], suite: str = "read", provenance: dict | None = None):
+    store = open_store(path)
+    run_id = store.begin_run(suite, "quick", {"plan": PLAN, **(provenance or {})})
+    for server, values in servers.items():
+        for repetition, value in enumerate(values):
+            store.add_cell(
+                run_id,
+                suite=suite,
+                kind="throughput",
+                client="open62541",
+                server=server,
+                variant="bulk",
+                repetition=repetition,
+                status="pass",
+                client_config={"workload": "read", "in_flight": 8},
+                result={"throughput": {"values_per_s": value, "ops_per_s": value / 100}, "latency_ns": [[1000, 5]]},
+            )
+    store.finish_run(run_id)
+    store.close()
+    return run_id
+
+
+def _verdicts(markdown: str) -> dict[str, str]:
+    """server -> verdict from the rendered headline table."""
+    found = {}
+    for line in markdown.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 11 and cells[1] == "values/s, bulk":
+            found[cells[2]] = cells[7]
+    return found
+
+
+def test_every_verdict_occurs_between_two_stores(tmp_path, capsys):
+    a = {"same": BASE, "up": BASE, "down": BASE, "noisy": BASE, "gone": BASE}
+    b = {
+        "same": [v * 1.005 for v in BASE],
+        "up": [v * 1.3 for v in BASE],
+        "down": [v * 0.7 for v in BASE],
+        "noisy": [60.0, 150.0, 90.0, 140.0, 70.0, 120.0, 80.0, 130.0],
+        "new": BASE,
+    }
+    _store(tmp_path / "a.sqlite", a)
+    _store(tmp_path / "b.sqlite", b)
+    code = cli.main(["compare", str(tmp_path / "a.sqlite"), str(tmp_path / "b.sqlite"), "--out", str(tmp_path / "out")])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert _verdicts(printed) == {
+        "same": "same",
+        "up": "faster",
+        "down": "slower",
+        "noisy": "inconclusive",
+        "gone": "missing",
+        "new": "missing",
+    }
+    written = (tmp_path / "out" / "compare.md").read_text()
+    assert _verdicts(written) == _verdicts(printed)
+    page = (tmp_path / "out" / "compare.html").read_text()
+    assert "<table" in page and "inconclusive" in page and "±5 %" in page
+
+
+def test_two_runs_of_one_store(tmp_path, capsys):
+    first = _store(tmp_path / "s.sqlite", {"x": BASE, "y": [v * 2 for v in BASE]})
+    second = _store(tmp_path / "s.sqlite", {"x": [v * 1.3 for v in BASE], "y": [v * 2 for v in BASE]})
+    out = str(tmp_path / "out")
+    assert cli.main(["compare", "--store", str(tmp_path / "s.sqlite"), str(first), str(second), "--out", out]) == 0
+    assert _verdicts(capsys.readouterr().out) == {"x": "faster", "y": "same"}
+    # the global --store works too
+    assert cli.main(["--store", str(tmp_path / "s.sqlite"), "compare", str(first), str(second), "--out", out]) == 0
+
+
+def test_rankings_that_swap_are_reported(tmp_path):
+    _store(tmp_path / "a.sqlite", {"x": BASE, "y": [v * 2 for v in BASE], "z": [v * 4 for v in BASE]})
+    _store(tmp_path / "b.sqlite", {"x": [v * 3 for v in BASE], "y": [v * 2 for v in BASE], "z": [v * 4 for v in BASE]})
+    a, b = compare.load_side(str(tmp_path / "a.sqlite")), compare.load_side(str(tmp_path / "b.sqlite"))
+    disagreements, separated = compare.ranking_disagreements(a.figures, b.figures)
+    assert disagreements == ["read: bulk: y above x in A, below it in B"]
+    assert separated == 3
+    report, _, _ = compare.document(a, b)
+    assert any("The rankings disagree" in text for text in report.sections[0].paragraphs)
+    agree, _ = compare.ranking_disagreements(a.figures, a.figures)
+    assert agree == []
+
+
+def test_overlapping_intervals_share_ranks_in_the_table(tmp_path):
+    _store(tmp_path / "a.sqlite", {"x": BASE, "y": [v * 1.001 for v in BASE], "z": [v * 3 for v in BASE]})
+    side = compare.load_side(str(tmp_path / "a.sqlite"))
+    ranks = {key[2]: rank for key, rank in compare.ranks(side.figures).items()}
+    assert ranks == {"z": (1, 1), "x": (2, 3), "y": (2, 3)}
+
+
+def test_a_client_bound_figure_ranks_as_a_lower_bound_and_an_emulated_one_not_at_all():
+    def figure(server, values, detail=None):
+        return compare.Figure("read", "bulk", server, "values/s", _estimate(values), True, "bulk", detail)
+
+    found = compare.ranks(
+        [
+            figure("x", BASE),
+            figure("y", [v * 2 for v in BASE], "client-bound"),  # at least twice x: above it, open above
+            figure("z", [v * 4 for v in BASE]),
+            figure("e", [v * 8 for v in BASE], "emulated"),
+        ]
+    )
+    ranks = {key[2]: rank for key, rank in found.items()}
+    # y cannot be placed below z (its interval reaches to infinity) but is clearly above x
+    assert ranks == {"z": (1, 2), "y": (1, 2), "x": (3, 3)}
+    lower, separated = compare.ranking_disagreements(
+        [figure("x", BASE), figure("y", [v * 2 for v in BASE], "client-bound")],
+        [figure("x", [v * 3 for v in BASE]), figure("y", [v * 2 for v in BASE], "client-bound")],
+    )
+    # in B, x's 300 does not separate it from a lower bound of 200: no pair is separated on both sides
+    assert separated == 0 and lower == []
+
+
+def test_suites_run_on_one_side_only_are_named_not_compared(tmp_path):
+    _store(tmp_path / "a.sqlite", {"x": BASE})
+    _store(tmp_path / "a.sqlite", {"x": BASE}, suite="write")
+    _store(tmp_path / "b.sqlite", {"x": BASE})
+    a, b = compare.load_side(str(tmp_path / "a.sqlite")), compare.load_side(str(tmp_path / "b.sqlite"))
+    report, found, _ = compare.document(a, b)
+    assert [c.key for c in found] == [("read", "values/s, bulk", "x")]
+    assert "Not compared: write (run only in A)." in report.sections[0].paragraphs
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["compare", "/nonexistent/a.sqlite", "/nonexistent/b.sqlite"], "no results store"),
+        (["compare", "1", "/nonexistent/b.sqlite"], "two stores or two run ids"),
+        (["compare", "--store", "{store}", "1", "99"], "holds no run 99"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message):
+    _store(tmp_path / "s.sqlite", {"x": BASE})
+    argv = [arg.replace("{store}", str(tmp_path / "s.sqlite")) for arg in argv]
+    assert cli.main([*argv, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_empty_store_is_bad_input(tmp_path, capsys):
+    open_store(tmp_path / "empty.sqlite").close()
+    assert cli.main(["compare", str(tmp_path / "empty.sqlite"), str(tmp_path / "empty.sqlite")]) == 2
+    assert "holds no runs" in capsys.readouterr().err
+
+
+def test_the_reference_store_against_itself_changes_nothing(tmp_path):
+    """Identical measurements: no figure may come out faster or slower, and the rankings agree."""
+    copy = tmp_path / "reference.sqlite"
+    shutil.copy(REFERENCE, copy)
+    side = compare.load_side(str(copy))
+    assert any(f.headline for f in side.figures) and any(f.unit == "ratio" for f in side.figures)
+    report, found, disagreements = compare.document(side, side)
+    verdicts = {c.verdict for c in found}
+    assert verdicts <= {compare.SAME, compare.INCONCLUSIVE} and compare.SAME in verdicts
+    assert disagreements == []
+    assert all(c.change is None or c.change.center == 0 for c in found)

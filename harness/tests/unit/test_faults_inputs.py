@@ -1,0 +1,291 @@
+"""Every bad input of the `uabench` command line, one table (issue 13): each row is refused
+before anything starts (no adapter, no store written, no process left) with its exit status
+and exactly one line on stderr naming the file, key or argument at fault, never a traceback.
+
+The rows call the CLI's main() in this process (a fresh interpreter per row would take most of
+a minute on a loaded machine); test_the_real_entry_point_says_the_same runs a few of them
+through `python -m uabench.cli` to show the process's own stderr and status are the same."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psutil
+import pytest
+from helpers.faults_inputs import _errors
+
+from uabench import cli
+
+SMOKE = ["--profile", "smoke", "--sdk", "open62541"]
+
+
+RUN = ["--store", "{t}/fresh.sqlite", "run", "read", *SMOKE]
+
+
+# (id, argv, env, exit status, words of the one stderr line); grouped by area
+ROWS = [
+    # the command line itself
+    ("no-command", [], {}, 2, ["required: command", "uabench --help"]),
+    ("unknown-command", ["frob"], {}, 2, ["invalid choice: 'frob'"]),
+    ("unknown-option", ["run", "--frob"], {}, 2, ["unrecognized arguments: --frob"]),
+    ("unknown-global-option", ["--frob", "list"], {}, 2, ["unrecognized arguments: --frob"]),
+    ("option-missing-value", ["run", "--profile"], {}, 2, ["--profile: expected one argument"]),
+    ("option-bad-int", ["report", "--run", "x"], {}, 2, ["--run: invalid int value: 'x'", "uabench report --help"]),
+    (
+        "option-bad-float",
+        ["predict", "--sdk", "open62541", "--signals", "abc", "--interval-ms", "1"],
+        {},
+        2,
+        ["--signals: invalid float value: 'abc'"],
+    ),
+    (
+        "option-bad-choice",
+        ["predict", "--sdk", "open62541", "--signals", "1", "--interval-ms", "1", "--communication", "carrier-pigeon"],
+        {},
+        2,
+        ["--communication: invalid choice"],
+    ),
+    # plans
+    ("plan-unknown", ["run", "nosuchplan", "--estimate"], {}, 2, ["no plan 'nosuchplan'", "known: "]),
+    ("plan-missing-file", ["run", "{t}/missing.toml"], {}, 2, ["{t}/missing.toml", "no such plan file"]),
+    ("plan-directory", ["run", "{t}/plan.d"], {}, 2, ["{t}/plan.d", "is a directory"]),
+    ("plan-not-utf8", ["run", "{t}/latin1.toml"], {}, 2, ["{t}/latin1.toml", "line 2", "not UTF-8"]),
+    ("plan-not-toml", ["run", "{t}/broken.toml"], {}, 2, ["{t}/broken.toml", "line 1"]),
+    ("plan-without-suite", ["run", "{t}/nosuite.toml"], {}, 2, ["{t}/nosuite.toml", "suite"]),
+    *(
+        (f"plan-{name}", ["run", f"{{t}}/{name}.toml", "--estimate"], {}, 2, [f"{{t}}/{name}.toml", words])
+        for name, words in (
+            ("headroom-string", "headroom"),
+            ("servers-misspelt", "milo0"),
+            ("nodes-unbounded", "Signal_0..999999999"),
+            ("nodes-per-request-zero", "nodes_per_request"),
+            ("key-misspelt", "repetitons"),
+        )
+    ),
+    ("time-budget-not-a-time", ["run", "read", "--time-budget", "abc"], {}, 2, ["--time-budget", "'abc'"]),
+    ("time-budget-negative", ["run", "read", "--time-budget=-1"], {}, 2, ["--time-budget", "'-1'"]),
+    ("profile-unknown", ["run", "read", "--profile", "nope"], {}, 2, ["read.toml", "no profile 'nope'"]),
+    ("capacity-plan-unknown", ["capacity", "open62541", "--plan", "nosuch"], {}, 2, ["no plan 'nosuch'"]),
+    # SDK selections
+    ("run-sdk-unknown", ["run", "read", "--sdk", "nosuch"], {}, 2, ["unknown SDK 'nosuch'", "known: "]),
+    ("run-sdk-empty", ["run", "read", "--sdk", ","], {}, 2, ["--sdk ','", "names no SDK"]),
+    ("check-sdk-unknown", ["check", "nosuch"], {}, 2, ["unknown SDK 'nosuch'"]),
+    ("check-nothing", ["check"], {}, 2, ["name SDKs or pass --all"]),
+    ("check-all-and-sdk", ["check", "--all", "open62541"], {}, 2, ["name SDKs or pass --all (not both)"]),
+    (
+        "check-junit-uncreatable",
+        ["check", "open62541", "--junit", "{t}/afile/j.xml"],
+        {},
+        2,
+        ["--junit {t}/afile/j.xml", "cannot create {t}/afile"],
+    ),
+    (
+        "check-junit-directory",
+        ["check", "open62541", "--junit", "{t}/plan.d"],
+        {},
+        2,
+        ["--junit {t}/plan.d", "directory"],
+    ),
+    ("capacity-sdk-unknown", ["capacity", "nosuch"], {}, 2, ["unknown SDK 'nosuch'"]),
+    ("profile-sdk-unknown", ["profile", "nosuch"], {}, 2, ["unknown SDK 'nosuch'"]),
+    (
+        "profile-workload-unknown",
+        ["profile", "open62541", "--workload", "nope"],
+        {},
+        2,
+        ["--workload: no workload 'nope'", "has: read, read, SignAndEncrypt"],
+    ),
+    ("profile-plan-not-a-profile-plan", ["profile", "open62541", "--plan", "read"], {}, 2, ["is no profile plan"]),
+    (
+        "predict-sdk-unknown",
+        ["--store", "{t}/fresh.sqlite", "predict", "--sdk", "nosuch", "--signals", "1", "--interval-ms", "1"],
+        {},
+        2,
+        ["unknown SDK 'nosuch'"],
+    ),
+    ("images-arch-unknown", ["images", "--arch", "sparc"], {}, 2, ["unknown architecture 'sparc'"]),
+    ("images-sdk-unknown", ["images", "--sdk", "nosuch"], {}, 2, ["no Dockerfile for nosuch"]),
+    ("arm-smoke-arch-unknown", ["arm-smoke", "--arch", "sparc"], {}, 2, ["unknown architecture 'sparc'"]),
+    ("arm-smoke-sdk-unknown", ["arm-smoke", "--sdk", "nosuch"], {}, 2, ["unknown SDK 'nosuch'"]),
+    # the store a run writes to: refused before the first cell
+    (
+        "run-store-directory",
+        ["--store", "{t}/dir.sqlite", "run", "read", *SMOKE],
+        {},
+        2,
+        ["{t}/dir.sqlite", "is a directory"],
+    ),
+    (
+        "run-store-corrupt",
+        ["--store", "{t}/corrupt.sqlite", "run", "read", *SMOKE],
+        {},
+        2,
+        ["{t}/corrupt.sqlite", "not a valid SQLite database"],
+    ),
+    (
+        "run-store-newer",
+        ["--store", "{t}/newer.sqlite", "run", "read", *SMOKE],
+        {},
+        2,
+        ["{t}/newer.sqlite", "schema version 99"],
+    ),
+    ("run-store-scheme", ["--store", "postgres://db/x", "run", "read", *SMOKE], {}, 2, ["scheme 'postgres'"]),
+    (
+        "run-store-parent-file",
+        ["--store", "{t}/afile/x.sqlite", "run", "read", *SMOKE],
+        {},
+        2,
+        ["{t}/afile/x.sqlite", "{t}/afile"],
+    ),
+    ("run-report-out-file", [*RUN, "--report", "--out", "{t}/afile"], {}, 2, ["--out {t}/afile", "not a directory"]),
+    (
+        "capacity-store-corrupt",
+        ["--store", "{t}/corrupt.sqlite", "capacity", "open62541", "--profile", "smoke"],
+        {},
+        2,
+        ["{t}/corrupt.sqlite", "not a valid SQLite database"],
+    ),
+    # the environment
+    ("seed-not-a-number", RUN, {"UABENCH_SEED": "abc"}, 2, ["UABENCH_SEED", "'abc'"]),
+    ("seed-negative", RUN, {"UABENCH_SEED": "-1"}, 2, ["UABENCH_SEED", "'-1'"]),
+    ("seed-too-large", RUN, {"UABENCH_SEED": str(2**32)}, 2, ["UABENCH_SEED", str(2**32)]),
+    # stores read by report, compare, model and predict
+    *(
+        (f"{command}-store-{kind}", ["--store", f"{{t}}/{kind}.sqlite", *args], {}, 2, [f"{{t}}/{kind}.sqlite", words])
+        for kind, words in (
+            ("missing", "no results store"),
+            ("empty", "cannot be used"),
+            ("corrupt", "not a valid SQLite database"),
+            ("dir", "is a directory"),
+            ("newer", "schema version 99"),
+        )
+        for command, args in (
+            ("report", ["report", "--out", "{t}/out"]),
+            ("model", ["model"]),
+            ("predict", ["predict", "--sdk", "open62541", "--signals", "10", "--interval-ms", "100"]),
+            ("compare-ids", ["compare", "1", "2", "--out", "{t}/out"]),
+        )
+    ),
+    *(
+        (
+            f"compare-stores-{kind}",
+            ["compare", f"{{t}}/{kind}.sqlite", "{t}/fresh.sqlite", "--out", "{t}/out"],
+            {},
+            2,
+            [f"{{t}}/{kind}.sqlite"],
+        )
+        for kind in ("missing", "empty", "corrupt", "dir", "newer")
+    ),
+    (
+        "report-no-finished-run",
+        ["--store", "{t}/fresh.sqlite", "report", "--out", "{t}/out"],
+        {},
+        2,
+        ["no finished runs", "{t}/fresh.sqlite"],
+    ),
+    (
+        "report-run-unknown",
+        ["--store", "{t}/fresh.sqlite", "report", "--run", "99", "--out", "{t}/out"],
+        {},
+        2,
+        ["no such runs", "{t}/fresh.sqlite"],
+    ),
+    (
+        "compare-run-unknown",
+        ["--store", "{t}/fresh.sqlite", "compare", "1", "2", "--out", "{t}/out"],
+        {},
+        2,
+        ["{t}/fresh.sqlite", "no run 1"],
+    ),
+    ("compare-store-and-id", ["--store", "{t}/fresh.sqlite", "compare", "1", "x"], {}, 2, ["not '1' and 'x'"]),
+    (
+        "compare-stores-without-runs",
+        ["compare", "{t}/fresh.sqlite", "{t}/fresh.sqlite", "--out", "{t}/out"],
+        {},
+        2,
+        ["{t}/fresh.sqlite", "no runs"],
+    ),
+    ("model-no-sweeps", ["--store", "{t}/fresh.sqlite", "model"], {}, 2, ["{t}/fresh.sqlite", "no sweep points"]),
+    (
+        "predict-no-sweeps",
+        ["--store", "{t}/fresh.sqlite", "predict", "--sdk", "open62541", "--signals", "10", "--interval-ms", "100"],
+        {},
+        2,
+        ["open62541", "no client-server sweep points", "run the subscription suite first"],
+    ),
+    (
+        "predict-negative",
+        ["--store", "{t}/fresh.sqlite", "predict", "--sdk", "open62541", "--signals", "-1", "--interval-ms", "100"],
+        {},
+        2,
+        ["--signals", "all positive"],
+    ),
+    # import
+    ("import-missing", ["--store", "{t}/fresh.sqlite", "import", "{t}/nope"], {}, 2, ["no spool at {t}/nope"]),
+    ("import-empty-dir", ["--store", "{t}/fresh.sqlite", "import", "{t}/spool.d"], {}, 2, ["no spool at {t}/spool.d"]),
+    (
+        "import-garbage",
+        ["--store", "{t}/fresh.sqlite", "import", "{t}/garbage"],
+        {},
+        2,
+        ["{t}/garbage/cells.jsonl line 1", "not a spool record"],
+    ),
+    (
+        "import-not-utf8",
+        ["--store", "{t}/fresh.sqlite", "import", "{t}/binary"],
+        {},
+        2,
+        ["{t}/binary/cells.jsonl", "cannot be read"],
+    ),
+    (
+        "import-spool-before-store",
+        ["--store", "{t}/dir.sqlite", "import", "{t}/garbage"],
+        {},
+        2,
+        ["{t}/garbage/cells.jsonl"],
+    ),
+    # targets: refused before any store, core or namespace is touched
+    *(
+        (f"server-target-{name}", ["run", "read", *SMOKE, "--server-target", target], {}, 2, [message])
+        for name, target, message in (
+            ("option", "ssh://-oProxyCommand=x", "not starting with '-'"),
+            ("space", "ssh://pi@host evil", "not local, container or ssh://"),
+            ("port", "ssh://pi@host:0", "port 0 is not between 1 and 65535"),
+            ("unknown", "docker", "not local, container or ssh://"),
+        )
+    ),
+    ("client-target-ssh", ["run", "read", *SMOKE, "--client-target", "ssh://pi@host"], {}, 2, ["not supported"]),
+    ("arch-local", ["run", "read", *SMOKE, "--arch", "arm64"], {}, 2, ["local processes are this machine's"]),
+    ("arch-unknown", ["run", "read", *SMOKE, "--server-target", "container", "--arch", "sparc"], {}, 2, ["sparc"]),
+]
+
+
+def _files(directory: Path) -> dict[str, tuple[int, int]]:
+    return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(directory.rglob("*"))}
+
+
+@pytest.mark.parametrize(("argv", "env", "status", "words"), [row[1:] for row in ROWS], ids=[row[0] for row in ROWS])
+def test_a_bad_input_is_one_line_and_an_exit_status_and_changes_nothing(
+    inputs, monkeypatch, capsys, argv, env, status, words
+):
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    before = _files(inputs)
+    try:
+        code = cli.main([part.format(t=inputs) for part in argv])
+    except SystemExit as stopped:  # argparse's way out
+        code = stopped.code
+    out, err = capsys.readouterr()
+    lines = _errors(err)
+    assert (code, len(lines)) == (status, 1), out[-1000:] + err
+    for word in words:
+        assert word.format(t=inputs) in lines[0], lines[0]
+    assert "Traceback" not in out + err
+    assert psutil.Process().children(recursive=True) == []  # no adapter, no pytest, no ssh was started
+    assert _files(inputs) == before  # no store created or changed, no report, no run directory
+
+
+def test_the_table_covers_every_command():
+    commands = {action.dest: action for action in cli.parser()._subparsers._group_actions}["command"].choices
+    named = {part for row in ROWS for part in row[1] if part in commands}
+    assert set(commands) <= named

@@ -1,0 +1,202 @@
+"""The footprint suite (issue 21): its plan's checks, when RSS counts as settled, the line through
+held − idle RSS and its interval, and the report's section from stored cells. The footprint of
+real servers is make test's smoke run (suites/plans/footprint.toml)."""
+
+import re
+
+import pytest
+from helpers import REPO
+
+from uabench import plan, sdks
+from uabench.footprint import heap, memory
+from uabench.footprint.plan import Settle
+from uabench.report.footprint import footprint_section
+
+PLAN = (REPO / "suites" / "plans" / "footprint.toml").read_text()
+SETTLE = Settle(window_s=1.0, tolerance=0.01, bound_s=5.0)
+
+
+def _plan(tmp_path, old: str, new: str) -> plan.Plan:
+    assert old in PLAN, old
+    path = tmp_path / "footprint.toml"
+    path.write_text(PLAN.replace(old, new, 1))
+    return plan.load(str(path))
+
+
+def test_the_shipped_plan_gives_every_server_its_start_up_and_models():
+    loaded = plan.load("footprint")
+    assert loaded.footprint is not None
+    names = [case.name for case in plan.test_cases(loaded, ["open62541"], "quick")]
+    assert names == [
+        "start-up of open62541",
+        "image of open62541",
+        "memory per session of open62541",
+        "memory per subscription of open62541",
+        "memory per monitored item of open62541",
+        "memory per session of the open62541 client",
+    ]
+    items = loaded.footprint.model("monitored items")
+    assert items.held(3)["nodes"] == ["Signal_0", "Signal_1", "Signal_2"]
+    assert items.server_config(4000, {"update_interval_ms": 1000}) == {"update_interval_ms": 1000, "signals": 4000}
+    assert loaded.footprint.model("sessions").held(25)["sessions"] == 25
+    assert loaded.footprint.steps_of((1, 2, 3, 4), "smoke") == (1, 2)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("steps = [1, 50, 100]", "steps = [1]", r"footprint\.models\.0\.steps: \[1\] is too short"),
+        ("steps = [1, 50, 100]", "steps = [50, 25]", r"models\[0\]\.steps: must rise"),
+        ('vary = "sessions"', 'vary = "channels"', r"footprint\.models\.0\.vary: 'channels' is not one of"),
+        ("rate = 5 }\n\n#", "rate = -5 }\n\n#", r"models\[0\]\.workload at 1: .*rate"),
+        (
+            'workload = { workload = "subscribe", publishing',
+            'workload = { workload = "subscribe", nodes = "Signal_0", publishing',
+            r"models\[2\]\.workload\.nodes: a model of monitored_items names its own nodes",
+        ),
+        ("signals = [1000, 10000]\nservers", "signals = [5]\nservers", r"smoke\.footprint\.signals: \[5\] are not"),
+        ("hold_s = 2.5", "hold_s = 0.5", r"profiles\.quick\.footprint\.hold_s: 0\.5 is less than"),
+        ("tolerance = 0.01", "tolerance = 0", r"settle\.tolerance"),
+        ("server = { update_interval_ms = 1000 }", "server = { update_interval_ms = -1 }", "footprint.server"),
+    ],
+)
+def test_a_bad_plan_is_refused_naming_the_key(tmp_path, old, new, message):
+    with pytest.raises(plan.PlanError, match=message):
+        _plan(tmp_path, old, new)
+
+
+def _samples(values: list[int], interval_ns: int = 250_000_000) -> list[tuple[int, int]]:
+    return [(k * interval_ns, value) for k, value in enumerate(values)]
+
+
+def test_rss_settles_once_the_last_window_lies_within_the_tolerance():
+    rising = _samples([10_000_000, 12_000_000, 14_000_000, 16_000_000, 18_000_000])
+    found = memory.reading(rising, SETTLE)
+    assert found is not None and not found.settled and found.spread == pytest.approx(8 / 14)
+    flat = _samples([10_000_000, 30_000_000, 30_100_000, 30_000_000, 30_050_000, 30_000_000])
+    found = memory.reading(flat, SETTLE)
+    assert found is not None and found.settled and found.rss == 30_000_000 and found.samples == 5
+    assert memory.reading(_samples([1, 1]), SETTLE) is None  # shorter than the window
+    sparse = _samples([5, 9, 10, 10], interval_ns=600_000_000)  # a busy host: one sample per 0.6 s
+    found = memory.reading(sparse, SETTLE)
+    assert found is not None and found.samples == 3 and found.rss == 10 and not found.settled
+
+
+def test_the_fit_finds_the_slope_and_an_interval_around_it():
+    xs = [1.0, 1000.0, 2000.0, 4000.0] * 2
+    ys = [5000.0 + 300.0 * x + noise for x, noise in zip(xs, [40, -60, 80, -20, -40, 60, -80, 20], strict=True)]
+    found = memory.fit(xs, ys)
+    assert found is not None and found.points == 8
+    assert found.slope_low < 300 < found.slope_high and found.slope_high - found.slope_low < 1
+    assert found.slope == pytest.approx(300, abs=0.1)
+    exact = memory.fit([1.0, 2.0], [3.0, 5.0])
+    assert exact is not None and exact.slope == pytest.approx(2) and exact.slope_low is None
+    assert memory.fit([5.0, 5.0, 5.0], [1.0, 2.0, 3.0]) is None
+
+
+def _cell(kind, server, variant, parameter, footprint=None, status="pass", client="open62541", **extra):
+    result = {"footprint": footprint} if footprint is not None else None
+    return {
+        "kind": kind,
+        "server": server,
+        "client": client,
+        "variant": variant,
+        "parameter": str(parameter),
+        "repetition": 0,
+        "status": status,
+        "reason": extra.get("reason"),
+        "result": result,
+        "client_resources": extra.get("client_resources"),
+    }
+
+
+def _held(delta: int, settled: bool = True) -> dict:
+    return {
+        "idle": {"rss": 8 << 20, "settled": True},
+        "held": {"rss": (8 << 20) + delta, "settled": settled},
+        "delta_bytes": delta,
+        "config": {},
+    }
+
+
+def _startup(ready_s: float, idle: int) -> dict:
+    return {"ready_s": ready_s, "idle": {"rss": idle}, "first_request_us": 900.0, "later_requests_us": 90.0}
+
+
+def test_the_section_shows_the_slopes_with_intervals_and_marks_what_they_cannot_separate():
+    cells = [
+        _cell("footprint", "s", "monitored items", step, _held(step * 2048 + wobble))
+        for step, wobble in ((1, 0), (1000, 4096), (2000, -4096), (1, 4096), (1000, 0), (2000, 0))
+    ]
+    cells += [
+        _cell("footprint", "s", "sessions", step, _held(wobble, settled=step != 5))
+        for step, wobble in ((1, 0), (5, 900_000), (10, -800_000), (1, 500_000), (5, -900_000), (10, 100_000))
+    ]
+    cells += [
+        _cell("footprint-startup", "s", "start-up", n, _startup(0.1 * (1 + n / 10000), (4 << 20) + n * 100))
+        for n in (1000, 10000, 1000, 10000)
+    ]
+    cells.append(_cell("footprint", "t", "sessions", 1, status="fail", reason="BadTooManySessions"))
+    section = footprint_section(cells)
+    assert section is not None
+    table = section.tables[0]
+    s = table.rows[0]
+    items, sessions = s[table.column("per monitored item")], s[table.column("per session")]
+    assert items.value.center == pytest.approx(2.0, abs=0.01) and items.status is None
+    assert items.value.low < 2.0 < items.value.high
+    assert sessions.status is not None and sessions.value.low < 0  # zero lies inside: marked
+    per_1k = s[table.column("per 1,000 signals")].value
+    assert per_1k.center == pytest.approx(100 * 1000 / 1024, rel=1e-6)
+    assert s[table.column("ready, 1,000 signals")].value.values == pytest.approx((110.0, 110.0))
+    assert any("s, sessions: RSS had not settled" in note and "2 of 6" in note for note in section.notes)
+    assert any(re.search(r"t, sessions: not measured: BadTooManySessions", note) for note in section.notes)
+    plot = section.figures[0]
+    assert [series.label for series in plot.series] == ["s"] and plot.series[0].fitted is not None
+
+
+def test_no_footprint_cells_no_section():
+    assert footprint_section([_cell("read", "s", "", 1, {})]) is None
+
+
+HEAP_INFO = """7548:
+ PSYoungGen      total 272896K, used 171696K [0x00000000d5580000, 0x00000000f6d80000, 0x0000000100000000)
+  eden space 262144K, 61% used [0x00000000d5580000,0x00000000df2ae6d8,0x00000000e5580000)
+  from space 10752K, 99% used [0x00000000e5580000,0x00000000e5ffda50,0x00000000e6000000)
+ ParOldGen       total 175104K, used 10877K [0x0000000080000000, 0x000000008ab00000, 0x00000000d5580000)
+  object space 175104K, 6% used [0x0000000080000000,0x0000000080a9f798,0x000000008ab00000)
+ Metaspace       used 32823K, committed 33088K, reserved 1114112K
+"""
+
+
+def test_the_jvm_heap_is_its_generations_not_metaspace():
+    assert heap.used_heap(HEAP_INFO) == (171696 + 10877) * 1024
+    assert heap.used_heap(" garbage-first heap   total 262144K, used 20480K [0x0)\n") == 20480 * 1024
+    with pytest.raises(heap.HeapError, match="no heap generation"):
+        heap.used_heap(" Metaspace       used 32823K, committed 33088K\n")
+    with pytest.raises(heap.HeapError, match="Python"):
+        heap.collected_heap(1, "Python")
+
+
+def test_a_heap_basis_is_said_and_used_for_the_signals():
+    cells = [
+        _cell(
+            "footprint-startup",
+            "j",
+            "start-up",
+            n,
+            {**_startup(1.0, 200 << 20), "idle_bytes": n * 512, "basis": "heap"},
+        )
+        for n in (1000, 10000, 1000, 10000)
+    ]
+    section = footprint_section(cells)
+    assert section is not None
+    table = section.tables[0]
+    assert table.rows[0][table.column("per 1,000 signals")].value.center == pytest.approx(500.0)
+    assert any("j: its figures" in note and "heap" in note for note in section.notes)
+
+
+def test_a_server_that_sends_one_chunk_cannot_publish_thousands_of_first_notifications():
+    gopcua, open62541 = sdks.get("gopcua"), sdks.get("open62541")
+    assert gopcua.cannot_publish(2000) is None
+    assert "first Publish of 4000 monitored items needs about" in (gopcua.cannot_publish(4000) or "")
+    assert open62541.cannot_publish(100_000) is None

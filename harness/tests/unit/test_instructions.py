@@ -1,0 +1,161 @@
+"""Simulated instruction counts (issue 20): valgrind's totals read from its own output, the
+difference of two runs, how far repeated differences lie apart, and the plan's checks. The
+counts of a real server are make test's smoke run (suites/plans/instructions.toml)."""
+
+import pytest
+from cryptography import x509
+
+from uabench import pki, plan
+from uabench.instructions import counts, runner
+from uabench.instructions.counts import Count, CountError
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (None, "wrote no"),
+        ("events: Ir\nfn=main\n1 5\n", "no summary"),
+        ("events: Ir Dr\nsummary: 5\n", "no summary"),
+        ("events: Dr\nsummary: 5\n", "no summary"),
+    ],
+)
+def test_an_output_without_its_total_is_no_count(tmp_path, text, message):
+    path = tmp_path / "counts.1"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(CountError, match=message):
+        counts.total_instructions(path)
+
+
+def test_the_difference_cancels_what_both_runs_share():
+    fixed, per = 5_000_000, 9_659
+    short, long = Count(1000, 1000, fixed + per * 1000), Count(4000, 4000, fixed + per * 4000)
+    found = counts.difference(short, long)
+    assert found.per_request == per and found.per_value == per and found.requests == 3000
+    hundred = counts.difference(Count(10, 1000, fixed + 10 * 50_000), Count(30, 3000, fixed + 30 * 50_000))
+    assert hundred.per_request == 50_000 and hundred.per_value == 500
+
+
+@pytest.mark.parametrize(
+    ("short", "long"),
+    [
+        (Count(100, 100, 10**6), Count(100, 100, 2 * 10**6)),  # no more requests
+        (Count(200, 200, 10**6), Count(100, 100, 2 * 10**6)),  # fewer
+        (Count(100, 100, 2 * 10**6), Count(200, 200, 10**6)),  # fewer instructions
+    ],
+)
+def test_runs_that_cannot_be_differenced_are_refused(short, long):
+    with pytest.raises(CountError):
+        counts.difference(short, long)
+
+
+def test_the_spread_is_max_minus_min_over_the_mean():
+    def one(per: float) -> counts.Difference:
+        return counts.Difference(per, per, 1000)
+
+    assert counts.spread([one(9659.0)]) is None
+    assert counts.spread([one(9659.0), one(9659.0)]) == 0
+    assert counts.spread([one(100.0), one(101.0), one(99.0)]) == pytest.approx(0.02)
+
+
+LOADS = "loads = [{ rate = 100 }, { rate = 300 }]"
+
+
+def _plan(tmp_path, profile: str, workload: str = 'nodes = "Signal_0..99"', loads: str = LOADS) -> plan.Plan:
+    toml = tmp_path / "instructions.toml"
+    toml.write_text(
+        'suite = "instructions"\n[instructions]\ncounted = ["C"]\ntolerance = 0.001\n'
+        '[instructions.not_counted]\nJava = "JIT"\n'
+        f'[[instructions.workloads]]\nname = "read"\nworkload = {{ workload = "read", {workload} }}\n{loads}\n'
+        f"[profiles.quick.instructions]\n{profile}\n"
+    )
+    return plan.load(str(toml))
+
+
+GOOD = "duration_s = 2\npairs = 2\ntiming = { duration_s = 1, repetitions = 1 }"
+
+
+def test_a_good_plan_expands_its_nodes_and_its_loads_nodes():
+    loaded = plan.load("instructions")
+    assert loaded.instructions is not None
+    read = loaded.instructions.workload("read, 1 node")
+    assert read.workload["nodes"][:2] == ["Signal_0", "Signal_1"] and len(read.workload["nodes"]) == 100
+    notification = loaded.instructions.workload("subscription notification")
+    assert len(notification.workload["nodes"]) == 200 and notification.loads == (
+        {"subscriptions": 1},
+        {"subscriptions": 4},
+    )
+
+
+@pytest.mark.parametrize(
+    ("profile", "workload", "loads", "message"),
+    [
+        (GOOD.replace("= 2\n", "= 0.1\n", 1), 'nodes = "Signal_0"', LOADS, "duration_s: 0.1 is less than"),
+        (GOOD + '\nworkloads = ["write"]', 'nodes = "Signal_0"', LOADS, r"workloads: no \['write'\]"),
+        (
+            GOOD,
+            'nodes = "Signal_0..2000"',
+            LOADS,
+            r"workload\.nodes: .Signal_0\.\.2000. names Signal_2000",
+        ),
+        (GOOD, 'nodes = "Signal_0", in_flight = 0', LOADS, "in_flight"),
+        (GOOD.replace("pairs = 2", "pairs = 0"), 'nodes = "Signal_0"', LOADS, "pairs"),
+        (GOOD, 'nodes = "Signal_0"', "", r"\['read'\] need two loads"),
+        (GOOD, 'nodes = "Signal_0"', "loads = [{ rate = 100 }]", "loads"),
+        (GOOD, 'nodes = "Signal_0"', "loads = [{ rate = 100 }, { rate = -1 }]", r"loads\[1\]: .*rate"),
+        (GOOD, 'nodes = "Signal_0"', 'loads = [{ rate = 1 }, { nodes = "Signal_0..5000" }]', r"loads\[1\]\.nodes"),
+    ],
+)
+def test_a_bad_plan_is_refused_naming_the_key(tmp_path, profile, workload, loads, message):
+    with pytest.raises(plan.PlanError, match=message):
+        _plan(tmp_path, profile, workload, loads)
+
+
+def test_servers_the_plan_does_not_count_get_one_test_saying_so():
+    loaded = plan.load("instructions")
+    cases = plan.test_cases(loaded, None, "quick")
+    languages = {case.args[0]: case.args[1] for case in cases}
+    assert languages.get("milo") == "" and languages.get("asyncua") == ""
+    assert {case.args[1] for case in cases if case.args[0] == "open62541"} == {
+        w.name for w in loaded.instructions.workloads
+    }
+
+
+def test_compare_calls_more_instructions_slower():
+    from uabench.results import compare, stats
+
+    def side(per: float) -> list[compare.Figure]:
+        counts = stats.estimate([per * (1 + d) for d in (0.0001, -0.0002, 0.0, 0.0002, -0.0001)])
+        return [
+            compare.Figure(
+                "instructions",
+                "instructions per request, read",
+                "s",
+                "instructions",
+                counts,
+                False,
+                higher_is_better=False,
+            )
+        ]
+
+    (found,) = compare.compare(side(10_000), side(12_000))
+    assert found.verdict == compare.SLOWER
+    (found,) = compare.compare(side(12_000), side(10_000))
+    assert found.verdict == compare.FASTER
+
+
+def test_the_counted_server_has_the_same_certificates_every_run():
+    """The kept PKI is in the checkout, valid for years, and never made anew (pki/README.md)."""
+    kept = pki.kept_pki(runner.KEPT_PKI)
+    for identity in (kept.server, kept.client):
+        certificate = x509.load_der_x509_certificate(identity.certificate.read_bytes())
+        assert certificate.not_valid_after_utc.year >= 2040
+    assert kept == pki.kept_pki(runner.KEPT_PKI)
+
+
+def test_a_kept_pki_that_lacks_a_file_is_refused_not_made_anew(tmp_path):
+    pki.make_pki(tmp_path, valid_days=1)
+    (tmp_path / "client.pem").unlink()
+    with pytest.raises(FileNotFoundError, match="client.pem"):
+        pki.kept_pki(tmp_path)
+    assert not (tmp_path / "client.pem").exists()

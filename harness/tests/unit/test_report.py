@@ -1,0 +1,423 @@
+"""The report: from a real (small) run of asyncua client and server, and from the committed
+reference store (real measurements of every SDK): the document model, its Markdown and HTML
+renderings, the plots, and the figures the reference report publishes."""
+
+import re
+
+import pytest
+from helpers import version0_store
+from helpers.report import _markdown_tables, _Page
+
+from uabench.report import document, html, markdown, plots, text
+from uabench.report.model import (
+    Cell,
+    Column,
+    Estimate,
+    Figure,
+    Rank,
+    Report,
+    Section,
+    Series,
+    Status,
+    Table,
+    row,
+    slug,
+)
+from uabench.report.sections import ranking_section
+from uabench.report.steady import steady_section
+from uabench.report.summary import summary_section
+from uabench.results.store import open_store
+
+
+def test_the_contents_link_every_section_and_the_anchors_resolve(reference):
+    _, model, _ = reference
+    page = _Page()
+    page.feed(html.render(model))
+    assert len(page.ids) == len(set(page.ids)), "an id appears twice"
+    assert page.links and set(page.links) <= set(page.ids)
+    titles = [part.title for s in model.sections for part in s.walk()]
+    text = markdown.render(model)
+    contents = re.findall(r"^ *- \[(.+)\]\(#([^)]+)\)$", text, re.M)
+    assert [t for t, _ in contents] == titles
+    assert len({a for _, a in contents}) == len(titles)
+    assert {a for _, a in contents} <= set(page.ids)
+
+
+def test_anchors_are_githubs():
+    """GitHub's own anchors for these headings (as it renders report.md)."""
+    assert slug("Read: interop matrix (client × server)") == "read-interop-matrix-client--server"
+    assert slug("Subscription: sessions at 10000 signals/s") == "subscription-sessions-at-10000-signalss"
+    sections = [Section("Summary"), Section("Summary"), Section("Summary", subsections=[Section("R²")])]
+    Report("t", sections)
+    assert [s.anchor for s in sections] == ["summary", "summary-1", "summary-2"]
+    assert sections[2].subsections[0].anchor == "r²"
+
+
+def test_html_escapes_what_the_store_says():
+    table = Table([Column("server", kind="text")], [row("<script>alert(1)</script>")])
+    page = html.render(Report("t", [Section("a <b>", tables=[table])]))
+    assert "<script>" not in page and "&lt;script&gt;" in page and "a &lt;b&gt;" in page
+
+
+def test_cell_status_sets_the_class_and_not_the_text():
+    table = Table([Column("verdict", kind="text")], [[Cell("pass", Status.PASS)], [Cell("passed", Status.FAIL)]])
+    page = html.render(Report("t", [Section("s", tables=[table])]))
+    assert '<td class="text pass">pass</td>' in page and '<td class="text fail">passed</td>' in page
+
+
+def test_tables_sort_on_numbers_not_on_their_text():
+    table = Table(
+        [Column("server", kind="text"), Column("values/s")],
+        [
+            row("a", Estimate(9_500.0, 10.0)),
+            row("b", None),
+            row("c", Estimate(10_200.0, 5.0)),
+            row("d", Estimate(950.0)),
+        ],
+    )
+    ordered = table.sorted_by("values/s", descending=True)
+    assert [r[0].value for r in ordered.rows] == ["c", "a", "d", "b"]  # as text "9,500" > "950" > "10,200"
+    assert [r[0].value for r in table.sorted_by("values/s").rows] == ["d", "a", "c", "b"]
+
+
+def test_the_summary_orders_servers_by_read_throughput(reference):
+    _, model, _ = reference
+    summary = model.sections[0]
+    assert summary.title == "Summary"
+    [table] = summary.tables
+    index = table.column("read values/s")
+    # a server the reference load generator cannot load (async-opcua's) has no figure: it comes last
+    means = [r[index].value.center for r in table.rows if r[index].value is not None]
+    assert means == sorted(means, reverse=True) and len(means) == 6
+    assert all(r[index].value is None for r in table.rows[len(means) :])
+
+
+def test_counter_columns_the_machine_lacks_are_dropped_with_a_note():
+    columns = [
+        Column("server", kind="text"),
+        Column("cycles / request", counter=True),
+        Column("instructions / request", counter=True),
+    ]
+    table = Table(columns, [row("a", None, 12.0), row("b", None, None)]).without_missing_counters()
+    assert [c.title for c in table.columns] == ["server", "instructions / request"]
+    assert len(table.notes) == 1 and "cycles / request" in table.notes[0]
+    kept = Table(columns[:2], [row("a", 3.0)]).without_missing_counters()
+    assert len(kept.columns) == 2 and kept.notes == []
+
+
+def _series_colours(svg: str) -> dict[str, str]:
+    """SDK -> the colour its series are drawn in, from the ids plots.svg gives each series."""
+    found: dict[str, set] = {}
+    for sdk, colour in re.findall(
+        r'<g id="[^"]*?-\d+-([a-z0-9-]+?)-(?:line|points|fit|bar\d+)">\s*<(?:path|g)[^>]*?'
+        r"(?:stroke|fill): (#[0-9a-f]{6})",
+        svg,
+    ):
+        found.setdefault(sdk, set()).add(colour)
+    assert all(len(c) == 1 for c in found.values()), found
+    return {sdk: colours.pop() for sdk, colours in found.items()}
+
+
+def test_every_sdk_has_one_colour_in_every_plot():
+    first = Figure(
+        "one",
+        "line",
+        "x",
+        "y",
+        [Series("milo", "milo", [(1, 2), (2, 3)]), Series("asyncua", "asyncua", [(1, 1), (2, 2)])],
+    )
+    second = Figure(
+        "two",
+        "bar",
+        "",
+        "y",
+        [
+            Series("asyncua", "asyncua", [(0, 1.0)]),
+            Series("zz-new", "zz-new", [(0, 2.0)]),
+            Series("milo", "milo", [(0, 3.0)]),
+        ],
+        categories=["a"],
+    )
+    page = html.render(Report("t", [Section("a", figures=[first]), Section("b", figures=[second])]))
+    svgs = re.findall(r"<svg.*?</svg>", page, re.S)
+    one, two = _series_colours(svgs[0]), _series_colours(svgs[1])
+    assert set(one) == {"milo", "asyncua"} and set(two) == {"milo", "asyncua", "zz-new"}
+    assert one["milo"] == two["milo"] == plots.SDK_COLOURS["milo"]
+    assert one["asyncua"] == two["asyncua"] == plots.SDK_COLOURS["asyncua"]
+    assert len(set(two.values())) == 3
+
+
+def test_sdks_without_a_fixed_colour_get_one_by_their_sorted_order():
+    colours = plots.palette(["zeta", "milo", "alpha"])
+    assert colours == plots.palette(["alpha", "zeta"]) | {"milo": plots.SDK_COLOURS["milo"]}
+    assert colours["alpha"] == plots.SPARE_COLOURS[0] and colours["zeta"] == plots.SPARE_COLOURS[1]
+
+
+def test_plots_are_inline_svg_with_one_per_figure(reference):
+    _, model, _ = reference
+    page = html.render(model)
+    images = [image for s in model.sections for part in s.walk() for image in part.images]
+    assert page.count("<svg") == len(model.figures()) >= 15
+    # a flame graph (an image the report did not draw itself) is an <img> of its own SVG file
+    assert page.count("<figure>") == len(model.figures()) + len(images)
+    assert "<?xml" not in page and page.count("data:image/svg+xml;base64,") == len(images) >= 12
+
+
+PLAN = {
+    "ranking": "bulk",
+    "throughput": {"bulk": {"in_flight": 8}},
+    "sweeps": {"security": {"kind": "security", "workload": "read"}},
+}
+
+
+SCHEDULE = {
+    "seed": 7,
+    "steady_state": {"bound_s": 20.0, "chunk_s": 1.0, "chunk_warmup_s": 0.2, "tolerance": 0.02, "run": 3},
+    "host_threshold_percent": 10.0,
+}
+
+
+def _result(values_per_s: float, host: dict | None = None, start_s: float = 0.0, timeline: dict | None = None) -> dict:
+    return {
+        "throughput": {"values_per_s": values_per_s, "ops_per_s": values_per_s / 100},
+        "latency_ns": [[100_000, 10]],
+        "values": int(values_per_s),
+        "start_ns": int(start_s * 1e9),
+        "end_ns": int((start_s + 1) * 1e9),
+        **({"host": host} if host else {}),
+        **({"timeline": timeline} if timeline else {}),
+    }
+
+
+def _store_run(tmp_path, name: str, interleaved: bool = True):
+    store = open_store(tmp_path / f"{name}.sqlite")
+    provenance = {"plan": PLAN, **({"schedule": SCHEDULE} if interleaved else {})}
+    run_id = store.begin_run("read", "quick", provenance)
+    return store, run_id
+
+
+def _add(store, run_id, kind, server, variant, values, parameter=None, status="pass", reason=None, **extra):
+    for repetition, value in enumerate(values):
+        store.add_cell(
+            run_id,
+            suite="read",
+            kind=kind,
+            client="open62541",
+            server=server,
+            variant=variant,
+            parameter=parameter,
+            repetition=repetition,
+            status=status,
+            reason=reason,
+            client_config={"workload": "read", "in_flight": 8},
+            result=_result(value, start_s=repetition * 1.5, **extra),
+        )
+
+
+def _run_and_cells(store, run_id):
+    [run] = [r for r in store.runs() if r["id"] == run_id]
+    return run, store.cells([run_id])
+
+
+def _ranking(store, run_id) -> tuple[dict[str, list[str]], list[str], str]:
+    """Each server's rank and values/s texts in the rendered ranking table, its notes, the page."""
+    run, cells = _run_and_cells(store, run_id)
+    section = ranking_section(run, cells)
+    text = markdown.render(Report("t", [section]))
+    headings, tables = _markdown_tables(text)
+    header, *rows = tables[0]
+    by_server = {r[header.index("server")]: [r[header.index("rank")], r[1 + header.index("server")]] for r in rows}
+    return by_server, section.subsections[0].tables[0].notes, html.render(Report("t", [section]))
+
+
+STABLE_A = [100.0, 101.0, 99.0, 100.5, 102.0]
+
+
+OVERLAPS_A = [99.5, 100.5, 101.5, 98.0, 100.0]
+
+
+SLOWER = [50.0, 51.0, 49.0, 50.5, 52.0]
+
+
+def test_servers_whose_intervals_overlap_share_a_rank(tmp_path):
+    store, run_id = _store_run(tmp_path, "overlap")
+    for server, values in (("a", STABLE_A), ("b", OVERLAPS_A), ("c", SLOWER)):
+        _add(store, run_id, "throughput", server, "bulk", values)
+    ranks, notes, page = _ranking(store, run_id)
+    assert {server: shown[0] for server, shown in ranks.items()} == {"a": "1–2", "b": "1–2", "c": "3"}
+    assert re.fullmatch(r"100 \[\d+–\d+\]", ranks["a"][1]), ranks["a"]
+    assert any(note.startswith("Intervals: median, 95% bootstrap CI") for note in notes)
+    # every repetition behind a figure: on hover, and in the folded detail table
+    assert 'title="5 repetitions: 100, 101, 99, 100, 102"' in page
+    assert "<details>" in page and "Per-repetition values: bulk" in page
+    run, cells = _run_and_cells(store, run_id)
+    summary = summary_section([run], {run_id: cells})
+    [table] = summary.tables
+    assert [r[table.column("read rank")].value for r in table.rows] == [Rank(1, 2), Rank(1, 2), Rank(3, 3)]
+
+
+def test_an_unstable_figure_is_marked_with_its_reason_and_not_ranked(tmp_path):
+    store, run_id = _store_run(tmp_path, "unstable")
+    _add(store, run_id, "throughput", "a", "bulk", STABLE_A)
+    _add(store, run_id, "throughput", "c", "bulk", SLOWER)
+    _add(store, run_id, "throughput", "noisy", "bulk", [100.0, 60.0, 140.0, 90.0, 110.0])
+    _add(store, run_id, "throughput", "short", "bulk", [75.0, 75.5, 74.5])
+    ranks, notes, _ = _ranking(store, run_id)
+    assert ranks["a"][0] == "1" and ranks["c"][0] == "2"  # the unstable ones take no rank from them
+    for server in ("noisy", "short"):
+        assert ranks[server][0] == "– (unstable)" and ranks[server][1].endswith("(unstable)"), ranks[server]
+    [noisy] = [n for n in notes if n.startswith("noisy:")]
+    assert "CV above 10 %" in noisy
+    [short] = [n for n in notes if n.startswith("short:")]
+    assert "too few to rank" in short
+    assert not any(n.startswith(("a:", "c:")) for n in notes)
+
+
+def test_a_summary_figure_above_the_headline_cv_is_marked_but_keeps_its_rank(tmp_path):
+    store, run_id = _store_run(tmp_path, "headline")
+    _add(store, run_id, "throughput", "a", "bulk", STABLE_A)  # CV about 1 %
+    _add(store, run_id, "throughput", "wobbly", "bulk", [50.0, 54.0, 47.0, 51.0, 45.0])  # CV about 7 %
+    run, cells = _run_and_cells(store, run_id)
+    summary = summary_section([run], {run_id: cells})
+    [table] = summary.tables
+    rows = {r[0].value: r for r in table.rows}
+    figure = table.column("read values/s")
+    assert [rows[s][table.column("read rank")].value for s in ("a", "wobbly")] == [Rank(1, 1), Rank(2, 2)]
+    assert rows["a"][figure].status is None
+    assert rows["wobbly"][figure].status == Status.MARKED and rows["wobbly"][figure].detail == "unstable"
+    [note] = [n for n in table.notes if n.startswith("wobbly (read):")]
+    assert "CV above 5 %" in note
+
+
+def _security(store, run_id, plain, encrypted):
+    _add(store, run_id, "sweep", "x", "security", plain, parameter="None/None")
+    _add(store, run_id, "sweep", "x", "security", encrypted, parameter="Basic256Sha256/SignAndEncrypt")
+    run, cells = _run_and_cells(store, run_id)
+    summary = summary_section([run], {run_id: cells})
+    [table] = summary.tables
+    column = table.column("SignAndEncrypt / None throughput")
+    [line] = [r for r in table.rows if r[0].value == "x"]
+    return line[column], table
+
+
+def test_the_encryption_ratio_has_an_interval_and_says_how_it_was_paired(tmp_path):
+    plain, encrypted = [100.0, 104.0, 98.0, 101.0, 99.0], [60.0, 63.0, 58.0, 61.0, 59.5]
+    store, run_id = _store_run(tmp_path, "paired")
+    found, table = _security(store, run_id, plain, encrypted)
+    ratio = found.value
+    assert found.detail == "paired" and ratio.low < ratio.center < ratio.high < 1
+    assert ratio.center == pytest.approx(0.6, abs=0.01)
+    assert re.fullmatch(r"0\.60 \[0\.\d\d–0\.\d\d\] \(paired\)", text.cell_text(found, Column("", digits=2)))
+    assert any("paired per block" in note for note in table.notes)
+    # the same cells from a run that did not interleave them: unpaired, and wider
+    store, run_id = _store_run(tmp_path, "unpaired", interleaved=False)
+    unpaired, table = _security(store, run_id, plain, encrypted)
+    assert unpaired.detail == "unpaired"
+    assert unpaired.value.high - unpaired.value.low > ratio.high - ratio.low
+    assert any("ratio of the two figures" in note for note in table.notes)
+
+
+def test_an_encryption_ratio_above_one_is_explained_only_if_its_interval_excludes_one(tmp_path):
+    store, run_id = _store_run(tmp_path, "faster")
+    found, table = _security(store, run_id, [100.0, 101.0, 99.0, 100.5, 100.2], [130.0, 131.0, 129.0, 130.5, 130.2])
+    assert found.status == Status.MARKED and "needs explaining" in found.detail
+    assert any("excludes 1" in n and "needs explaining" in n for n in table.notes)
+    store, run_id = _store_run(tmp_path, "unclear")
+    found, table = _security(store, run_id, [100.0, 60.0, 140.0, 90.0, 110.0], [105.0, 150.0, 70.0, 95.0, 120.0])
+    assert found.status == Status.MARKED and found.detail == "paired, interval includes 1, unstable"
+    assert any(n.startswith("x (SignAndEncrypt / None throughput): Unstable:") for n in table.notes)
+    assert any("includes 1" in n and "not shown as a gain" in n for n in table.notes)
+
+
+def test_the_steady_state_section_comes_from_the_warmup_cells(tmp_path):
+    store, run_id = _store_run(tmp_path, "steady")
+    _add(store, run_id, "warmup", "milo", "reference", [50.0, 80.0, 95.0, 100.0, 101.0, 100.5])
+    _add(store, run_id, "warmup", "node-opcua", "reference", [10.0, 20.0, 30.0, 40.0])
+    quiet, busy = {"steal_percent": 0.5, "irq_percent": 1.0, "other_percent": 2.0}, {"steal_percent": 30.0}
+    timeline = {"window_ms": 250, "start_ns": 0, "ops": [1, 2, 2, 2], "values": [10, 24, 25, 25]}
+    _add(store, run_id, "throughput", "milo", "bulk", [100.0, 101.0], host=quiet, timeline=timeline)
+    _add(
+        store,
+        run_id,
+        "throughput",
+        "milo",
+        "bulk",
+        [70.0],
+        status="disturbed",
+        reason="Host disturbed: steal",
+        host=busy,
+    )
+    run, cells = _run_and_cells(store, run_id)
+    section = steady_section([run], {run_id: cells})
+    assert section is not None and section.title == "Steady state"
+    [table] = section.tables
+    rows = {r[0].value: r for r in table.rows}
+    milo, node = rows["milo"], rows["node-opcua"]
+    assert milo[table.column("steady")].value == "yes"
+    assert milo[table.column("time to steady state s")].value == pytest.approx(4.5)  # chunk 3 starts at 4.5 s
+    assert milo[table.column("values before steady")].value == 50 + 80 + 95
+    assert milo[table.column("steady values/s")].value == pytest.approx(100.5)
+    assert node[table.column("steady")].value == "never" and node[table.column("steady")].status == Status.MARKED
+    assert node[table.column("time to steady state s")].value is None
+    assert table.notes == ["Never steady within the bound: node-opcua (read, reference)."]
+    # the engine's own verdict, where it stored one, is taken as it is
+    verdict = {"steady": True, "seconds_to_steady": 2.5, "warmup_s": 4.0, "chunks": 5, "steady_chunk": 2}
+    verdict |= {"values_per_s": [5.0, 8.0, 10.0, 10.1, 10.0], "chunk_starts_s": [0, 1, 2.5, 3, 4]}
+    store.add_cell(
+        run_id,
+        suite="read",
+        kind="steady-state",
+        client="open62541",
+        server="asyncua",
+        variant="reference",
+        repetition=0,
+        status="pass",
+        result=verdict | {"values_before_steady": 13, "rule": SCHEDULE["steady_state"]},
+    )
+    run, cells = _run_and_cells(store, run_id)
+    [table] = steady_section([run], {run_id: cells}).tables
+    [judged] = [r for r in table.rows if r[0].value == "asyncua"]
+    assert [judged[table.column(c)].value for c in ("time to steady state s", "values before steady")] == [2.5, 13]
+    assert judged[table.column("steady values/s")].value == pytest.approx(10.033, abs=0.001)
+    [host] = section.subsections
+    [line] = host.tables[0].rows
+    assert line[host.tables[0].column("steal % (max)")].value == 30.0
+    assert line[host.tables[0].column("disturbed, measured again")].value == 1
+    assert host.notes and "Host disturbed: steal" in host.notes[0]
+    assert "## Steady state" in markdown.render(Report("t", [section]))
+    # the first measured repetition window by window, from the start of its warm-up
+    [repetition] = [f for f in section.figures if f.title.startswith("First measured repetition")]
+    assert [s.points for s in repetition.series] == [[(0.0, 40.0), (0.25, 96.0), (0.5, 100.0), (0.75, 100.0)]]
+
+
+@pytest.fixture(scope="module")
+def version_0(tmp_path_factory):
+    """A store of schema version 0 (the first reference store, cut down) and its document model."""
+    copy = tmp_path_factory.mktemp("v0") / "uabench.sqlite"
+    version0_store(copy)
+    store = open_store(copy)
+    runs = document.latest_runs(store)
+    cells_of = {run["id"]: store.cells([run["id"]]) for run in runs}
+    return store, document.document(runs, cells_of), cells_of
+
+
+def test_the_reference_store_has_steady_state_ranks_and_paired_ratios(reference):
+    """The reference store comes from make bench: servers warmed to steady state, repetitions
+    interleaved in blocks, so the read ranking has ranks and the encryption ratios are paired."""
+    _, model, _ = reference
+    assert "Steady state" in [s.title for s in model.sections]
+    [table] = model.sections[0].tables
+    assert any(r[table.column("read rank")].value is not None for r in table.rows)
+    ratios = [r[table.column("SignAndEncrypt / None throughput")] for r in table.rows]
+    assert ratios and all(cell.detail.startswith("paired") for cell in ratios if cell.value)
+
+
+def test_an_old_store_has_no_steady_state_and_marks_its_unstable_figures(version_0):
+    """A store from before warm-up to steady state and interleaving: no steady-state section, no
+    paired ratio, and its 3-repetition figures are never ranked."""
+    _, model, _ = version_0
+    assert "Steady state" not in [s.title for s in model.sections]
+    [table] = model.sections[0].tables
+    assert all(r[table.column("read rank")].value is None for r in table.rows)
+    ratios = [r[table.column("SignAndEncrypt / None throughput")] for r in table.rows]
+    assert ratios and all(cell.detail.startswith("unpaired") for cell in ratios if cell.value)

@@ -1,0 +1,132 @@
+"""Versions side by side (adapters/SPEC.md §1, issue 19): an SDK's other declared versions in the
+registry, in a plan's rankings, and the report's version trend with compare's verdicts."""
+
+import pytest
+
+from uabench import paths, plan, sdks
+from uabench.report import markdown
+from uabench.report.model import Report
+from uabench.report.sections import ranking_section
+from uabench.report.versions import version_section, without_versions
+from uabench.results.store import open_store
+from unit.test_compare import _store
+
+MAIN = 'id = "x"\nlanguage = "C"\nversion = "2.0"\nroles = ["server", "client"]\n'
+
+
+def _toml(tmp_path, text):
+    toml = tmp_path / "sdk.toml"
+    toml.write_text(MAIN + text)
+    return toml
+
+
+def test_a_declared_version_is_the_same_adapter_with_its_version_in_the_environment(tmp_path):
+    main, older = sdks._load(_toml(tmp_path, '[versions."1.10"]\nroles = ["client"]\n[versions."1.9"]\n'))[::2]
+    assert (main.id, main.environment, main.base) == ("x", {}, "x")
+    assert [s.id for s in sdks._load(_toml(tmp_path, '[versions."1.10"]\n[versions."1.9"]\n'))] == [
+        "x",
+        "x@1.9",
+        "x@1.10",  # ordered as versions, not as text
+    ]
+    assert older.id == "x@1.10" and older.run == main.run and older.environment == {"UABENCH_SDK_VERSION": "1.10"}
+    assert older.roles == ("client",) and main.roles == ("server", "client")  # an override stays its own
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ('[versions."1.0"]\ndeviations = {}\n', "unknown key 'deviations'"),
+        ('[versions."2.0"]\n', "is the pinned version itself"),
+        ('[versions."one"]\n', "not a version number"),
+        ('versions = ["1.0"]\n', "must be a table"),
+    ],
+)
+def test_a_bad_version_entry_is_refused_naming_it(tmp_path, entry, message):
+    with pytest.raises(ValueError, match=message):
+        sdks._load(_toml(tmp_path, entry))
+
+
+@pytest.fixture
+def versioned(tmp_path, monkeypatch):
+    """A registry of two SDKs, one of them declaring an older version."""
+    for sdk, extra in (("x", '[versions."1.0"]\n'), ("y", "")):
+        (tmp_path / "implementations" / sdk).mkdir(parents=True)
+        (tmp_path / "implementations" / sdk / "sdk.toml").write_text(MAIN.replace('"x"', f'"{sdk}"') + extra)
+        (tmp_path / "adapters" / sdk).mkdir(parents=True)
+        (tmp_path / "adapters" / sdk / "run").write_text("#!/bin/sh\n")
+    monkeypatch.setattr(paths, "IMPLEMENTATIONS", tmp_path / "implementations")
+    monkeypatch.setattr(paths, "ADAPTERS", tmp_path / "adapters")
+
+
+def test_the_matrices_hold_the_pinned_versions_and_get_finds_every_one(versioned):
+    assert [s.id for s in sdks.all_sdks()] == ["x", "y"]
+    assert [s.id for s in sdks.every_version()] == ["x", "x@1.0", "y"]
+    assert sdks.get("x@1.0").version == "1.0" and sdks.get("x@2.0").id == "x"  # the pinned one by number
+    with pytest.raises(sdks.UnknownSdk, match="unknown version '1.5' of x"):
+        sdks.get("x@1.5")
+
+
+def test_only_the_versions_profiles_rank_the_other_versions(versioned, tmp_path):
+    toml = tmp_path / "plan.toml"
+    toml.write_text(
+        'suite = "read"\nversions = ["quick"]\nranking = "r"\n'
+        "[profiles.quick]\n[profiles.smoke]\n"
+        '[[throughput]]\nname = "r"\nworkload = { workload = "read", nodes = ["Tick"] }\n'
+    )
+    loaded = plan.load(str(toml))
+    ranking = {
+        p: [t.args[2] for t in plan.test_cases(loaded, None, p) if "ranking" in t.tags] for p in ("quick", "smoke")
+    }
+    assert ranking == {"quick": ["x@1.0,x,y"], "smoke": ["x,y"]}
+    plan.measure_versions(True)  # uabench run --versions: every profile
+    try:
+        assert [t.args[2] for t in plan.test_cases(loaded, None, "smoke") if "ranking" in t.tags] == ["x@1.0,x,y"]
+    finally:
+        plan.measure_versions(False)
+    assert [t.args[2] for t in plan.test_cases(loaded, None, "smoke") if "ranking" in t.tags] == ["x,y"]
+    toml.write_text(toml.read_text().replace('versions = ["quick"]', 'versions = ["huge"]'))
+    with pytest.raises(plan.PlanError, match="versions: a list of the profiles"):
+        plan.load(str(toml))
+
+
+def _trend_store(path, values):
+    declared = {"roles": ["server"], "workloads": ["read"], "policies": ["None"], "not_supported": {}}
+    sdks_at = {sdk: {**declared, "version": v} for sdk, v in (("x", "2.0"), ("x@1.0", "1.0"), ("y", "3.1"))}
+    _store(path, values, provenance={"sdks": sdks_at})  # test_compare's store of throughput cells
+    return open_store(path)
+
+
+BASE = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1]
+
+
+def _report(tmp_path, older):
+    """The version section and the ranking, rendered, of a run measuring x at 1.0 and 2.0."""
+    store = _trend_store(tmp_path / "s.sqlite", {"x@1.0": older, "x": BASE, "y": [v * 3 for v in BASE]})
+    [run] = store.runs()
+    cells = store.cells([run["id"]])
+    store.close()
+    sections = [version_section([run], {run["id"]: cells}), ranking_section(run, without_versions(cells))]
+    return markdown.render(Report("t", sections))
+
+
+def _trend_row(text):
+    return next(line for line in text.splitlines() if line.startswith("| 1.0 → 2.0"))
+
+
+def test_the_version_trend_gives_compares_verdict_and_the_ranking_the_pinned_versions(tmp_path):
+    text = _report(tmp_path, [v * 0.8 for v in BASE])  # 2.0 is 25 % faster than 1.0
+    assert "## Version trend" in text and "### x: 1.0 → 2.0" in text
+    assert "faster" in _trend_row(text) and "+25" in _trend_row(text)
+    ranking = text[text.index("ranking") :]
+    assert "| x |" in ranking and "x@1.0" not in ranking  # the ranking and the summary show the pinned versions only
+
+
+def test_a_version_within_the_noise_is_not_called_faster(tmp_path):
+    text = _report(tmp_path, [v * 0.99 for v in BASE])
+    assert "faster" not in _trend_row(text) and "same" in _trend_row(text)
+
+
+def test_no_version_trend_without_another_version(tmp_path):
+    store = _trend_store(tmp_path / "s.sqlite", {"x": BASE, "y": BASE})
+    [run] = store.runs()
+    assert version_section([run], {run["id"]: store.cells([run["id"]])}) is None
