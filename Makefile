@@ -1,6 +1,11 @@
 # uabench entry points. Each target installs what it needs first (idempotently).
 #   make bench   quick benchmark over every SDK, ending in a report
-#   make test    lint, harness unit tests, the checks (uabench check --all), a Robot smoke run
+#   make test    the fast lane CI runs (ci/test): lint, unit tests, the adapters' own tests,
+#                uabench check --quick, a Robot smoke of read, write and subscription; one step
+#                after another, about 10 min once installed
+#   make test-full  everything (ci/test-full): integration tests, every check, the smoke of every
+#                suite over every pair, the container and the arm64 SSH target; before a change
+#                to a suite is called done
 #   make lock    regenerate the lock file of every Python environment (ci/lock, uv pip compile)
 SHELL := /bin/bash
 VENV  := .venv
@@ -12,7 +17,7 @@ UABENCH := $(VENV)/bin/uabench
 # them to the same store, and `uabench report` to the report (README: the reference report).
 SUITES  := read write subscription encryption pubsub
 
-.PHONY: bench test setup lint lock clean
+.PHONY: bench test test-full setup lint lock clean
 
 setup:
 	@ci/setup
@@ -26,8 +31,12 @@ bench:
 	@ci/setup
 	$(UABENCH) run $(SUITES) --profile quick --time-budget $(BUDGET) --report
 
-test: setup
+test:
+	@ci/setup --fast
 	@ci/test
+
+test-full: setup
+	@ci/test-full
 
 # harness/requirements.lock (.venv) and implementations/<sdk>/requirements.lock (each SDK's own
 # venv) from harness/pyproject.toml and implementations/<sdk>/requirements.in; commit them.

@@ -7,6 +7,7 @@ import contextlib
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
@@ -41,11 +42,20 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.all == bool(args.sdk):
         print("uabench check: name SDKs or pass --all (not both)", file=sys.stderr)
         return 2
+    if args.quick and (args.images or args.require_builds):
+        print(
+            "uabench check: --quick leaves out the ARM checks, so --images and --require-builds mean nothing with it",
+            file=sys.stderr,
+        )
+        return 2
     junit = _junit(args.junit, "check")
     if not args.all:
         for sdk_id in args.sdk:
             sdks.get(sdk_id)  # an unknown name is an error, not an empty selection
     _claim_cores("uabench check")  # its adapters run on these cores as a run's do
+    if args.quick:  # make test's form: the pinned version of each SDK, no check marked `full`, no ARM
+        pinned = args.sdk or [sdk.id for sdk in sdks.all_sdks()]
+        return checks.run(["test_contract"], ["--sdk", ",".join(pinned), "-m", "not full"], junit)
     if args.all:  # every contract check, and the ARM checks of the builds here
         # The ARM images take far longer to build than a check run (docs/arm.md): their checks run
         # only when asked for, so that a plain --all never reports them as skipped.
@@ -55,6 +65,24 @@ def cmd_check(args: argparse.Namespace) -> int:
         with _container_engine(bool(args.engine or os.environ.get("UABENCH_ENGINE")), args.engine):
             return checks.run(["test_contract", "test_arm_smoke"], options, junit)
     return checks.run(["test_contract"], ["--sdk", ",".join(args.sdk)], junit)
+
+
+def _selected(args: argparse.Namespace) -> Callable[[plan.TestCase], bool]:
+    """The run's --include, --exclude and --test as Robot applies them (its own matchers), so
+    the estimate counts only the tests that will run. The adapter check has no tag: as in
+    Robot, an --include leaves it out."""
+    from robot.model import TagPatterns
+    from robot.utils import MultiMatcher
+
+    include, exclude = TagPatterns(args.include or []), TagPatterns(args.exclude or [])
+    names = MultiMatcher(args.test or [], match_if_no_patterns=True)
+
+    def selected(case: plan.TestCase) -> bool:
+        return (
+            (not args.include or include.match(case.tags)) and not exclude.match(case.tags) and names.match(case.name)
+        )
+
+    return selected
 
 
 def _junit(given: str | None, command: str) -> Path:
@@ -114,7 +142,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     for one in chosen:
         one.require_profile(args.profile)
         plan.require_cells(one, only, args.profile)  # a plan that selects nothing is an error
-        estimates.append(estimate.for_plan(one, args.profile, only, asked=asked))
+        estimates.append(estimate.for_plan(one, args.profile, only, asked=asked, selected=_selected(args)))
         print(f"{one.path.stem}: {estimate.clock(estimates[-1].seconds)} ({len(estimates[-1].tests)} tests)")
     total = estimate.total(estimates)
     print(f"{args.profile} profile: {total.text()}", flush=True)
@@ -658,6 +686,11 @@ def parser() -> argparse.ArgumentParser:
         "--require-builds",
         action="store_true",
         help="with --all: a missing ARM build fails instead of skipping",
+    )
+    check.add_argument(
+        "--quick",
+        action="store_true",
+        help="make test's form: each SDK's pinned version, without the checks marked full (make test-full runs those)",
     )
     check.add_argument("--junit", help="JUnit XML file (default: results/check/junit.xml)")
     check.set_defaults(func=cmd_check)

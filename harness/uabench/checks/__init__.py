@@ -4,9 +4,13 @@
 - test_arm_smoke.py  ARM builds served under qemu, parametrised by SDK, architecture and build
 
 `uabench check` is this runner (`--all` adds the ARM checks, `--images` their image
-variants); plain `pytest harness/uabench/checks -k milo` works as well. `uabench arm-smoke` and
-a server on a host over SSH are no checks but runs with targets (uabench.targets): `uabench run
-read write --profile smoke --server-target container --arch …` and `uabench run …
+variants; `--quick`, make test's form, checks each SDK's pinned version and leaves out the
+checks marked `full`: the open-loop send lag and latency records, the think time, the
+subscription lifetime read off the wire, the Basic256Sha256 read of its own server, and the
+one-node reads and plain writes that make test's Robot smoke makes across the same pairs);
+plain `pytest harness/uabench/checks -k milo` works as well. `uabench arm-smoke` and a server
+on a host over SSH are no checks but runs with targets (uabench.targets): `uabench run read write
+--profile smoke --server-target container --arch …` and `uabench run …
 --server-target ssh://user@host`. The options (the store, the ARM matrix; conftest.py) need the
 checks named by path: pytest reads a conftest's options only from the paths it is given, so
 `pytest --pyargs uabench.checks` runs the default selection.

@@ -37,6 +37,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "role(name): check only the SDKs that declare this role")
+    config.addinivalue_line(
+        "markers",
+        "full: a long check (load over seconds, timers, a second security handshake) that `uabench check "
+        "--quick` (make test) leaves to the full run (make test-full)",
+    )
 
 
 def _split(text: str | None) -> list[str]:

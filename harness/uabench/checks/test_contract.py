@@ -84,7 +84,7 @@ def _passing_result(
     session: Session, client: Sdk, server_sdk: Sdk, workload: dict, security: dict | None = None
 ) -> dict:
     try:
-        server = session.server(server_sdk)
+        server = session.server(server_sdk, warm=False)  # a check judges answers, not figures: no warm-up
         outcome = session.run_client(client, server, session.client_config(server, workload, security))
     except AdapterError as error:
         pytest.fail(str(error), pytrace=False)
@@ -168,14 +168,18 @@ def test_bad_config_exits_2_naming_the_key(
 def test_server_prints_ready(sdk: Sdk, session: Session, record_property) -> None:
     started = time.monotonic()
     try:
-        server = session.server(sdk)
+        server = session.server(sdk, warm=False)
     except AdapterError as error:
         pytest.fail(str(error), pytrace=False)
     record_property("detail", f"{server.endpoint} after {time.monotonic() - started:.1f} s")
 
 
 @pytest.mark.role("server")
-@pytest.mark.parametrize("per_request", [1, len(ALL_NODES)], ids=["1-node", "all-nodes"])
+# The 1-node forms are the full run's: make test's Robot smoke reads every node type one per
+# request across the same pairs (the read plan's interop, verified).
+@pytest.mark.parametrize(
+    "per_request", [pytest.param(1, marks=pytest.mark.full), len(ALL_NODES)], ids=["1-node", "all-nodes"]
+)
 def test_reference_client_reads_every_node(
     sdk: Sdk, reference: Sdk, session: Session, per_request: int, record_property
 ) -> None:
@@ -191,7 +195,9 @@ def test_reference_client_reads_every_node(
 
 @pytest.mark.role("client")
 @pytest.mark.parametrize(
-    ("per_request", "sessions"), [(1, 1), (len(ALL_NODES), 2)], ids=["1-node", "all-nodes-2-sessions"]
+    ("per_request", "sessions"),
+    [pytest.param(1, 1, marks=pytest.mark.full), (len(ALL_NODES), 2)],
+    ids=["1-node", "all-nodes-2-sessions"],
 )
 def test_client_reads_every_node_of_the_reference_server(
     sdk: Sdk, reference: Sdk, session: Session, per_request: int, sessions: int, record_property
@@ -200,6 +206,7 @@ def test_client_reads_every_node_of_the_reference_server(
     record_property("detail", _passes(session, sdk, reference, workload))
 
 
+@pytest.mark.full  # make test: the write plan's smoke interop and the read-back under load below
 @pytest.mark.role("client")
 def test_client_writes_the_reference_server_with_read_back(
     sdk: Sdk, reference: Sdk, session: Session, record_property
@@ -207,6 +214,7 @@ def test_client_writes_the_reference_server_with_read_back(
     record_property("detail", _passes(session, sdk, reference, _workload("write", plan.writes(20), 5)))
 
 
+@pytest.mark.full
 @pytest.mark.role("client")
 @pytest.mark.parametrize("rate", [OPEN_LOOP_RATE, None], ids=["open-loop", "closed-loop"])
 def test_client_reports_the_send_lag_of_the_open_loop(
@@ -227,6 +235,7 @@ def test_client_reports_the_send_lag_of_the_open_loop(
     record_property("detail", f"{attempted} requests at {rate:g}/s, send lag up to {lag[-1][0] / 1e6:.2f} ms")
 
 
+@pytest.mark.full
 @pytest.mark.role("client")
 @pytest.mark.parametrize("rate", [OPEN_LOOP_RATE, None], ids=["open-loop", "closed-loop"])
 def test_client_records_every_latency(
@@ -253,6 +262,7 @@ def test_client_records_every_latency(
 THINK_MS = 50.0
 
 
+@pytest.mark.full
 @pytest.mark.role("client")
 def test_client_waits_its_think_time(sdk: Sdk, reference: Sdk, session: Session, record_property) -> None:
     """SPEC §3 think_ms: each slot waits think_ms between a response and its next request,
@@ -328,6 +338,7 @@ def test_server_keeps_writes_made_under_load(sdk: Sdk, reference: Sdk, session: 
     record_property("detail", _reads_back_under_load(session, reference, sdk))
 
 
+@pytest.mark.full
 @pytest.mark.role("client")
 @pytest.mark.parametrize("interval_ms", [100, 1], ids=["100-ms", "1-ms"])
 def test_client_asks_for_a_subscription_lifetime_that_outlives_a_short_loss(
@@ -338,7 +349,7 @@ def test_client_asks_for_a_subscription_lifetime_that_outlives_a_short_loss(
     recording proxy in front of the reference server, asyncua's codec)."""
     if "subscribe" not in sdk.workloads:
         pytest.skip(f"{sdk.id} declares no subscribe workload")
-    server = session.server(reference)
+    server = session.server(reference, warm=False)
     workload = {"workload": "subscribe", "nodes": ["Tick"], "publishing_interval_ms": interval_ms,
                 "sampling_interval_ms": 100, "warmup_s": 0.2, "duration_s": 0.3}  # fmt: skip
     asked = lifetimes.asked(session, sdk, server, workload)
@@ -372,6 +383,7 @@ def test_unreachable_endpoint_gives_a_connect_error(sdk: Sdk, session: Session, 
     record_property("detail", f"{outcome.reason} after {elapsed:.1f} s")
 
 
+@pytest.mark.full
 @pytest.mark.role("client")
 def test_client_reads_its_own_server_over_basic256sha256(sdk: Sdk, session: Session, record_property) -> None:
     if "server" not in sdk.roles or not sdk.offers(SECURE["policy"], SECURE["mode"]):
@@ -382,7 +394,7 @@ def test_client_reads_its_own_server_over_basic256sha256(sdk: Sdk, session: Sess
 @pytest.mark.role("server")
 def test_server_exits_0_within_5_s_of_sigterm(sdk: Sdk, session: Session, record_property) -> None:
     try:
-        server = session.server(sdk)
+        server = session.server(sdk, warm=False)
     except AdapterError as error:
         pytest.fail(str(error), pytrace=False)
     status, seconds, killed = server.measured.stop()

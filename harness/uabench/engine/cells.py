@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -111,6 +112,7 @@ class Outcome:
     client_bound: bool = False
     cell_id: int | None = None
     values_stale: bool = False  # SPEC §3 R3 failed: the values did not advance (wrong values)
+    retried: str | None = None  # the reason of a first attempt that failed for the machine's sake
 
     @property
     def measured(self) -> dict:
@@ -149,6 +151,21 @@ def judge(result: dict | None, role: str = "client") -> str | None:
     if result["config"].get("verify", True) and verification["checked"] == 0:
         return "nothing was verified"
     return None
+
+
+# What fails a correctness cell for the machine's sake, not the SDK's: a client that completed no
+# operation in its window, a server that did not print ready within its bound (a core busy with
+# something else). Such a cell is recorded as "disturbed" and run once more (Session.cell with
+# `retry_machine`); any other failure is the pair's.
+MACHINE_FAILURES = (
+    re.compile(r"^no operation was attempted$"),
+    re.compile(r"^server did not start: .*: no ready(/error)? event within "),
+)
+
+
+def machine_failure(reason: str | None) -> bool:
+    """Whether a failed cell's `reason` is the machine's (MACHINE_FAILURES), worth one retry."""
+    return reason is not None and any(pattern.search(reason) for pattern in MACHINE_FAILURES)
 
 
 def values_standing_still(result: dict, server_config: dict | None) -> str | None:

@@ -153,12 +153,15 @@ def for_plan(
     only: list[str] | None = None,
     startup: Callable[[str], float] = startup_s,
     asked: set[str] | None = None,
+    selected: Callable[[TestCase], bool] | None = None,
 ) -> Estimate:
-    """The estimate of a plan's suite: its adapter check, then every test case of its matrix.
+    """The estimate of a plan's suite: its adapter check, then every test case of its matrix
+    that `selected` keeps (the run's --include, --exclude and --test; default all).
     `asked`: the adapters an earlier suite of the same run has asked already (updated)."""
     checked = tuple(sdk.id for sdk in sdks.all_sdks() if only is None or sdk.id in only)
     check = TestCase("adapter check", CHECK_KEYWORDS[bool(plan.pubsub)], checked, ())
-    return estimate(plan, profile, [check, *test_cases(plan, only, profile)], startup, asked)
+    cases = [case for case in [check, *test_cases(plan, only, profile)] if selected is None or selected(case)]
+    return estimate(plan, profile, cases, startup, asked)
 
 
 @dataclass

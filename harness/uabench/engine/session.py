@@ -459,13 +459,41 @@ class Session:
         warm: bool = True,
         judge_host: bool = False,
         steady_label: str | None = None,
+        retry_machine: bool = False,
     ) -> Outcome:
         """One measured and recorded client/server cell: `processes` clients with `workload`
         against the server of `server` (with these config overrides), warmed up to steady
         state first unless `warm` is off: with the reference load, or with `steady_label`
         with this cell's own load (once per server process and label). What the client or server does not support is
         recorded as such without starting anything. With `judge_host`, a cell the host's other
-        load disturbed (proc.host.disturbed) is recorded with status "disturbed" and its reason."""
+        load disturbed (proc.host.disturbed) is recorded with status "disturbed" and its reason.
+        With `retry_machine`, a cell that failed for the machine's sake (cells.machine_failure: no
+        operation completed, a server not ready in time) is recorded as "disturbed" and run once
+        more; the outcome of that second attempt names the first in `retried`."""
+
+        def recorded(outcome: Outcome, config: dict, server_config: dict | None = None) -> Outcome:
+            if not (retry_machine and outcome.status == "fail" and cells.machine_failure(outcome.reason)):
+                return self.record(kind, client, server, variant, repetition, config, outcome, server_config, parameter)
+            first = outcome.reason
+            outcome.status, outcome.reason = "disturbed", f"failed for the machine's sake, run once more: {first}"
+            self.record(kind, client, server, variant, repetition, config, outcome, server_config, parameter)
+            retry = self.cell(
+                kind,
+                client,
+                server,
+                variant,
+                repetition,
+                workload,
+                processes,
+                parameter,
+                server_overrides,
+                warm=warm,
+                judge_host=judge_host,
+                steady_label=steady_label,
+            )
+            retry.retried = first
+            return retry
+
         security = workload.get("security") or {}
         policy, mode = security.get("policy", "None"), security.get("mode", "None")
         missing = (
@@ -491,16 +519,7 @@ class Session:
         try:
             running = self.server(server, warm and steady_label is None, **(server_overrides or {}))
         except AdapterError as error:
-            return self.record(
-                kind,
-                client,
-                server,
-                variant,
-                repetition,
-                workload,
-                Outcome("fail", f"server did not start: {error}"),
-                parameter=parameter,
-            )
+            return recorded(Outcome("fail", f"server did not start: {error}"), workload)
         if warm and steady_label is not None:
             self.steady_state(running, client, workload, steady_label)
         config = self.client_config(running, {k: v for k, v in workload.items() if k != "security"}, security)
@@ -514,7 +533,7 @@ class Session:
         disturbance = host.disturbed(outcome.result.get("host")) if outcome.result else None
         if judge_host and outcome.status == "pass" and disturbance:
             outcome.status, outcome.reason = "disturbed", disturbance
-        return self.record(kind, client, server, variant, repetition, config, outcome, running.config, parameter)
+        return recorded(outcome, config, running.config)
 
     def record(
         self,

@@ -305,7 +305,9 @@ def interop_matrix(cells: list[dict], kind: str = "interop") -> tuple[list[str],
     supported, with the count of variants that passed."""
     matrix: dict[tuple[str, str], dict] = {}
     for c in cells:
-        if c["kind"] != kind:
+        # a "disturbed" attempt failed for the machine's sake and was run once more (the retry
+        # is the pair's verdict; retried_notes names the attempt)
+        if c["kind"] != kind or c["status"] == "disturbed":
             continue
         entry = matrix.setdefault(
             (c["client"], c["server"]), {"status": Status.PASS, "passed": 0, "total": 0, "reasons": []}
@@ -348,8 +350,17 @@ def interop_section(suite: str, cells: list[dict]) -> Section | None:
     return Section(
         f"{suite_title(suite)}: interop matrix (client × server)",
         tables=[Table(columns, rows)],
-        notes=[*verification_notes(cells), *reasons],
+        notes=[*verification_notes(cells), *reasons, *retried_notes(cells)],
     )
+
+
+def retried_notes(cells: list[dict], kind: str = "interop") -> list[str]:
+    """The attempts that failed for the machine's sake and were run once more."""
+    return [
+        f"{c['client']} → {c['server']}: {c['variant']}: {first_line(c['reason'])}"
+        for c in cells
+        if c["kind"] == kind and c["status"] == "disturbed"
+    ]
 
 
 def verification_notes(cells: list[dict]) -> list[str]:

@@ -1095,8 +1095,9 @@ class UabenchLibrary:
         parameter: object = None,
         server_overrides: dict | None = None,
         warm: bool = True,
+        retry_machine: bool = False,
     ) -> Outcome:
-        return self._session().cell(
+        outcome = self._session().cell(
             kind,
             sdks.get(client_id),
             sdks.get(server_id),
@@ -1107,7 +1108,14 @@ class UabenchLibrary:
             parameter,
             server_overrides,
             warm=warm,
+            retry_machine=retry_machine,
         )
+        if outcome.retried:  # reported, never hidden: the first attempt is stored as "disturbed"
+            logger.warn(
+                f"{client_id} → {server_id}: run once more, the first attempt failed for the machine's sake: "
+                f"{outcome.retried}"
+            )
+        return outcome
 
     def _cell(
         self,
@@ -1120,9 +1128,12 @@ class UabenchLibrary:
         processes: int = 1,
         warm: bool = True,
     ) -> Outcome:
-        """One recorded cell that must pass (skipped if not supported)."""
+        """One recorded cell that must pass (skipped if not supported); one that failed for the
+        machine's sake (engine.cells.machine_failure) is run once more."""
         outcome = _passed(
-            self._measure(kind, client_id, server_id, variant, repetition, workload, processes, warm=warm)
+            self._measure(
+                kind, client_id, server_id, variant, repetition, workload, processes, warm=warm, retry_machine=True
+            )
         )
         result = outcome.measured
         logger.info(
