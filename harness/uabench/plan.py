@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from uabench import paths, plan_contract, plan_table, sdks
+from uabench import paths, plan_contract, plan_table, references, sdks
 from uabench.conformance import plan as conformance_plan
 from uabench.conformance.checks import GROUPS as CONFORMANCE_GROUPS
 from uabench.conformance.plan import ConformanceSetup
@@ -1005,7 +1005,7 @@ def _pubsub_plan(raw: dict, common: dict) -> Plan:
     sweep = raw.get("subscriber_sweep", "reference")
     if sweep not in ("reference", "all"):
         raise PlanError(f'key \'subscriber_sweep\' must be "reference" or "all", got {sweep!r}')
-    reference = raw.get("reference_subscriber", "open62541")
+    reference = raw.get("reference_subscriber", references.declared("subscriber"))
     if not isinstance(reference, str):
         raise PlanError(f"key 'reference_subscriber' must be an SDK id, got {reference!r}")
     _sdk_ids([reference], "reference_subscriber", "subscriber")
@@ -1064,9 +1064,10 @@ def every_version() -> bool:
 
 
 def reference_client() -> str | None:
-    """The load generator that ranks servers: the native client when it is there."""
+    """The load generator that ranks servers: the declared reference client (references.py)
+    when it is there, else the first client."""
     clients = [sdk.id for sdk in sdks.with_role("client")]
-    wanted = os.environ.get("UABENCH_REFERENCE_CLIENT", "open62541")
+    wanted = references.declared("client")
     if wanted in clients:
         return wanted
     return clients[0] if clients else None
@@ -1088,7 +1089,7 @@ def second_load_generator(plan: Plan, reference: str, ranked: list[str]) -> str 
 def reference_publisher() -> str | None:
     """The publisher whose subscriber-count sweep runs (unless the plan sweeps all)."""
     ids = [sdk.id for sdk in sdks.with_role("publisher")]
-    wanted = os.environ.get("UABENCH_REFERENCE_PUBLISHER", "open62541")
+    wanted = references.declared("publisher")
     return wanted if wanted in ids else (ids[0] if ids else None)
 
 

@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import uabench_contract as contract
@@ -93,6 +93,43 @@ class KnownFailure:
 
 
 @dataclass(frozen=True)
+class Expectations:
+    """What the estimate (engine/estimate.py) expects of an SDK, from its sdk.toml
+    [expectations], measured on the 2-core reference machine; None: the estimate's default for
+    an SDK that declares none."""
+
+    startup_s: float | None = None  # adapter process start to its first measured operation
+    steady_chunks: int | None = None  # warm-up chunks its server needs under its first load (steady run included)
+    ready_s_per_1k_signals: float | None = None  # its server's start-up per 1,000 signals
+    fuzz_case_s: tuple[float, float] | None = None  # a robustness case against its server: (mutated, built)
+
+
+EXPECTATION_KEYS = frozenset(f.name for f in fields(Expectations))
+
+
+def _expectations(path: Path, table: object) -> Expectations:
+    if not isinstance(table, dict):
+        raise ValueError(f"{path}: expectations: must be a table")
+    unknown = sorted(set(table) - EXPECTATION_KEYS)
+    if unknown:
+        raise ValueError(
+            f"{path}: expectations: unknown key '{unknown[0]}' (one of {', '.join(sorted(EXPECTATION_KEYS))})"
+        )
+    for key, value in table.items():
+        values = value if key == "fuzz_case_s" and isinstance(value, list) and len(value) == 2 else [value]
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in values):
+            want = "two seconds [mutated, built]" if key == "fuzz_case_s" else "a number ≥ 0"
+            raise ValueError(f"{path}: expectations.{key}: must be {want}, got {value!r}")
+    fuzz = table.get("fuzz_case_s")
+    return Expectations(
+        startup_s=table.get("startup_s"),
+        steady_chunks=table.get("steady_chunks"),
+        ready_s_per_1k_signals=table.get("ready_s_per_1k_signals"),
+        fuzz_case_s=(float(fuzz[0]), float(fuzz[1])) if fuzz else None,
+    )
+
+
+@dataclass(frozen=True)
 class Sdk:
     id: str
     language: str
@@ -113,6 +150,8 @@ class Sdk:
     # sdk.toml [limits] (SPEC §3 Message sizes): the largest Read response its server can send, and why
     server_max_response_bytes: int | None = None
     limits_reason: str = ""
+    colour: str | None = None  # sdk.toml `colour`: its line and bars in the report's plots
+    expectations: Expectations = field(default_factory=Expectations)  # sdk.toml [expectations]
 
     @property
     def base(self) -> str:
@@ -244,6 +283,8 @@ def _sdk(path: Path, data: dict) -> Sdk:
             client_resilience=_known_failures(data.get("client_resilience", {})),
             interop=_known_failures(data.get("interop", {})),
             robustness={batch: KnownDeviation(**entry) for batch, entry in data.get("robustness", {}).items()},
+            colour=data.get("colour"),
+            expectations=_expectations(path, data.get("expectations", {})),
         )
     except KeyError as missing:
         raise ValueError(f"{path}: missing key {missing}") from None

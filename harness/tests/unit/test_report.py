@@ -8,6 +8,7 @@ import pytest
 from helpers import version0_store
 from helpers.report import _markdown_tables, _Page
 
+from uabench import sdks
 from uabench.report import document, html, markdown, plots, text
 from uabench.report.model import (
     Cell,
@@ -142,15 +143,21 @@ def test_every_sdk_has_one_colour_in_every_plot():
     svgs = re.findall(r"<svg.*?</svg>", page, re.S)
     one, two = _series_colours(svgs[0]), _series_colours(svgs[1])
     assert set(one) == {"milo", "asyncua"} and set(two) == {"milo", "asyncua", "zz-new"}
-    assert one["milo"] == two["milo"] == plots.SDK_COLOURS["milo"]
-    assert one["asyncua"] == two["asyncua"] == plots.SDK_COLOURS["asyncua"]
+    assert one["milo"] == two["milo"] == sdks.get("milo").colour
+    assert one["asyncua"] == two["asyncua"] == sdks.get("asyncua").colour
     assert len(set(two.values())) == 3
 
 
 def test_sdks_without_a_fixed_colour_get_one_by_their_sorted_order():
     colours = plots.palette(["zeta", "milo", "alpha"])
-    assert colours == plots.palette(["alpha", "zeta"]) | {"milo": plots.SDK_COLOURS["milo"]}
-    assert colours["alpha"] == plots.SPARE_COLOURS[0] and colours["zeta"] == plots.SPARE_COLOURS[1]
+    assert colours == plots.palette(["alpha", "zeta"]) | {"milo": sdks.get("milo").colour}
+    spare = [colour for colour in plots.TAB10 if colour not in {sdk.colour for sdk in sdks.all_sdks()}]
+    assert colours["alpha"] == spare[0] and colours["zeta"] == spare[1]
+
+
+def test_every_sdk_declares_a_colour_of_its_own():
+    declared = [sdk.colour for sdk in sdks.all_sdks()]
+    assert all(declared) and len(set(declared)) == len(declared)
 
 
 def test_plots_are_inline_svg_with_one_per_figure(reference):

@@ -34,30 +34,18 @@ from uabench.proc import pinning
 from uabench.resilience import incident as incident_module
 from uabench.robustness import batches as batch_module
 
-# Seconds from starting an adapter process to its first measured operation: a native binary
-# is ready at once, a JVM or Node.js needs seconds to load and compile. Measured on the 2-core
-# reference machine: a client cell's wall time beyond its warm-up and duration, less
-# CELL_OVERHEAD_S (reports/reference: open62541 0.16 s, python-opcua 0.33 s, asyncua 0.5 s,
-# node-opcua 1.3 s, Milo 2.6 s).
-# Go and Rust compile to native binaries that start as fast as C's (`run capabilities` in 0.03 s).
-STARTUP_S = {"C": 0.02, "Go": 0.03, "Rust": 0.02, "Python": 0.3, "Java": 2.45, "JavaScript": 1.15}
+# What each SDK's adapter and server cost is declared in its sdk.toml [expectations]
+# (sdks.Expectations), measured on the 2-core reference machine; these are the defaults for an
+# SDK that declares none. startup_s: seconds from starting an adapter process to its first
+# measured operation, a client cell's wall time beyond its warm-up and duration less
+# CELL_OVERHEAD_S (a native binary is ready at once, a JVM or Node.js needs seconds to load and
+# compile). steady_chunks: the chunks a server needs to reach steady state under its first load,
+# the steady run included (engine.warmup: the steady run must last as long as the climb before
+# it, and a JIT runtime compiles over its first seconds of load); a later load on a warm server
+# (encryption's second mode) took 3 to 19 (mean 12) in a fresh-clone make bench (24 Nov 2026):
+# a runtime's crypto path warms up anew.
 STARTUP_DEFAULT_S = 1.5
-# Chunks a server of each runtime typically needs to reach steady state (the steady run
-# included): the steady run must last as long as the climb before it (engine.warmup), and a
-# JIT runtime compiles over its first seconds of load. Measured in a fresh-clone make bench of
-# seven SDKs and two versions (24 Nov 2026, quick, 0.7 s chunks, each warm-up bounded at 20 s
-# = 19 chunks), the first load of each server in read and write: C 8 and 3, Go 3 and 7, Python
-# 4 to 19 (mean 8), Java 5 to 19 (mean 16), JavaScript 17 and 9; a later load on a warm server
-# (encryption's second mode) took 3 to 19 (mean 12): a runtime's crypto path warms up anew.
-# Rust has no server measured by the reference client (async-opcua refuses it): as C.
-STEADY_CHUNKS = {
-    "C": STEADY_RUN + 3,
-    "Go": STEADY_RUN + 4,
-    "Rust": STEADY_RUN + 3,
-    "Python": STEADY_RUN + 5,
-    "Java": STEADY_RUN + 13,
-    "JavaScript": STEADY_RUN + 10,
-}
+STEADY_CHUNKS_DEFAULT = STEADY_RUN + 5
 LATER_CHUNKS = STEADY_RUN + 8
 # Capacity probes beyond the plain search (doublings, refinement, confirmation, overload): the
 # lowest miss is probed again and a miss that then holds climbs on (engine.capacity). Measured
@@ -85,15 +73,17 @@ def limit_cells(phase: Phase) -> int:
 
 
 def startup_s(sdk_id: str) -> float:
-    """Typical start-up of `sdk_id`'s adapter, by its runtime."""
-    return STARTUP_S.get(_language(sdk_id), STARTUP_DEFAULT_S)
+    """Typical start-up of `sdk_id`'s adapter (its sdk.toml [expectations])."""
+    declared = _expectations(sdk_id).startup_s
+    return STARTUP_DEFAULT_S if declared is None else declared
 
 
-def _language(sdk_id: str) -> str:
+def _expectations(sdk_id: str) -> sdks.Expectations:
+    """What `sdk_id`'s sdk.toml expects; a plan's SDK that is not installed here expects the defaults."""
     try:
-        return sdks.get(sdk_id).language
+        return sdks.get(sdk_id).expectations
     except sdks.UnknownSdk:
-        return ""
+        return sdks.Expectations()
 
 
 @dataclass(frozen=True)
@@ -206,7 +196,9 @@ class _Servers:
         # a JIT runtime compiles during its first warm-up; later loads find it compiled
         first = fresh or server not in self.compiled
         self.compiled.add(server)
-        typical = min(STEADY_CHUNKS.get(_language(server), STEADY_RUN + 5) if first else LATER_CHUNKS, most)
+        declared = _expectations(server).steady_chunks
+        chunks = STEADY_CHUNKS_DEFAULT if declared is None else declared
+        typical = min(chunks if first else LATER_CHUNKS, most)
         cost.add(typical * chunk, most * chunk, typical)
 
 
@@ -258,8 +250,7 @@ FOOTPRINT_SETTLE_MARGIN_S = 0.5
 # 1,000 signals beyond the first 1,000 (python-opcua and asyncua 17 s at 100,000 signals, node-opcua
 # 5.8 s, Milo 4.5 s, the native servers under 1 s), and the time a session of the client holding a
 # point takes to open and close (100 sessions added about 4 s to open62541's points)
-READY_S_PER_1K_SIGNALS = {"Python": 0.16, "JavaScript": 0.036, "Java": 0.015}
-READY_S_PER_1K_SIGNALS_NATIVE = 0.008
+READY_S_PER_1K_SIGNALS_DEFAULT = 0.008  # sdk.toml [expectations] ready_s_per_1k_signals: a native server's
 SESSION_S = 0.04
 
 
@@ -284,7 +275,8 @@ def _footprint_cost(
     client = reference or server
     if keyword == "Server Start Up Should Be Measured":
         counts = setup.signals_of(profile)
-        per_1k = READY_S_PER_1K_SIGNALS.get(_language(server), READY_S_PER_1K_SIGNALS_NATIVE)
+        declared = _expectations(server).ready_s_per_1k_signals
+        per_1k = READY_S_PER_1K_SIGNALS_DEFAULT if declared is None else declared
         first = startup(client) + float(setup.first_request.get("duration_s", 5)) + CELL_OVERHEAD_S
         one = startup(server) + settle_s + first + FOOTPRINT_STOP_S
         typical = chosen.repetitions * sum(one + per_1k * max(0, n - 1000) / 1000 for n in counts)
@@ -427,7 +419,7 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         sizes = plan.robustness.profiles[profile]
         servers.start(server, cost)
         health = 3 * (startup(plan_module_reference() or server) + HEALTH_READ_S)
-        batch_s = batch_module.typical_seconds(batch, sizes.cases, sizes.time_s, _language(server))
+        batch_s = batch_module.typical_seconds(batch, sizes.cases, sizes.time_s, _expectations(server).fuzz_case_s)
         # at most: the batch runs to its time bound (every fuzz case waits out a silent server)
         most_s = batch_module.HOSTILE_START_S + sizes.time_s
         cost.add(batch_s + sizes.recovery_s + health, most_s + sizes.recovery_s + health, cells=1)

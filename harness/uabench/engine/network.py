@@ -31,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from uabench import plan as plans
-from uabench import sdks
+from uabench import references, sdks
 from uabench.engine import cells, search
 from uabench.engine.cells import Measured, Outcome
 from uabench.engine.pubsub import PubSubRun
@@ -78,7 +78,7 @@ class NetworkRun:
         self.calibrations: dict[str, Calibration] = {}
         self.sdk_time_s: dict[tuple[str, str], float] = {}  # (server, scenario) -> mean RTD less the path's
         # the reference client: the load generator of every RTD cell but the interop ones
-        self.client = sdks.get(plans.reference_client() or "open62541")
+        self.client = sdks.get(plans.reference_client() or references.declared("client"))
         self.rng = random.Random(session.seed)  # the run's seed orders servers (UABENCH_SEED replays it)
 
     # --- the path and the server on it ------------------------------------------------------
@@ -470,7 +470,7 @@ class NetworkRun:
         toxiproxy, so a profile's delay and jitter do not apply; its loss and bandwidth do."""
         pubsub_plan = plans.load("pubsub")
         run = PubSubRun(self.session, pubsub_plan, self.profile)
-        publisher_id = plans.reference_publisher() or "open62541"
+        publisher_id = plans.reference_publisher() or references.declared("publisher")
         publisher = sdks.get(publisher_id)
         subscriber = sdks.get(plans.reference_subscriber(pubsub_plan, publisher_id) or publisher_id)
         timing = {"warmup_s": max(self.chosen.warmup_s, 1.0), "duration_s": 2 * self.chosen.subscription_s}
@@ -558,7 +558,7 @@ def test_seconds(plan: plans.Plan, profile: str, keyword: str, args: tuple[str, 
     def server(sdk: str) -> float:
         return startup(sdk) + chosen.server_warmup_s
 
-    reference = plans.reference_client() or "open62541"
+    reference = plans.reference_client() or references.declared("client")
     if keyword == "RTD Over Network Should Be Measured":
         network = args[0]
         calibration = CALIBRATION_EXCHANGES.get(profile, 200) * expected_rtd_s(network) + 1.0
@@ -591,7 +591,7 @@ def test_seconds(plan: plans.Plan, profile: str, keyword: str, args: tuple[str, 
         )
     if keyword == "PubSub Over Network Should Be Measured":
         return (
-            2 * startup(plans.reference_publisher() or "open62541")
+            2 * startup(plans.reference_publisher() or references.declared("publisher"))
             + max(chosen.warmup_s, 1.0)
             + 2 * chosen.subscription_s
             + 2.0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from uabench import references
 from uabench.network import profiles as networks
 
 SCENARIO_KEYS = {"name", "description", "nodes", "think"}
@@ -156,7 +157,7 @@ def parse(raw: dict) -> tuple[NetworkSetup, dict[str, dict]]:
             raise NetworkPlanError(f"network.{key} must name a scenario ({', '.join(names)}), got {setup.get(key)!r}")
     for key in ("interop_network", "constrained_network"):
         _network_names([setup.get(key)], f"network.{key}")
-    reference = setup.get("reference_server", "open62541")
+    reference = setup.get("reference_server", references.declared("server"))
     if not isinstance(reference, str):
         raise NetworkPlanError(f"network.reference_server must be an SDK id, got {reference!r}")
     return (

@@ -13,26 +13,23 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
 
+from uabench import sdks  # noqa: E402
 from uabench.report.model import Figure, Series  # noqa: E402
 
-# The SDKs of this benchmark, in matplotlib's default ("tab10") colours; SDKs added later take
-# the remaining ones in the sorted order of their ids.
-SDK_COLOURS = {
-    "open62541": "#1f77b4",
-    "asyncua": "#ff7f0e",
-    "python-opcua": "#2ca02c",
-    "milo": "#d62728",
-    "node-opcua": "#9467bd",
-}
-SPARE_COLOURS = ("#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+# Each SDK's colour is its sdk.toml's `colour`. An id that declares none (another version of an
+# SDK, an SDK no longer here whose figures an old store holds) takes a colour of matplotlib's
+# "tab10" that no SDK declares, in the sorted order of the ids.
+TAB10 = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 LINE_STYLES = ("-", "--", ":", "-.")
 MARKERS = ("o", "s", "^", "D")
 
 
-def palette(sdks: Iterable[str]) -> dict[str, str]:
-    """SDK id -> colour: the fixed colour of a known SDK, a spare one by sorted order otherwise."""
-    unknown = sorted(set(sdks) - set(SDK_COLOURS))
-    return {**SDK_COLOURS, **{sdk: SPARE_COLOURS[i % len(SPARE_COLOURS)] for i, sdk in enumerate(unknown)}}
+def palette(ids: Iterable[str]) -> dict[str, str]:
+    """SDK id -> colour: the colour its sdk.toml declares, a spare one by sorted order otherwise."""
+    declared = {sdk.id: sdk.colour for sdk in sdks.all_sdks() if sdk.colour}
+    spare = [colour for colour in TAB10 if colour not in declared.values()] or list(TAB10)
+    unknown = sorted(set(ids) - set(declared))
+    return {**declared, **{sdk: spare[i % len(spare)] for i, sdk in enumerate(unknown)}}
 
 
 def report_palette(figures: Iterable[Figure]) -> dict[str, str]:

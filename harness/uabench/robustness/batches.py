@@ -44,18 +44,12 @@ ABOUT = {
 # Typical seconds of one batch besides the hostile client's start (2 cores). A fuzz case opens a
 # channel and a session, sends its message and waits for the answer: a server that answers
 # malformed input at once (or closes) costs little, one that stays silent costs the hostile
-# client's answer timeout. Which a server does depends on its SDK, so the cost per case is by
-# runtime, measured in `uabench run robustness --profile quick` (40 cases a batch, 24 Nov 2026:
-# the test's time less its fixed part, per case): mutated recorded messages (bit flips, length
-# fields) and built ones (huge arrays and strings, nesting, NodeIds). Python is the mean of asyncua
-# (answers built ones at once) and python-opcua (silent); an unknown runtime is taken as silent.
+# client's answer timeout. Which a server does depends on its SDK, so each sdk.toml declares its
+# cost per case ([expectations] fuzz_case_s), measured in `uabench run robustness --profile quick`
+# (40 cases a batch, 24 Nov 2026: the test's time less its fixed part, per case): mutated recorded
+# messages (bit flips, length fields) and built ones (huge arrays and strings, nesting, NodeIds);
+# an SDK that declares none is taken as silent.
 # A truncated message is held open HOLD_S (hostile.py) whatever the server does.
-FUZZ_CASE_S = {  # runtime: (mutated, built)
-    "C": (0.08, 0.02),
-    "Java": (0.11, 0.03),
-    "JavaScript": (0.87, 1.45),
-    "Python": (1.13, 0.77),
-}
 SILENT_CASE_S = (1.5, 1.5)
 TRUNCATED_CASE_S = 1.02
 MUTATED = ("fuzz-bitflip", "fuzz-length")
@@ -73,12 +67,13 @@ ATTACK_S = {
 HOSTILE_START_S = 1.0
 
 
-def typical_seconds(batch: str, cases: int, time_s: float, runtime: str = "") -> float:
-    """One batch against a server of `runtime` (its SDK's language), within its time bound."""
+def typical_seconds(batch: str, cases: int, time_s: float, case_s: tuple[float, float] | None = None) -> float:
+    """One batch against a server whose fuzz cases take `case_s` (mutated, built: its sdk.toml
+    [expectations] fuzz_case_s; None: silent), within its time bound."""
     if batch == "fuzz-truncate":
         own = cases * TRUNCATED_CASE_S
     elif batch in FUZZ:
-        mutated, built = FUZZ_CASE_S.get(runtime, SILENT_CASE_S)
+        mutated, built = case_s or SILENT_CASE_S
         own = cases * (mutated if batch in MUTATED else built)
     else:
         own = ATTACK_S.get(batch, 5.0)

@@ -1,0 +1,49 @@
+"""sdk.toml [expectations]: what the estimate expects of an SDK, declared in its own folder."""
+
+import pytest
+
+from uabench import sdks
+from uabench.engine import estimate
+from uabench.robustness import batches
+
+MAIN = 'id = "x"\nlanguage = "C"\nversion = "2.0"\nroles = ["server", "client"]\n'
+
+
+def _load(tmp_path, text: str) -> sdks.Sdk:
+    toml = tmp_path / "sdk.toml"
+    toml.write_text(MAIN + text)
+    return sdks._load(toml)[0]
+
+
+def test_declared_expectations_are_read(tmp_path):
+    sdk = _load(tmp_path, "[expectations]\nstartup_s = 0.5\nsteady_chunks = 9\nfuzz_case_s = [0.1, 0.2]\n")
+    assert sdk.expectations == sdks.Expectations(startup_s=0.5, steady_chunks=9, fuzz_case_s=(0.1, 0.2))
+
+
+def test_an_sdk_that_declares_none_gets_the_estimates_defaults(tmp_path):
+    assert _load(tmp_path, "").expectations == sdks.Expectations()
+    assert estimate.startup_s("no-such-sdk") == estimate.STARTUP_DEFAULT_S
+    silent = batches.typical_seconds("fuzz-bitflip", 10, 100.0)
+    assert silent == batches.HOSTILE_START_S + 10 * batches.SILENT_CASE_S[0]
+    assert batches.typical_seconds("fuzz-bitflip", 10, 100.0, (0.1, 0.2)) == pytest.approx(batches.HOSTILE_START_S + 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[expectations]\nstart_s = 1\n", "expectations: unknown key 'start_s'"),
+        ("[expectations]\nstartup_s = -1\n", r"expectations.startup_s: must be a number ≥ 0, got -1"),
+        ('[expectations]\nsteady_chunks = "8"\n', "expectations.steady_chunks: must be a number"),
+        ("[expectations]\nfuzz_case_s = [1]\n", r"expectations.fuzz_case_s: must be two seconds \[mutated, built\]"),
+        ("[expectations]\nstartup_s = true\n", "expectations.startup_s: must be a number"),
+        ("expectations = 3\n", "expectations: must be a table"),
+    ],
+)
+def test_a_bad_entry_is_one_line_naming_the_key(tmp_path, text, message):
+    with pytest.raises(ValueError, match=message):
+        _load(tmp_path, text)
+
+
+def test_every_installed_sdk_declares_its_start_up_and_warm_up():
+    for sdk in sdks.all_sdks():
+        assert sdk.expectations.startup_s is not None and sdk.expectations.steady_chunks is not None, sdk.id
