@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from uabench_contract import ARRAYS
+
 from uabench import paths, plan_contract, plan_table, references, sdks
 from uabench.conformance import plan as conformance_plan
 from uabench.conformance.checks import GROUPS as CONFORMANCE_GROUPS
@@ -118,6 +120,11 @@ PUBSUB_PHASES = {
 PUBSUB_GROUPS = "239.255.0.0/16"
 RANGE = re.compile(r"^([A-Za-z]+_)(\d+)\.\.(\d+)$")
 INDEXED_NODE = re.compile(r"^(Signal_|Write_)(\d+)$")
+# The standard address space's nodes that are no family of indexed ones (adapters/SPEC.md §4)
+NAMED_NODES = ("Tick", "Real", "Page", "SDD", "Image", *ARRAYS)
+# The suites named for one service: every variant and sweep of such a plan must use it, else its
+# cells would be stored, and ranked, as that suite's figures (a read measured as a write)
+SERVICE_SUITES = {"read": "read", "write": "write", "subscription": "subscribe"}
 # The subscriber counts of a PubSub sweep: one network namespace each (proc.netns), a bound of
 # the harness, not of the adapter contract.
 MOST_SUBSCRIBERS = 64
@@ -427,6 +434,9 @@ def expand_nodes(value: object, where: str, server: dict | None = None) -> list[
             single = INDEXED_NODE.match(item)
             if single:
                 _within(single.group(1), int(single.group(2)), limits, f"{here}: '{item}'")
+            elif item not in NAMED_NODES:
+                known = ", ".join([*NAMED_NODES, *(f"{family}i" for family in limits)])
+                raise PlanError(f"{here}: '{item}' is no node of the standard address space ({known})")
             nodes.append(item)
             continue
         prefix, low, high = match.group(1), int(match.group(2)), int(match.group(3))
@@ -976,7 +986,23 @@ def _client_server_plan(raw: dict, common: dict) -> Plan:
         raise PlanError(f"key 'ranking' names no throughput variant: {plan.ranking!r}")
     if not (plan.interop or plan.throughput or plan.sweeps or plan.negative_security or plan.capacity):
         raise PlanError("the plan has no [[interop]], [[throughput]] or [[sweep]] sections")
+    _one_service(plan)
     return plan
+
+
+def _one_service(plan: Plan) -> None:
+    """A plan of a suite named for a service (SERVICE_SUITES) measures only that service."""
+    service = SERVICE_SUITES.get(plan.suite)
+    if service is None:
+        return
+    measured = [(kind, v.name, v.workload) for kind in ("interop", "throughput") for v in getattr(plan, kind)]
+    measured += [("sweep", sweep.name, sweep.workload) for sweep in plan.sweeps]
+    for kind, name, workload in measured:
+        if workload.get("workload") != service:
+            raise PlanError(
+                f"{kind} '{name}': workload {workload.get('workload')!r} in a plan of suite '{plan.suite}', "
+                f"which measures only {service!r} (its cells would be stored as {plan.suite} figures)"
+            )
 
 
 def _pubsub_plan(raw: dict, common: dict) -> Plan:

@@ -345,3 +345,39 @@ def test_every_shipped_plan_loads_and_selects_tests(profile):
 
 def test_an_sdk_selection_of_nothing_is_refused(capsys):
     assert _run(["read", "--sdk", ",", "--estimate"], capsys) == (2, "uabench: error: --sdk ',' names no SDK\n")
+
+
+def test_a_node_outside_the_standard_address_space_is_refused_naming_it():
+    assert plan.expand_nodes(["Tick", "Real", "Array_10000", "Write_3"], "x") == [
+        "Tick",
+        "Real",
+        "Array_10000",
+        "Write_3",
+    ]
+    with pytest.raises(PlanError, match=r"x\[1\]: 'NoSuchNode' is no node of the standard address space \(Tick, "):
+        plan.expand_nodes(["Tick", "NoSuchNode"], "x")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # the read workloads of a write plan would be stored and ranked as write figures
+        (
+            BASE.replace('suite = "read"', 'suite = "write"'),
+            "interop 'one': workload 'read' in a plan of suite 'write'",
+        ),
+        (
+            'ranking = "w"\n'
+            + BASE
+            + '[[throughput]]\nname = "w"\nworkload = { workload = "write", nodes = "Write_0..9" }\n',
+            "throughput 'w': workload 'write' in a plan of suite 'read'",
+        ),
+        (
+            BASE.replace('suite = "read"', 'suite = "subscription"'),
+            "interop 'one': workload 'read' in a plan of suite 'subscription', which measures only 'subscribe'",
+        ),
+    ],
+)
+def test_a_plan_measures_only_the_service_its_suite_is_named_for(tmp_path, text, message):
+    with pytest.raises(PlanError, match=message):
+        plan.load(_write(tmp_path, text))
