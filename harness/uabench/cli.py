@@ -42,6 +42,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.all == bool(args.sdk):
         print("uabench check: name SDKs or pass --all (not both)", file=sys.stderr)
         return 2
+    if not args.all and (args.images or args.require_builds):
+        flag = "--images" if args.images else "--require-builds"
+        print(f"uabench check: {flag} applies to the ARM checks, which only --all runs", file=sys.stderr)
+        return 2
     if args.quick and (args.images or args.require_builds):
         print(
             "uabench check: --quick leaves out the ARM checks, so --images and --require-builds mean nothing with it",
@@ -130,9 +134,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     from uabench.robot.signals import StopSignals
 
     _seed()
+    if args.out is not None and not args.report:
+        raise ValueError(f"--out {args.out}: names the report's directory, and there is none without --report")
+    args.out = args.out or str(paths.RESULTS / "report")
     only = plan.selected(args.sdk)
     plan.measure_versions(args.versions)
     chosen = [plan.load(name) for name in (args.plans or DEFAULT_SUITES)]
+    twice = sorted({str(one.path) for one in chosen if [o.path for o in chosen].count(one.path) > 1})
+    if twice:
+        raise ValueError(f"plan {twice[0]} is named twice: each plan runs once per invocation")
     placement = _placement(args)
     if placement[0].kind == "container" or placement[1].kind == "container":
         _containable([one.suite for one in chosen])
@@ -424,6 +434,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_capacity(args: argparse.Namespace) -> int:
     """`uabench capacity SDK`: the capacity plan for one server."""
     sdks.get(args.sdk)
+    if not plan.load(args.plan).capacity:
+        raise plan.PlanError(f"--plan {args.plan}: is no capacity plan (it has no [capacity] table)")
     placement = {key: getattr(args, key) for key in PLACEMENT_OPTIONS}
     return cmd_run(_run_of([args.plan], args.profile, args, args.report, args.out, placement))
 
@@ -451,7 +463,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     return status
 
 
-def _run_of(plans: list[str], profile: str, args: argparse.Namespace, report: bool, out: str, placement: dict):
+def _run_of(plans: list[str], profile: str, args: argparse.Namespace, report: bool, out: str | None, placement: dict):
     """The arguments of `uabench run` for a command that is one (capacity, arm-smoke)."""
     return argparse.Namespace(
         plans=plans,
@@ -620,7 +632,7 @@ def cmd_arm_smoke(args: argparse.Namespace) -> int:
             "arch": arch,
             "target_env": [],
         }
-        status |= cmd_run(_run_of(["read", "write"], "smoke", args, False, str(paths.RESULTS / "report"), placement))
+        status |= cmd_run(_run_of(["read", "write"], "smoke", args, False, None, placement))
     return status
 
 
@@ -705,7 +717,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--profile", default="quick", help="smoke, quick or full (default: %(default)s)")
     run.add_argument("--sdk", default="", help="comma-separated SDKs to include (default: all)")
     run.add_argument("--report", action="store_true", help="write the report afterwards")
-    run.add_argument("--out", default=str(paths.RESULTS / "report"), help="report directory")
+    run.add_argument("--out", help="report directory, with --report (default: results/report)")
     run.add_argument("--estimate", action="store_true", help="print the estimated duration and exit")
     run.add_argument(
         "--time-budget",
@@ -739,7 +751,7 @@ def parser() -> argparse.ArgumentParser:
     capacity.add_argument("--plan", default="capacity", help="capacity plan (default: %(default)s)")
     capacity.add_argument("--profile", default="quick")
     capacity.add_argument("--report", action="store_true")
-    capacity.add_argument("--out", default=str(paths.RESULTS / "report"))
+    capacity.add_argument("--out", help="report directory, with --report (default: results/report)")
     _isolation_option(capacity)
     _engine_option(capacity)
     capacity.set_defaults(func=cmd_capacity)
