@@ -162,8 +162,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"time budget {estimate.clock(args.time_budget)}: {budget_note(total.seconds, args.time_budget)}")
     if args.estimate:
         return 0
-    if args.report and Path(args.out).exists() and not Path(args.out).is_dir():
-        raise ValueError(f"--out {args.out}: not a directory (the report is written there after the run)")
+    if args.report:  # the report is written after the run: a directory that cannot be is said now
+        _out_directory(args.out)
     _claim_cores(f"store {args.store}")
     _writable_store(args.store)
     cleanup.note_signals()  # until Robot runs: robot.signals.StopSignals takes over then
@@ -388,9 +388,23 @@ def _close_runs(store: str, marker: str, signum: int | None) -> bool:
     return True
 
 
+def _out_directory(given: str) -> Path:
+    """The directory a report or comparison is written to (--out), made now: one that cannot
+    be, or a file in its place, is one line before anything is read or measured."""
+    out = Path(given)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {given}: is a file, not a directory (the report's files are written into it)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"--out {given}: cannot create it: {error.strerror or error}") from None
+    return out
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from uabench.report.files import build
 
+    _out_directory(args.out)
     store = open_store(args.store, readonly=True)
     _note_skipped(store, args.run)
     outputs = build(store, Path(args.out), args.run)
@@ -642,6 +656,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from uabench.report import markdown
     from uabench.results import compare
 
+    _out_directory(args.out)
     ids = [text.isdigit() for text in (args.a, args.b)]
     if all(ids):
         sides = [compare.load_side(args.store, int(text)) for text in (args.a, args.b)]
@@ -653,6 +668,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
         sides = [compare.load_side(text) for text in (args.a, args.b)]
     else:
         raise ValueError(f"compare two stores or two run ids, not '{args.a}' and '{args.b}'")
+    suites = [sorted({run["suite"] for run in side.runs}) for side in sides]
+    if not set(suites[0]) & set(suites[1]):
+        raise ValueError(
+            f"{args.a} and {args.b} ran no suite in common ({', '.join(suites[0]) or 'none'}; "
+            f"{', '.join(suites[1]) or 'none'}): there is nothing to compare"
+        )
     report, _, _ = compare.document(*sides)
     print("\n".join(markdown.section(report.sections[0])).rstrip())
     for kind, path in compare.write(report, Path(args.out)).items():

@@ -24,3 +24,27 @@ def test_an_option_without_effect_is_refused(tmp_path, capsys, args, message):
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1, err
     assert not store.exists()
+
+
+@pytest.mark.parametrize("command", ["report", "compare"])
+def test_an_out_that_is_a_file_or_cannot_be_made_is_one_line(tmp_path, capsys, command):
+    afile = tmp_path / "afile"
+    afile.write_text("kept")
+    extra = ["a.sqlite", "b.sqlite"] if command == "compare" else []
+    for out, message in ((afile, "is a file, not a directory"), (afile / "sub", "cannot create it: Not a directory")):
+        assert cli.main(["--store", str(tmp_path / "s.sqlite"), command, *extra, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"--out {out}: {message}" in err and len(err.strip().splitlines()) == 1, err
+    assert afile.read_text() == "kept"
+
+
+def test_compare_of_runs_with_no_suite_in_common_is_refused(tmp_path, capsys):
+    from uabench.results.store import open_store
+
+    for name, suite in (("a", "read"), ("b", "write")):
+        store = open_store(tmp_path / f"{name}.sqlite")
+        store.finish_run(store.begin_run(suite, "smoke", {}))
+        store.close()
+    status = cli.main(["compare", str(tmp_path / "a.sqlite"), str(tmp_path / "b.sqlite"), "--out", str(tmp_path / "c")])
+    err = capsys.readouterr().err
+    assert status == 2 and "ran no suite in common (read; write): there is nothing to compare" in err, err
