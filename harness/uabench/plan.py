@@ -502,6 +502,13 @@ def _text(raw: dict, key: str, default: str | None) -> str | None:
     return value
 
 
+def _test_name(name: str, where: str) -> None:
+    """A variant's or sweep's name becomes part of Robot test names and report headings: it must
+    show as itself (printable, on one line, not blank)."""
+    if not name.strip() or not name.isprintable():
+        raise PlanError(f"{where}: must be printable text on one line, got {name!r}")
+
+
 def _phase(raw: object, where: str, keys: frozenset[str] | set[str] = frozenset(PHASE_KEYS)) -> Phase:
     """One phase table; `keys` are those this kind of phase takes."""
     if not isinstance(raw, dict):
@@ -517,6 +524,11 @@ def _phase(raw: object, where: str, keys: frozenset[str] | set[str] = frozenset(
         for key in PHASE_KEYS
         if key in raw
     }
+    if "max_repetitions" in timing and timing["max_repetitions"] < timing.get("repetitions", 1):
+        raise PlanError(
+            f"{where}.max_repetitions: {timing['max_repetitions']} is below repetitions "
+            f"({timing.get('repetitions', 1)}): the most cannot be fewer than the fewest"
+        )
     limit = {
         key: _number(raw[key], f"{where}.{key}", *LIMIT_KEYS[key], integer=key == "bisect_steps")
         for key in LIMIT_KEYS
@@ -558,6 +570,7 @@ def _variants(raw: object, where: str, profiles: list[str]) -> tuple[Variant, ..
         name = entry.get("name")
         if not isinstance(name, str) or not name:
             raise PlanError(f"{here}.name: missing or not a string")
+        _test_name(name, f"{here}.name")
         if name in names:
             raise PlanError(f"{here}.name: duplicate variant '{name}'")
         names.add(name)
@@ -586,6 +599,7 @@ def _sweeps(raw: object, profiles: list[str]) -> tuple[Sweep, ...]:
         name, kind = entry.get("name"), entry.get("kind")
         if not isinstance(name, str) or not name or name in names:
             raise PlanError(f"{here}.name: missing, not a string, or a duplicate")
+        _test_name(name, f"{here}.name")
         names.add(name)
         if kind not in SWEEP_KINDS:
             raise PlanError(f"{here}.kind: must be one of {', '.join(SWEEP_KINDS)}, got {kind!r}")
@@ -749,7 +763,7 @@ def _read(path: Path) -> dict:
     except OSError as error:
         raise PlanError(f"{path}: cannot read the plan: {error.strerror}") from None
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8").removeprefix("\ufeff")  # a byte-order mark some editors write
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise PlanError(
@@ -760,6 +774,8 @@ def _read(path: Path) -> dict:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise PlanError(f"{path}: {error}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise PlanError(f"{path}: arrays or tables nested too deep to be a plan") from None
 
 
 def _kinds() -> dict[str, tuple[set[str], str, Callable[[dict, dict], Plan]]]:

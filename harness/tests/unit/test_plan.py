@@ -381,3 +381,26 @@ def test_a_node_outside_the_standard_address_space_is_refused_naming_it():
 def test_a_plan_measures_only_the_service_its_suite_is_named_for(tmp_path, text, message):
     with pytest.raises(PlanError, match=message):
         plan.load(_write(tmp_path, text))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            BASE.replace("duration_s = 0.3 }", "duration_s = 0.3, repetitions = 5, max_repetitions = 3 }"),
+            "profiles.quick.interop.max_repetitions: 3 is below repetitions \\(5\\)",
+        ),
+        (BASE.replace('name = "one"', 'name = "   "'), r"interop\[0\].name: must be printable text on one line"),
+        (BASE.replace('name = "one"', 'name = "one\\ntwo"'), r"interop\[0\].name: must be printable text on one line"),
+        ("x = " + "[" * 600 + "]" * 600 + "\n" + BASE, "nested too deep to be a plan"),
+    ],
+)
+def test_limits_are_ordered_and_names_printable(tmp_path, text, message):
+    with pytest.raises(PlanError, match=message):
+        plan.load(_write(tmp_path, text))
+
+
+def test_a_plan_with_a_byte_order_mark_loads(tmp_path):
+    path = tmp_path / "bom.toml"
+    path.write_bytes("\ufeff".encode() + BASE.encode())
+    assert plan.load(path).suite == "read"
