@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import sys
 import time
@@ -117,6 +118,28 @@ def _time_budget(text: str) -> float:
         return budget.parse(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _positive(text: str) -> float:
+    """A finite number above 0 (argparse's float takes nan, inf and -5 alike)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, got {text!r}")
+    return value
+
+
+def _whole(text: str) -> int:
+    """A whole number of at least 1 (sessions, clients)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text!r}")
+    return value
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -794,12 +817,12 @@ def parser() -> argparse.ArgumentParser:
 
     predict = commands.add_parser("predict", help="predict server CPU from the CPU sizing model")
     predict.add_argument("--sdk", required=True)
-    predict.add_argument("--notifications-per-s", type=float, help="delivered notifications/s, all sessions")
+    predict.add_argument("--notifications-per-s", type=_positive, help="delivered notifications/s, all sessions")
     predict.add_argument(
-        "--signals", type=float, help="with --interval-ms: notifications/s = signals × 1000 / interval"
+        "--signals", type=_whole, help="with --interval-ms: notifications/s = signals × 1000 / interval"
     )
-    predict.add_argument("--interval-ms", type=float)
-    predict.add_argument("--sessions", "--clients", type=float, default=1, help="client sessions (default 1)")
+    predict.add_argument("--interval-ms", type=_positive)
+    predict.add_argument("--sessions", "--clients", type=_whole, default=1, help="client sessions (default 1)")
     predict.add_argument("--communication", choices=("client-server", "pubsub"), default="client-server")
     predict.set_defaults(func=cmd_predict)
 

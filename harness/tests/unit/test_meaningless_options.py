@@ -48,3 +48,21 @@ def test_compare_of_runs_with_no_suite_in_common_is_refused(tmp_path, capsys):
     status = cli.main(["compare", str(tmp_path / "a.sqlite"), str(tmp_path / "b.sqlite"), "--out", str(tmp_path / "c")])
     err = capsys.readouterr().err
     assert status == 2 and "ran no suite in common (read; write): there is nothing to compare" in err, err
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--notifications-per-s", "nan", "must be a finite number above 0, got 'nan'"),
+        ("--notifications-per-s", "inf", "must be a finite number above 0, got 'inf'"),
+        ("--notifications-per-s", "-5", "must be a finite number above 0"),
+        ("--interval-ms", "0", "must be a finite number above 0"),
+        ("--sessions", "2.5", "must be a whole number of at least 1, got '2.5'"),
+        ("--signals", "10.5", "must be a whole number of at least 1"),
+    ],
+)
+def test_predict_refuses_what_is_no_rate_or_count(tmp_path, capsys, option, value, message):
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["--store", str(tmp_path / "s.sqlite"), "predict", "--sdk", "open62541", f"{option}={value}"])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and message in err and len(err.strip().splitlines()) == 1, err
