@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import math
 import os
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -594,6 +595,12 @@ def cmd_images(args: argparse.Namespace) -> int:
         import json
 
         entries = json.loads(summary.read_text()) if summary.exists() else []
+        if not entries:
+            print(
+                f"uabench images: no image recorded in {summary}: `uabench images` builds and records them",
+                file=sys.stderr,
+            )
+            return 1
         for entry in entries:
             seconds = "-" if entry.get("seconds") is None else f"{entry['seconds']:.0f} s"
             print(
@@ -940,8 +947,21 @@ def _engine_option(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _negative_values_attached(argv: list[str]) -> list[str]:
+    """`--time-budget -0:30` as `--time-budget=-0:30`: argparse takes a value that starts with a
+    dash and is no plain number for an option and says only "expected one argument"; attached,
+    the value reaches its option's own check, which says what is wrong with it."""
+    merged: list[str] = []
+    for token in argv:
+        if merged and merged[-1].startswith("--") and "=" not in merged[-1] and re.match(r"^-[\d.]", token):
+            merged[-1] = f"{merged[-1]}={token}"
+        else:
+            merged.append(token)
+    return merged
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args = parser().parse_args(_negative_values_attached(sys.argv[1:] if argv is None else argv))
     try:
         _leftovers(args.command, args.store)
         return args.func(args)

@@ -130,7 +130,7 @@ def _wait_gone(processes: list[psutil.Process], seconds: float) -> list[str]:
     return _alive(processes)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_stop_signal_stops_the_run_keeps_its_cells_and_exits_130(fault_repo, tmp_path, sig):
     store = tmp_path / "store.sqlite"
     harness = _run(fault_repo, store)

@@ -66,3 +66,19 @@ def test_predict_refuses_what_is_no_rate_or_count(tmp_path, capsys, option, valu
         cli.main(["--store", str(tmp_path / "s.sqlite"), "predict", "--sdk", "open62541", f"{option}={value}"])
     err = capsys.readouterr().err
     assert stopped.value.code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("budget", ["-0:30", "-5", "-0.5"])
+def test_a_negative_time_budget_is_named_as_such(tmp_path, capsys, budget):
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["--store", str(tmp_path / "s.sqlite"), "run", "read", "--estimate", "--time-budget", budget])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and f"time budget: '{budget}' must be more than 0 s" in err, err
+
+
+def test_images_list_with_nothing_recorded_says_so(tmp_path, capsys, monkeypatch):
+    from uabench import paths
+
+    monkeypatch.setattr(paths, "RESULTS", tmp_path)
+    assert cli.main(["images", "--list"]) == 1
+    assert "no image recorded in" in capsys.readouterr().err

@@ -68,6 +68,7 @@ def parse(text: str) -> float:
         value = float(seconds) + 60 * float(minutes or 0)
     except ValueError:
         raise ValueError(f"time budget: '{text}' is neither seconds nor mm:ss") from None
-    if not 0 < value < 7 * 24 * 3600 or (minutes and not 0 <= float(seconds) < 60):
+    negative = text.strip().startswith("-")  # "-0:30": float("-0") is 0, so the sign must be read
+    if negative or not 0 < value < 7 * 24 * 3600 or (minutes and not 0 <= float(seconds) < 60):
         raise ValueError(f"time budget: '{text}' must be more than 0 s and under a week (seconds or mm:ss)")
     return value

@@ -66,7 +66,7 @@ def note_signals() -> None:
         raise KeyboardInterrupt
 
     if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, handler)
 
 
@@ -98,6 +98,10 @@ def install() -> None:
         return
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         previous = signal.getsignal(sig)
+        if sig == signal.SIGHUP:
+            # a dropped ssh session stops the run as Ctrl-C does: Robot handles only SIGINT and
+            # SIGTERM (stop gracefully, the run stored interrupted), so SIGHUP goes to that handler
+            previous = signal.getsignal(signal.SIGTERM)
 
         def handler(signum, frame, previous=previous):
             global _received
