@@ -413,15 +413,19 @@ def _close_runs(store: str, marker: str, signum: int | None) -> bool:
 
 
 def _out_directory(given: str) -> Path:
-    """The directory a report or comparison is written to (--out), made now: one that cannot
-    be, or a file in its place, is one line before anything is read or measured."""
+    """The directory a report or comparison will be written to (--out), checked now and made
+    only when written: one that cannot be, or a file in its place, is one line before anything
+    is read or measured, and a refused command leaves nothing behind."""
     out = Path(given)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {given}: is a file, not a directory (the report's files are written into it)")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise ValueError(f"--out {given}: cannot create it: {error.strerror or error}") from None
+    if out.exists():
+        if not out.is_dir():
+            raise ValueError(f"--out {given}: is a file, not a directory (the report's files are written into it)")
+        return out
+    parent = next(ancestor for ancestor in out.absolute().parents if ancestor.exists())
+    if not parent.is_dir():
+        raise ValueError(f"--out {given}: cannot create it: {parent} is a file, not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {given}: cannot create it: {parent} is not writable")
     return out
 
 

@@ -31,11 +31,14 @@ def test_an_out_that_is_a_file_or_cannot_be_made_is_one_line(tmp_path, capsys, c
     afile = tmp_path / "afile"
     afile.write_text("kept")
     extra = ["a.sqlite", "b.sqlite"] if command == "compare" else []
-    for out, message in ((afile, "is a file, not a directory"), (afile / "sub", "cannot create it: Not a directory")):
+    for out, message in (
+        (afile, "is a file, not a directory"),
+        (afile / "sub", f"cannot create it: {afile} is a file, not a directory"),
+    ):
         assert cli.main(["--store", str(tmp_path / "s.sqlite"), command, *extra, "--out", str(out)]) == 2
         err = capsys.readouterr().err
         assert f"--out {out}: {message}" in err and len(err.strip().splitlines()) == 1, err
-    assert afile.read_text() == "kept"
+    assert afile.read_text() == "kept" and sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
 
 
 def test_compare_of_runs_with_no_suite_in_common_is_refused(tmp_path, capsys):

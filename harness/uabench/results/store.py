@@ -31,6 +31,11 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 1
+# PRAGMA application_id of a store uabench made ("uab1"). A store older than the marker has
+# none (0) and only uabench's tables; any other database is another program's, and is refused
+# rather than given a uabench schema beside its own tables.
+APPLICATION_ID = 0x75616231
+OWN_TABLES = frozenset({"runs", "cells", "sqlite_sequence"})
 
 # How long one write waits for another writer's lock (SQLite's busy timeout) before a cell is
 # kept in memory, and how long opening a store or closing a run waits for it in all.
@@ -159,6 +164,7 @@ class Store:
         self.db = _connect(path, readonly)
         self.db.row_factory = sqlite3.Row
         try:
+            self._check_owner()
             self.version = self._check_version()
             if not readonly:
                 self._until(LOCK_BOUND_S, self._prepare_writer)
@@ -191,6 +197,24 @@ class Store:
                     raise
                 time.sleep(0.5)
 
+    def _check_owner(self) -> None:
+        """A StoreError when the database is not a uabench store (APPLICATION_ID, OWN_TABLES)."""
+        marker = int(self.db.execute("PRAGMA application_id").fetchone()[0])
+        if marker == APPLICATION_ID:
+            return
+        if marker != 0:
+            raise StoreError(
+                f"results store {self.path} is another program's SQLite database (application_id {marker:#x}): "
+                "uabench opens only a store it made"
+            )
+        tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        foreign = sorted(tables - OWN_TABLES)
+        if foreign:
+            raise StoreError(
+                f"results store {self.path} is another program's SQLite database (tables {', '.join(foreign[:5])}): "
+                "uabench opens only a store it made"
+            )
+
     def _check_version(self) -> int:
         version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
         if version > SCHEMA_VERSION:
@@ -206,6 +230,7 @@ class Store:
             with self.db:
                 self.db.executescript(SCHEMA)
                 self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             self.version = SCHEMA_VERSION
         while self.version < SCHEMA_VERSION:
             self.db.execute("BEGIN IMMEDIATE")  # one writer migrates; another waits, then sees the new version

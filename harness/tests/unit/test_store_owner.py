@@ -1,0 +1,50 @@
+"""uabench opens only a store it made: another program's SQLite database is refused in one line
+and left as it was (issue 39)."""
+
+import sqlite3
+
+import pytest
+from helpers import version0_store
+
+from uabench.results.store import APPLICATION_ID, StoreError, open_store
+
+
+def _foreign(path, application_id: int = 0):
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+        db.execute(f"PRAGMA application_id = {application_id}")
+    db.close()
+    return path
+
+
+def _tables(path) -> set[str]:
+    with sqlite3.connect(path) as db:
+        found = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    db.close()
+    return found
+
+
+@pytest.mark.parametrize("readonly", [False, True])
+def test_another_programs_database_is_refused_and_untouched(tmp_path, readonly):
+    path = _foreign(tmp_path / "other.sqlite")
+    with pytest.raises(StoreError, match=r"another program's SQLite database \(tables invoices\)"):
+        open_store(path, readonly=readonly)
+    assert _tables(path) == {"invoices"}
+
+
+def test_a_database_marked_by_another_program_is_refused(tmp_path):
+    path = tmp_path / "marked.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA application_id = 1234")
+    db.close()
+    with pytest.raises(StoreError, match=r"application_id 0x4d2"):
+        open_store(path)
+
+
+def test_a_new_store_is_marked_and_an_older_unmarked_one_still_opens(tmp_path):
+    made = open_store(tmp_path / "new.sqlite")
+    assert made.db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    made.close()
+    older = open_store(version0_store(tmp_path / "v0.sqlite"), readonly=True)
+    assert older.runs()
+    older.close()
