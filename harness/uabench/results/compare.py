@@ -8,11 +8,12 @@ The verdict of a figure, from its per-repetition values on either side:
 - same: the 95% interval of the relative change (B / A - 1) lies within ±MARGIN (equivalence
   within a stated margin, as a two one-sided test would decide; checked first, so a real but small
   shift inside the margin is "same");
-- faster / slower: the whole interval lies beyond ±MARGIN on one side (criterion's noise
-  threshold: a change is reported only when it is larger than what re-runs on one machine differ
-  by) and the Mann-Whitney U test of the two sets of repetitions gives p < ALPHA (both have to
-  agree: the rank test makes no assumption on the shape of the distribution, the interval says
-  how large the change is);
+- faster / slower: the whole interval lies beyond ±MARGIN on one side (as criterion's noise
+  threshold, 1 % by default, does for its benchmarks: a change is reported only when it is larger
+  than what re-runs on one machine differ by; MARGIN is ours, not criterion's) and the
+  Mann-Whitney U test of the two sets of repetitions gives p < ALPHA (both have to agree: the
+  rank test makes no assumption on the shape of the distribution, the interval says how large
+  the change is);
 - inconclusive: anything else, e.g. too few repetitions for either to decide, a change that may
   lie inside the margin, or repetitions that drift (stats.drift) on either side: a figure that
   was still moving when it was measured cannot be compared.
@@ -443,8 +444,9 @@ def document(a: Side, b: Side) -> tuple[Report, list[Comparison], list[str]]:
         ),
         f"Verdicts: {tally or 'no figure in common'}. {agreement}",
         f"Verdict: same when the 95% interval of the change (B / A - 1) lies within ±{MARGIN * 100:g} % (the "
-        f"equivalence margin); faster or slower when it lies wholly beyond ±{MARGIN * 100:g} % (criterion's noise "
-        f"threshold) and the Mann-Whitney U test on the repetitions gives p < {ALPHA:g}; inconclusive otherwise, "
+        f"equivalence margin); faster or slower when it lies wholly beyond ±{MARGIN * 100:g} % (a noise threshold, "
+        "as criterion's 1 % is for its benchmarks) and the Mann-Whitney U test on the repetitions gives "
+        f"p < {ALPHA:g}; inconclusive otherwise, "
         "and wherever the repetitions of either side drift (a trend in the order they were measured). "
         "Figures without repetitions (ratios of medians) are judged by "
         "their intervals alone. Ranks are intervals: servers whose 95% intervals overlap share ranks.",
