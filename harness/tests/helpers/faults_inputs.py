@@ -9,7 +9,7 @@ import pytest
 
 from uabench import paths
 from uabench.proc import orphans
-from uabench.results.store import open_store
+from uabench.results.store import APPLICATION_ID, open_store
 
 
 def _inputs(t: Path) -> None:
@@ -18,8 +18,9 @@ def _inputs(t: Path) -> None:
     (t / "empty.sqlite").write_bytes(b"")
     (t / "dir.sqlite").mkdir()
     newer = sqlite3.connect(t / "newer.sqlite")
-    newer.execute("CREATE TABLE future (x)")
+    newer.execute("CREATE TABLE future (x)")  # a later schema's table, in a store a later uabench marked as its own
     newer.execute("PRAGMA user_version = 99")
+    newer.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     newer.commit()
     newer.close()
     open_store(t / "fresh.sqlite").close()  # a good store that holds no run

@@ -36,7 +36,7 @@ ROWS = [
         ["predict", "--sdk", "open62541", "--signals", "abc", "--interval-ms", "1"],
         {},
         2,
-        ["--signals: invalid float value: 'abc'"],
+        ["--signals: must be a whole number of at least 1, got 'abc'"],
     ),
     (
         "option-bad-choice",
@@ -218,7 +218,7 @@ ROWS = [
         ["--store", "{t}/fresh.sqlite", "predict", "--sdk", "open62541", "--signals", "-1", "--interval-ms", "100"],
         {},
         2,
-        ["--signals", "all positive"],
+        ["--signals: must be a whole number of at least 1, got '-1'"],
     ),
     # import
     ("import-missing", ["--store", "{t}/fresh.sqlite", "import", "{t}/nope"], {}, 2, ["no spool at {t}/nope"]),

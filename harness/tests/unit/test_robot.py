@@ -156,7 +156,7 @@ def test_other_suites_are_left_alone(tmp_path):
 
 
 PLAN = """
-suite = "read"
+suite = "scenarios"
 ranking = "load"
 server_warmup_s = { p = 4.0 }
 
