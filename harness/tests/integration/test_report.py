@@ -161,3 +161,23 @@ def test_the_report_imports_no_engine_and_installs_no_signal_handler():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=TESTS)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[] True"
+
+
+def test_the_reference_report_draws_every_flame_graph_inline(tmp_path):
+    """inferno (ci/profile-tools) draws each stored profile's flame graph; the page holds each as
+    an <img> of its own SVG. Made here, not from the shared `reference` fixture: in a session with
+    the unit lane, that one was made without flame graphs (unit/conftest.py)."""
+    from uabench.profile import profilers
+    from uabench.report import document
+
+    assert (profilers.INFERNO / "inferno-flamegraph").exists(), "no inferno: ci/profile-tools builds it"
+    copy = tmp_path / "uabench.sqlite"
+    shutil.copy(REFERENCE / "uabench.sqlite", copy)
+    store = open_store(copy)
+    runs = document.latest_runs(store)
+    model = document.document(runs, {run["id"]: store.cells([run["id"]]) for run in runs})
+    store.close()
+    page = html.render(model)
+    images = [image for s in model.sections for part in s.walk() for image in part.images]
+    assert page.count("<figure>") == len(model.figures()) + len(images)
+    assert "<?xml" not in page and page.count("data:image/svg+xml;base64,") == len(images) >= 12

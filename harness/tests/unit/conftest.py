@@ -3,7 +3,11 @@ makes a unit test that does either fail, naming what it called; such a test belo
 tests/integration. A test's time limit is its lane's (LANES in tests/conftest.py).
 
 The guard patches the callables below for the test's duration (its function-scoped fixtures
-included): each raises UnitGuardError, and a test that catches the error fails in its report."""
+included), and for the set-up of every wider fixture a unit test uses: each raises
+UnitGuardError, and a test that catches the error fails in its report. The report's flame
+graphs are drawn by inferno, a process of its own: the unit lane draws none (the report says
+so, as where inferno is missing), so its outcome does not depend on whether a tool is installed;
+tests/integration/test_report.py draws them."""
 
 import _posixsubprocess
 import asyncio.base_events
@@ -15,6 +19,7 @@ from collections.abc import Iterator
 import pytest
 
 from uabench.proc import netns
+from uabench.profile import profilers
 
 # what starts a process: subprocess (and asyncio's and multiprocessing's child processes, which
 # go through Popen or _posixsubprocess.fork_exec), fork, posix_spawn, system
@@ -51,6 +56,35 @@ class Guard:
             raise UnitGuardError(message)
 
         return refused
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_flame_graphs() -> Iterator[None]:
+    """inferno is a process: in the unit lane a report draws no flame graph, wherever the tool is."""
+
+    def not_drawn(_stacks, _title):
+        raise OSError("the unit lane draws no flame graph (inferno is a process; tests/integration draws them)")
+
+    patcher = pytest.MonkeyPatch()
+    patcher.setattr(profilers, "flamegraph", not_drawn)
+    yield
+    patcher.undo()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef, request: pytest.FixtureRequest):
+    """A module- or session-scoped fixture of a unit test is guarded while it is set up (the
+    autouse guard covers only the test and its function-scoped fixtures)."""
+    if fixturedef.scope == "function":
+        yield
+        return
+    guard, patcher = Guard(), pytest.MonkeyPatch()
+    for owner, name in PROCESS_CALLS + SOCKET_CALLS:
+        patcher.setattr(owner, name, guard.refuse(owner, name))
+    try:
+        yield
+    finally:
+        patcher.undo()
 
 
 @pytest.fixture(autouse=True)

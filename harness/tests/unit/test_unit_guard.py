@@ -71,3 +71,24 @@ def test_a_faulty_unit_test_fails_even_when_it_catches_the_error(pytester: pytes
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=3)
     result.stdout.fnmatch_lines(["*a unit test called Popen.__init__*", "*a unit test called socket.bind*"])
+
+
+def test_a_wider_fixture_that_starts_a_process_fails_its_tests(pytester: pytest.Pytester):
+    """A module- or session-scoped fixture of a unit test is guarded while it is set up."""
+    pytester.makeconftest(GUARD.read_text())
+    pytester.makepyfile(
+        test_faulty="""
+        import subprocess
+        import pytest
+
+        @pytest.fixture(scope="module")
+        def served():
+            return subprocess.run(["true"])
+
+        def test_uses_it(served):
+            assert served
+        """
+    )
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*a unit test called Popen.__init__*"])
