@@ -48,3 +48,23 @@ def test_a_new_store_is_marked_and_an_older_unmarked_one_still_opens(tmp_path):
     older = open_store(version0_store(tmp_path / "v0.sqlite"), readonly=True)
     assert older.runs()
     older.close()
+
+
+def test_a_closed_store_is_left_in_the_rollback_journal(tmp_path):
+    path = tmp_path / "s.sqlite"
+    store = open_store(path)
+    store.finish_run(store.begin_run("read", "smoke", {}))
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"  # while it runs
+    store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    db.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite"]
+
+
+def test_the_committed_reference_store_is_in_the_rollback_journal():
+    from helpers.report import REFERENCE
+
+    with sqlite3.connect(f"{(REFERENCE / 'uabench.sqlite').as_uri()}?mode=ro", uri=True) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    db.close()

@@ -249,7 +249,21 @@ class Store:
         try:
             self._write_pending(LOCK_BOUND_S)
         finally:
+            if not self.readonly:
+                self._rollback_journal()
             self.db.close()
+
+    def _rollback_journal(self) -> None:
+        """Back to the rollback journal once this writer is done: WAL lets readers and a writer
+        work at once during a run, but a store left in WAL mode makes every later reader that is
+        not uabench (sqlite3, a notebook) leave -wal and -shm files beside it, a committed one too.
+        Another connection still open keeps WAL (the switch needs the store to itself) and the
+        last writer to close switches it."""
+        try:
+            self.db.execute("PRAGMA busy_timeout = 0")  # never wait for the others: the last one switches
+            self.db.execute("PRAGMA journal_mode=DELETE")
+        except sqlite3.Error:
+            pass
 
     def begin_run(self, suite: str, profile: str, provenance: dict) -> int:
         cursor = self._locked_write(
