@@ -506,16 +506,7 @@ class Session:
             + [why for why in (_refused(kind, client, server, workload),) if why]
         )
         if missing:
-            return self.record(
-                kind,
-                client,
-                server,
-                variant,
-                repetition,
-                workload,
-                Outcome("not_supported", missing[0]),
-                parameter=parameter,
-            )
+            return recorded(Outcome("not_supported", missing[0]), workload)
         try:
             running = self.server(server, warm and steady_label is None, **(server_overrides or {}))
         except AdapterError as error:
