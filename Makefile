@@ -47,6 +47,7 @@ lint: setup
 	$(VENV)/bin/ruff check harness adapters contract
 	$(VENV)/bin/ruff format --check harness adapters contract
 	cd harness && ../$(VENV)/bin/mypy
+	cd harness && ../$(VENV)/bin/lint-imports --no-cache pyproject.toml
 
 clean:
 	rm -rf results .venv implementations/*/.venv implementations/*/versions/*/.venv implementations/*/.build implementations/*/.prefix implementations/*/.src \

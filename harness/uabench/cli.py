@@ -259,7 +259,7 @@ def _placement(args: argparse.Namespace) -> tuple[targets.Spec, targets.Spec]:
             raise targets.TargetError("--isolation container places every role: give it without --server-target")
         server = client = targets.Spec("container")
     if server.kind == "ssh":
-        from uabench.arm import remote
+        from uabench.targets import remote
 
         try:  # before ssh ever sees it
             remote.check_target(server.target, server.port)
@@ -271,7 +271,7 @@ def _placement(args: argparse.Namespace) -> tuple[targets.Spec, targets.Spec]:
             "machine or in its containers; put the servers on the SSH target with --server-target"
         )
     if args.arch:
-        from uabench.arm import images
+        from uabench.containers import images
 
         images.arch(args.arch)  # a ValueError of one line for an unknown one
         if (server.kind, client.kind) == ("local", "local"):
@@ -293,8 +293,8 @@ def _placed(
     if (server.kind, client.kind) == ("local", "local"):
         yield
         return
-    from uabench.arm import images
     from uabench.containers import engine as engines
+    from uabench.containers import images
     from uabench.targets import ssh
 
     arch = images.arch(args.arch) if args.arch else isolation.host_arch()
@@ -357,10 +357,11 @@ ACTING = frozenset({"run", "capacity", "check", "arm-smoke", "images"})
 
 def _leftovers(command: str, store: str) -> None:
     """Before any command: what killed harnesses left (their runs in this store, processes,
-    network namespaces; proc/orphans.py) removed, or only named by a command that changes
+    network namespaces; engine/orphans.py) removed, or only named by a command that changes
     nothing; one line on stderr when there is anything. A store that cannot be opened is left
     to the command itself to report."""
-    from uabench.proc import launcher, orphans
+    from uabench.engine import orphans
+    from uabench.proc import launcher
 
     acting = command in ACTING
     opened = None
@@ -592,7 +593,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 
 def cmd_images(args: argparse.Namespace) -> int:
-    from uabench.arm import images
+    from uabench.containers import images
 
     summary = paths.RESULTS / "images" / "images.json"
     if args.list:
@@ -626,7 +627,7 @@ def cmd_images(args: argparse.Namespace) -> int:
 
 
 def _build_images(targets: list, chosen: list[str], no_cache: bool, summary: Path, daemon: str) -> int:
-    from uabench.arm import images
+    from uabench.containers import images
 
     results = []
     for target in targets:
@@ -666,7 +667,7 @@ def cmd_arm_smoke(args: argparse.Namespace) -> int:
     ARM images under qemu on this machine (a container target of each architecture), the native
     clients measuring; every cell emulated, reported apart and never ranked. The Bazel-built C
     adapter under qemu-user, which has no image, is checked by `uabench check --all`."""
-    from uabench.arm import images
+    from uabench.containers import images
 
     arches = [images.arm_arch(name).name for name in _split(args.arch)]  # refuses unknown names here
     status = 0
@@ -687,7 +688,7 @@ def cmd_arm_smoke(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     """`uabench compare A B`: two stores (the newest run of every suite in each), or two run ids
     of the --store store; the table printed, compare.md and compare.html written."""
-    from uabench.report import markdown
+    from uabench.report import comparison, markdown
     from uabench.results import compare
 
     _out_directory(args.out)
@@ -708,9 +709,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
             f"{args.a} and {args.b} ran no suite in common ({', '.join(suites[0]) or 'none'}; "
             f"{', '.join(suites[1]) or 'none'}): there is nothing to compare"
         )
-    report, _, _ = compare.document(*sides)
+    report, _, _ = comparison.document(*sides)
     print("\n".join(markdown.section(report.sections[0])).rstrip())
-    for kind, path in compare.write(report, Path(args.out)).items():
+    for kind, path in comparison.write(report, Path(args.out)).items():
         print(f"{kind:9} {path}")
     return 0
 

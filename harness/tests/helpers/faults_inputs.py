@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from uabench import paths
-from uabench.proc import orphans
+from uabench.engine import orphans
 from uabench.results.store import APPLICATION_ID, open_store
 
 

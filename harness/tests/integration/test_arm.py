@@ -73,7 +73,11 @@ def test_make_base_takes_its_debootstrap_with_it(tmp_path, stop):
     env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}", "UABENCH_ENGINE": "podman"}
     before = set(Path("/var/tmp").glob("uabench-base-amd64.*"))
     harness = subprocess.Popen(
-        [sys.executable, "-c", f"from uabench.arm import images; images._make_base(['amd64', '--force'], {env!r})"],
+        [
+            sys.executable,
+            "-c",
+            f"from uabench.containers import images; images._make_base(['amd64', '--force'], {env!r})",
+        ],
         env=env,
     )
     try:

@@ -6,6 +6,7 @@ import pytest
 
 from uabench import plan, sdks
 from uabench.engine.session import Session
+from uabench.report import comparison
 from uabench.results import compare
 from uabench.results.store import open_store
 
@@ -42,7 +43,7 @@ def test_two_real_runs_of_one_plan_do_not_differ(two_real_runs):
     repetitions cannot show a change to the rank test, so a verdict of faster or slower here is a
     fault in the comparison), every figure found on both sides, the rankings agree."""
     a, b = (compare.load_side(store) for store in two_real_runs)
-    report, found, disagreements = compare.document(a, b)
+    report, found, disagreements = comparison.document(a, b)
     assert {c.key[2] for c in found} == {"open62541", "asyncua"}
     assert {c.verdict for c in found} <= {compare.SAME, compare.INCONCLUSIVE}, [c.reason for c in found]
     assert all(c.change is not None and c.change.n == 3 for c in found)

@@ -11,8 +11,8 @@ import subprocess
 
 import pytest
 
-from uabench.arm import images
 from uabench.containers import engine as engines
+from uabench.containers import images
 from uabench.containers.engine import Engine, EngineError
 
 

@@ -24,7 +24,7 @@ from uabench.containers import isolation
 from uabench.containers.engine import Engine
 from uabench.containers.isolation import Containers, Image
 from uabench.engine.session import free_port
-from uabench.proc.process import AdapterError, AdapterProcess
+from uabench.targets.process import AdapterError, AdapterProcess
 
 
 def _server_config(port: int) -> dict:
@@ -95,7 +95,7 @@ from uabench import sdks, targets
 from uabench.containers.engine import Engine
 from uabench.containers.isolation import Containers, Image
 from uabench.proc import launcher
-from uabench.proc.process import AdapterProcess
+from uabench.targets.process import AdapterProcess
 launcher.mark_harness()
 given = json.loads(sys.argv[1])
 image = Image(**given["image"])

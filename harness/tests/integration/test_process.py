@@ -3,7 +3,7 @@ import time
 import pytest
 from helpers import wait_gone
 
-from uabench.proc.process import AdapterError, AdapterProcess
+from uabench.targets.process import AdapterError, AdapterProcess
 
 
 def test_adapter_that_never_prints_ready_fails_within_the_timeout_with_its_stderr(script_adapter, workdir):

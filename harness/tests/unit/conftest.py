@@ -90,7 +90,7 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef, request: pytest.FixtureR
 @pytest.fixture(autouse=True)
 def no_network_namespaces(monkeypatch: pytest.MonkeyPatch) -> None:
     """The unit lane's host has no namespaces or bridges a killed harness left: every `uabench`
-    command looks for them first (cli._leftovers, proc/orphans.py), with `ip`, a process."""
+    command looks for them first (cli._leftovers, engine/orphans.py), with `ip`, a process."""
     monkeypatch.setattr(netns, "stale", lambda: [])
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from uabench.arm import images
+from uabench.containers import images
 
 
 def test_architecture_names():

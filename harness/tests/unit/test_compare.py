@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from uabench import cli, paths
+from uabench.report import comparison
 from uabench.results import compare, stats
 from uabench.results.store import open_store
 
@@ -161,7 +162,7 @@ def test_rankings_that_swap_are_reported(tmp_path):
     disagreements, separated = compare.ranking_disagreements(a.figures, b.figures)
     assert disagreements == ["read: bulk: y above x in A, below it in B"]
     assert separated == 3
-    report, _, _ = compare.document(a, b)
+    report, _, _ = comparison.document(a, b)
     assert any("The rankings disagree" in text for text in report.sections[0].paragraphs)
     agree, _ = compare.ranking_disagreements(a.figures, a.figures)
     assert agree == []
@@ -202,7 +203,7 @@ def test_suites_run_on_one_side_only_are_named_not_compared(tmp_path):
     _store(tmp_path / "a.sqlite", {"x": BASE}, suite="write")
     _store(tmp_path / "b.sqlite", {"x": BASE})
     a, b = compare.load_side(str(tmp_path / "a.sqlite")), compare.load_side(str(tmp_path / "b.sqlite"))
-    report, found, _ = compare.document(a, b)
+    report, found, _ = comparison.document(a, b)
     assert [c.key for c in found] == [("read", "values/s, bulk", "x")]
     assert "Not compared: write (run only in A)." in report.sections[0].paragraphs
 
@@ -236,7 +237,7 @@ def test_the_reference_store_against_itself_changes_nothing(tmp_path):
     shutil.copy(REFERENCE, copy)
     side = compare.load_side(str(copy))
     assert any(f.headline for f in side.figures) and any(f.unit == "ratio" for f in side.figures)
-    report, found, disagreements = compare.document(side, side)
+    report, found, disagreements = comparison.document(side, side)
     verdicts = {c.verdict for c in found}
     assert verdicts <= {compare.SAME, compare.INCONCLUSIVE} and compare.SAME in verdicts
     assert disagreements == []

@@ -7,7 +7,8 @@ from cryptography import x509
 
 from uabench import pki, plan
 from uabench.instructions import counts, runner
-from uabench.instructions.counts import Count, CountError
+from uabench.results import instruction_counts
+from uabench.results.instruction_counts import Count, CountError
 
 
 @pytest.mark.parametrize(
@@ -30,9 +31,9 @@ def test_an_output_without_its_total_is_no_count(tmp_path, text, message):
 def test_the_difference_cancels_what_both_runs_share():
     fixed, per = 5_000_000, 9_659
     short, long = Count(1000, 1000, fixed + per * 1000), Count(4000, 4000, fixed + per * 4000)
-    found = counts.difference(short, long)
+    found = instruction_counts.difference(short, long)
     assert found.per_request == per and found.per_value == per and found.requests == 3000
-    hundred = counts.difference(Count(10, 1000, fixed + 10 * 50_000), Count(30, 3000, fixed + 30 * 50_000))
+    hundred = instruction_counts.difference(Count(10, 1000, fixed + 10 * 50_000), Count(30, 3000, fixed + 30 * 50_000))
     assert hundred.per_request == 50_000 and hundred.per_value == 500
 
 
@@ -46,16 +47,16 @@ def test_the_difference_cancels_what_both_runs_share():
 )
 def test_runs_that_cannot_be_differenced_are_refused(short, long):
     with pytest.raises(CountError):
-        counts.difference(short, long)
+        instruction_counts.difference(short, long)
 
 
 def test_the_spread_is_max_minus_min_over_the_mean():
-    def one(per: float) -> counts.Difference:
-        return counts.Difference(per, per, 1000)
+    def one(per: float) -> instruction_counts.Difference:
+        return instruction_counts.Difference(per, per, 1000)
 
-    assert counts.spread([one(9659.0)]) is None
-    assert counts.spread([one(9659.0), one(9659.0)]) == 0
-    assert counts.spread([one(100.0), one(101.0), one(99.0)]) == pytest.approx(0.02)
+    assert instruction_counts.spread([one(9659.0)]) is None
+    assert instruction_counts.spread([one(9659.0), one(9659.0)]) == 0
+    assert instruction_counts.spread([one(100.0), one(101.0), one(99.0)]) == pytest.approx(0.02)
 
 
 LOADS = "loads = [{ rate = 100 }, { rate = 300 }]"

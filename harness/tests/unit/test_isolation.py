@@ -17,7 +17,7 @@ from uabench.containers import engine as engines
 from uabench.containers import isolation
 from uabench.containers.engine import Engine
 from uabench.containers.isolation import Containers, Image, IsolationError
-from uabench.proc.process import AdapterError, AdapterProcess
+from uabench.targets.process import AdapterError, AdapterProcess
 
 DOCKER = Engine("docker", {"DOCKER_HOST": "unix:///run/x.sock"})
 

@@ -1,4 +1,4 @@
-"""Remote hosts over SSH (uabench.arm.remote), as `uabench run … --server-target ssh://…`
+"""Remote hosts over SSH (uabench.targets.remote), as `uabench run … --server-target ssh://…`
 (uabench.targets.ssh) uses them: the remote wrapper with the harness's agent sampling what it
 starts, run here; targets refused before ssh sees them; and, on the stand-in "Pi"
 (uabench.checks.fixtures.pi_namespace, a network namespace with its own sshd), the work
@@ -6,7 +6,7 @@ directory and what is uploaded into it."""
 
 import pytest
 
-from uabench.arm import remote
+from uabench.targets import remote
 
 
 @pytest.mark.parametrize(

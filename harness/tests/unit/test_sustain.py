@@ -5,8 +5,8 @@ import math
 
 from uabench_contract import Histogram
 
-from uabench.engine.constants import MAX_MISSED_SHARE, SUSTAINED_CYCLE_RATIO
 from uabench.results import sustain
+from uabench.results.sustain import MAX_MISSED_SHARE, SUSTAINED_CYCLE_RATIO
 
 
 def cycles(ms: float, count: int = 100) -> list[list[int]]:

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uabench import paths, plan, sdks
-from uabench.arm import images
+from uabench.containers import images
 from uabench.engine.session import Measured, Server, Session
-from uabench.proc.process import AdapterError, AdapterProcess
 from uabench.sdks import Sdk
+from uabench.targets.process import AdapterError, AdapterProcess
 
 # Under qemu a JVM or Node needs far longer than the contract's 30 s to get ready, and more
 # than its 5 s to shut down: emulation is 10-50 times slower than the machine.

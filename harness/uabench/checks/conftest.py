@@ -66,7 +66,7 @@ class SmokeTarget:
 
 
 def smoke_targets(config: pytest.Config) -> list[SmokeTarget]:
-    from uabench.arm import images
+    from uabench.containers import images
 
     chosen = _split(config.getoption("arm_sdk"))
     chosen = list(images.SDKS) if chosen in ([], ["all"]) else chosen

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from uabench.arm import images, smoke
+from uabench.arm import smoke
+from uabench.containers import images
 from uabench.engine.session import Session
 from uabench.results.store import Store
 

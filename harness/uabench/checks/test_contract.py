@@ -16,9 +16,9 @@ import uabench_contract as contract
 from uabench import plan, sdks
 from uabench.checks import lifetimes
 from uabench.engine.session import Session, free_port
-from uabench.proc.process import AdapterError
 from uabench.results.store import open_store
 from uabench.sdks import Sdk
+from uabench.targets.process import AdapterError
 
 ALL_NODES = [
     *plan.signals(10),

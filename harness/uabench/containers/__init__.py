@@ -1,1 +1,3 @@
-"""Container engines (docker, podman) behind the commands that build and run adapter images."""
+"""Container engines (docker, podman) behind the commands that build and run adapter images:
+engine (the engine commands), images (`uabench images`: the image of each SDK per architecture),
+isolation (`--isolation container`: a run's roles in those images)."""

@@ -12,9 +12,9 @@ is the adapter's, so the line protocol is the same) with
 - `--cpuset-cpus`: the cores the run gives that role, as sched_setaffinity does on the host;
 - its work directory (configuration, PKI) mounted at the same path, and the harness's marker in
   its environment, so the next uabench finds and removes what a killed harness left
-  (proc/orphans.py), as for a host process.
+  (engine/orphans.py), as for a host process.
 
-Images are `uabench images`' (arm/images.py), built from this checkout before the run. The run's
+Images are `uabench images`' (containers/images.py), built from this checkout before the run. The run's
 provenance names every image with its digest."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from uabench.arm import images
+from uabench.containers import images
 from uabench.containers.engine import Engine, EngineError
 from uabench.proc import launcher
 
@@ -158,18 +158,6 @@ def prepare(
             raise IsolationError(f"--isolation container: {engine.name} cannot inspect {name}")
         found[sdk] = Image(sdk, name, built.digest, built.size_bytes)
     return Containers(engine, target.name, found, None if target == native else target.platform)
-
-
-def capabilities_command(sdk: str) -> list[str] | None:
-    """`capabilities` of `sdk`'s image when the run's clients run in containers, else None (ask
-    the host's)."""
-    from uabench import targets
-
-    placed = targets.for_role("capabilities")
-    if not isinstance(placed, Containers):
-        return None
-    engine = placed.engine
-    return engine.command(*engine.run_args(placed.image(sdk).name, placed.platform, arguments=["capabilities"]))
 
 
 def container_pid(engine: Engine, name: str, cli: subprocess.Popen, bound_s: float) -> int | None:

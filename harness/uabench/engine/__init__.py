@@ -1,6 +1,6 @@
 """The benchmark engine, one for every communication model:
 
-- constants: its rules (sustained, client-bound, grace times, retries), each in one place;
+- constants: its rules (client-bound, grace times, retries; the sustain rule is results.sustain), each in one place;
 - cells: one measured cell (N clients or subscribers against a server or publisher),
   its one outcome type and one judge;
 - session: a run in the store, its working directory, PKI and servers;
@@ -12,7 +12,9 @@
 - overhead: what resource sampling costs the throughput (sampling on vs off, interleaved);
 - pubsub: the PubSub scenarios on cells and search;
 - adapters: the first check of a suite (the adapters answer as they declare);
-- estimate: a plan's duration before it runs.
+- estimate: a plan's duration before it runs;
+- orphans: what a killed harness left (runs still `running`, processes, namespaces, cgroups), found
+  and removed by the next invocation.
 
 How figures that rank are measured (issue 11):
 

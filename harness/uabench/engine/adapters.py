@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from uabench import sdks
+from uabench import sdks, targets
 from uabench.containers import isolation
 
 # What each adapter answered to `capabilities`, by (SDK, launcher): asked once per process, i.e.
@@ -16,7 +16,7 @@ _answered: dict[tuple[str, str], dict | sdks.AdapterBroken] = {}
 
 def capabilities(sdk: sdks.Sdk) -> dict:
     """`sdk`'s capabilities, asked at most once per process; raises sdks.AdapterBroken."""
-    command = isolation.capabilities_command(sdk.id)  # --isolation container: the image's
+    command = _capabilities_command(sdk.id)  # --isolation container: the image's
     key = (sdk.id, " ".join(command) if command else str(sdk.run))
     if key not in _answered:
         try:
@@ -27,6 +27,16 @@ def capabilities(sdk: sdks.Sdk) -> dict:
     if isinstance(found, sdks.AdapterBroken):
         raise found
     return found
+
+
+def _capabilities_command(sdk: str) -> list[str] | None:
+    """`capabilities` of `sdk`'s image when the run's clients run in containers, else None (ask
+    the host's)."""
+    placed = targets.for_role("capabilities")
+    if not isinstance(placed, isolation.Containers):
+        return None
+    engine = placed.engine
+    return engine.command(*engine.run_args(placed.image(sdk).name, placed.platform, arguments=["capabilities"]))
 
 
 def problems(

@@ -27,10 +27,10 @@ from uabench.engine.constants import (
 from uabench.network.path import NetworkPath
 from uabench.proc import cleanup, sampling
 from uabench.proc.netns import MTU, Hosts
-from uabench.proc.process import AdapterError, AdapterProcess
 from uabench.proc.sampling import PerfStat, ProcessSampler
 from uabench.results import records
 from uabench.sdks import Sdk
+from uabench.targets.process import AdapterError, AdapterProcess
 
 RAW_RECORD_CHARS = 2000  # of a record that breaks the contract, kept in its cell's reason
 HISTOGRAMS = ("latency_ns", "cycle_time_ns", "delay_ns", "session_setup_ns")

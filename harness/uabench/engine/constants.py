@@ -1,23 +1,8 @@
-"""The engine's rules, each in one place: when a result counts as sustained or as limited by
-its load generator, how long a measured process may take beyond its planned time."""
+"""The engine's rules, each in one place: when a result counts as limited by its load generator,
+how long a measured process may take beyond its planned time."""
 
-# A subscription or PubSub point holds while its mean cycle time stays within this multiple of
-# the publishing interval and it misses at most MAX_MISSED_SHARE of its updates (the same rule
-# for client/server subscriptions and PubSub: results.sustain).
-SUSTAINED_CYCLE_RATIO = 1.10
-# Missed updates: a subscription's tick gaps, a PubSub subscriber's lost NetworkMessages, as a
-# share of what should have arrived (received + missed). 5 %: systematic skipping (17-23 % in
-# the reference runs) never holds; one missed cycle in quick's 1-s repetition (10 %) misses,
-# and holds only if its re-measure is clean (median of two: 5 %); a 20-s full repetition may
-# miss 10 cycles.
-MAX_MISSED_SHARE = 0.05
-
-
-def sustained(cycle_ratio: float, missed_share: float) -> bool:
-    """The sustain rule on a point's figures (the medians over its repetitions, which
-    results.sustain computes from their records): cycle time and missed updates in bounds."""
-    return cycle_ratio <= SUSTAINED_CYCLE_RATIO and missed_share <= MAX_MISSED_SHARE
-
+# The sustain rule of subscription and PubSub points (SUSTAINED_CYCLE_RATIO, MAX_MISSED_SHARE):
+# results/sustain.py, beside the records it is applied to (the report reads it too).
 
 # A bisected sweep limit is found to this share of its value unless the plan states another
 # (`resolution` in a profile's sweep table), in at most the profile's `bisect_steps` steps.

@@ -41,8 +41,8 @@ from uabench.network.cpuload import FineCpuSampler
 from uabench.network.path import NetworkPath
 from uabench.network.plan import NetworkProfile, Scenario
 from uabench.proc import cgroups, cleanup, launcher
-from uabench.proc.process import AdapterError, AdapterProcess
 from uabench.sdks import Sdk
+from uabench.targets.process import AdapterError, AdapterProcess
 
 CALIBRATION_EXCHANGES = {"smoke": 50, "quick": 200, "full": 1000}
 # A cell's measured phase is sized from the RTD expected (the calibrated round trip, or what the

@@ -28,9 +28,9 @@ from uabench.engine.session import Session
 from uabench.network.path import NetworkPath
 from uabench.plan import Phase, Plan
 from uabench.proc.netns import MTU, Hosts
-from uabench.proc.process import AdapterProcess
 from uabench.results import sustain
 from uabench.sdks import Sdk
+from uabench.targets.process import AdapterProcess
 
 SWEEP_VARIANT = "signal rate"
 SUBSCRIBERS_VARIANT = "subscribers"

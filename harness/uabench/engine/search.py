@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from uabench.engine.cells import Outcome, wrong_values
-from uabench.engine.constants import DISTURBED_RETRIES, MAX_MISSED_SHARE, SUSTAINED_CYCLE_RATIO
+from uabench.engine.constants import DISTURBED_RETRIES
 from uabench.engine.schedule import block_order
 from uabench.results import stats
-from uabench.results.sustain import Limit, between
+from uabench.results.sustain import MAX_MISSED_SHARE, SUSTAINED_CYCLE_RATIO, Limit, between
 
 if TYPE_CHECKING:  # the session imports the engine's modules; only its type is needed here
     from uabench.engine.session import Session

@@ -23,12 +23,12 @@ from uabench.engine.cells import Measured, Outcome
 from uabench.engine.warmup import SteadyRule, SteadyState
 from uabench.plan import Plan
 from uabench.proc import cleanup, host, launcher, pinning, sampling
-from uabench.proc.process import AdapterError, AdapterProcess
 from uabench.proc.sampling import INTERVAL_S, PerfStat
 from uabench.results import provenance, spool
 from uabench.results.store import REFUSED, Store, StoreError
 from uabench.sdks import Sdk, every_version
 from uabench.sdks import get as get_sdk
+from uabench.targets.process import AdapterError, AdapterProcess
 
 # The load every freshly started server is warmed up with before anything is measured on it
 # (a ranking warms each server up with its own load as well).

@@ -24,16 +24,16 @@ import threading
 import time
 from collections.abc import Callable
 
-from uabench.arm import images
+from uabench.containers import images
 from uabench.containers.engine import EngineError
 from uabench.engine.cells import Measured, Outcome
 from uabench.engine.session import Server, Session
 from uabench.footprint import heap, memory
 from uabench.footprint.memory import CLIENT_KIND, KIND, STARTUP_KIND, Reading
 from uabench.footprint.plan import FootprintProfile, FootprintSetup, Model, Settle
-from uabench.proc.process import AdapterError
 from uabench.proc.sampling import INTERVAL_S
 from uabench.sdks import Sdk
+from uabench.targets.process import AdapterError
 
 # the client's warm-up: its sessions, subscriptions and monitored items are made before it, so
 # the measured phase holds all of them from its start

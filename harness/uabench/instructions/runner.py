@@ -17,11 +17,12 @@ from uabench import pki
 from uabench.engine.cells import Outcome
 from uabench.engine.session import Session
 from uabench.instructions import counts
-from uabench.instructions.counts import Count, CountError, Difference
 from uabench.instructions.plan import InstructionsProfile, Workload
 from uabench.proc import launcher
-from uabench.proc.process import AdapterProcess
+from uabench.results import instruction_counts
+from uabench.results.instruction_counts import Count, CountError, Difference
 from uabench.sdks import Sdk
+from uabench.targets.process import AdapterProcess
 
 # Under valgrind a server starts and stops 20 to 50 times slower than natively (open62541's
 # 1,000 signals: 2 s to ready): the contract's 30 s to ready and 5 s to stop would cut it short.
@@ -160,7 +161,7 @@ def differences(
                 about = {"load": _described(load), "per": one.per, "language": server.language}
                 result = {**found_count.summary, **about, "valgrind": valgrind_version()}
                 session.record(
-                    counts.KIND,
+                    instruction_counts.KIND,
                     client,
                     server,
                     one.name,
@@ -171,10 +172,12 @@ def differences(
                     index,
                 )
                 loads.append(found_count)
-            found.append(counts.difference(loads[0], loads[1]))
+            found.append(instruction_counts.difference(loads[0], loads[1]))
     except (CountError, OSError, subprocess.TimeoutExpired) as error:
         config = {**one.workload, "duration_s": chosen.duration_s}
-        session.record(counts.KIND, client, server, one.name, 0, config, Outcome("fail", str(error)), one.server)
+        session.record(
+            instruction_counts.KIND, client, server, one.name, 0, config, Outcome("fail", str(error)), one.server
+        )
         return found, [str(error)]
     finally:
         counted.stop()

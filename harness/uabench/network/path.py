@@ -15,7 +15,7 @@ pair, shaped by a profile (network/profiles.py) with real tools only:
 
 Removed on exit from the block, at interpreter exit and on SIGTERM/SIGHUP (proc/cleanup.py:
 the namespaces through netns's registry, toxiproxy as an adopted child that also dies with
-the harness); a SIGKILLed harness leaves namespaces to the next invocation (proc/orphans.py:
+the harness); a SIGKILLed harness leaves namespaces to the next invocation (engine/orphans.py:
 their names carry the harness's pid and start time) and toxiproxy dies with it (PDEATHSIG).
 The qdiscs and iptables rules live inside the namespaces and go with them."""
 

@@ -7,7 +7,7 @@ remote work directory, which the harness reads back for each measured window
 by the same code over the same counters as a local one, only its clock is the target's.
 
 It is shipped as the few files it imports (SHIPPED, stdlib and psutil only) and started by the
-remote wrapper (arm/remote.py) with `python3 -m uabench.proc.agent`:
+remote wrapper (targets/remote.py) with `python3 -m uabench.proc.agent`:
 
     sample PID PREFIX   samples PID every INTERVAL_S into PREFIX.samples.jsonl (the first line:
                         the counter source and when perf began), perf stat -I into

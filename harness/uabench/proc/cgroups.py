@@ -1,7 +1,7 @@
 """A constrained host: a cgroup (v1 `cpu` controller) whose CFS quota limits the processes in
 it to a fraction of one core, the way a gateway-class CPU is slower than this machine's. Its
 name carries the harness's pid and start time, so a cgroup a SIGKILLed harness left (its
-processes died with the harness, PDEATHSIG) is removed by the next invocation (proc/orphans.py).
+processes died with the harness, PDEATHSIG) is removed by the next invocation (engine/orphans.py).
 
     with CpuLimit(0.25) as limit:       # 25 % of one core
         limit.add(pid)                  # the server's process (its threads follow)

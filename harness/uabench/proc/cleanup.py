@@ -3,7 +3,7 @@ are removed at interpreter exit and on SIGINT/SIGTERM/SIGHUP, and the signal is 
 the run is stored as interrupted and `uabench run` stops with exit 130 (received()). Installed
 when a benchmark session starts (not at import, so importing the harness, e.g. for a report,
 changes no signal handling). SIGKILL leaves no time for any of this: proc/launcher.py makes
-the children die with the harness, proc/orphans.py removes what is left on the next start."""
+the children die with the harness, engine/orphans.py removes what is left on the next start."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterator
 
-from uabench.proc import cgroups, netns, process
+from uabench.proc import cgroups, netns
 
 _installed = False
 _lock = threading.Lock()
@@ -27,6 +27,15 @@ _adopted: weakref.WeakSet[subprocess.Popen] = weakref.WeakSet()
 
 _deferring = 0
 _pending: list[Callable[[], None]] = []
+# What layers above this one start and remove themselves (targets/process.py: the adapter
+# processes), run first: registered at their import, so this module imports none of them.
+_removers: list[Callable[[], None]] = []
+
+
+def on_remove(remover: Callable[[], None]) -> None:
+    """Runs `remover` first when everything is removed (at exit, on a signal); once per function."""
+    if remover not in _removers:
+        _removers.append(remover)
 
 
 @contextlib.contextmanager
@@ -71,7 +80,8 @@ def note_signals() -> None:
 
 
 def remove_everything() -> None:
-    process.stop_all()
+    for remover in list(_removers):
+        remover()
     for popen in list(_adopted):
         if popen.poll() is None:
             try:

@@ -10,7 +10,7 @@ every other way out):
   harness; never start them from a short-lived worker thread.
 - UABENCH_HARNESS in the environment: "<pid>:<start time>" of the harness (a pid alone is
   reused). What outlives a killed harness anyway (a grandchild that does not exec) carries it,
-  so the next invocation can prove the process is its own before it kills it (proc/orphans.py).
+  so the next invocation can prove the process is its own before it kills it (engine/orphans.py).
 
 prctl is called through ctypes: the only library that wraps it (python-prctl) needs a C build
 and libcap headers, for one constant and one call."""

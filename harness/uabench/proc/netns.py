@@ -125,7 +125,7 @@ class Hosts:
             hosts.bridge_address # 198.18.x.1 (the publisher's interface)
 
     Removed on exit from the block, at interpreter exit, and on SIGTERM/SIGHUP; a harness
-    killed with SIGKILL leaves them to the next uabench invocation (proc/orphans.py)."""
+    killed with SIGKILL leaves them to the next uabench invocation (engine/orphans.py)."""
 
     count: int
     tag: int = 0

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import statistics
 
-from uabench.instructions import counts
-from uabench.instructions.counts import spread
 from uabench.report.model import Cell, Column, Interval, Section, Status, Table, row
 from uabench.report.sections import failure_notes
 from uabench.results import figures
+from uabench.results import instruction_counts as counts
+from uabench.results.instruction_counts import spread
 
 KIND, TIMING_KIND = counts.KIND, "instructions-timing"
 

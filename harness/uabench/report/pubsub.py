@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from uabench.engine.constants import SUSTAINED_CYCLE_RATIO
 from uabench.proc.netns import MTU
 from uabench.report import uncertainty
 from uabench.report.model import (
@@ -25,6 +24,7 @@ from uabench.report.sections import first_line, verdict_cell
 from uabench.report.text import number
 from uabench.results import figures, sustain
 from uabench.results.figures import Point, PubSubRow, SweepLimit
+from uabench.results.sustain import SUSTAINED_CYCLE_RATIO
 
 KINDS = ("pubsub-sweep", "pubsub-subscribers")
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 
-from uabench.engine.constants import SUSTAINED_CYCLE_RATIO
 from uabench.report import uncertainty
 from uabench.report.model import (
     Cell,
@@ -26,6 +25,7 @@ from uabench.report.model import (
 from uabench.report.text import number
 from uabench.results import figures, stats, sustain
 from uabench.results.figures import Point
+from uabench.results.sustain import SUSTAINED_CYCLE_RATIO
 
 NO_SECURITY = "None/None"  # the security sweeps' baseline: policy None, mode None
 HEADROOM_GAIN = 0.05  # more load generator processes must deliver more than this to call one client-bound

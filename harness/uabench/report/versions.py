@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from uabench.report import comparison
 from uabench.report.model import Cell, Column, Section, Status, Table
 from uabench.results import compare
 
-# between two versions a change is a finding, not a failure (compare.STATUS marks it as one
+# between two versions a change is a finding, not a failure (comparison.STATUS marks it as one
 # between two runs of the same thing); an inconclusive one is marked as in compare
 VERDICT = {compare.INCONCLUSIVE: Status.MARKED}
 
@@ -89,7 +90,9 @@ def version_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Sectio
         rows = [
             [Cell(version)]
             + [
-                Cell(compare.interval(f.estimate), detail=f.detail) if (f := versions[version].get(t)) else Cell(None)
+                Cell(comparison.interval(f.estimate), detail=f.detail)
+                if (f := versions[version].get(t))
+                else Cell(None)
                 for t in titles
             ]
             for version in ordered

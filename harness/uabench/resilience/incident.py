@@ -22,10 +22,10 @@ from uabench.engine import cells
 from uabench.engine.cells import Outcome
 from uabench.network.path import NetworkPath
 from uabench.network.profiles import Profile
-from uabench.proc.process import AdapterError, AdapterProcess
 from uabench.resilience.plan import ResilienceProfile
 from uabench.resilience.recovery import Incident
 from uabench.sdks import Sdk
+from uabench.targets.process import AdapterError, AdapterProcess
 
 TIMELINE_MS = 20  # the resolution of the resumption
 WARMUP_S = 1.0

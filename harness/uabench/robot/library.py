@@ -41,23 +41,23 @@ from uabench.engine.warmup import SteadyRule
 from uabench.footprint import memory as footprint_memory
 from uabench.footprint import plan as footprint_plan
 from uabench.footprint import runner as footprint_runner
-from uabench.instructions import counts as instructions_counts
 from uabench.instructions import runner as instructions_runner
 from uabench.network import path as network_path
 from uabench.pki import Identity
 from uabench.plan_table import Workload
 from uabench.proc import cgroups, netns
-from uabench.proc.process import AdapterError
 from uabench.profile import figures as profile_figures
 from uabench.profile import profilers
 from uabench.profile.plan import ProfileProfile, ProfileSetup
 from uabench.resilience import runner as resilience_runner
+from uabench.results import instruction_counts as instructions_counts
 from uabench.results import stats, sustain
 from uabench.results.store import open_store
 from uabench.robustness import runner as robustness_runner
 from uabench.robustness import survival
 from uabench.robustness.growth import growth
 from uabench.robustness.recorder import Recorder
+from uabench.targets.process import AdapterError
 
 
 def _us(value: float | None) -> str:

@@ -15,6 +15,9 @@ samples it with the harness's own sampler (on a remote target: proc/agent.py, sh
 and reports its architecture, whether it is emulated, and its provenance (CPU, kernel, image
 digests, for SSH the clocks' offset and the network path). Cells of a run with an emulated
 target are marked emulated: the report shows them apart and never ranks them.
+
+process.py is an adapter role's process on its target; remote.py the SSH side of a remote
+host (its work directory, wrapper and launcher); ssh.py the SSH target itself.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ SERVER_ROLES = ("server", "publisher")
 CLIENT_ROLES = ("client", "subscriber", "capabilities")
 LOOPBACK = "127.0.0.1"
 
-# ssh://[user@]host[:port]; the host checked again by arm/remote.check_target before ssh sees it
+# ssh://[user@]host[:port]; the host checked again by targets/remote.check_target before ssh sees it
 SSH_URL = re.compile(r"ssh://(?P<target>(?:[^@/\s]+@)?(?:\[[^\]/\s]+\]|[^:/\s]+))(?::(?P<port>\d+))?/?")
 
 

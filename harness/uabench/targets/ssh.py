@@ -4,7 +4,7 @@ Connecting (`connect`):
 
 1. one ssh ControlMaster connection, which every later ssh and scp of the run rides (a role's
    start, its config upload, a pause, a sample fetch take milliseconds, not a handshake each);
-2. a work directory made by `mktemp -d` there (arm/remote.py), the remote wrapper and the
+2. a work directory made by `mktemp -d` there (targets/remote.py), the remote wrapper and the
    harness's sampler (proc/agent.py with the files it imports) put into it;
 3. the target's facts (machine, CPU model, cores, kernel, perf) from the agent, and the offset of
    its clock from this one: the exchange of least round trip out of CLOCK_EXCHANGES over the
@@ -12,7 +12,7 @@ Connecting (`connect`):
 4. each SDK's image of `--arch` built here from this checkout and loaded into the target's
    podman (`save | ssh podman load`), skipped when the target already holds that image ID.
 
-A role then starts through a local launcher (arm/remote.write_launcher): the adapter's stdout
+A role then starts through a local launcher (targets/remote.write_launcher): the adapter's stdout
 comes back over ssh as the contract's line protocol; the wrapper there starts the agent on the
 adapter's pid. Samples and perf counters are read back per measured window and moved onto this
 machine's clock by the measured offset (RemoteSampler, RemotePerfStat). SIGSTOP and SIGCONT
@@ -38,14 +38,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from uabench import paths
-from uabench.arm import images
-from uabench.arm import remote as remote_module
-from uabench.arm.remote import RemoteError, RemoteHost
 from uabench.containers import engine as engines
+from uabench.containers import images
 from uabench.containers.isolation import Image
 from uabench.proc import agent, cleanup, launcher
 from uabench.proc.sampling import PerfStat, ProcessSampler, perf_window, switch
 from uabench.targets import Spec, TargetError
+from uabench.targets import remote as remote_module
+from uabench.targets.remote import RemoteError, RemoteHost
 
 CLOCK_EXCHANGES = 32
 # A JVM or Node under the target's qemu (or on a Pi Zero) takes minutes to get ready.
@@ -100,7 +100,7 @@ class SshTarget:
 
     @staticmethod
     def role_name(launcher_pid: int) -> str:
-        """The role's name on the target: arm/remote.launch names it after its own pid, and the
+        """The role's name on the target: targets/remote.launch names it after its own pid, and the
         launcher script execs it."""
         return f"role-{launcher_pid}"
 

@@ -19,7 +19,7 @@ import uabench_contract as contract
 
 from uabench import targets
 from uabench.containers import isolation
-from uabench.proc import launcher
+from uabench.proc import cleanup, launcher
 from uabench.sdks import Sdk
 
 READY_TIMEOUT_S = 30.0
@@ -291,3 +291,6 @@ def stop_all() -> None:
         live = list(_live)
     for process in live:
         process.stop(timeout=2.0)
+
+
+cleanup.on_remove(stop_all)  # at exit and on a signal, before the namespaces and cgroups go

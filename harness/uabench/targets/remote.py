@@ -13,7 +13,7 @@ started through `ssh` by a small POSIX-sh wrapper on the remote side (REMOTE_WRA
   which writes DIR/NAME.samples.jsonl; nothing is sampled in shell;
 - forwards SIGTERM to the adapter, so stopping is the contract's SIGTERM, exit 0.
 
-Locally the role is an ordinary AdapterProcess whose `run` is `python -m uabench.arm.remote
+Locally the role is an ordinary AdapterProcess whose `run` is `python -m uabench.targets.remote
 launch ...` (write_launcher): it uploads the config (and the certificate files it names, with
 their paths rewritten), opens the ssh channel and, on SIGTERM, sends the remote adapter SIGTERM
 and waits for it. Only `ssh`/`scp` (openssh-client) are needed here; `sh`, `mktemp`, /proc and
@@ -348,7 +348,7 @@ def _run_role(host: RemoteHost, command: list[str], args: list[str], name: str) 
 
 def write_launcher(path: Path, host: RemoteHost, command: list[str]) -> Path:
     """A local `run` script for AdapterProcess that starts `command` on the host remotely."""
-    parts = [sys.executable, "-m", "uabench.arm.remote", "launch", *host.to_args(), "--", *command]
+    parts = [sys.executable, "-m", "uabench.targets.remote", "launch", *host.to_args(), "--", *command]
     harness = Path(__file__).resolve().parents[2]
     path.write_text(
         "#!/bin/sh\n# uabench remote launcher (generated)\n"
@@ -376,7 +376,7 @@ def _host_from(args: argparse.Namespace) -> RemoteHost:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m uabench.arm.remote")
+    parser = argparse.ArgumentParser(prog="python -m uabench.targets.remote")
     commands = parser.add_subparsers(dest="command", required=True)
     launch_parser = commands.add_parser("launch", help="run an adapter role remotely (an adapter `run`)")
     for one in (launch_parser,):

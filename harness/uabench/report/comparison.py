@@ -1,0 +1,159 @@
+"""The document of `uabench compare` (results/compare.py judges; this renders): the figures of two
+sides in tables with their changes, verdicts and ranks, the sides described, the verdict rule
+stated, written as Markdown and HTML."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from uabench.report import html, markdown
+from uabench.report.model import Cell, Column, Interval, Rank, Report, Section, Status, Table
+from uabench.report.sections import placement_note
+from uabench.results import stats
+from uabench.results.compare import (
+    ALPHA,
+    FASTER,
+    INCONCLUSIVE,
+    MARGIN,
+    MISSING,
+    SAME,
+    SLOWER,
+    Comparison,
+    Side,
+    compare,
+    ranking_disagreements,
+    ranks,
+)
+
+STATUS = {SAME: Status.PASS, FASTER: Status.FAIL, SLOWER: Status.FAIL, INCONCLUSIVE: Status.MARKED, MISSING: None}
+
+
+def interval(e: stats.Estimate | None, scale: float = 1.0) -> Interval | None:
+    """A figure and its interval for the report; none shown where there is none (a single
+    repetition). Also the version trend's (report/versions.py)."""
+    if e is None:
+        return None
+    bounded = math.isfinite(e.low) and math.isfinite(e.high)
+    return Interval(
+        e.center * scale,
+        e.low * scale if bounded else None,
+        e.high * scale if bounded else None,
+        tuple(v * scale for v in e.values),
+    )
+
+
+def _rank(found: tuple[int, int] | None) -> Rank | None:
+    return Rank(*found) if found else None
+
+
+def table(
+    found: list[Comparison], digits: int, ranks_a: dict, ranks_b: dict, collapsed: str | None = None
+) -> Table | None:
+    if not found:
+        return None
+    columns = [
+        Column("suite", kind="text"),
+        Column("figure", kind="text"),
+        Column("server", kind="text"),
+        Column("A", digits=digits),
+        Column("B", digits=digits),
+        Column("change %", "%: B / A - 1, with its 95% interval", 1),
+        Column("p", "Mann-Whitney U, two-sided", 3),
+        Column("verdict", kind="text"),
+        Column("A rank", kind="text"),
+        Column("B rank", kind="text"),
+        Column("why", kind="text"),
+    ]
+    rows = []
+    for c in found:
+        suite, name, server = c.key
+        detail = next((f.detail for f in (c.a, c.b) if f is not None and f.detail), None)
+        rows.append(
+            [
+                Cell(suite),
+                Cell(name),
+                Cell(server, detail=detail),
+                Cell(interval(c.a.estimate) if c.a else None),
+                Cell(interval(c.b.estimate) if c.b else None),
+                Cell(interval(c.change, 100.0)),
+                Cell(c.p_value),
+                Cell(c.verdict, STATUS[c.verdict]),
+                Cell(_rank(ranks_a.get(c.key))),
+                Cell(_rank(ranks_b.get(c.key))),
+                Cell(c.reason),
+            ]
+        )
+    return Table(columns, rows, collapsed=collapsed)
+
+
+def _describe(side: Side, letter: str) -> str:
+    runs = ", ".join(f"{r['suite']} (run {r['id']}, {r['profile']} profile, {r['status']})" for r in side.runs)
+    where = f"the store {side.store}" if side.label == side.store else f"{side.label} of the store {side.store}"
+    # where the adapters ran, which a host-against-container comparison is about
+    isolated = dict.fromkeys(placement_note(r["provenance"]) for r in side.runs)
+    return f"{letter}: {where}: {runs}; " + "; ".join(isolated) + "."
+
+
+def document(a: Side, b: Side) -> tuple[Report, list[Comparison], list[str]]:
+    """The comparison as a report document, the comparisons themselves and the ranking sentences.
+    Only the suites both sides ran are compared; the others are named."""
+    suites_a, suites_b = {r["suite"] for r in a.runs}, {r["suite"] for r in b.runs}
+    common = suites_a & suites_b
+    found = compare([f for f in a.figures if f.suite in common], [f for f in b.figures if f.suite in common])
+    ranks_a, ranks_b = ranks(a.figures), ranks(b.figures)
+    disagreements, separated = ranking_disagreements(a.figures, b.figures)
+
+    def unit_of(c: Comparison) -> str:
+        return (c.a or c.b).unit  # type: ignore[union-attr]  # every comparison has a side
+
+    def headline(c: Comparison) -> bool:
+        return any(f is not None and f.headline for f in (c.a, c.b))
+
+    tables = [
+        table([c for c in found if headline(c) and unit_of(c) != "ratio"], 0, ranks_a, ranks_b),
+        table([c for c in found if headline(c) and unit_of(c) == "ratio"], 3, ranks_a, ranks_b),
+        table(
+            [c for c in found if not headline(c)], 0, ranks_a, ranks_b, collapsed="Every other figure with repetitions"
+        ),
+    ]
+    counts = {v: sum(1 for c in found if c.verdict == v) for v in (SAME, FASTER, SLOWER, INCONCLUSIVE, MISSING)}
+    tally = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+    if disagreements:
+        agreement = "The rankings disagree: " + "; ".join(disagreements) + "."
+    elif separated:
+        agreement = (
+            f"The rankings agree: the {separated} pairs of servers whose intervals are disjoint in both are "
+            "in the same order."
+        )
+    else:
+        agreement = "The rankings cannot disagree: no pair of servers has disjoint intervals in both A and B."
+    paragraphs = [
+        _describe(a, "A"),
+        _describe(b, "B"),
+        *(
+            f"Not compared: {', '.join(sorted(only))} (run only in {letter})."
+            for letter, only in (("A", suites_a - common), ("B", suites_b - common))
+            if only
+        ),
+        f"Verdicts: {tally or 'no figure in common'}. {agreement}",
+        f"Verdict: same when the 95% interval of the change (B / A - 1) lies within ±{MARGIN * 100:g} % (the "
+        f"equivalence margin); faster or slower when it lies wholly beyond ±{MARGIN * 100:g} % (a noise threshold, "
+        "as criterion's 1 % is for its benchmarks) and the Mann-Whitney U test on the repetitions gives "
+        f"p < {ALPHA:g}; inconclusive otherwise, "
+        "and wherever the repetitions of either side drift (a trend in the order they were measured). "
+        "Figures without repetitions (ratios of medians) are judged by "
+        "their intervals alone. Ranks are intervals: servers whose 95% intervals overlap share ranks.",
+    ]
+    methods = dict.fromkeys(c.change.method for c in found if c.change is not None)
+    notes = [f"Change intervals: {m}." for m in methods]
+    section = Section("Comparison", paragraphs=paragraphs, tables=[t for t in tables if t], notes=notes)
+    return Report(f"uabench compare: {a.label} against {b.label}", [section]), found, disagreements
+
+
+def write(report: Report, out_dir: Path) -> dict[str, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    outputs = {"markdown": out_dir / "compare.md", "html": out_dir / "compare.html"}
+    outputs["markdown"].write_text(markdown.render(report), encoding="utf-8")
+    outputs["html"].write_text(html.render(report), encoding="utf-8")
+    return outputs
