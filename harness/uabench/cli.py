@@ -615,10 +615,13 @@ def cmd_images(args: argparse.Namespace) -> int:
             )
         return 0
     targets = [images.arch(name) for name in _split(args.arch)]
-    chosen = _split(args.sdk) or list(images.SDKS)
-    unknown = [sdk for sdk in chosen if sdk not in images.SDKS]
+    with_image = images.sdk_ids()
+    chosen = _split(args.sdk) or with_image
+    unknown = [sdk for sdk in chosen if sdk not in with_image]
     if unknown:
-        raise ValueError(f"no Dockerfile for {', '.join(unknown)} (one of {', '.join(images.SDKS)})")
+        raise ValueError(
+            f"no image recipe ([image] in sdk.toml) for {', '.join(unknown)} (one of {', '.join(with_image)})"
+        )
     from uabench.containers import engine as engines
 
     with engines.running(args.engine) as engine:

@@ -14,7 +14,8 @@ from pathlib import Path
 import uabench_contract as contract
 from packaging.version import InvalidVersion, Version
 
-from uabench import paths
+from uabench import image_recipe, paths
+from uabench.image_recipe import ImageRecipe
 
 # What a `[versions."V"]` entry may declare differently from the main version; the rest
 # (deviations, known failures, limits) is the SDK's, whatever its version.
@@ -152,6 +153,7 @@ class Sdk:
     limits_reason: str = ""
     colour: str | None = None  # sdk.toml `colour`: its line and bars in the report's plots
     expectations: Expectations = field(default_factory=Expectations)  # sdk.toml [expectations]
+    image: ImageRecipe | None = None  # sdk.toml [image]: its container image (uabench images)
 
     @property
     def base(self) -> str:
@@ -285,6 +287,7 @@ def _sdk(path: Path, data: dict) -> Sdk:
             robustness={batch: KnownDeviation(**entry) for batch, entry in data.get("robustness", {}).items()},
             colour=data.get("colour"),
             expectations=_expectations(path, data.get("expectations", {})),
+            image=image_recipe.parse(path, data["image"]) if "image" in data else None,
         )
     except KeyError as missing:
         raise ValueError(f"{path}: missing key {missing}") from None

@@ -104,7 +104,7 @@ ROWS = [
         ["unknown SDK 'nosuch'"],
     ),
     ("images-arch-unknown", ["images", "--arch", "sparc"], {}, 2, ["unknown architecture 'sparc'"]),
-    ("images-sdk-unknown", ["images", "--sdk", "nosuch"], {}, 2, ["no Dockerfile for nosuch"]),
+    ("images-sdk-unknown", ["images", "--sdk", "nosuch"], {}, 2, ["no image recipe ([image] in sdk.toml) for nosuch"]),
     ("arm-smoke-arch-unknown", ["arm-smoke", "--arch", "sparc"], {}, 2, ["unknown architecture 'sparc'"]),
     ("arm-smoke-sdk-unknown", ["arm-smoke", "--sdk", "nosuch"], {}, 2, ["unknown SDK 'nosuch'"]),
     # the store a run writes to: refused before the first cell

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from uabench import paths, plan, sdks
+from uabench import image_recipe, paths, plan, sdks
 from uabench.containers import images
 from uabench.engine.session import Measured, Server, Session
 from uabench.sdks import Sdk
@@ -76,11 +76,15 @@ def image_launcher(sdk: Sdk, target: images.Arch, workdir: Path, token: str) -> 
 
 
 def binary_launcher(sdk: Sdk, target: images.Arch, workdir: Path) -> LaunchedSdk:
-    """`run` = the Bazel cross-built C adapter under qemu-user with the oldest Pi core of the
-    architecture (-cpu), so an instruction that core lacks fails here."""
-    binary = paths.REPO / ".cache" / "dist" / target.dist / "uabench-open62541"
+    """`run` = the SDK's cross-built binary (sdk.toml [image] binary: the C adapter's Bazel
+    build) under qemu-user with the oldest Pi core of the architecture (-cpu), so an instruction
+    that core lacks fails here."""
+    declared = images.recipe(sdk.id)
+    if declared.binary is None:
+        raise NotBuilt(f"{sdk.id} has no native binary (its sdk.toml [image] declares no `binary`)")
+    binary = paths.REPO / image_recipe.fill(declared.binary, sdk.id, target.name, target.dist)
     if not binary.exists():
-        raise images.ImageError(f"{binary} is missing: run ci/bazel-build {target.dist}")
+        raise images.ImageError(f"{binary} is missing: run {declared.prepare or sdk.install}")
     qemu = "qemu-aarch64-static" if target.name == "arm64" else "qemu-arm-static"
     sysroot = {"arm64": ["-L", "/usr/aarch64-linux-gnu"], "armhf": ["-L", "/usr/arm-linux-gnueabihf"], "armel": []}[
         target.name
@@ -179,11 +183,12 @@ def smoke_one(session: Session, reference: Sdk, emulated: LaunchedSdk) -> list[S
         (f"read {len(SMOKE_NODES)} nodes/request", _workload("read", SMOKE_NODES, len(SMOKE_NODES)), None),
         ("write + read back", _workload("write", plan.writes(20), 5), None),
     ]
-    # The secure read proves the cross-compiled crypto (mbedTLS in the C adapter's build);
-    # the other SDKs' crypto is their runtime's, the same code as on the host, and an
-    # emulated JVM or Node often cannot finish the RSA handshake within the client's 10 s.
+    # The secure read proves cross-compiled crypto (mbedTLS in the C adapter's build: sdk.toml
+    # [image] secure_smoke); the other SDKs' crypto is their runtime's, the same code as on the
+    # host, and an emulated JVM or Node often cannot finish the RSA handshake within the client's 10 s.
     if (
-        emulated.id == "open62541"
+        emulated.image is not None
+        and emulated.image.secure_smoke
         and emulated.offers("Basic256Sha256", "SignAndEncrypt")
         and reference.offers("Basic256Sha256", "SignAndEncrypt")
     ):
@@ -294,19 +299,17 @@ def cleanup_containers(token: str) -> None:
 
 
 class NotBuilt(Exception):
-    """This SDK has no build for this architecture, for a declared reason (images.NOT_BUILT)."""
+    """This SDK has no build for this architecture, for a reason its sdk.toml declares ([image])."""
 
 
 def launched(session: Session, sdk_id: str, target: images.Arch, how: str, token: str) -> LaunchedSdk:
     """The SDK's ARM build as an adapter whose `run` starts it under emulation. A build that
     should exist but does not raises images.ImageError naming the command that makes it."""
     sdk = sdks.get(sdk_id)
+    if (reason := images.not_built(sdk_id, target)) is not None:
+        raise NotBuilt(reason)
     if how == "binary":
-        if sdk_id != "open62541":
-            raise NotBuilt(f"{sdk_id} has no Bazel build (only the C adapter has)")
         return binary_launcher(sdk, target, session.workdir)
-    if (sdk_id, target.name) in images.NOT_BUILT:
-        raise NotBuilt(images.NOT_BUILT[(sdk_id, target.name)])
     name = images.image_name(sdk_id, target)
     if not images.image_exists(name):
         raise images.ImageError(f"no image {name}: run uabench images --arch {target.name} --sdk {sdk_id}")

