@@ -18,7 +18,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from uabench.proc import netns
+from uabench.engine import orphans
+from uabench.proc import cgroups, netns
 from uabench.profile import profilers
 
 # what starts a process: subprocess (and asyncio's and multiprocessing's child processes, which
@@ -89,9 +90,13 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef, request: pytest.FixtureR
 
 @pytest.fixture(autouse=True)
 def no_network_namespaces(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The unit lane's host has no namespaces or bridges a killed harness left: every `uabench`
-    command looks for them first (cli._leftovers, engine/orphans.py), with `ip`, a process."""
+    """The unit lane's host has no namespaces, bridges or processes a killed harness left: every
+    `uabench` command looks for them first (cli._leftovers, engine/orphans.py), namespaces with
+    `ip`, a process, and cgroups and processes among the machine's, which it would kill: another lane's
+    (an integration test's deliberate orphan) must not be reaped by a unit test beside it."""
     monkeypatch.setattr(netns, "stale", lambda: [])
+    monkeypatch.setattr(orphans, "left_processes", lambda: [])
+    monkeypatch.setattr(cgroups, "stale", lambda: [])
 
 
 @pytest.fixture(autouse=True)
