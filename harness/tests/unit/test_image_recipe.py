@@ -3,6 +3,7 @@ engine: the recipes shipped, the refusals of bad ones, the build arguments and t
 context. The builds themselves are integration tests (test_isolation, test_arm) and checks."""
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,14 @@ def test_every_shipped_recipe_names_a_dockerfile_and_files_that_exist_once_made(
             filled = image_recipe.fill(entry, sdk.id, "arm64", "aarch64")
             if not filled.startswith(".cache/") and not any(m and filled.startswith(m.split("{")[0]) for m in made):
                 assert (paths.REPO / filled).exists(), f"{sdk.id}: {filled}"
+
+
+def test_every_build_argument_a_recipe_passes_is_one_its_dockerfile_declares():
+    for sdk in sdks.all_sdks():
+        assert sdk.image is not None
+        declared = set(re.findall(r"^ARG (\w+)", (paths.REPO / sdk.image.dockerfile).read_text(), re.M))
+        passed = set(sdk.image.build_args) | {key for arch in sdk.image.arches.values() for key in arch.build_args}
+        assert passed <= declared, f"{sdk.id}: {sorted(passed - declared)} not an ARG of {sdk.image.dockerfile}"
 
 
 @pytest.mark.parametrize(
