@@ -148,8 +148,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     the run's directory, tests from the Matrix modifier, `[k/N]` progress from the listener."""
     from robot.run import run as run_robot  # robot.run the function, not the module
 
-    from uabench import rundir
-    from uabench.engine import estimate
+    from uabench import estimate, rundir
     from uabench.proc import cleanup, launcher
     from uabench.results import spool
     from uabench.robot.modifier import Matrix
@@ -170,7 +169,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     placement = _placement(args)
     if placement[0].kind == "container" or placement[1].kind == "container":
         _containable([one.suite for one in chosen])
-    _network_local([one for one in chosen if one.network], placement)
+    _network_local([one for one in chosen if one.kind == "network"], placement)
     estimates: list[estimate.Estimate] = []
     asked: set[str] = set()  # each adapter's capabilities are asked once per run
     for one in chosen:
@@ -487,10 +486,13 @@ def cmd_profile(args: argparse.Namespace) -> int:
     """`uabench profile SDK --workload W`: the profile plan for one server and one workload, then
     the report with its flame graph."""
     sdks.get(args.sdk)
+    from uabench.profile import suite as profile_suite
+
     loaded = plan.load(args.plan)
-    if not loaded.profile:
+    profiled = profile_suite.of(loaded)
+    if profiled is None:
         raise plan.PlanError(f"{loaded.path} is no profile plan (it has no [profile] table)")
-    names = [w.name for w in loaded.profile.workloads]
+    names = [w.name for w in profiled.workloads]
     if args.workload not in names:
         raise plan.PlanError(f"--workload: no workload '{args.workload}' in {loaded.path} (has: {', '.join(names)})")
     placement = {key: getattr(args, key) for key in PLACEMENT_OPTIONS}

@@ -7,8 +7,11 @@ adding an adapter grows every matrix, and a user's own plan runs with `uabench r
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import importlib.util
 import ipaddress
 import os
+import pkgutil
 import re
 import tomllib
 from collections.abc import Callable
@@ -18,27 +21,9 @@ from typing import TypeVar
 
 from uabench_contract import ARRAYS
 
+import uabench
 from uabench import paths, plan_contract, plan_table, references, sdks
-from uabench.conformance import plan as conformance_plan
-from uabench.conformance.checks import GROUPS as CONFORMANCE_GROUPS
-from uabench.conformance.plan import ConformanceSetup
-from uabench.engine.constants import SWEEP_RESOLUTION
-from uabench.footprint import plan as footprint_plan
-from uabench.footprint.plan import FootprintSetup
-from uabench.instructions import plan as instructions_plan
-from uabench.instructions.plan import InstructionsSetup
-from uabench.network import plan as network_plan
-from uabench.network import profiles as network_profiles
-from uabench.network.plan import NetworkSetup
 from uabench.plan_table import PlanTableError
-from uabench.profile import plan as profile_plan
-from uabench.profile.plan import ProfileSetup
-from uabench.resilience import plan as resilience_plan
-from uabench.resilience.plan import ResilienceSetup
-from uabench.robustness import plan as robustness_plan
-from uabench.robustness import soak as soak_plan
-from uabench.robustness.plan import RobustnessSetup
-from uabench.robustness.soak import SoakSetup
 
 PLANS = paths.SUITES / "plans"
 T = TypeVar("T")  # a plan kind's setup
@@ -71,14 +56,6 @@ PUBSUB_PLAN_KEYS = {
     "pubsub",
     "profiles",
 }
-NETWORK_PLAN_KEYS = {"suite", "description", "servers", "clients", "network", "scenario", "profiles"}
-CONFORMANCE_PLAN_KEYS = {"suite", "description", "servers", "conformance", "profiles"}
-ROBUSTNESS_PLAN_KEYS = {"suite", "description", "servers", "robustness", "profiles"}
-SOAK_PLAN_KEYS = {"suite", "description", "servers", "soak", "profiles"}
-RESILIENCE_PLAN_KEYS = {"suite", "description", "servers", "clients", "resilience", "profiles"}
-INSTRUCTIONS_PLAN_KEYS = {"suite", "description", "servers", "instructions", "profiles"}
-PROFILE_PLAN_KEYS = {"suite", "description", "servers", "profile", "profiles"}
-FOOTPRINT_PLAN_KEYS = {"suite", "description", "servers", "clients", "footprint", "profiles"}
 # The most seconds a server is warmed up before it is measured (engine.warmup: chunks of load
 # until the throughput is steady; a server not steady by then is marked "never steady"), and
 # the measured seconds of one chunk. A plan's `server_warmup_s` table overrides the bound.
@@ -95,6 +72,9 @@ CAPACITY_KEYS = {
 OVERLOAD_FACTOR = (1.05, 10)
 PHASES = ("interop", "throughput", "sweep", "capacity", "latency")
 SWEEP_KEYS = {"name", "kind", "values", "workload", "server", "stop", "clients", "total_signals"}
+# A bisected sweep limit is found to this share of its value unless the plan states another
+# (`resolution` in a profile's sweep table), in at most the profile's `bisect_steps` steps.
+SWEEP_RESOLUTION = 0.1
 SWEEP_KINDS = ("signals", "sessions", "interval", "nodes_per_request", "in_flight", "nodes", "security")
 # "sustained": the engine's sustain rule (results.sustain: cycle time and missed updates, decided
 # on the median), for subscription sweeps; "p99_ms": a request sweep's p99 under `above`.
@@ -266,7 +246,7 @@ def _capacity(raw: object) -> Capacity | None:
     factors = _number_list(raw.get("overload_factors"), "capacity.overload_factors", *OVERLOAD_FACTOR)
     # the search offers rates from start_rate up to the overload beyond max_rate
     for rate in (values["start_rate"], values["max_rate"] * max(factors)):
-        _adapter_config("client", {**workload, "rate": rate}, f"capacity.workload (at rate {rate:g}/s)")
+        adapter_config("client", {**workload, "rate": rate}, f"capacity.workload (at rate {rate:g}/s)")
     return Capacity(
         float(values["p99_ms"]),
         float(values["min_completed"]),
@@ -299,7 +279,7 @@ def _latency(raw: object, workload: dict) -> Latency | None:
             raise PlanError(f"{where}: must be a table with exactly rate and nodes_per_request, got {load!r}")
         rate = float(_number(load["rate"], f"{where}.rate", 1, 1e7))
         nodes = int(_number(load["nodes_per_request"], f"{where}.nodes_per_request", 1, 10000, integer=True))
-        _adapter_config("client", {**workload, "rate": rate, "nodes_per_request": nodes}, where)
+        adapter_config("client", {**workload, "rate": rate, "nodes_per_request": nodes}, where)
         parsed.append((rate, nodes))
     shares = _number_list(raw.get("capacity_shares", []), "capacity.latency.capacity_shares", 0.01, 1.0, empty=True)
     return Latency(tuple(parsed), shares)
@@ -352,14 +332,10 @@ class Plan:
     # the client that ranks every server again when a ranked server refuses the reference client
     second_load_generator: str | None = None
     pubsub: PubSub | None = None
-    network: NetworkSetup | None = None  # a network plan (network/plan.py)
-    conformance: ConformanceSetup | None = None  # a conformance plan (conformance/plan.py)
-    robustness: RobustnessSetup | None = None  # a robustness plan (robustness/plan.py)
-    soak: SoakSetup | None = None  # a soak plan (robustness/soak.py)
-    resilience: ResilienceSetup | None = None  # a resilience plan (resilience/plan.py)
-    instructions: InstructionsSetup | None = None  # an instructions plan (instructions/plan.py)
-    profile: ProfileSetup | None = None  # a profile plan (profile/plan.py)
-    footprint: FootprintSetup | None = None  # a footprint plan (footprint/plan.py)
+    # a plan of a suite's own kind (SuiteKind): its table's name ("conformance") and what the
+    # suite's parser made of it, which the suite reads back (<suite>/suite.py: `of(plan)`)
+    kind: str | None = None
+    setup: object = None
 
     def require_profile(self, profile: str) -> None:
         """A PlanError naming the plan's profiles unless it has `profile`."""
@@ -368,11 +344,17 @@ class Plan:
 
     def server_warmup_s(self, profile: str) -> float:
         """The bound of a server's warm-up to steady state in `profile`."""
-        if self.pubsub or self.conformance or self.robustness or self.soak or self.resilience:
-            return 0.0  # no server to warm up: PubSub has none, the conformance probe measures no speed
-        if self.network:
-            return self.network.profiles[profile].server_warmup_s if profile in self.network.profiles else 0.0
+        if self.pubsub:
+            return 0.0  # PubSub has no server to warm up
+        warmup = suite_kinds()[self.kind].server_warmup_s if self.kind else None
+        if warmup is not None:
+            return warmup(self, profile)
         return (self.server_warmup or SERVER_WARMUP_S).get(profile, 0.0)
+
+    def provenance(self) -> dict:
+        """What a run records of its plan beyond the common fields: its suite kind's own."""
+        kind = suite_kinds()[self.kind] if self.kind else None
+        return kind.provenance(self) if kind and kind.provenance else {}
 
     def steady_chunk_s(self, profile: str) -> float:
         return STEADY_CHUNK_S.get(profile, 1.0)
@@ -460,7 +442,7 @@ def _within(prefix: str, index: int, limits: dict[str, int], what: str) -> None:
         )
 
 
-def _adapter_config(role: str, config: dict, where: str) -> dict:
+def adapter_config(role: str, config: dict, where: str) -> dict:
     """The adapters would refuse it at run time; refuse it here, before anything starts."""
     try:
         return plan_contract.check(role, config)
@@ -578,7 +560,7 @@ def _variants(raw: object, where: str, profiles: list[str]) -> tuple[Variant, ..
         if not isinstance(workload, dict):
             raise PlanError(f"{here}.workload: missing or not a table")
         workload = dict(workload, nodes=expand_nodes(workload.get("nodes", []), f"{here}.workload.nodes"))
-        _adapter_config("client", workload, f"{here}.workload")
+        adapter_config("client", workload, f"{here}.workload")
         variants.append(Variant(name, workload, tuple(only) if only is not None else None))
     return tuple(variants)
 
@@ -620,7 +602,7 @@ def _sweeps(raw: object, profiles: list[str]) -> tuple[Sweep, ...]:
         server = entry.get("server", {})
         if not isinstance(server, dict):
             raise PlanError(f"{here}.server: must be a table of server config keys, got {server!r}")
-        _adapter_config("server", server, f"{here}.server")
+        adapter_config("server", server, f"{here}.server")
         workload = entry.get("workload")
         if not isinstance(workload, dict):
             raise PlanError(f"{here}.workload: missing or not a table")
@@ -644,7 +626,7 @@ def _stop(stop: object, workload: object, here: str) -> dict | None:
     if isinstance(stop, dict) and stop.get("metric") == "sustained":
         if set(stop) != {"metric"}:
             raise PlanError(
-                f'{here}.stop: {{ metric = "sustained" }} takes no other key (its bounds: engine/constants.py)'
+                f'{here}.stop: {{ metric = "sustained" }} takes no other key (its bounds: results/sustain.py)'
             )
         if not isinstance(workload, dict) or workload.get("workload") != "subscribe":
             raise PlanError(
@@ -674,18 +656,18 @@ def _sweep_point(sweep: Sweep, value: object, where: str) -> None:
     if sweep.kind == "nodes":  # named here, not by Sweep.point's own expansion
         expand_nodes(value, where, sweep.server)
     server, point = sweep.point(value)
-    _adapter_config("server", server, f"{where}: server")
+    adapter_config("server", server, f"{where}: server")
     if "nodes" in point:
         expand_nodes(point["nodes"], f"{where}: nodes", server)
-    _client_config(point, f"{where}: client")
+    client_config(point, f"{where}: client")
 
 
-def _client_config(config: dict, where: str) -> None:
+def client_config(config: dict, where: str) -> None:
     """A client config of a plan as the adapters would take it: the harness supplies a secure
     workload's certificates at run time, so any paths stand for them here."""
     if "security" in config:
         config = {**config, "security": dict(config["security"], certificate="c.der", private_key="k.pem")}
-    _adapter_config("client", config, where)
+    adapter_config("client", config, where)
 
 
 def _server_warmup(raw: object, profiles: list[str]) -> dict[str, float] | None:
@@ -720,17 +702,17 @@ def _interop_pairs(raw: object, profiles: list[str]) -> dict[str, str] | None:
     return dict(raw)
 
 
-def _sdk_selection(raw: object, key: str, role: str) -> tuple[str, ...] | None:
+def sdk_selection(raw: object, key: str, role: str) -> tuple[str, ...] | None:
     """ "all", or a list of the ids of SDKs with `role`; an unknown id is refused, not skipped."""
     if raw in (None, "all"):
         return None
     if not isinstance(raw, list) or not raw or not all(isinstance(s, str) for s in raw):
         raise PlanError(f"key '{key}': must be \"all\" or a non-empty list of SDK ids, got {raw!r}")
-    _sdk_ids(raw, key, role)
+    sdk_ids(raw, key, role)
     return tuple(raw)
 
 
-def _sdk_ids(ids: list[str], key: str, role: str) -> None:
+def sdk_ids(ids: list[str], key: str, role: str) -> None:
     known = {sdk.id: sdk for sdk in sdks.all_sdks()}
     for index, sdk_id in enumerate(ids):
         here = f"{key}[{index}]" if len(ids) > 1 or key.endswith("s") else key
@@ -778,21 +760,56 @@ def _read(path: Path) -> dict:
         raise PlanError(f"{path}: arrays or tables nested too deep to be a plan") from None
 
 
-def _kinds() -> dict[str, tuple[set[str], str, Callable[[dict, dict], Plan]]]:
+@dataclass(frozen=True)
+class SuiteKind:
+    """A kind of plan a suite package registers (its suite.py's KINDS, found by suite_kinds): the
+    table that makes a plan this kind, the keys such a plan may have, how its tables become a
+    Plan, its test cases, and how long a server warms up in it (None: as a client/server plan's)."""
+
+    table: str
+    keys: frozenset[str]
+    parse: Callable[[dict, dict], Plan]  # (the plan's TOML, the fields every plan has) -> the Plan
+    tests: Callable[[Plan, list[str] | None, str | None], list[TestCase]]  # (plan, only, profile)
+    server_warmup_s: Callable[[Plan, str], float] | None = None
+    provenance: Callable[[Plan], dict] | None = None  # what a run records of such a plan beyond the common fields
+
+    @property
+    def description(self) -> str:
+        article = "an" if self.table[0] in "aeiou" else "a"
+        return f"{self.table} plan (it has {article} [{self.table}] table)"
+
+
+_suite_kinds: dict[str, SuiteKind] | None = None
+
+
+def suite_kinds() -> dict[str, SuiteKind]:
+    """Every kind of plan the harness's packages register: uabench/<package>/suite.py's KINDS.
+    Found, not imported by name, so that a suite is its package (adding one touches nothing
+    here) and this module imports no suite. Read once per process."""
+    global _suite_kinds
+    if _suite_kinds is None:
+        found: dict[str, SuiteKind] = {}
+        for package in pkgutil.iter_modules(uabench.__path__):
+            name = f"uabench.{package.name}.suite"
+            if package.ispkg and importlib.util.find_spec(name) is not None:
+                for kind in importlib.import_module(name).KINDS:
+                    found[kind.table] = kind
+        _suite_kinds = dict(sorted(found.items()))
+    return _suite_kinds
+
+
+def setup_of(plan: Plan, kind: str, setup_type: type[T]) -> T | None:
+    """`plan`'s setup when it is a plan of `kind` (a suite's `of(plan)`), else None."""
+    if plan.kind != kind:
+        return None
+    assert isinstance(plan.setup, setup_type), f"{plan.path}: a {kind} plan holds a {type(plan.setup).__name__}"
+    return plan.setup
+
+
+def _kinds() -> dict[str, tuple[frozenset[str] | set[str], str, Callable[[dict, dict], Plan]]]:
     return {
         "pubsub": (PUBSUB_PLAN_KEYS, "PubSub plan (it has a [pubsub] table)", _pubsub_plan),
-        "network": (NETWORK_PLAN_KEYS, "network plan (it has a [network] table)", _network_plan),
-        "conformance": (CONFORMANCE_PLAN_KEYS, "conformance plan (it has a [conformance] table)", _conformance_plan),
-        "robustness": (ROBUSTNESS_PLAN_KEYS, "robustness plan (it has a [robustness] table)", _robustness_plan),
-        "soak": (SOAK_PLAN_KEYS, "soak plan (it has a [soak] table)", _soak_plan),
-        "resilience": (RESILIENCE_PLAN_KEYS, "resilience plan (it has a [resilience] table)", _resilience_plan),
-        "instructions": (
-            INSTRUCTIONS_PLAN_KEYS,
-            "instructions plan (it has an [instructions] table)",
-            _instructions_plan,
-        ),
-        "profile": (PROFILE_PLAN_KEYS, "profile plan (it has a [profile] table)", _profile_plan),
-        "footprint": (FOOTPRINT_PLAN_KEYS, "footprint plan (it has a [footprint] table)", _footprint_plan),
+        **{table: (kind.keys, kind.description, kind.parse) for table, kind in suite_kinds().items()},
     }
 
 
@@ -831,22 +848,7 @@ def _parse(path: Path, raw: dict) -> Plan:
     return parser(raw, common)
 
 
-def _network_plan(raw: dict, common: dict) -> Plan:
-    try:
-        setup, parsed = network_plan.parse(raw)
-    except network_plan.NetworkPlanError as error:
-        raise PlanError(str(error)) from None
-    _sdk_ids([setup.reference_server], "network.reference_server", "server")
-    return Plan(
-        **common,
-        profiles=parsed,
-        servers=_sdk_selection(raw.get("servers"), "servers", "server"),
-        clients=_sdk_selection(raw.get("clients"), "clients", "client"),
-        network=setup,
-    )
-
-
-def _checked_tables(parse: Callable[[dict], tuple[T, dict[str, dict]]], raw: dict) -> tuple[T, dict[str, dict]]:
+def checked_tables(parse: Callable[[dict], tuple[T, dict[str, dict]]], raw: dict) -> tuple[T, dict[str, dict]]:
     """A plan kind's tables parsed by its own module (plan_table's JSON Schema checks), its
     PlanTableError as the PlanError every plan problem is."""
     try:
@@ -855,108 +857,23 @@ def _checked_tables(parse: Callable[[dict], tuple[T, dict[str, dict]]], raw: dic
         raise PlanError(str(error)) from None
 
 
-def _conformance_plan(raw: dict, common: dict) -> Plan:
-    setup, parsed = _checked_tables(conformance_plan.parse, raw)
-    return Plan(
-        **common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), conformance=setup
-    )
-
-
-def _instructions_plan(raw: dict, common: dict) -> Plan:
-    setup, parsed = _checked_tables(instructions_plan.parse, raw)
-    setup = dataclasses.replace(setup, workloads=_named_workloads(setup.workloads, "instructions.workloads"))
-    return Plan(
-        **common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), instructions=setup
-    )
-
-
-def _profile_plan(raw: dict, common: dict) -> Plan:
-    setup, parsed = _checked_tables(profile_plan.parse, raw)
-    setup = dataclasses.replace(setup, workloads=_named_workloads(setup.workloads, "profile.workloads"))
-    return Plan(
-        **common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), profile=setup
-    )
-
-
-def _footprint_plan(raw: dict, common: dict) -> Plan:
-    setup, parsed = _checked_tables(footprint_plan.parse, raw)
-    _adapter_config("server", {"port": 1, **setup.server}, "footprint.server")
-    models = []
-    for index, model in enumerate(setup.models):
-        here = f"footprint.models[{index}].workload"
-        if model.vary == "monitored_items" and "nodes" in model.workload:
-            raise PlanError(f"{here}.nodes: a model of monitored_items names its own nodes (Signal_0 … n−1)")
-        workload = dict(model.workload)
-        if "nodes" in workload:
-            workload["nodes"] = expand_nodes(workload["nodes"], f"{here}.nodes", setup.server)
-        for step in model.steps:
-            config = dataclasses.replace(model, workload=workload).held(step)
-            _client_config({"endpoint": "opc.tcp://h:1", **config}, f"{here} at {step}")
-        models.append(dataclasses.replace(model, workload=workload))
-    fixed = {}
-    for key, workload in (("startup.first_request", setup.first_request), ("client.workload", setup.client_workload)):
-        workload = {**workload, "nodes": expand_nodes(workload.get("nodes"), f"footprint.{key}.nodes", setup.server)}
-        _client_config({"endpoint": "opc.tcp://h:1", **workload}, f"footprint.{key}")
-        fixed[key] = workload
-    setup = dataclasses.replace(
-        setup,
-        models=tuple(models),
-        first_request=fixed["startup.first_request"],
-        client_workload=fixed["client.workload"],
-    )
-    return Plan(
-        **common,
-        profiles=parsed,
-        servers=_sdk_selection(raw.get("servers"), "servers", "server"),
-        clients=_sdk_selection(raw.get("clients"), "clients", "client"),
-        footprint=setup,
-    )
-
-
-def _named_workloads(workloads: tuple[plan_table.Workload, ...], where: str) -> tuple[plan_table.Workload, ...]:
+def named_workloads(workloads: tuple[plan_table.Workload, ...], where: str) -> tuple[plan_table.Workload, ...]:
     """Each workload's nodes expanded (its loads' too) and its configs checked against the contract."""
     found = []
     for index, one in enumerate(workloads):
         here = f"{where}[{index}]"
-        _adapter_config("server", one.server, f"{here}.server")
+        adapter_config("server", one.server, f"{here}.server")
         nodes = expand_nodes(one.workload.get("nodes"), f"{here}.workload.nodes", one.server)
         workload = {**one.workload, "nodes": nodes}
-        _client_config(workload, f"{here}.workload")
+        client_config(workload, f"{here}.workload")
         loads = []
         for number, load in enumerate(one.loads):
             if "nodes" in load:
                 load = {**load, "nodes": expand_nodes(load["nodes"], f"{here}.loads[{number}].nodes", one.server)}
-            _client_config({**workload, **load}, f"{here}.loads[{number}]")
+            client_config({**workload, **load}, f"{here}.loads[{number}]")
             loads.append(load)
         found.append(dataclasses.replace(one, workload=workload, loads=tuple(loads)))
     return tuple(found)
-
-
-def _robustness_plan(raw: dict, common: dict) -> Plan:
-    setup, parsed = _checked_tables(robustness_plan.parse, raw)
-    return Plan(
-        **common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), robustness=setup
-    )
-
-
-def _soak_plan(raw: dict, common: dict) -> Plan:
-    setup, parsed = _checked_tables(soak_plan.parse, raw)
-    return Plan(**common, profiles=parsed, servers=_sdk_selection(raw.get("servers"), "servers", "server"), soak=setup)
-
-
-def _resilience_plan(raw: dict, common: dict) -> Plan:
-    setup, parsed = _checked_tables(resilience_plan.parse, raw)
-    if setup.reference_client:
-        _sdk_ids([setup.reference_client], "resilience.reference_client", "client")
-    if setup.reference_server:
-        _sdk_ids([setup.reference_server], "resilience.reference_server", "server")
-    return Plan(
-        **common,
-        profiles=parsed,
-        servers=_sdk_selection(raw.get("servers"), "servers", "server"),
-        clients=_sdk_selection(raw.get("clients"), "clients", "client"),
-        resilience=setup,
-    )
 
 
 def _client_server_plan(raw: dict, common: dict) -> Plan:
@@ -975,8 +892,8 @@ def _client_server_plan(raw: dict, common: dict) -> Plan:
     plan = Plan(
         **common,
         profiles=parsed_profiles,
-        servers=_sdk_selection(raw.get("servers"), "servers", "server"),
-        clients=_sdk_selection(raw.get("clients"), "clients", "client"),
+        servers=sdk_selection(raw.get("servers"), "servers", "server"),
+        clients=sdk_selection(raw.get("clients"), "clients", "client"),
         ranking=_text(raw, "ranking", None),
         headroom=_boolean(raw, "headroom"),
         sampling_overhead=_boolean(raw, "sampling_overhead"),
@@ -995,7 +912,7 @@ def _client_server_plan(raw: dict, common: dict) -> Plan:
         # fixtures' repositories): second_load_generator() then names none, and the first ranking's
         # table says which server it could not rank; one that is installed must be a client
         if plan.second_load_generator in {sdk.id for sdk in sdks.all_sdks()}:
-            _sdk_ids([plan.second_load_generator], "second_load_generator", "client")
+            sdk_ids([plan.second_load_generator], "second_load_generator", "client")
         if plan.ranking is None:
             raise PlanError("key 'second_load_generator' needs a 'ranking' to measure again")
     if plan.ranking is not None and plan.ranking not in {v.name for v in plan.throughput}:
@@ -1032,7 +949,7 @@ def _pubsub_plan(raw: dict, common: dict) -> Plan:
     for key in ("address", "interface", "signals", "warmup_s", "duration_s"):
         if key in config:
             raise PlanError(f"pubsub.{key} is set per cell by the harness")
-    _adapter_config("subscriber", config, "pubsub")
+    adapter_config("subscriber", config, "pubsub")
     parsed = {}
     for name, tables in raw["profiles"].items():
         if not isinstance(tables, dict) or set(tables) != set(PUBSUB_PHASES):
@@ -1043,20 +960,20 @@ def _pubsub_plan(raw: dict, common: dict) -> Plan:
         for kind in PUBSUB_PHASES:  # every configuration the profile will run must be valid
             for signals in parsed[name][kind].signals:
                 for role in ("publisher", "subscriber"):
-                    _adapter_config(role, {**config, "signals": signals}, f"profiles.{name}.{kind}.signals = {signals}")
+                    adapter_config(role, {**config, "signals": signals}, f"profiles.{name}.{kind}.signals = {signals}")
     sweep = raw.get("subscriber_sweep", "reference")
     if sweep not in ("reference", "all"):
         raise PlanError(f'key \'subscriber_sweep\' must be "reference" or "all", got {sweep!r}')
     reference = raw.get("reference_subscriber", references.declared("subscriber"))
     if not isinstance(reference, str):
         raise PlanError(f"key 'reference_subscriber' must be an SDK id, got {reference!r}")
-    _sdk_ids([reference], "reference_subscriber", "subscriber")
+    sdk_ids([reference], "reference_subscriber", "subscriber")
     return Plan(
         **common,
         profiles=parsed,
         pubsub=PubSub(
-            publishers=_sdk_selection(raw.get("publishers"), "publishers", "publisher"),
-            subscribers=_sdk_selection(raw.get("subscribers"), "subscribers", "subscriber"),
+            publishers=sdk_selection(raw.get("publishers"), "publishers", "publisher"),
+            subscribers=sdk_selection(raw.get("subscribers"), "subscribers", "subscriber"),
             reference_subscriber=reference,
             subscriber_sweep=sweep,
             config=config,
@@ -1084,7 +1001,7 @@ def _selection_text(plan: Plan) -> str:
         roles = {"publisher": plan.pubsub.publishers, "subscriber": plan.pubsub.subscribers}
     else:
         roles = {"server": plan.servers, "client": plan.clients}
-    return "; ".join(f"{role}s: {', '.join(_chosen(role, ids, None)) or 'none'}" for role, ids in roles.items())
+    return "; ".join(f"{role}s: {', '.join(sdks_chosen(role, ids, None)) or 'none'}" for role, ids in roles.items())
 
 
 # `uabench run --versions` reaches plan.ranked through the environment: the Robot run's test
@@ -1178,159 +1095,9 @@ class TestCase:
 def test_cases(plan: Plan, only: list[str] | None = None, profile: str | None = None) -> list[TestCase]:
     """The test cases of a plan: those of its SDKs (all present, or `only` these) that run in
     `profile` (None: every profile)."""
-    if plan.network:
-        return _network_tests(plan, only, profile)
-    if plan.conformance:
-        return _conformance_tests(plan, only)
-    if plan.robustness:
-        return _robustness_tests(plan, only, profile)
-    if plan.instructions:
-        return _instructions_tests(plan, only, profile)
-    if plan.profile:
-        return _profile_tests(plan, only, profile)
-    if plan.footprint:
-        return _footprint_tests(plan, only, profile)
-    if plan.resilience:
-        return _resilience_tests(plan, only, profile)
-    if plan.soak:
-        return [
-            TestCase(f"soak of {server}", "Server Should Not Leak", (server,), ("soak", f"server:{server}"))
-            for server in _chosen("server", plan.servers, only)
-        ]
+    if plan.kind is not None:
+        return suite_kinds()[plan.kind].tests(plan, only, profile)
     return _pubsub_tests(plan, only) if plan.pubsub else _client_server_tests(plan, only, profile)
-
-
-def _network_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
-    """The network suite: per network profile one test measuring every server's RTD (cells of a
-    network-bound path run at once), one per constrained host, the interop short form (every
-    client against the reference server over one network) and subscriptions over each network."""
-    assert plan.network
-    setup = plan.network
-    chosen = setup.profiles.get(profile or "quick") or next(iter(setup.profiles.values()))
-    servers = _chosen("server", plan.servers, only)
-    clients = _chosen("client", plan.clients, only)
-    if not servers:
-        return []
-    listed = ",".join(servers)
-    cases = [
-        TestCase(
-            f"RTD over {name}", "RTD Over Network Should Be Measured", (name, listed), ("network", "rtd", f"net:{name}")
-        )
-        for name in chosen.networks
-    ]
-    cases += [
-        TestCase(
-            f"RTD on a host of {limit:g} cores" + (f" beside a {load:g} % load" if load else ""),
-            "RTD On A Constrained Host Should Be Measured",
-            (f"{limit:g}", f"{load:g}", listed),
-            ("network", "constrained"),
-        )
-        # each limit isolated; the smallest also beside the background load (Morato et al.)
-        for limit in chosen.cpu_limits
-        for load in (
-            [0.0, chosen.background_load] if chosen.background_load and limit == min(chosen.cpu_limits) else [0.0]
-        )
-    ]
-    if setup.reference_server in servers:
-        cases += [
-            TestCase(
-                f"interop over {setup.interop_network}: {client} → {setup.reference_server}",
-                "Network Interop Should Pass",
-                (client,),
-                ("network", "interop", f"client:{client}"),
-            )
-            for client in clients
-        ]
-    cases += [
-        TestCase(
-            f"subscriptions over {name}",
-            "Subscriptions Over Network Should Be Measured",
-            (name, listed),
-            ("network", "subscription", f"net:{name}"),
-        )
-        for name in chosen.networks
-    ]
-    publisher = reference_publisher()
-    if publisher and (only is None or publisher in only):
-        cases += [
-            TestCase(
-                f"PubSub over {name}",
-                "PubSub Over Network Should Be Measured",
-                (name,),
-                ("network", "pubsub", f"net:{name}"),
-            )
-            for name in chosen.networks
-            if network_profiles.load(name).loss_percent
-        ]
-    return cases
-
-
-def _conformance_tests(plan: Plan, only: list[str] | None) -> list[TestCase]:
-    """The conformance suite: per server, one test per group of conformance units (one probe
-    process each; checks.GROUPS)."""
-    return [
-        TestCase(
-            f"{group} on {server}",
-            "Conformance Should Be Measured",
-            (server, group),
-            ("conformance", f"server:{server}", f"group:{group.lower().replace(' ', '-')}"),
-        )
-        for server in _chosen("server", plan.servers, only)
-        for group in CONFORMANCE_GROUPS
-    ]
-
-
-def _robustness_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
-    """The robustness suite: the fuzzer's corpus recorded from the reference client, then every
-    batch against every server."""
-    assert plan.robustness
-    servers = _chosen("server", plan.servers, only)
-    if not servers:
-        return []
-    corpus = TestCase("the corpus from the reference client", "Corpus Should Be Recorded", (), ("robustness", "corpus"))
-    cases = [corpus]
-    return cases + [
-        TestCase(
-            f"{batch} against {server}",
-            "Server Should Survive",
-            (server, batch),
-            ("robustness", f"server:{server}", f"batch:{batch}"),
-        )
-        for server in servers
-        for batch in plan.robustness.batches_of(profile)
-    ]
-
-
-def _instructions_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
-    """The instructions suite: per server the profile counts, one test per workload; a server in
-    a language the plan does not count has one test, which says why."""
-    assert plan.instructions
-    setup = plan.instructions
-    allowed = setup.servers_of(profile)
-    cases = []
-    for server in _chosen("server", plan.servers, only):
-        if allowed is not None and server not in allowed:
-            continue
-        if setup.why_not_counted(sdks.get(server).language):
-            cases.append(
-                TestCase(
-                    f"no count of {server}",
-                    "Instructions Should Be Counted",
-                    (server, ""),
-                    ("instructions", f"server:{server}"),
-                )
-            )
-            continue
-        cases += [
-            TestCase(
-                f"{one.name} on {server}",
-                "Instructions Should Be Counted",
-                (server, one.name),
-                ("instructions", f"server:{server}", workload_tag(one.name)),
-            )
-            for one in setup.workloads_of(profile)
-        ]
-    return cases
 
 
 def workload_tag(name: str) -> str:
@@ -1338,83 +1105,7 @@ def workload_tag(name: str) -> str:
     return "workload:" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
-def _profile_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
-    """The profile suite: every server under every workload of the profile."""
-    assert plan.profile
-    allowed = plan.profile.servers_of(profile)
-    return [
-        TestCase(
-            f"profile of {server}: {one.name}",
-            "Server Should Be Profiled",
-            (server, one.name),
-            ("profile", f"server:{server}", workload_tag(one.name)),
-        )
-        for server in _chosen("server", plan.servers, only)
-        if allowed is None or server in allowed
-        for one in plan.profile.workloads_of(profile)
-    ]
-
-
-def _footprint_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
-    """The footprint suite: per server its start-up and each memory model, then per client its
-    memory per session against the reference server."""
-    assert plan.footprint
-    chosen = plan.footprint.chosen(profile)
-    servers = [s for s in _chosen("server", plan.servers, only) if chosen.servers is None or s in chosen.servers]
-    clients = [c for c in _chosen("client", plan.clients, only) if chosen.clients is None or c in chosen.clients]
-    cases = []
-    for server in servers:
-        tags = ("footprint", f"server:{server}")
-        cases.append(TestCase(f"start-up of {server}", "Server Start Up Should Be Measured", (server,), tags))
-        cases.append(TestCase(f"image of {server}", "Server Image Should Be Measured", (server,), tags))
-        cases += [
-            TestCase(
-                f"memory per {model.unit} of {server}",
-                "Server Footprint Should Be Measured",
-                (server, model.name),
-                (*tags, workload_tag(model.name)),
-            )
-            for model in plan.footprint.models_of(profile)
-        ]
-    cases += [
-        TestCase(
-            f"memory per session of the {client} client",
-            "Client Footprint Should Be Measured",
-            (client,),
-            ("footprint", f"client:{client}"),
-        )
-        for client in clients
-    ]
-    return cases
-
-
-def _resilience_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
-    """The resilience suite: per incident and workload, every client against the reference
-    server, and with pairs "cross" the reference client against every other server (the
-    plan's, else the harness's reference client and its SDK's server)."""
-    assert plan.resilience
-    setups = plan.resilience.profiles
-    chosen = setups.get(profile or "quick") or next(iter(setups.values()))
-    servers, clients = _chosen("server", plan.servers, only), _chosen("client", plan.clients, only)
-    reference = plan.resilience.reference_client or reference_client()
-    target = plan.resilience.reference_server or reference_client()
-    pairs = [(client, target) for client in clients if target in servers]
-    if chosen.pairs == "cross" and reference in clients:
-        pairs += [(reference, server) for server in servers if server != target]
-    return [
-        TestCase(
-            f"{incident} during {workload}: {client} → {server}",
-            "Client Should Recover",
-            (client, server, incident, workload),
-            ("resilience", f"incident:{incident}", f"workload:{workload}", f"client:{client}", f"server:{server}"),
-        )
-        for incident in chosen.incidents
-        for workload in chosen.workloads
-        for client, server in pairs
-    ]
-
-
-def _chosen(role: str, allowed: tuple[str, ...] | None, only: list[str] | None) -> list[str]:
+def sdks_chosen(role: str, allowed: tuple[str, ...] | None, only: list[str] | None) -> list[str]:
     """The SDKs with `role` that the plan allows and the selection keeps."""
     return [
         sdk.id
@@ -1426,7 +1117,7 @@ def _chosen(role: str, allowed: tuple[str, ...] | None, only: list[str] | None) 
 def _client_server_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
     """Every client x server x interop variant, then the reference client's throughput
     cells that rank the servers, its sweeps, capacity and security checks, then its headroom."""
-    clients, servers = _chosen("client", plan.clients, only), _chosen("server", plan.servers, only)
+    clients, servers = sdks_chosen("client", plan.clients, only), sdks_chosen("server", plan.servers, only)
     verb = {"read": "reads", "write": "writes"}.get(plan.suite, "runs against")
     reference = reference_client()
     pairs = [(client, server) for server in servers for client in clients]
@@ -1550,8 +1241,8 @@ def interleaved(sweep: Sweep) -> bool:
 def _pubsub_tests(plan: Plan, only: list[str] | None) -> list[TestCase]:
     """Sweeps of every publisher, the subscriber-count sweep, then every publisher x subscriber."""
     assert plan.pubsub
-    publishers = _chosen("publisher", plan.pubsub.publishers, only)
-    subscribers = _chosen("subscriber", plan.pubsub.subscribers, only)
+    publishers = sdks_chosen("publisher", plan.pubsub.publishers, only)
+    subscribers = sdks_chosen("subscriber", plan.pubsub.subscribers, only)
     found: list[TestCase] = []
     for publisher in publishers:
         subscriber = reference_subscriber(plan, publisher)

@@ -95,7 +95,7 @@ class KnownFailure:
 
 @dataclass(frozen=True)
 class Expectations:
-    """What the estimate (engine/estimate.py) expects of an SDK, from its sdk.toml
+    """What the estimate (estimate.py) expects of an SDK, from its sdk.toml
     [expectations], measured on the 2-core reference machine; None: the estimate's default for
     an SDK that declares none."""
 

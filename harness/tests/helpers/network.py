@@ -4,6 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from uabench.network import path as network_path
+from uabench.netpath import path as network_path
 
 needs_path = pytest.mark.skipif(network_path.unavailable() is not None, reason=str(network_path.unavailable()))

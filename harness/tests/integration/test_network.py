@@ -15,8 +15,8 @@ import psutil
 import pytest
 from helpers.network import needs_path
 
-from uabench.network import path as network_path
-from uabench.network import profiles
+from uabench.netpath import path as network_path
+from uabench.netpath import profiles
 from uabench.proc import cgroups, netns
 
 needs_cgroup = pytest.mark.skipif(
@@ -27,7 +27,7 @@ needs_cgroup = pytest.mark.skipif(
 # A stand-in harness: marked, one path with its toxiproxy, one cgroup with a process in it
 KILLED_HARNESS = """
 import os, subprocess, sys, time
-from uabench.network import path, profiles
+from uabench.netpath import path, profiles
 from uabench.proc import cgroups, cleanup, launcher
 cleanup.install()
 launcher.mark_harness()

@@ -15,7 +15,7 @@ from helpers import FAULTY as FAULTY_ADAPTERS
 
 from uabench import sdks
 from uabench.engine.session import free_port
-from uabench.network import path as network_path
+from uabench.netpath import path as network_path
 from uabench.resilience.incident import stage
 from uabench.resilience.plan import ResilienceProfile
 from uabench.resilience.runner import assess

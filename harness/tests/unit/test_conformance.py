@@ -14,6 +14,7 @@ from helpers import DATA
 from uabench import plan as plans
 from uabench import sdks
 from uabench.conformance import checks
+from uabench.conformance import suite as conformance_suite
 from uabench.report.conformance import conformance_section, counts
 from uabench.report.markdown import render as markdown
 
@@ -67,7 +68,8 @@ def test_a_gate_below_the_minimum_is_a_deviation_and_its_headroom_counts() -> No
 
 def test_the_plan_makes_a_test_per_group_and_server() -> None:
     plan = plans.load("conformance")
-    assert plan.conformance is not None and plan.conformance.profiles["smoke"].gates["sessions"] == 50
+    setup = conformance_suite.of(plan)
+    assert setup is not None and setup.profiles["smoke"].gates["sessions"] == 50
     cases = plans.test_cases(plan, ["open62541"], "smoke")
     assert [c.args for c in cases] == [("open62541", group) for group in checks.GROUPS]
     assert all("conformance" in c.tags and "server:open62541" in c.tags for c in cases)

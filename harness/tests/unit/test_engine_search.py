@@ -5,8 +5,9 @@ import statistics
 
 import pytest
 
+from uabench import estimate
 from uabench import plan as plans
-from uabench.engine import estimate, search
+from uabench.engine import search
 from uabench.engine.cells import Outcome
 from uabench.engine.schedule import block_order
 
@@ -213,7 +214,7 @@ def test_a_failed_point_is_missed_in_the_bisection_and_a_wrong_value_fails_the_s
 
 
 def test_the_estimate_counts_the_re_measured_and_the_bisection_points(tmp_path):
-    """engine/estimate.py: a sweep with a stop rule adds its two re-measured points and its
+    """estimate.py: a sweep with a stop rule adds its two re-measured points and its
     bisect_steps points of `repetitions` each, each starting its own server."""
     path = tmp_path / "p.toml"
     plan_text = """

@@ -9,6 +9,7 @@ from helpers import REPO
 
 from uabench import plan, sdks
 from uabench.footprint import heap, memory
+from uabench.footprint import suite as footprint_suite
 from uabench.footprint.plan import Settle
 from uabench.report.footprint import footprint_section
 
@@ -25,7 +26,7 @@ def _plan(tmp_path, old: str, new: str) -> plan.Plan:
 
 def test_the_shipped_plan_gives_every_server_its_start_up_and_models():
     loaded = plan.load("footprint")
-    assert loaded.footprint is not None
+    assert footprint_suite.of(loaded) is not None
     names = [case.name for case in plan.test_cases(loaded, ["open62541"], "quick")]
     assert names == [
         "start-up of open62541",
@@ -35,11 +36,11 @@ def test_the_shipped_plan_gives_every_server_its_start_up_and_models():
         "memory per monitored item of open62541",
         "memory per session of the open62541 client",
     ]
-    items = loaded.footprint.model("monitored items")
+    items = footprint_suite.of(loaded).model("monitored items")
     assert items.held(3)["nodes"] == ["Signal_0", "Signal_1", "Signal_2"]
     assert items.server_config(4000, {"update_interval_ms": 1000}) == {"update_interval_ms": 1000, "signals": 4000}
-    assert loaded.footprint.model("sessions").held(25)["sessions"] == 25
-    assert loaded.footprint.steps_of((1, 2, 3, 4), "smoke") == (1, 2)
+    assert footprint_suite.of(loaded).model("sessions").held(25)["sessions"] == 25
+    assert footprint_suite.of(loaded).steps_of((1, 2, 3, 4), "smoke") == (1, 2)
 
 
 @pytest.mark.parametrize(

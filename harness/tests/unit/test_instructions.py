@@ -7,6 +7,7 @@ from cryptography import x509
 
 from uabench import pki, plan
 from uabench.instructions import counts, runner
+from uabench.instructions import suite as instructions_suite
 from uabench.results import instruction_counts
 from uabench.results.instruction_counts import Count, CountError
 
@@ -78,10 +79,10 @@ GOOD = "duration_s = 2\npairs = 2\ntiming = { duration_s = 1, repetitions = 1 }"
 
 def test_a_good_plan_expands_its_nodes_and_its_loads_nodes():
     loaded = plan.load("instructions")
-    assert loaded.instructions is not None
-    read = loaded.instructions.workload("read, 1 node")
+    assert instructions_suite.of(loaded) is not None
+    read = instructions_suite.of(loaded).workload("read, 1 node")
     assert read.workload["nodes"][:2] == ["Signal_0", "Signal_1"] and len(read.workload["nodes"]) == 100
-    notification = loaded.instructions.workload("subscription notification")
+    notification = instructions_suite.of(loaded).workload("subscription notification")
     assert len(notification.workload["nodes"]) == 200 and notification.loads == (
         {"subscriptions": 1},
         {"subscriptions": 4},
@@ -118,7 +119,7 @@ def test_servers_the_plan_does_not_count_get_one_test_saying_so():
     languages = {case.args[0]: case.args[1] for case in cases}
     assert languages.get("milo") == "" and languages.get("asyncua") == ""
     assert {case.args[1] for case in cases if case.args[0] == "open62541"} == {
-        w.name for w in loaded.instructions.workloads
+        w.name for w in instructions_suite.of(loaded).workloads
     }
 
 

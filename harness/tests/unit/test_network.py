@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from uabench import plan as plans
-from uabench.network import analysis, profiles
+from uabench.netpath import profiles
+from uabench.network import analysis
 from uabench.proc import cgroups
 
 

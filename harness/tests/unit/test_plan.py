@@ -90,7 +90,7 @@ def test_one_ranking_test_measures_every_selected_server_and_carries_their_tags(
     ]
     client, variant, servers = ranking.args
     # each selected server at every version it declares (read's versions profiles include full)
-    every = [sdk.id for s in plan._chosen("server", None, chosen) for sdk in sdks.versions_of(s)]
+    every = [sdk.id for s in plan.sdks_chosen("server", None, chosen) for sdk in sdks.versions_of(s)]
     assert variant == read.ranking and servers.split(",") == every
     assert {f"server:{s}" for s in every} <= set(ranking.tags) and f"client:{client}" in ranking.tags
 
@@ -246,7 +246,7 @@ BAD_PLANS = {
     ),
     "a bound beside the sustain rule": (
         _sweep("signals", "[10]") + 'stop = { metric = "sustained", above = 1.2 }\n',
-        'sweep[0].stop: { metric = "sustained" } takes no other key (its bounds: engine/constants.py)',
+        'sweep[0].stop: { metric = "sustained" } takes no other key (its bounds: results/sustain.py)',
     ),
     "the sustain rule on a read sweep": (
         _sweep("nodes_per_request", "[10]").replace('"subscribe" }', '"read" }') + 'stop = { metric = "sustained" }\n',

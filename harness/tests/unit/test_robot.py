@@ -10,9 +10,8 @@ import robot
 from robot.api import ExecutionResult
 from robot.api import TestSuiteBuilder as SuiteBuilder
 
-from uabench import cli, paths, sdks
+from uabench import cli, estimate, paths, sdks
 from uabench import plan as plans
-from uabench.engine import estimate
 from uabench.robot.modifier import Matrix
 from uabench.robot.progress import Progress
 

@@ -2,8 +2,9 @@
 window is made up across a pause, the comparison's arms and blocks, and the report's verdict
 against the 2 % goal, on a faulty (too costly) and an undecided comparison too."""
 
+from uabench import estimate
 from uabench import plan as plans
-from uabench.engine import estimate, overhead
+from uabench.engine import overhead
 from uabench.engine.cells import Outcome
 from uabench.proc import sampling
 from uabench.report.overhead import overhead_section

@@ -2,8 +2,7 @@
 
 import pytest
 
-from uabench import sdks
-from uabench.engine import estimate
+from uabench import estimate, sdks
 from uabench.robustness import batches
 
 MAIN = 'id = "x"\nlanguage = "C"\nversion = "2.0"\nroles = ["server", "client"]\n'

@@ -11,6 +11,7 @@ from uabench import plan as plans
 from uabench.report.markdown import render as markdown
 from uabench.report.model import Report
 from uabench.report.robustness import robustness_section, scores, soak_section
+from uabench.robustness import suite as robustness_suite
 from uabench.robustness.growth import growth
 
 
@@ -53,10 +54,12 @@ def test_the_plans_make_their_tests() -> None:
     smoke = plans.test_cases(robustness, ["open62541"], "smoke")
     assert smoke[0].keyword == "Corpus Should Be Recorded"
     assert [c.args[1] for c in smoke[1:]] == ["fuzz-bitflip", "fuzz-nested", "hello-buffers", "session-flood"]
-    assert len(plans.test_cases(robustness, ["open62541"], "quick")) == 1 + len(robustness.robustness.batches)
+    assert len(plans.test_cases(robustness, ["open62541"], "quick")) == 1 + len(robustness_suite.of(robustness).batches)
     soak = plans.load("soak")
     assert [c.args for c in plans.test_cases(soak, ["milo"], "smoke")] == [("milo",)]
-    assert soak.soak is not None and soak.soak.profiles["smoke"].duration_s == 20
+    assert (
+        robustness_suite.soak_of(soak) is not None and robustness_suite.soak_of(soak).profiles["smoke"].duration_s == 20
+    )
 
 
 @pytest.mark.parametrize(

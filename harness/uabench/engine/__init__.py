@@ -12,7 +12,6 @@
 - overhead: what resource sampling costs the throughput (sampling on vs off, interleaved);
 - pubsub: the PubSub scenarios on cells and search;
 - adapters: the first check of a suite (the adapters answer as they declare);
-- estimate: a plan's duration before it runs;
 - orphans: what a killed harness left (runs still `running`, processes, namespaces, cgroups), found
   and removed by the next invocation.
 

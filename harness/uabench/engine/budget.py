@@ -1,7 +1,7 @@
 """A run's time budget for its adaptive repetitions.
 
 `uabench run --time-budget` shares the budget out over the run's tests in proportion to their
-typical estimates (engine.estimate): test k is due at the budget's share of the estimated
+typical estimates (uabench.estimate): test k is due at the budget's share of the estimated
 time up to and including it. An interleaved comparison measures its fewest blocks whatever
 the clock says, and a further block only while that block, as long as its last one took,
 still ends before its test is due. Time a test leaves unused carries over to the tests after

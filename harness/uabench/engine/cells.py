@@ -24,7 +24,7 @@ from uabench.engine.constants import (
     SIGNALS_PER_EXTRA_SECOND,
     SUBSCRIBER_GRACE_S,
 )
-from uabench.network.path import NetworkPath
+from uabench.netpath.path import NetworkPath
 from uabench.proc import cleanup, sampling
 from uabench.proc.netns import MTU, Hosts
 from uabench.proc.sampling import PerfStat, ProcessSampler

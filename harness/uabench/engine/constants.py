@@ -4,10 +4,6 @@ how long a measured process may take beyond its planned time."""
 # The sustain rule of subscription and PubSub points (SUSTAINED_CYCLE_RATIO, MAX_MISSED_SHARE):
 # results/sustain.py, beside the records it is applied to (the report reads it too).
 
-# A bisected sweep limit is found to this share of its value unless the plan states another
-# (`resolution` in a profile's sweep table), in at most the profile's `bisect_steps` steps.
-SWEEP_RESOLUTION = 0.1
-
 # The load generators (clients, subscribers) used at least this share of the CPU they were
 # given: their figures may show their own limit, not the server's or the publisher's.
 CLIENT_BOUND_PERCENT = 90.0

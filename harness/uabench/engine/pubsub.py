@@ -25,7 +25,7 @@ from uabench.engine import cells, search
 from uabench.engine.cells import Measured, Outcome
 from uabench.engine.constants import SIGNALS_PER_EXTRA_SECOND
 from uabench.engine.session import Session
-from uabench.network.path import NetworkPath
+from uabench.netpath.path import NetworkPath
 from uabench.plan import Phase, Plan
 from uabench.proc.netns import MTU, Hosts
 from uabench.results import sustain

@@ -236,16 +236,8 @@ class Session:
             "sweeps": {
                 w.name: {"kind": w.kind, "stop": w.stop, "workload": w.workload["workload"]} for w in self.plan.sweeps
             },
-            **(
-                {
-                    "instructions": {
-                        "tolerance": self.plan.instructions.tolerance,
-                        "time_driven": self.plan.instructions.time_driven,
-                    }
-                }
-                if self.plan.instructions
-                else {}
-            ),
+            # what a suite's own kind of plan adds (plan.SuiteKind.provenance: the instructions suite's tolerance)
+            **self.plan.provenance(),
         }
 
     # --- servers -----------------------------------------------------------------------

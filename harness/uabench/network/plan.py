@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from uabench import references
-from uabench.network import profiles as networks
+from uabench.netpath import profiles as networks
 
 SCENARIO_KEYS = {"name", "description", "nodes", "think"}
 PROFILE_KEYS = {

@@ -20,7 +20,7 @@ HOST_PREFIX = "uabench-"  # then the owner's token (owner_token): uabench-1234-1
 BRIDGE_ALIAS = "uabench-hosts-"  # then the owner's token
 NETWORK = ipaddress.IPv4Network("198.18.0.0/15")  # RFC 2544: reserved for benchmarking
 MTU = 1500
-_hosts_live: set[Removable] = set()  # Hosts, and network/path.py's NetworkPath
+_hosts_live: set[Removable] = set()  # Hosts, and netpath/path.py's NetworkPath
 _hosts_lock = threading.Lock()
 
 

@@ -1,4 +1,4 @@
-"""The network suite's report (engine/network.py): the calibration of each network profile, a
+"""The network suite's report (network/run.py): the calibration of each network profile, a
 Table II–style table per network (Nakutis et al.), RTD CDFs, what dominates the RTD, the
 RTD–CPU study on the constrained hosts (Table III layout, with p-values), the interop short
 form and subscriptions over each network. Every figure is computed here from the recorded RTD

@@ -1,6 +1,6 @@
 """One incident against one client-server pair, for real: the server is SIGKILLed and started
 again on the same port (`restart`), or every packet of the network path between them is dropped
-for a while (`cut`: the two in namespaces joined by a veth pair, network/path.py, iptables DROP
+for a while (`cut`: the two in namespaces joined by a veth pair, netpath/path.py, iptables DROP
 in the server's namespace). The client runs its workload with `reconnect` true (SPEC §3,
 Connection loss) and gives its result record; recovery.py reads what happened from it.
 
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from uabench import plan as plans
 from uabench.engine import cells
 from uabench.engine.cells import Outcome
-from uabench.network.path import NetworkPath
-from uabench.network.profiles import Profile
+from uabench.netpath.path import NetworkPath
+from uabench.netpath.profiles import Profile
 from uabench.resilience.plan import ResilienceProfile
 from uabench.resilience.recovery import Incident
 from uabench.sdks import Sdk

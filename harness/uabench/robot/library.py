@@ -22,6 +22,7 @@ from robot.model import TagPatterns
 from uabench import plan as plans
 from uabench import sdks
 from uabench.conformance import runner as conformance_runner
+from uabench.conformance import suite as conformance_suite
 from uabench.engine import (
     adapters,
     budget,
@@ -33,7 +34,6 @@ from uabench.engine import (
     search,
     security_probe,
 )
-from uabench.engine import network as network_engine
 from uabench.engine.cells import Outcome, wrong_values
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
 from uabench.engine.session import Server, Session, free_port
@@ -41,19 +41,25 @@ from uabench.engine.warmup import SteadyRule
 from uabench.footprint import memory as footprint_memory
 from uabench.footprint import plan as footprint_plan
 from uabench.footprint import runner as footprint_runner
+from uabench.footprint import suite as footprint_suite
 from uabench.instructions import runner as instructions_runner
-from uabench.network import path as network_path
+from uabench.instructions import suite as instructions_suite
+from uabench.netpath import path as network_path
+from uabench.network import run as network_engine
 from uabench.pki import Identity
 from uabench.plan_table import Workload
 from uabench.proc import cgroups, netns
 from uabench.profile import figures as profile_figures
 from uabench.profile import profilers
+from uabench.profile import suite as profile_suite
 from uabench.profile.plan import ProfileProfile, ProfileSetup
 from uabench.resilience import runner as resilience_runner
+from uabench.resilience import suite as resilience_suite
 from uabench.results import instruction_counts as instructions_counts
 from uabench.results import stats, sustain
 from uabench.results.store import open_store
 from uabench.robustness import runner as robustness_runner
+from uabench.robustness import suite as robustness_suite
 from uabench.robustness import survival
 from uabench.robustness.growth import growth
 from uabench.robustness.recorder import Recorder
@@ -620,8 +626,9 @@ class UabenchLibrary:
         inconclusive). Fails on a deviation the SDK's sdk.toml does not declare, or when the
         server died; a declared one is a warning."""
         session = self._session()
-        assert self.plan.conformance, "Conformance Should Be Measured needs a conformance plan"
-        setup, chosen = self.plan.conformance, self.plan.conformance.profiles[self.profile]
+        setup = conformance_suite.of(self.plan)
+        assert setup, "Conformance Should Be Measured needs a conformance plan"
+        chosen = setup.profiles[self.profile]
         server = sdks.get(server_id)
         probe = sdks.get("asyncua")  # the probe is asyncua's low-level client (conformance/probe.py)
         running = session.server(server, warm=False, signals=setup.signals, writes=setup.writes)
@@ -685,8 +692,9 @@ class UabenchLibrary:
         the report.
         A server in a language the plan does not count is recorded as such, and skipped."""
         session = self._session()
-        assert self.plan.instructions, "Instructions Should Be Counted needs an instructions plan"
-        setup, chosen = self.plan.instructions, self.plan.instructions.profiles[self.profile]
+        setup = instructions_suite.of(self.plan)
+        assert setup, "Instructions Should Be Counted needs an instructions plan"
+        chosen = setup.profiles[self.profile]
         server = sdks.get(server_id)
         reference = sdks.get(plans.reference_client() or server.base)
         why = setup.why_not_counted(server.language)
@@ -733,8 +741,9 @@ class UabenchLibrary:
     # --- footprint (suites/footprint.robot, footprint/runner.py) ---------------------------------
 
     def _footprint(self) -> tuple[footprint_plan.FootprintSetup, footprint_plan.FootprintProfile]:
-        assert self.plan.footprint, "the footprint keywords need a footprint plan"
-        return self.plan.footprint, self.plan.footprint.chosen(self.profile)
+        setup = footprint_suite.of(self.plan)
+        assert setup, "the footprint keywords need a footprint plan"
+        return setup, setup.chosen(self.profile)
 
     def server_footprint_should_be_measured(self, server_id: str, model_name: str) -> None:
         """The RSS `server_id` needs per step of the footprint model `model_name` (held − idle of
@@ -792,8 +801,9 @@ class UabenchLibrary:
         overhead their throughputs' ratio; the samples of every profiled phase are folded into
         one profile, recorded with its functions by self time and its attribution."""
         session = self._session()
-        assert self.plan.profile, "Server Should Be Profiled needs a profile plan"
-        setup, chosen = self.plan.profile, self.plan.profile.profiles[self.profile]
+        setup = profile_suite.of(self.plan)
+        assert setup, "Server Should Be Profiled needs a profile plan"
+        chosen = setup.profiles[self.profile]
         server = sdks.get(server_id)
         missing = profilers.missing(server.language)
         if missing:
@@ -888,8 +898,9 @@ class UabenchLibrary:
         after and after the recovery wait, classified (robustness/survival.py) and stored. Fails
         when the server crashed or hung; a degradation is a warning."""
         session = self._session()
-        assert self.plan.robustness, "Server Should Survive needs a robustness plan"
-        setup, chosen = self.plan.robustness, self.plan.robustness.profiles[self.profile]
+        setup = robustness_suite.of(self.plan)
+        assert setup, "Server Should Survive needs a robustness plan"
+        chosen = setup.profiles[self.profile]
         if not self._corpus().exists():
             raise AssertionError("no corpus: the test recording it did not pass")
         reference = plans.reference_client()
@@ -982,8 +993,8 @@ class UabenchLibrary:
         declares it has no automatic reconnection, or the server's declares the behaviour it fails
         on: then skipped with the reason) or went wrong."""
         session = self._session()
-        assert self.plan.resilience, "Client Should Recover needs a resilience plan"
-        setup = self.plan.resilience
+        setup = resilience_suite.of(self.plan)
+        assert setup, "Client Should Recover needs a resilience plan"
         chosen = setup.profiles[self.profile]
         found = resilience_runner.measure(
             session, sdks.get(client_id), sdks.get(server_id), incident, workload, chosen, setup.signals
@@ -1009,8 +1020,9 @@ class UabenchLibrary:
         growth per hour with an interval (robustness/growth.py). Fails when the subscription
         load fails; a leak (an interval above zero) is a finding, stored and warned."""
         session = self._session()
-        assert self.plan.soak, "Server Should Not Leak needs a soak plan"
-        setup, chosen = self.plan.soak, self.plan.soak.profiles[self.profile]
+        setup = robustness_suite.soak_of(self.plan)
+        assert setup, "Server Should Not Leak needs a soak plan"
+        chosen = setup.profiles[self.profile]
         reference = plans.reference_client()
         if reference is None:
             raise SkipExecution("not supported: no reference client installed")
@@ -1179,7 +1191,7 @@ class UabenchLibrary:
         """`publisher` → `subscriber`: every NetworkMessage decodes, every value verifies."""
         _passed(pubsub.interop(self._pubsub_run(), publisher, subscriber, logger.info))
 
-    # --- networks (suites/network.robot, engine/network.py) ------------------------------------
+    # --- networks (suites/network.robot, network/run.py) ------------------------------------
 
     def rtd_over_network_should_be_measured(self, network: str, servers: str) -> None:
         """Every server's RTD over `network` (a profile of suites/networks), every scenario of the

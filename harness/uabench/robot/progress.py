@@ -5,7 +5,7 @@ Robot's own verbose console writes a test's name when it starts and its status o
 line when it ends, and listeners are called in between, so their lines would split Robot's;
 `uabench run` therefore runs Robot with `--console quiet` (errors and warnings only) and this
 listener in its place. N counts the tests Robot runs (after --include, --test and the like);
-the ETA is the estimate of the tests not yet finished (uabench.engine.estimate, from each
+the ETA is the estimate of the tests not yet finished (uabench.estimate, from each
 suite's plan), scaled by how far the finished ones ran over or under their estimate."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from robot.running import TestCase as RunningTest
 from robot.running import TestSuite
 from robot.utils import unescape
 
+from uabench import estimate
 from uabench import plan as plans
-from uabench.engine import estimate
 
 
 class Progress:

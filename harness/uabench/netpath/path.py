@@ -1,5 +1,5 @@
 """A network path between a client and a server: two network namespaces joined by one veth
-pair, shaped by a profile (network/profiles.py) with real tools only:
+pair, shaped by a profile (netpath/profiles.py) with real tools only:
 
 - bandwidth: a `tbf` qdisc on each side's veth (the kernel has no netem);
 - loss: `iptables -m statistic --mode random` DROP on each side's INPUT from the veth;
@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 
 from uabench import paths
-from uabench.network.profiles import Profile
+from uabench.netpath.profiles import Profile
 from uabench.proc import cleanup, launcher, netns
 
 TOXIPROXY = paths.REPO / ".tools" / "toxiproxy"  # ci/network-tools builds it

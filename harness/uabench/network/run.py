@@ -1,6 +1,6 @@
 """The network suite's cells (suites/plans/network.toml) on the engine's cell runner: every
 server in its own network namespace, the client in another, joined by a path shaped like a
-network profile (network/path.py), every RTD recorded (SPEC §6 `latencies`).
+network profile (netpath/path.py), every RTD recorded (SPEC §6 `latencies`).
 
 - `network-calibration`: ping-sized TCP exchanges over the path (network/echo.py): what the
   path alone adds to a round trip.
@@ -36,9 +36,11 @@ from uabench.engine import cells, search
 from uabench.engine.cells import Measured, Outcome
 from uabench.engine.pubsub import PubSubRun
 from uabench.engine.session import Session, free_port
-from uabench.network import analysis, profiles
+from uabench.netpath import profiles
+from uabench.netpath.path import NetworkPath
+from uabench.network import analysis
+from uabench.network import suite as network_suite
 from uabench.network.cpuload import FineCpuSampler
-from uabench.network.path import NetworkPath
 from uabench.network.plan import NetworkProfile, Scenario
 from uabench.proc import cgroups, cleanup, launcher
 from uabench.sdks import Sdk
@@ -72,9 +74,10 @@ class NetworkRun:
     """Runs the cells of a network plan in a benchmark Session and records them in its store."""
 
     def __init__(self, session: Session, plan: plans.Plan, profile: str) -> None:
-        assert plan.network, f"{plan.path} is not a network plan"
-        self.session, self.plan, self.profile, self.setup = session, plan, profile, plan.network
-        self.chosen: NetworkProfile = plan.network.profiles[profile]
+        setup = network_suite.of(plan)
+        assert setup, f"{plan.path} is not a network plan"
+        self.session, self.plan, self.profile, self.setup = session, plan, profile, setup
+        self.chosen: NetworkProfile = setup.profiles[profile]
         self.calibrations: dict[str, Calibration] = {}
         self.sdk_time_s: dict[tuple[str, str], float] = {}  # (server, scenario) -> mean RTD less the path's
         # the reference client: the load generator of every RTD cell but the interop ones
@@ -535,7 +538,7 @@ def _summary(outcome: Outcome) -> str:
     return f"{outcome.result['operations']['succeeded']} operations"
 
 
-# --- the estimate (engine/estimate.py) ----------------------------------------------------------
+# --- the estimate (estimate.py) ----------------------------------------------------------
 
 
 def expected_rtd_s(network: str) -> float:
@@ -546,9 +549,10 @@ def expected_rtd_s(network: str) -> float:
 
 
 def test_seconds(plan: plans.Plan, profile: str, keyword: str, args: tuple[str, ...], startup) -> float:
-    """The typical seconds of one network test (its cells as engine/network.py runs them)."""
-    assert plan.network
-    setup, chosen = plan.network, plan.network.profiles[profile]
+    """The typical seconds of one network test (its cells as network/run.py runs them)."""
+    setup = network_suite.of(plan)
+    assert setup is not None
+    setup, chosen = setup, setup.profiles[profile]
     servers = args[-1].split(",") if args else []
 
     def cell(network: str, scenario: Scenario, requests: int) -> float:

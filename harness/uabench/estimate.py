@@ -22,17 +22,23 @@ from dataclasses import dataclass, field
 
 from uabench import sdks
 from uabench.conformance import runner as conformance
-from uabench.engine import network
+from uabench.conformance import suite as conformance_suite
 from uabench.engine.capacity import too_few_for_p99
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
 from uabench.engine.schedule import STEADY_RUN
 from uabench.footprint import runner as footprint_runner
+from uabench.footprint import suite as footprint_suite
 from uabench.instructions import runner as instructions_runner
+from uabench.instructions import suite as instructions_suite
+from uabench.network import run as network
 from uabench.plan import Phase, Plan, TestCase, test_cases
 from uabench.plan import reference_client as plan_module_reference
 from uabench.proc import pinning
+from uabench.profile import suite as profile_suite
 from uabench.resilience import incident as incident_module
+from uabench.resilience import suite as resilience_suite
 from uabench.robustness import batches as batch_module
+from uabench.robustness import suite as robustness_suite
 
 # What each SDK's adapter and server cost is declared in its sdk.toml [expectations]
 # (sdks.Expectations), measured on the 2-core reference machine; these are the defaults for an
@@ -259,10 +265,10 @@ def _footprint_cost(
 ) -> tuple[float, float, int]:
     """Typical and longest seconds and the cells of a footprint test (footprint/runner.py): each
     point a server process of its own (a client's: one reference server for all of them)."""
-    assert plan.footprint, "the footprint keywords come only from footprint plans"
+    setup = footprint_suite.of(plan)
+    assert setup, "the footprint keywords come only from footprint plans"
     if keyword == "Server Image Should Be Measured":  # the engine asked for each architecture
         return CELL_OVERHEAD_S, CELL_OVERHEAD_S, 1
-    setup = plan.footprint
     chosen = setup.chosen(profile)
     reference = plan_module_reference()
     settle_s = setup.settle.window_s + FOOTPRINT_SETTLE_MARGIN_S
@@ -404,8 +410,9 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         cost.add(count * one, cells=count)
     elif keyword == "Conformance Should Be Measured":
         server, group = args
-        assert plan.conformance, "Conformance Should Be Measured comes only from conformance plans"
-        bounds = plan.conformance.profiles[profile]
+        conformance_setup = conformance_suite.of(plan)
+        assert conformance_setup, "Conformance Should Be Measured comes only from conformance plans"
+        bounds = conformance_setup.profiles[profile]
         servers.start(server, cost)
         cost.add(conformance.typical_seconds(group, bounds.session_wait_s, bounds.gates) + CELL_OVERHEAD_S, cells=1)
     elif keyword == "Corpus Should Be Recorded":
@@ -415,8 +422,9 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
             cost.add(3 * (startup(reference) + 1.0) + CELL_OVERHEAD_S, cells=0)
     elif keyword == "Server Should Survive":
         server, batch = args
-        assert plan.robustness, "Server Should Survive comes only from robustness plans"
-        sizes = plan.robustness.profiles[profile]
+        robustness_setup = robustness_suite.of(plan)
+        assert robustness_setup, "Server Should Survive comes only from robustness plans"
+        sizes = robustness_setup.profiles[profile]
         servers.start(server, cost)
         health = 3 * (startup(plan_module_reference() or server) + HEALTH_READ_S)
         batch_s = batch_module.typical_seconds(batch, sizes.cases, sizes.time_s, _expectations(server).fuzz_case_s)
@@ -425,11 +433,12 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         cost.add(batch_s + sizes.recovery_s + health, most_s + sizes.recovery_s + health, cells=1)
     elif keyword == "Instructions Should Be Counted":
         server, workload = args
-        assert plan.instructions, "Instructions Should Be Counted comes only from instructions plans"
+        instructions_setup = instructions_suite.of(plan)
+        assert instructions_setup, "Instructions Should Be Counted comes only from instructions plans"
         if not workload:  # a server the plan does not count: one cell saying why
             cost.add(CELL_OVERHEAD_S, cells=1)
             return cost
-        counting = plan.instructions.profiles[profile]
+        counting = instructions_setup.profiles[profile]
         client = plan_module_reference() or server
         # the timing: a server of its own config, warmed with the workload, then its repetitions
         cost.add(startup(server))
@@ -442,8 +451,9 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         cost.add(VALGRIND_START_S + loads + VALGRIND_STOP_S, cells=2 * counting.pairs)
     elif keyword == "Server Should Be Profiled":
         server, workload = args
-        assert plan.profile, "Server Should Be Profiled comes only from profile plans"
-        sampled = plan.profile.profiles[profile]
+        profile_setup = profile_suite.of(plan)
+        assert profile_setup, "Server Should Be Profiled comes only from profile plans"
+        sampled = profile_setup.profiles[profile]
         client = plan_module_reference() or server
         cost.add(startup(server))  # its own, started with the runtime's profiling settings
         servers.warm(server, client, f"profile: {workload}", cost, fresh=True)
@@ -454,13 +464,15 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         cost.add(*_footprint_cost(plan, profile, keyword, args, startup))
     elif keyword == "Server Should Not Leak":
         (server,) = args
-        assert plan.soak, "Server Should Not Leak comes only from soak plans"
+        soak_setup = robustness_suite.soak_of(plan)
+        assert soak_setup, "Server Should Not Leak comes only from soak plans"
         servers.start(server, cost)
-        cost.add(plan.soak.profiles[profile].duration_s + 1.0 + CELL_OVERHEAD_S, cells=1)
+        cost.add(soak_setup.profiles[profile].duration_s + 1.0 + CELL_OVERHEAD_S, cells=1)
     elif keyword == "Client Should Recover":
         client, server, incident, _workload = args
-        assert plan.resilience, "Client Should Recover comes only from resilience plans"
-        timing = plan.resilience.profiles[profile]
+        resilience_setup = resilience_suite.of(plan)
+        assert resilience_setup, "Client Should Recover comes only from resilience plans"
+        timing = resilience_setup.profiles[profile]
         # a server of its own, started twice for a restart; the client's start, warm-up and phase
         one = (
             2 * startup(server) + startup(client) + incident_module.WARMUP_S + incident_module.phase_s(timing, incident)

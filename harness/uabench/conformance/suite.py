@@ -1,0 +1,45 @@
+"""The conformance suite's plan kind (registered with uabench.plan): a plan with a [conformance]
+table, parsed by conformance/plan.py, and its test cases: per server one per group of checks."""
+
+from __future__ import annotations
+
+from uabench.conformance import plan as conformance_plan
+from uabench.conformance.checks import GROUPS
+from uabench.conformance.plan import ConformanceSetup
+from uabench.plan import Plan, SuiteKind, TestCase, checked_tables, sdk_selection, sdks_chosen, setup_of
+
+KEYS = frozenset({"suite", "description", "servers", "conformance", "profiles"})
+
+
+def of(plan: Plan) -> ConformanceSetup | None:
+    """The conformance setup of a conformance plan, else None."""
+    return setup_of(plan, "conformance", ConformanceSetup)
+
+
+def _parse(raw: dict, common: dict) -> Plan:
+    setup, parsed = checked_tables(conformance_plan.parse, raw)
+    return Plan(
+        **common,
+        profiles=parsed,
+        servers=sdk_selection(raw.get("servers"), "servers", "server"),
+        kind="conformance",
+        setup=setup,
+    )
+
+
+def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
+    """The conformance suite: per server, one test per group of conformance units (one probe
+    process each; checks.GROUPS)."""
+    return [
+        TestCase(
+            f"{group} on {server}",
+            "Conformance Should Be Measured",
+            (server, group),
+            ("conformance", f"server:{server}", f"group:{group.lower().replace(' ', '-')}"),
+        )
+        for server in sdks_chosen("server", plan.servers, only)
+        for group in GROUPS
+    ]
+
+
+KINDS = (SuiteKind("conformance", KEYS, _parse, _tests, lambda plan, profile: 0.0),)  # the probe measures no speed

@@ -1,0 +1,72 @@
+"""The resilience suite's plan kind (registered with uabench.plan): a plan with a [resilience]
+table, parsed by resilience/plan.py, and its test cases: per incident and workload, every client
+against the reference server (and with pairs "cross" the reference client against the others)."""
+
+from __future__ import annotations
+
+from uabench.plan import (
+    Plan,
+    SuiteKind,
+    TestCase,
+    checked_tables,
+    reference_client,
+    sdk_ids,
+    sdk_selection,
+    sdks_chosen,
+    setup_of,
+)
+from uabench.resilience import plan as resilience_plan
+from uabench.resilience.plan import ResilienceSetup
+
+KEYS = frozenset({"suite", "description", "servers", "clients", "resilience", "profiles"})
+
+
+def of(plan: Plan) -> ResilienceSetup | None:
+    """The resilience setup of a resilience plan, else None."""
+    return setup_of(plan, "resilience", ResilienceSetup)
+
+
+def _parse(raw: dict, common: dict) -> Plan:
+    setup, parsed = checked_tables(resilience_plan.parse, raw)
+    if setup.reference_client:
+        sdk_ids([setup.reference_client], "resilience.reference_client", "client")
+    if setup.reference_server:
+        sdk_ids([setup.reference_server], "resilience.reference_server", "server")
+    return Plan(
+        **common,
+        profiles=parsed,
+        servers=sdk_selection(raw.get("servers"), "servers", "server"),
+        clients=sdk_selection(raw.get("clients"), "clients", "client"),
+        kind="resilience",
+        setup=setup,
+    )
+
+
+def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
+    """The resilience suite: per incident and workload, every client against the reference
+    server, and with pairs "cross" the reference client against every other server (the
+    plan's, else the harness's reference client and its SDK's server)."""
+    setup = of(plan)
+    assert setup is not None
+    setups = setup.profiles
+    chosen = setups.get(profile or "quick") or next(iter(setups.values()))
+    servers, clients = sdks_chosen("server", plan.servers, only), sdks_chosen("client", plan.clients, only)
+    reference = setup.reference_client or reference_client()
+    target = setup.reference_server or reference_client()
+    pairs = [(client, target) for client in clients if target in servers]
+    if chosen.pairs == "cross" and reference in clients:
+        pairs += [(reference, server) for server in servers if server != target]
+    return [
+        TestCase(
+            f"{incident} during {workload}: {client} → {server}",
+            "Client Should Recover",
+            (client, server, incident, workload),
+            ("resilience", f"incident:{incident}", f"workload:{workload}", f"client:{client}", f"server:{server}"),
+        )
+        for incident in chosen.incidents
+        for workload in chosen.workloads
+        for client, server in pairs
+    ]
+
+
+KINDS = (SuiteKind("resilience", KEYS, _parse, _tests, lambda plan, profile: 0.0),)  # recovery, not speed

@@ -1,0 +1,85 @@
+"""The robustness suite's plan kinds (registered with uabench.plan): a plan with a [robustness]
+table (robustness/plan.py: hostile batches against every server, after the fuzzer's corpus) and
+one with a [soak] table (robustness/soak.py: every server under load and churn)."""
+
+from __future__ import annotations
+
+from uabench.plan import Plan, SuiteKind, TestCase, checked_tables, sdk_selection, sdks_chosen, setup_of
+from uabench.robustness import plan as robustness_plan
+from uabench.robustness import soak as soak_plan
+from uabench.robustness.plan import RobustnessSetup
+from uabench.robustness.soak import SoakSetup
+
+KEYS = frozenset({"suite", "description", "servers", "robustness", "profiles"})
+SOAK_KEYS = frozenset({"suite", "description", "servers", "soak", "profiles"})
+
+
+def of(plan: Plan) -> RobustnessSetup | None:
+    """The robustness setup of a robustness plan, else None."""
+    return setup_of(plan, "robustness", RobustnessSetup)
+
+
+def soak_of(plan: Plan) -> SoakSetup | None:
+    """The soak setup of a soak plan, else None."""
+    return setup_of(plan, "soak", SoakSetup)
+
+
+def _parse(raw: dict, common: dict) -> Plan:
+    setup, parsed = checked_tables(robustness_plan.parse, raw)
+    return Plan(
+        **common,
+        profiles=parsed,
+        servers=sdk_selection(raw.get("servers"), "servers", "server"),
+        kind="robustness",
+        setup=setup,
+    )
+
+
+def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
+    """The robustness suite: the fuzzer's corpus recorded from the reference client, then every
+    batch against every server."""
+    setup = of(plan)
+    assert setup is not None
+    servers = sdks_chosen("server", plan.servers, only)
+    if not servers:
+        return []
+    corpus = TestCase("the corpus from the reference client", "Corpus Should Be Recorded", (), ("robustness", "corpus"))
+    cases = [corpus]
+    return cases + [
+        TestCase(
+            f"{batch} against {server}",
+            "Server Should Survive",
+            (server, batch),
+            ("robustness", f"server:{server}", f"batch:{batch}"),
+        )
+        for server in servers
+        for batch in setup.batches_of(profile)
+    ]
+
+
+def _parse_soak(raw: dict, common: dict) -> Plan:
+    setup, parsed = checked_tables(soak_plan.parse, raw)
+    return Plan(
+        **common,
+        profiles=parsed,
+        servers=sdk_selection(raw.get("servers"), "servers", "server"),
+        kind="soak",
+        setup=setup,
+    )
+
+
+def _soak_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
+    return [
+        TestCase(f"soak of {server}", "Server Should Not Leak", (server,), ("soak", f"server:{server}"))
+        for server in sdks_chosen("server", plan.servers, only)
+    ]
+
+
+def _no_warmup(plan: Plan, profile: str) -> float:
+    return 0.0  # what these suites measure is survival and leaks, not speed
+
+
+KINDS = (
+    SuiteKind("robustness", KEYS, _parse, _tests, _no_warmup),
+    SuiteKind("soak", SOAK_KEYS, _parse_soak, _soak_tests, _no_warmup),
+)
