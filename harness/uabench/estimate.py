@@ -21,24 +21,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from uabench import sdks
-from uabench.conformance import runner as conformance
-from uabench.conformance import suite as conformance_suite
 from uabench.engine.capacity import too_few_for_p99
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
 from uabench.engine.schedule import STEADY_RUN
-from uabench.footprint import runner as footprint_runner
-from uabench.footprint import suite as footprint_suite
-from uabench.instructions import runner as instructions_runner
-from uabench.instructions import suite as instructions_suite
-from uabench.network import run as network
-from uabench.plan import Phase, Plan, TestCase, test_cases
-from uabench.plan import reference_client as plan_module_reference
+from uabench.plan import Phase, Plan, TestCase, suite_kinds, test_cases
 from uabench.proc import pinning
-from uabench.profile import suite as profile_suite
-from uabench.resilience import incident as incident_module
-from uabench.resilience import suite as resilience_suite
-from uabench.robustness import batches as batch_module
-from uabench.robustness import suite as robustness_suite
 
 # What each SDK's adapter and server cost is declared in its sdk.toml [expectations]
 # (sdks.Expectations), measured on the 2-core reference machine; these are the defaults for an
@@ -124,25 +111,6 @@ def clock(seconds: float) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
 
 
-# a server's start to ready and its stop under valgrind (instructions/runner.py): open62541 with
-# 1,000 signals 2 to 3 s, gopcua and async-opcua 2 to 4 s; valgrind writes its counts on exit
-VALGRIND_START_S = 3.0
-VALGRIND_STOP_S = 1.0
-VALGRIND_DUMP_S = 0.5  # callgrind_control --dump answers in about 0.4 s
-# a profiler's stop and `perf script` | inferno-collapse-perf of one phase's samples (JIT
-# runtimes: the perf map written and read too)
-PROFILE_FOLD_S = 3.0
-# a health read of the robustness suite: the reference client's short verified read (library.py)
-HEALTH_READ_S = 0.6
-NETWORK_KEYWORDS = (
-    "RTD Over Network Should Be Measured",
-    "RTD On A Constrained Host Should Be Measured",
-    "Network Interop Should Pass",
-    "Subscriptions Over Network Should Be Measured",
-    "PubSub Over Network Should Be Measured",
-)
-
-
 def for_plan(
     plan: Plan,
     profile: str,
@@ -208,6 +176,30 @@ class _Servers:
         cost.add(typical * chunk, most * chunk, typical)
 
 
+@dataclass
+class _Meter:
+    """One test's cost as a suite's cost function adds to it (plan.TestCost)."""
+
+    cost: _Cost
+    servers: _Servers
+    cell_overhead_s: float = CELL_OVERHEAD_S
+
+    def add(self, typical: float, most: float | None = None, cells: int = 0) -> None:
+        self.cost.add(typical, most, cells)
+
+    def start(self, server: str) -> None:
+        self.servers.start(server, self.cost)
+
+    def warm(self, server: str, client: str, load: str, fresh: bool = False) -> None:
+        self.servers.warm(server, client, load, self.cost, fresh)
+
+    def startup(self, sdk_id: str) -> float:
+        return self.servers.startup(sdk_id)
+
+    def expectations(self, sdk_id: str) -> sdks.Expectations:
+        return _expectations(sdk_id)
+
+
 def estimate(
     plan: Plan,
     profile: str,
@@ -243,60 +235,6 @@ def _measured(chosen: str, client: str) -> list[str]:
     return found
 
 
-FOOTPRINT_KEYWORDS = (
-    "Server Footprint Should Be Measured",
-    "Server Start Up Should Be Measured",
-    "Client Footprint Should Be Measured",
-    "Server Image Should Be Measured",
-)
-# a footprint point's server: its stop, and the idle RSS's settle window plus a sample or two
-FOOTPRINT_STOP_S = 0.5
-FOOTPRINT_SETTLE_MARGIN_S = 0.5
-# measured on the 2-core reference VM (footprint quick, 25 Nov 2026): a server's time to ready per
-# 1,000 signals beyond the first 1,000 (python-opcua and asyncua 17 s at 100,000 signals, node-opcua
-# 5.8 s, Milo 4.5 s, the native servers under 1 s), and the time a session of the client holding a
-# point takes to open and close (100 sessions added about 4 s to open62541's points)
-READY_S_PER_1K_SIGNALS_DEFAULT = 0.008  # sdk.toml [expectations] ready_s_per_1k_signals: a native server's
-SESSION_S = 0.04
-
-
-def _footprint_cost(
-    plan: Plan, profile: str, keyword: str, args: tuple[str, ...], startup: Callable[[str], float]
-) -> tuple[float, float, int]:
-    """Typical and longest seconds and the cells of a footprint test (footprint/runner.py): each
-    point a server process of its own (a client's: one reference server for all of them)."""
-    setup = footprint_suite.of(plan)
-    assert setup, "the footprint keywords come only from footprint plans"
-    if keyword == "Server Image Should Be Measured":  # the engine asked for each architecture
-        return CELL_OVERHEAD_S, CELL_OVERHEAD_S, 1
-    chosen = setup.chosen(profile)
-    reference = plan_module_reference()
-    settle_s = setup.settle.window_s + FOOTPRINT_SETTLE_MARGIN_S
-    held_s = footprint_runner.HOLD_WARMUP_S + chosen.hold_s + CELL_OVERHEAD_S
-    if keyword == "Client Footprint Should Be Measured":
-        points = chosen.repetitions * len(setup.steps_of(setup.client_steps, profile))
-        typical = startup(reference or args[0]) + points * (startup(args[0]) + held_s)
-        return typical, typical, points
-    server = args[0]
-    client = reference or server
-    if keyword == "Server Start Up Should Be Measured":
-        counts = setup.signals_of(profile)
-        declared = _expectations(server).ready_s_per_1k_signals
-        per_1k = READY_S_PER_1K_SIGNALS_DEFAULT if declared is None else declared
-        first = startup(client) + float(setup.first_request.get("duration_s", 5)) + CELL_OVERHEAD_S
-        one = startup(server) + settle_s + first + FOOTPRINT_STOP_S
-        typical = chosen.repetitions * sum(one + per_1k * max(0, n - 1000) / 1000 for n in counts)
-        points = chosen.repetitions * len(counts)
-        return typical, typical + points * setup.settle.bound_s, points
-    model = setup.model(args[1])
-    steps = setup.steps_of(model.steps, profile)
-    one = startup(server) + settle_s + startup(client) + held_s + FOOTPRINT_STOP_S
-    sessions = sum(step for step in steps) if model.vary == "sessions" else 0
-    typical = chosen.repetitions * (len(steps) * one + sessions * SESSION_S)
-    points = chosen.repetitions * len(steps)
-    return typical, typical + points * setup.settle.bound_s, points
-
-
 def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, asked: set[str]) -> _Cost:
     keyword, args, startup = case.keyword, case.args, servers.startup
     cost = _Cost()
@@ -313,6 +251,10 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         most = phase.most_repetitions * one * (1 + DISTURBED_RETRIES)
         cost.add(phase.repetitions * one, most, phase.repetitions * items)
 
+    suite_kind = suite_kinds()[plan.kind] if plan.kind else None
+    if suite_kind is not None and suite_kind.cost is not None and keyword not in CHECK_KEYWORDS:
+        suite_kind.cost(plan, profile, case, _Meter(cost, servers))  # a suite's own keywords, its own estimate
+        return cost
     if keyword == "Interop Cell Should Pass":
         client, server, _ = args
         servers.start(server, cost)
@@ -408,78 +350,6 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         one = startup(publisher) + startup(subscriber) + phase.warmup_s + phase.duration_s + CELL_OVERHEAD_S
         count = points * phase.repetitions + (limit_cells(phase) if kind == "sweep" else 0)
         cost.add(count * one, cells=count)
-    elif keyword == "Conformance Should Be Measured":
-        server, group = args
-        conformance_setup = conformance_suite.of(plan)
-        assert conformance_setup, "Conformance Should Be Measured comes only from conformance plans"
-        bounds = conformance_setup.profiles[profile]
-        servers.start(server, cost)
-        cost.add(conformance.typical_seconds(group, bounds.session_wait_s, bounds.gates) + CELL_OVERHEAD_S, cells=1)
-    elif keyword == "Corpus Should Be Recorded":
-        reference = plan_module_reference()
-        if reference:
-            servers.start(reference, cost)
-            cost.add(3 * (startup(reference) + 1.0) + CELL_OVERHEAD_S, cells=0)
-    elif keyword == "Server Should Survive":
-        server, batch = args
-        robustness_setup = robustness_suite.of(plan)
-        assert robustness_setup, "Server Should Survive comes only from robustness plans"
-        sizes = robustness_setup.profiles[profile]
-        servers.start(server, cost)
-        health = 3 * (startup(plan_module_reference() or server) + HEALTH_READ_S)
-        batch_s = batch_module.typical_seconds(batch, sizes.cases, sizes.time_s, _expectations(server).fuzz_case_s)
-        # at most: the batch runs to its time bound (every fuzz case waits out a silent server)
-        most_s = batch_module.HOSTILE_START_S + sizes.time_s
-        cost.add(batch_s + sizes.recovery_s + health, most_s + sizes.recovery_s + health, cells=1)
-    elif keyword == "Instructions Should Be Counted":
-        server, workload = args
-        instructions_setup = instructions_suite.of(plan)
-        assert instructions_setup, "Instructions Should Be Counted comes only from instructions plans"
-        if not workload:  # a server the plan does not count: one cell saying why
-            cost.add(CELL_OVERHEAD_S, cells=1)
-            return cost
-        counting = instructions_setup.profiles[profile]
-        client = plan_module_reference() or server
-        # the timing: a server of its own config, warmed with the workload, then its repetitions
-        cost.add(startup(server))
-        servers.warm(server, client, f"instructions: {workload}", cost, fresh=True)
-        timed = startup(client) + 1.0 + counting.timing_duration_s + CELL_OVERHEAD_S  # the contract's 1 s warm-up
-        cost.add(counting.timing_repetitions * timed, cells=counting.timing_repetitions)
-        # each count: the server started and stopped under valgrind, the client's phase
-        # one server under valgrind; each load (the first set aside): the client's start and phase, a dump
-        loads = (2 * counting.pairs + 1) * (counting.duration_s + instructions_runner.SPAN_MARGIN_S + VALGRIND_DUMP_S)
-        cost.add(VALGRIND_START_S + loads + VALGRIND_STOP_S, cells=2 * counting.pairs)
-    elif keyword == "Server Should Be Profiled":
-        server, workload = args
-        profile_setup = profile_suite.of(plan)
-        assert profile_setup, "Server Should Be Profiled comes only from profile plans"
-        sampled = profile_setup.profiles[profile]
-        client = plan_module_reference() or server
-        cost.add(startup(server))  # its own, started with the runtime's profiling settings
-        servers.warm(server, client, f"profile: {workload}", cost, fresh=True)
-        one_phase = startup(client) + 1.0 + sampled.duration_s + CELL_OVERHEAD_S  # the contract's 1 s warm-up
-        # each profiled phase: the profiler's start, its stop and folding the samples
-        cost.add(sampled.repetitions * (2 * one_phase + PROFILE_FOLD_S), cells=2 * sampled.repetitions + 1)
-    elif keyword in FOOTPRINT_KEYWORDS:
-        cost.add(*_footprint_cost(plan, profile, keyword, args, startup))
-    elif keyword == "Server Should Not Leak":
-        (server,) = args
-        soak_setup = robustness_suite.soak_of(plan)
-        assert soak_setup, "Server Should Not Leak comes only from soak plans"
-        servers.start(server, cost)
-        cost.add(soak_setup.profiles[profile].duration_s + 1.0 + CELL_OVERHEAD_S, cells=1)
-    elif keyword == "Client Should Recover":
-        client, server, incident, _workload = args
-        resilience_setup = resilience_suite.of(plan)
-        assert resilience_setup, "Client Should Recover comes only from resilience plans"
-        timing = resilience_setup.profiles[profile]
-        # a server of its own, started twice for a restart; the client's start, warm-up and phase
-        one = (
-            2 * startup(server) + startup(client) + incident_module.WARMUP_S + incident_module.phase_s(timing, incident)
-        )
-        cost.add(timing.repetitions * (one + CELL_OVERHEAD_S), cells=timing.repetitions)
-    elif keyword in NETWORK_KEYWORDS:
-        cost.add(network.test_seconds(plan, profile, keyword, args, startup), cells=1)
     elif keyword in CHECK_KEYWORDS:  # asks every adapter (args: which, when known) for its capabilities
         new = [sdk for sdk in (args or [sdk.id for sdk in sdks.all_sdks()]) if sdk not in asked]
         asked.update(new)  # asked once per run (engine.adapters)

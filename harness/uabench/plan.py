@@ -17,7 +17,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from uabench_contract import ARRAYS
 
@@ -760,11 +760,30 @@ def _read(path: Path) -> dict:
         raise PlanError(f"{path}: arrays or tables nested too deep to be a plan") from None
 
 
+class TestCost(Protocol):
+    """What the estimate (uabench/estimate.py) hands a suite's cost function (SuiteKind.cost) for
+    one test: the seconds and cells it adds, the servers the suite's session keeps (each started
+    once, warmed once per load), and what each SDK's sdk.toml expects."""
+
+    cell_overhead_s: float  # a client cell's own overhead beside its phases
+
+    def add(self, typical: float, most: float | None = None, cells: int = 0) -> None: ...
+
+    def start(self, server: str) -> None: ...
+
+    def warm(self, server: str, client: str, load: str, fresh: bool = False) -> None: ...
+
+    def startup(self, sdk_id: str) -> float: ...
+
+    def expectations(self, sdk_id: str) -> sdks.Expectations: ...
+
+
 @dataclass(frozen=True)
 class SuiteKind:
     """A kind of plan a suite package registers (its suite.py's KINDS, found by suite_kinds): the
     table that makes a plan this kind, the keys such a plan may have, how its tables become a
-    Plan, its test cases, and how long a server warms up in it (None: as a client/server plan's)."""
+    Plan, its test cases, how long a server warms up in it (None: as a client/server plan's),
+    what a run records of it and what each of its tests costs (the estimate's)."""
 
     table: str
     keys: frozenset[str]
@@ -772,6 +791,8 @@ class SuiteKind:
     tests: Callable[[Plan, list[str] | None, str | None], list[TestCase]]  # (plan, only, profile)
     server_warmup_s: Callable[[Plan, str], float] | None = None
     provenance: Callable[[Plan], dict] | None = None  # what a run records of such a plan beyond the common fields
+    # the typical and longest seconds and the cells of one of its tests (its keywords'), added to a TestCost
+    cost: Callable[[Plan, str, TestCase, TestCost], None] | None = None
 
     @property
     def description(self) -> str:

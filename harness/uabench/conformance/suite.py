@@ -4,9 +4,19 @@ table, parsed by conformance/plan.py, and its test cases: per server one per gro
 from __future__ import annotations
 
 from uabench.conformance import plan as conformance_plan
+from uabench.conformance import runner
 from uabench.conformance.checks import GROUPS
 from uabench.conformance.plan import ConformanceSetup
-from uabench.plan import Plan, SuiteKind, TestCase, checked_tables, sdk_selection, sdks_chosen, setup_of
+from uabench.plan import (
+    Plan,
+    SuiteKind,
+    TestCase,
+    TestCost,
+    checked_tables,
+    sdk_selection,
+    sdks_chosen,
+    setup_of,
+)
 
 KEYS = frozenset({"suite", "description", "servers", "conformance", "profiles"})
 
@@ -42,4 +52,16 @@ def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[Test
     ]
 
 
-KINDS = (SuiteKind("conformance", KEYS, _parse, _tests, lambda plan, profile: 0.0),)  # the probe measures no speed
+def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
+    """A group of checks against a server: the probe's typical time for it (conformance/runner.py)."""
+    server, group = case.args
+    setup = of(plan)
+    assert setup, "Conformance Should Be Measured comes only from conformance plans"
+    bounds = setup.profiles[profile]
+    cost.start(server)
+    cost.add(runner.typical_seconds(group, bounds.session_wait_s, bounds.gates) + cost.cell_overhead_s, cells=1)
+
+
+KINDS = (
+    SuiteKind("conformance", KEYS, _parse, _tests, lambda plan, profile: 0.0, cost=_cost),
+)  # the probe measures no speed

@@ -7,16 +7,19 @@ from __future__ import annotations
 import dataclasses
 
 from uabench.footprint import plan as footprint_plan
+from uabench.footprint import runner
 from uabench.footprint.plan import FootprintSetup
 from uabench.plan import (
     Plan,
     PlanError,
     SuiteKind,
     TestCase,
+    TestCost,
     adapter_config,
     checked_tables,
     client_config,
     expand_nodes,
+    reference_client,
     sdk_selection,
     sdks_chosen,
     setup_of,
@@ -105,4 +108,55 @@ def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[Test
     return cases
 
 
-KINDS = (SuiteKind("footprint", KEYS, _parse, _tests),)
+# a footprint point's server: its stop, and the idle RSS's settle window plus a sample or two
+FOOTPRINT_STOP_S = 0.5
+FOOTPRINT_SETTLE_MARGIN_S = 0.5
+# measured on the 2-core reference VM (footprint quick, 25 Nov 2026): a server's time to ready per
+# 1,000 signals beyond the first 1,000 (python-opcua and asyncua 17 s at 100,000 signals, node-opcua
+# 5.8 s, Milo 4.5 s, the native servers under 1 s), and the time a session of the client holding a
+# point takes to open and close (100 sessions added about 4 s to open62541's points)
+READY_S_PER_1K_SIGNALS_DEFAULT = 0.008  # sdk.toml [expectations] ready_s_per_1k_signals: a native server's
+SESSION_S = 0.04
+
+
+def _seconds(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> tuple[float, float, int]:
+    """Typical and longest seconds and the cells of a footprint test (footprint/runner.py): each
+    point a server process of its own (a client's: one reference server for all of them)."""
+    keyword, args, startup, overhead_s = case.keyword, case.args, cost.startup, cost.cell_overhead_s
+    setup = of(plan)
+    assert setup, "the footprint keywords come only from footprint plans"
+    if keyword == "Server Image Should Be Measured":  # the engine asked for each architecture
+        return overhead_s, overhead_s, 1
+    chosen = setup.chosen(profile)
+    reference = reference_client()
+    settle_s = setup.settle.window_s + FOOTPRINT_SETTLE_MARGIN_S
+    held_s = runner.HOLD_WARMUP_S + chosen.hold_s + overhead_s
+    if keyword == "Client Footprint Should Be Measured":
+        points = chosen.repetitions * len(setup.steps_of(setup.client_steps, profile))
+        typical = startup(reference or args[0]) + points * (startup(args[0]) + held_s)
+        return typical, typical, points
+    server = args[0]
+    client = reference or server
+    if keyword == "Server Start Up Should Be Measured":
+        counts = setup.signals_of(profile)
+        declared = cost.expectations(server).ready_s_per_1k_signals
+        per_1k = READY_S_PER_1K_SIGNALS_DEFAULT if declared is None else declared
+        first = startup(client) + float(setup.first_request.get("duration_s", 5)) + overhead_s
+        one = startup(server) + settle_s + first + FOOTPRINT_STOP_S
+        typical = chosen.repetitions * sum(one + per_1k * max(0, n - 1000) / 1000 for n in counts)
+        points = chosen.repetitions * len(counts)
+        return typical, typical + points * setup.settle.bound_s, points
+    model = setup.model(args[1])
+    steps = setup.steps_of(model.steps, profile)
+    one = startup(server) + settle_s + startup(client) + held_s + FOOTPRINT_STOP_S
+    sessions = sum(step for step in steps) if model.vary == "sessions" else 0
+    typical = chosen.repetitions * (len(steps) * one + sessions * SESSION_S)
+    points = chosen.repetitions * len(steps)
+    return typical, typical + points * setup.settle.bound_s, points
+
+
+def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
+    cost.add(*_seconds(plan, profile, case, cost))
+
+
+KINDS = (SuiteKind("footprint", KEYS, _parse, _tests, cost=_cost),)

@@ -7,13 +7,16 @@ import dataclasses
 
 from uabench import sdks
 from uabench.instructions import plan as instructions_plan
+from uabench.instructions import runner
 from uabench.instructions.plan import InstructionsSetup
 from uabench.plan import (
     Plan,
     SuiteKind,
     TestCase,
+    TestCost,
     checked_tables,
     named_workloads,
+    reference_client,
     sdk_selection,
     sdks_chosen,
     setup_of,
@@ -78,4 +81,31 @@ def _provenance(plan: Plan) -> dict:
     return {"instructions": {"tolerance": setup.tolerance, "time_driven": setup.time_driven}}
 
 
-KINDS = (SuiteKind("instructions", KEYS, _parse, _tests, provenance=_provenance),)
+# a server's start to ready and its stop under valgrind (instructions/runner.py): open62541 with
+# 1,000 signals 2 to 3 s, gopcua and async-opcua 2 to 4 s; valgrind writes its counts on exit
+VALGRIND_START_S = 3.0
+VALGRIND_STOP_S = 1.0
+VALGRIND_DUMP_S = 0.5  # callgrind_control --dump answers in about 0.4 s
+
+
+def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
+    """The timing (a server of its own, warmed with the workload, then its repetitions), then the
+    counts: one server under valgrind, each load a client's start, phase and dump."""
+    server, workload = case.args
+    setup = of(plan)
+    assert setup, "Instructions Should Be Counted comes only from instructions plans"
+    if not workload:  # a server the plan does not count: one cell saying why
+        cost.add(cost.cell_overhead_s, cells=1)
+        return
+    counting = setup.profiles[profile]
+    client = reference_client() or server
+    cost.add(cost.startup(server))
+    cost.warm(server, client, f"instructions: {workload}", fresh=True)
+    timed = cost.startup(client) + 1.0 + counting.timing_duration_s + cost.cell_overhead_s  # the contract's 1 s warm-up
+    cost.add(counting.timing_repetitions * timed, cells=counting.timing_repetitions)
+    # one server under valgrind; each load (the first set aside): the client's start and phase, a dump
+    loads = (2 * counting.pairs + 1) * (counting.duration_s + runner.SPAN_MARGIN_S + VALGRIND_DUMP_S)
+    cost.add(VALGRIND_START_S + loads + VALGRIND_STOP_S, cells=2 * counting.pairs)
+
+
+KINDS = (SuiteKind("instructions", KEYS, _parse, _tests, provenance=_provenance, cost=_cost),)

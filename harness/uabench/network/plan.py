@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from uabench import references
 from uabench.netpath import profiles as networks
+from uabench.plan import Plan, setup_of
 
 SCENARIO_KEYS = {"name", "description", "nodes", "think"}
 PROFILE_KEYS = {
@@ -174,3 +175,8 @@ def parse(raw: dict) -> tuple[NetworkSetup, dict[str, dict]]:
         ),
         {name: {} for name in parsed},
     )
+
+
+def of(plan: Plan) -> NetworkSetup | None:
+    """The network setup of a network plan (its suite kind: network/suite.py), else None."""
+    return setup_of(plan, "network", NetworkSetup)

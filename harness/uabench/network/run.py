@@ -39,7 +39,7 @@ from uabench.engine.session import Session, free_port
 from uabench.netpath import profiles
 from uabench.netpath.path import NetworkPath
 from uabench.network import analysis
-from uabench.network import suite as network_suite
+from uabench.network import plan as network_plan
 from uabench.network.cpuload import FineCpuSampler
 from uabench.network.plan import NetworkProfile, Scenario
 from uabench.proc import cgroups, cleanup, launcher
@@ -74,7 +74,7 @@ class NetworkRun:
     """Runs the cells of a network plan in a benchmark Session and records them in its store."""
 
     def __init__(self, session: Session, plan: plans.Plan, profile: str) -> None:
-        setup = network_suite.of(plan)
+        setup = network_plan.of(plan)
         assert setup, f"{plan.path} is not a network plan"
         self.session, self.plan, self.profile, self.setup = session, plan, profile, setup
         self.chosen: NetworkProfile = setup.profiles[profile]
@@ -550,7 +550,7 @@ def expected_rtd_s(network: str) -> float:
 
 def test_seconds(plan: plans.Plan, profile: str, keyword: str, args: tuple[str, ...], startup) -> float:
     """The typical seconds of one network test (its cells as network/run.py runs them)."""
-    setup = network_suite.of(plan)
+    setup = network_plan.of(plan)
     assert setup is not None
     setup, chosen = setup, setup.profiles[profile]
     servers = args[-1].split(",") if args else []

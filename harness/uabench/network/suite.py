@@ -5,25 +5,21 @@ from __future__ import annotations
 
 from uabench.netpath import profiles
 from uabench.network import plan as network_plan
-from uabench.network.plan import NetworkSetup
+from uabench.network import run
+from uabench.network.plan import of
 from uabench.plan import (
     Plan,
     PlanError,
     SuiteKind,
     TestCase,
+    TestCost,
     reference_publisher,
     sdk_ids,
     sdk_selection,
     sdks_chosen,
-    setup_of,
 )
 
 KEYS = frozenset({"suite", "description", "servers", "clients", "network", "scenario", "profiles"})
-
-
-def of(plan: Plan) -> NetworkSetup | None:
-    """The network setup of a network plan, else None."""
-    return setup_of(plan, "network", NetworkSetup)
 
 
 def _parse(raw: dict, common: dict) -> Plan:
@@ -113,4 +109,9 @@ def _server_warmup_s(plan: Plan, profile: str) -> float:
     return setup.profiles[profile].server_warmup_s if profile in setup.profiles else 0.0
 
 
-KINDS = (SuiteKind("network", KEYS, _parse, _tests, _server_warmup_s),)
+def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
+    """One network test as network/run.py runs its cells."""
+    cost.add(run.test_seconds(plan, profile, case.keyword, case.args, cost.startup), cells=1)
+
+
+KINDS = (SuiteKind("network", KEYS, _parse, _tests, _server_warmup_s, cost=_cost),)

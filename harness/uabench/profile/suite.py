@@ -9,8 +9,10 @@ from uabench.plan import (
     Plan,
     SuiteKind,
     TestCase,
+    TestCost,
     checked_tables,
     named_workloads,
+    reference_client,
     sdk_selection,
     sdks_chosen,
     setup_of,
@@ -57,4 +59,23 @@ def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[Test
     ]
 
 
-KINDS = (SuiteKind("profile", KEYS, _parse, _tests),)
+# a profiler's stop and `perf script` | inferno-collapse-perf of one phase's samples (JIT
+# runtimes: the perf map written and read too)
+PROFILE_FOLD_S = 3.0
+
+
+def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
+    """A server of its own (started with its runtime's profiling settings) warmed with the
+    workload, then per repetition a phase without and one with the profiler, and the folding."""
+    server, workload = case.args
+    setup = of(plan)
+    assert setup, "Server Should Be Profiled comes only from profile plans"
+    sampled = setup.profiles[profile]
+    client = reference_client() or server
+    cost.add(cost.startup(server))
+    cost.warm(server, client, f"profile: {workload}", fresh=True)
+    one_phase = cost.startup(client) + 1.0 + sampled.duration_s + cost.cell_overhead_s  # the contract's 1 s warm-up
+    cost.add(sampled.repetitions * (2 * one_phase + PROFILE_FOLD_S), cells=2 * sampled.repetitions + 1)
+
+
+KINDS = (SuiteKind("profile", KEYS, _parse, _tests, cost=_cost),)

@@ -8,6 +8,7 @@ from uabench.plan import (
     Plan,
     SuiteKind,
     TestCase,
+    TestCost,
     checked_tables,
     reference_client,
     sdk_ids,
@@ -15,6 +16,7 @@ from uabench.plan import (
     sdks_chosen,
     setup_of,
 )
+from uabench.resilience import incident
 from uabench.resilience import plan as resilience_plan
 from uabench.resilience.plan import ResilienceSetup
 
@@ -69,4 +71,15 @@ def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[Test
     ]
 
 
-KINDS = (SuiteKind("resilience", KEYS, _parse, _tests, lambda plan, profile: 0.0),)  # recovery, not speed
+def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
+    """A server of its own, started twice for a restart; per repetition the client's start,
+    warm-up and phase around the incident (resilience/incident.py)."""
+    client, server, incident_name, _workload = case.args
+    setup = of(plan)
+    assert setup, "Client Should Recover comes only from resilience plans"
+    timing = setup.profiles[profile]
+    one = 2 * cost.startup(server) + cost.startup(client) + incident.WARMUP_S + incident.phase_s(timing, incident_name)
+    cost.add(timing.repetitions * (one + cost.cell_overhead_s), cells=timing.repetitions)
+
+
+KINDS = (SuiteKind("resilience", KEYS, _parse, _tests, lambda plan, profile: 0.0, cost=_cost),)  # recovery, not speed

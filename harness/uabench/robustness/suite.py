@@ -4,7 +4,18 @@ one with a [soak] table (robustness/soak.py: every server under load and churn).
 
 from __future__ import annotations
 
-from uabench.plan import Plan, SuiteKind, TestCase, checked_tables, sdk_selection, sdks_chosen, setup_of
+from uabench.plan import (
+    Plan,
+    SuiteKind,
+    TestCase,
+    TestCost,
+    checked_tables,
+    reference_client,
+    sdk_selection,
+    sdks_chosen,
+    setup_of,
+)
+from uabench.robustness import batches
 from uabench.robustness import plan as robustness_plan
 from uabench.robustness import soak as soak_plan
 from uabench.robustness.plan import RobustnessSetup
@@ -79,7 +90,40 @@ def _no_warmup(plan: Plan, profile: str) -> float:
     return 0.0  # what these suites measure is survival and leaks, not speed
 
 
+# a health read of the robustness suite: the reference client's short verified read (library.py)
+HEALTH_READ_S = 0.6
+
+
+def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
+    """The corpus (three recordings by the reference client) or one batch against a server, its
+    recovery and the health reads around it."""
+    reference = reference_client()
+    if case.keyword == "Corpus Should Be Recorded":
+        if reference:
+            cost.start(reference)
+            cost.add(3 * (cost.startup(reference) + 1.0) + cost.cell_overhead_s, cells=0)
+        return
+    server, batch = case.args
+    setup = of(plan)
+    assert setup, "Server Should Survive comes only from robustness plans"
+    sizes = setup.profiles[profile]
+    cost.start(server)
+    health = 3 * (cost.startup(reference or server) + HEALTH_READ_S)
+    batch_s = batches.typical_seconds(batch, sizes.cases, sizes.time_s, cost.expectations(server).fuzz_case_s)
+    # at most: the batch runs to its time bound (every fuzz case waits out a silent server)
+    most_s = batches.HOSTILE_START_S + sizes.time_s
+    cost.add(batch_s + sizes.recovery_s + health, most_s + sizes.recovery_s + health, cells=1)
+
+
+def _soak_cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
+    (server,) = case.args
+    setup = soak_of(plan)
+    assert setup, "Server Should Not Leak comes only from soak plans"
+    cost.start(server)
+    cost.add(setup.profiles[profile].duration_s + 1.0 + cost.cell_overhead_s, cells=1)
+
+
 KINDS = (
-    SuiteKind("robustness", KEYS, _parse, _tests, _no_warmup),
-    SuiteKind("soak", SOAK_KEYS, _parse_soak, _soak_tests, _no_warmup),
+    SuiteKind("robustness", KEYS, _parse, _tests, _no_warmup, cost=_cost),
+    SuiteKind("soak", SOAK_KEYS, _parse_soak, _soak_tests, _no_warmup, cost=_soak_cost),
 )
