@@ -5,6 +5,7 @@ committed reference store compared with itself (real measurements: nothing may d
 import pytest
 
 from uabench import plan, sdks
+from uabench.engine.cells import CellSpec
 from uabench.engine.session import Session
 from uabench.report import comparison
 from uabench.results import compare
@@ -28,7 +29,7 @@ def two_real_runs(tmp_path_factory):
                 for server in ("open62541", "asyncua"):
                     workload = dict(variant.workload, warmup_s=0.3, duration_s=0.5)
                     outcome = session.cell(
-                        "throughput", client, sdks.get(server), variant.name, repetition, workload, warm=False
+                        CellSpec("throughput", client, sdks.get(server), variant.name, repetition, workload), warm=False
                     )
                     assert outcome.status == "pass", outcome.reason
         finally:

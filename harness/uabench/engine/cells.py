@@ -43,6 +43,24 @@ class NotSupportedError(AdapterError):
     """The adapter answered that it does not support what it was asked to do."""
 
 
+@dataclass(frozen=True)
+class CellSpec:
+    """What one client/server cell measures and how it is stored: `processes` clients of
+    `client` running `workload` against `server`'s server (its config with `server_overrides`),
+    recorded as `kind`, `variant` and `repetition` (and `parameter`: a sweep's point, a
+    comparison's arm). Session.cell takes it whole."""
+
+    kind: str
+    client: Sdk
+    server: Sdk
+    variant: str
+    repetition: int
+    workload: dict
+    processes: int = 1
+    parameter: object = None
+    server_overrides: dict | None = None
+
+
 @dataclass
 class Measured:
     """One adapter process while it runs: the process and its samplers."""

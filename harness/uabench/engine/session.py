@@ -19,7 +19,7 @@ import psutil
 from uabench import pki, rundir, targets
 from uabench import plan as plan_module
 from uabench.engine import budget, cells, schedule, warmup
-from uabench.engine.cells import Measured, Outcome
+from uabench.engine.cells import CellSpec, Measured, Outcome
 from uabench.engine.warmup import SteadyRule, SteadyState
 from uabench.plan import Plan
 from uabench.proc import cleanup, host, launcher, pinning, sampling
@@ -439,50 +439,31 @@ class Session:
 
     def cell(
         self,
-        kind: str,
-        client: Sdk,
-        server: Sdk,
-        variant: str,
-        repetition: int,
-        workload: dict,
-        processes: int = 1,
-        parameter: object = None,
-        server_overrides: dict | None = None,
+        spec: CellSpec,
+        *,
         warm: bool = True,
         judge_host: bool = False,
         steady_label: str | None = None,
         retry_machine: bool = False,
     ) -> Outcome:
-        """One measured and recorded client/server cell: `processes` clients with `workload`
-        against the server of `server` (with these config overrides), warmed up to steady
-        state first unless `warm` is off: with the reference load, or with `steady_label`
-        with this cell's own load (once per server process and label). What the client or server does not support is
-        recorded as such without starting anything. With `judge_host`, a cell the host's other
-        load disturbed (proc.host.disturbed) is recorded with status "disturbed" and its reason.
-        With `retry_machine`, a cell that failed for the machine's sake (cells.machine_failure: no
-        operation completed, a server not ready in time) is recorded as "disturbed" and run once
-        more; the outcome of that second attempt names the first in `retried`."""
+        """One measured and recorded client/server cell (`spec`), its server warmed up to steady
+        state first unless `warm` is off: with the reference load, or with `steady_label` with this
+        cell's own load (once per server process and label). What the client or server does not
+        support is recorded as such without starting anything. With `judge_host`, a cell the
+        host's other load disturbed (proc.host.disturbed) is recorded with status "disturbed" and
+        its reason. With `retry_machine`, a cell that failed for the machine's sake
+        (cells.machine_failure: no operation completed, a server not ready in time) is recorded as
+        "disturbed" and run once more; the outcome of that second attempt names the first in
+        `retried`."""
+        kind, client, server, workload = spec.kind, spec.client, spec.server, spec.workload
 
         def recorded(outcome: Outcome, config: dict, server_config: dict | None = None) -> Outcome:
             if not (retry_machine and outcome.status == "fail" and cells.machine_failure(outcome.reason)):
-                return self.record(kind, client, server, variant, repetition, config, outcome, server_config, parameter)
+                return self.record_cell(spec, config, outcome, server_config)
             first = outcome.reason
             outcome.status, outcome.reason = "disturbed", f"failed for the machine's sake, run once more: {first}"
-            self.record(kind, client, server, variant, repetition, config, outcome, server_config, parameter)
-            retry = self.cell(
-                kind,
-                client,
-                server,
-                variant,
-                repetition,
-                workload,
-                processes,
-                parameter,
-                server_overrides,
-                warm=warm,
-                judge_host=judge_host,
-                steady_label=steady_label,
-            )
+            self.record_cell(spec, config, outcome, server_config)
+            retry = self.cell(spec, warm=warm, judge_host=judge_host, steady_label=steady_label)
             retry.retried = first
             return retry
 
@@ -500,13 +481,13 @@ class Session:
         if missing:
             return recorded(Outcome("not_supported", missing[0]), workload)
         try:
-            running = self.server(server, warm and steady_label is None, **(server_overrides or {}))
+            running = self.server(server, warm and steady_label is None, **(spec.server_overrides or {}))
         except AdapterError as error:
             return recorded(Outcome("fail", f"server did not start: {error}"), workload)
         if warm and steady_label is not None:
             self.steady_state(running, client, workload, steady_label)
         config = self.client_config(running, {k: v for k, v in workload.items() if k != "security"}, security)
-        outcome = self.run_client(client, running, config, processes)
+        outcome = self.run_client(client, running, config, spec.processes)
         known = server.interop.get(workload["workload"])
         if outcome.status == "fail" and known and known.matches(client.id, outcome.reason or ""):
             # the server's declared behaviour (sdk.toml [interop]), not a fault of this run: no figure,
@@ -517,6 +498,20 @@ class Session:
         if judge_host and outcome.status == "pass" and disturbance:
             outcome.status, outcome.reason = "disturbed", disturbance
         return recorded(outcome, config, running.config)
+
+    def record_cell(self, spec: CellSpec, config: dict, outcome: Outcome, server_config: dict | None = None) -> Outcome:
+        """Stores the outcome of the cell `spec` with the client `config` it ran (Session.record)."""
+        return self.record(
+            spec.kind,
+            spec.client,
+            spec.server,
+            spec.variant,
+            spec.repetition,
+            config,
+            outcome,
+            server_config,
+            spec.parameter,
+        )
 
     def record(
         self,

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from uabench.containers import images
 from uabench.containers.engine import EngineError
-from uabench.engine.cells import Measured, Outcome
+from uabench.engine.cells import CellSpec, Measured, Outcome
 from uabench.engine.session import Server, Session
 from uabench.footprint import heap, memory
 from uabench.footprint.memory import CLIENT_KIND, KIND, STARTUP_KIND, Reading
@@ -363,10 +363,10 @@ def measure_client(
     points = [(r, step) for r in range(chosen.repetitions) for step in steps]
     for repetition, step in shuffled(points, f"{session.run_id}:{client.id}:client"):
         workload = {**setup.client_workload, "sessions": step, "warmup_s": HOLD_WARMUP_S, "duration_s": chosen.hold_s}
-        outcome = session.cell(
-            CLIENT_KIND, client, server, "sessions", repetition, workload,
-            parameter=step, server_overrides=setup.server, warm=False,
-        )  # fmt: skip
+        spec = CellSpec(
+            CLIENT_KIND, client, server, "sessions", repetition, workload, parameter=step, server_overrides=setup.server
+        )
+        outcome = session.cell(spec, warm=False)
         if outcome.status == "not_supported":
             return [f"not supported: {outcome.reason}"]
         if outcome.status != "pass":

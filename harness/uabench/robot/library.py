@@ -34,7 +34,7 @@ from uabench.engine import (
     search,
     security_probe,
 )
-from uabench.engine.cells import Outcome, wrong_values
+from uabench.engine.cells import CellSpec, Outcome, wrong_values
 from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
 from uabench.engine.session import Server, Session, free_port
 from uabench.engine.warmup import SteadyRule
@@ -204,17 +204,8 @@ class UabenchLibrary:
             server, parameter = item
             load = workload(parameter) if callable(workload) else workload
             label = variant if parameter is None else f"{variant}: {parameter}"
-            return session.cell(
-                kind,
-                sdks.get(client),
-                sdks.get(server),
-                variant,
-                block,
-                load,
-                parameter=parameter,
-                steady_label=label,
-                judge_host=judge_host,
-            )
+            spec = CellSpec(kind, sdks.get(client), sdks.get(server), variant, block, load, parameter=parameter)
+            return session.cell(spec, steady_label=label, judge_host=judge_host)
 
         logger.info(
             f"{len(items)} items in blocks of a shuffled order (seed {session.seed}); "
@@ -297,9 +288,8 @@ class UabenchLibrary:
         workload, repetitions = self._throughput_workload(variant)
 
         def cell(arm: str, block: int) -> Outcome:
-            return session.cell(
-                overhead.KIND, reference, reference, variant, block, workload, parameter=arm, steady_label=variant
-            )
+            spec = CellSpec(overhead.KIND, reference, reference, variant, block, workload, parameter=arm)
+            return session.cell(spec, steady_label=variant)
 
         found = overhead.compare(cell, repetitions, session.seed, logger.info)
         logger.info(overhead.summary(found, session.seed))
@@ -328,15 +318,12 @@ class UabenchLibrary:
             attempt = attempts[(value, repetition)] = attempts.get((value, repetition), -1) + 1
             # a subscription's cycle time is set by the server's update loop, not by how fast it
             # answers requests: only request/response sweeps warm a server up to steady state
-            return self._session().cell(
-                "sweep",
-                sdks.get(client),
-                sdks.get(server),
-                name,
-                repetition,
-                point,
-                parameter=value,
+            spec = CellSpec(
+                "sweep", sdks.get(client), sdks.get(server), name, repetition, point, parameter=value,
                 server_overrides=overrides,
+            )  # fmt: skip
+            return self._session().cell(
+                spec,
                 warm=point["workload"] != "subscribe",
                 judge_host=attempt < DISTURBED_RETRIES,  # the last attempt is kept whatever it met
             )
@@ -708,16 +695,11 @@ class UabenchLibrary:
         client = _load_client(reference, server, one.workload["workload"])
         # the timing first: the same workload natively, its own warm server, the profile's repetitions
         for repetition in range(chosen.timing_repetitions):
-            timed = session.cell(
-                "instructions-timing",
-                client,
-                server,
-                one.name,
-                repetition,
-                {**one.workload, "duration_s": chosen.timing_duration_s},
-                server_overrides=one.server,
-                steady_label=f"instructions: {one.name}",
+            workload = {**one.workload, "duration_s": chosen.timing_duration_s}
+            spec = CellSpec(
+                "instructions-timing", client, server, one.name, repetition, workload, server_overrides=one.server
             )
+            timed = session.cell(spec, steady_label=f"instructions: {one.name}")
             if timed.status == "not_supported":
                 raise SkipExecution(f"not supported: {timed.reason}")
             if timed.status != "pass":
@@ -851,10 +833,11 @@ class UabenchLibrary:
                                 running.measured.process.pid, server.language, setup.frequency_hz, directory
                             )
                         )
-                    cells[arm] = session.cell(
+                    spec = CellSpec(
                         "profile-timing", client, server, one.name, repetition, workload,
-                        parameter=arm, server_overrides=one.server, steady_label=label,
+                        parameter=arm, server_overrides=one.server,
                     )  # fmt: skip
+                    cells[arm] = session.cell(spec, steady_label=label)
                 if cells[arm].status == "not_supported":
                     raise SkipExecution(f"not supported: {cells[arm].reason}")
                 if cells[arm].status != "pass":
@@ -1110,15 +1093,17 @@ class UabenchLibrary:
         retry_machine: bool = False,
     ) -> Outcome:
         outcome = self._session().cell(
-            kind,
-            sdks.get(client_id),
-            sdks.get(server_id),
-            variant,
-            repetition,
-            workload,
-            processes,
-            parameter,
-            server_overrides,
+            CellSpec(
+                kind,
+                sdks.get(client_id),
+                sdks.get(server_id),
+                variant,
+                repetition,
+                workload,
+                processes,
+                parameter,
+                server_overrides,
+            ),
             warm=warm,
             retry_machine=retry_machine,
         )
