@@ -185,3 +185,53 @@ def test_latency_loads_skip_what_is_beyond_a_servers_capacity_and_shares_without
         ("fast", "20000 requests/s × 1 node", 20000.0, 1),
         ("fast", "50% of capacity", 25000.0, 1),
     ]
+
+
+@pytest.mark.parametrize(
+    "figures, alive, held",
+    [
+        ({"completed": 0.99, "p99_ms": 9.0}, True, True),
+        ({"completed": 0.97, "p99_ms": 9.0}, True, False),  # too few completed inside the window
+        ({"completed": 0.99, "p99_ms": 11.0}, True, False),  # p99 beyond the bound
+        ({"completed": 0.99, "p99_ms": 9.0}, False, False),  # the server died under it
+        (None, True, False),  # no answer at all
+    ],
+)
+def test_a_probe_holds_only_with_enough_completions_within_the_p99_bound_on_a_live_server(figures, alive, held):
+    assert capacity.probe_held(figures, 0.98, 10.0, alive) is held
+
+
+def _probe(ok: bool, throughput: float, p99_ms: float, **more) -> capacity.Probe:
+    figures = {"completed": 0.99, "throughput": throughput, "p50_ms": p99_ms / 2, "p99_ms": p99_ms, **more}
+    return capacity.Probe(ok, figures, Outcome("pass"))
+
+
+def test_the_verdict_says_graceful_and_confirmed_or_a_lower_bound_when_the_generator_caused_a_miss():
+    held, busy_miss = (
+        _probe(True, 1000.0, 5.0),
+        _probe(False, 1500.0, 50.0, send_lag_p99_ms=8.0, client_hot_thread_cpu=99.0),
+    )
+    found = capacity.CapacityResult(
+        1000.0, held.figures or {}, {1.5: [_probe(False, 980.0, 40.0)]}, [(1000.0, "doubling", held)]
+    )
+    plain = capacity.verdict(found, 10.0, 0.98, alive=True)
+    assert plain.behaviour == "graceful" and not plain.client_bound
+    assert plain.reason.startswith(
+        "capacity 1000 requests/s completed (offered 1000); beyond it: graceful (98% at 1.5×"
+    )
+    assert plain.result["overload_factors"] == {"1.5": 1500.0} and plain.result["probes"] == [
+        [1000.0, "doubling", True]
+    ]
+    bound = capacity.verdict(
+        capacity.CapacityResult(
+            1000.0, found.figures, found.overload, [*found.history, (2000.0, "doubling", busy_miss)]
+        ),
+        10.0,
+        0.98,
+        alive=True,
+    )
+    assert bound.client_bound and bound.reason.startswith("capacity ≥ 1000 requests/s")
+    assert "capacity ≥ 1000" in bound.line("open62541", found)
+    unconfirmed = capacity.CapacityResult(1000.0, found.figures, found.overload, found.history, confirmed=False)
+    assert "not confirmed: it missed when probed again" in capacity.verdict(unconfirmed, 10.0, 0.98, True).reason
+    assert capacity.verdict(found, 10.0, 0.98, alive=False).behaviour == "crash"

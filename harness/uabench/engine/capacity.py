@@ -264,6 +264,68 @@ def classify_overload(capacity_figures: dict, overload: dict[float, list[Probe]]
     return {"behaviour": behaviour, "factors": {f"{factor:g}": figures for factor, figures in per_factor.items()}}
 
 
+def probe_held(figures: dict | None, min_completed: float, p99_bound_ms: float, alive: bool) -> bool:
+    """A probe holds its offered rate when the server answered, completed at least
+    `min_completed` of the requests inside the window with p99 within the bound, and lives on."""
+    return bool(figures and figures["completed"] >= min_completed and figures["p99_ms"] <= p99_bound_ms and alive)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a capacity search found, as one stored cell ("capacity-verdict") says it."""
+
+    behaviour: str  # beyond the capacity (classify_overload)
+    client_bound: bool  # a miss the load generator caused: the capacity is a lower bound
+    reason: str
+    result: dict
+    shares: str  # the completed share at each overload factor, for the log
+
+    def line(self, server: str, found: CapacityResult) -> str:
+        """The keyword's log line."""
+        held = found.missed_then_held
+        return (
+            f"{server}: capacity {'≥ ' if self.client_bound else ''}{found.figures['throughput']:.0f} requests/s "
+            f"completed (p99 {found.figures['p99_ms']:.2f} ms); beyond it: {self.behaviour} ({self.shares})"
+            + (f"; missed then held: {', '.join(f'{r:.0f}' for r in held)}/s" if held else "")
+        )
+
+
+def verdict(found: CapacityResult, p99_bound_ms: float, min_completed: float, alive: bool) -> Verdict:
+    """The verdict of a search (`alive`: the server lived through its overload probes): its
+    capacity, whether that is only a lower bound (a miss the load generator caused), its
+    overload behaviour, and the figures stored with it."""
+    sustained = found.figures
+    overload = classify_overload(sustained, found.overload, alive)
+    behaviour = overload["behaviour"]
+    client_bound = any(generator_behind(p.figures, p99_bound_ms) for _, _, p in found.history if not p.ok)
+    shares = ", ".join(f"{f['share']:.0%} at {factor}×" for factor, f in overload["factors"].items())
+    reason = (
+        f"capacity {'≥ ' if client_bound else ''}{sustained['throughput']:.0f} requests/s completed "
+        f"(offered {found.rate:.0f}{'' if found.confirmed else '; not confirmed: it missed when probed again'}); "
+        f"beyond it: {behaviour} ({shares} of it completed)"
+    )
+    result = {
+        "capacity_offered": found.rate,
+        "capacity_throughput": sustained["throughput"],
+        "capacity_completed": sustained["completed"],
+        "capacity_p50_ms": sustained["p50_ms"],
+        "capacity_p99_ms": sustained["p99_ms"],
+        "capacity_send_lag_p99_ms": sustained.get("send_lag_p99_ms"),
+        "capacity_client_hot_thread_cpu": sustained.get("client_hot_thread_cpu"),
+        "client_bound": client_bound,
+        "confirmed": found.confirmed,
+        "confirmed_miss": found.confirmed_miss,
+        "missed_then_held": found.missed_then_held,
+        "overload_factors": {f"{factor:g}": factor * found.rate for factor in found.overload},
+        "overload": overload["factors"],
+        "behaviour": behaviour,
+        "p99_bound_ms": p99_bound_ms,
+        "min_completed": min_completed,
+        "probes": [[rate, label, p.ok] for rate, label, p in found.history],
+    }
+    return Verdict(behaviour, client_bound, reason, result, shares)
+
+
 # --- the latency table ---------------------------------------------------------------------------
 
 

@@ -394,12 +394,7 @@ class UabenchLibrary:
                 )
                 raise AssertionError(f"at {rate:.0f} requests/s: {outcome.reason}")
             behind = capacity.generator_behind(figures, bound.p99_ms)
-            ok = bool(
-                figures
-                and figures["completed"] >= bound.min_completed
-                and figures["p99_ms"] <= bound.p99_ms
-                and running.alive
-            )
+            ok = capacity.probe_held(figures, bound.min_completed, bound.p99_ms, running.alive)
             verdict = label if label == "overload" else ("sustained" if ok else "missed")
             if figures is not None:
                 outcome = dataclasses.replace(
@@ -431,58 +426,25 @@ class UabenchLibrary:
             raise AssertionError(
                 f"{server} does not sustain even {none.rate:g} requests/s within p99 ≤ {bound.p99_ms:g} ms"
             ) from None
-        sustained = found.figures
         # the server the probes ran on (others may be kept paused beside it)
         running = next((one for one in session.servers.values() if one.sdk.id == server and not one.paused), None)
         alive = bool(running and running.alive)
-        overload = capacity.classify_overload(sustained, found.overload, alive)
-        behaviour = overload["behaviour"]
-        # a miss the load generator caused bounds the capacity from below only
-        client_bound = any(capacity.generator_behind(p.figures, bound.p99_ms) for _, _, p in found.history if not p.ok)
-        shares = ", ".join(f"{f['share']:.0%} at {factor}×" for factor, f in overload["factors"].items())
+        judged = capacity.verdict(found, bound.p99_ms, bound.min_completed, alive)
         session.add_cell(
             suite=self.suite,
             kind="capacity-verdict",
             client=client,
             server=server,
-            variant=behaviour,
+            variant=judged.behaviour,
             parameter=str(found.rate),
             repetition=0,
             status="pass",
-            reason=f"capacity {'≥ ' if client_bound else ''}{sustained['throughput']:.0f} requests/s completed "
-            f"(offered {found.rate:.0f}{'' if found.confirmed else '; not confirmed: it missed when probed again'}); "
-            f"beyond it: {behaviour} ({shares} of it completed)",
-            result={
-                "capacity_offered": found.rate,
-                "capacity_throughput": sustained["throughput"],
-                "capacity_completed": sustained["completed"],
-                "capacity_p50_ms": sustained["p50_ms"],
-                "capacity_p99_ms": sustained["p99_ms"],
-                "capacity_send_lag_p99_ms": sustained.get("send_lag_p99_ms"),
-                "capacity_client_hot_thread_cpu": sustained.get("client_hot_thread_cpu"),
-                "client_bound": client_bound,
-                "confirmed": found.confirmed,
-                "confirmed_miss": found.confirmed_miss,
-                "missed_then_held": found.missed_then_held,
-                "overload_factors": {f"{factor:g}": factor * found.rate for factor in found.overload},
-                "overload": overload["factors"],
-                "behaviour": behaviour,
-                "p99_bound_ms": bound.p99_ms,
-                "min_completed": bound.min_completed,
-                "probes": [[rate, label, p.ok] for rate, label, p in found.history],
-            },
+            reason=judged.reason,
+            result=judged.result,
         )
         if not alive:
             session.stop_servers()
-        logger.info(
-            f"{server}: capacity {'≥ ' if client_bound else ''}{sustained['throughput']:.0f} requests/s completed "
-            f"(p99 {sustained['p99_ms']:.2f} ms); beyond it: {behaviour} ({shares})"
-            + (
-                f"; missed then held: {', '.join(f'{r:.0f}' for r in found.missed_then_held)}/s"
-                if found.missed_then_held
-                else ""
-            )
-        )
+        logger.info(judged.line(server, found))
 
     def latency_at_common_loads_should_be_measured(self, client: str, servers: str) -> None:
         """The open-loop latency table (wrk2's method): every server in `servers` at the plan's
