@@ -11,7 +11,6 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -60,8 +59,7 @@ from uabench.results import stats, sustain
 from uabench.results.store import open_store
 from uabench.robustness import runner as robustness_runner
 from uabench.robustness import suite as robustness_suite
-from uabench.robustness import survival
-from uabench.robustness.growth import growth
+from uabench.robustness import trials
 from uabench.robustness.recorder import Recorder
 from uabench.targets.process import AdapterError
 
@@ -852,69 +850,12 @@ class UabenchLibrary:
         assert reference is not None, "the corpus test needs the reference client"
         server = sdks.get(server_id)
         client = _load_client(sdks.get(reference), server, "read")
-        running = session.server(server, warm=False, signals=10, writes=10)
-        pid = running.measured.process.pid
-
-        def health() -> survival.Health:
-            outcome = session.run_client(client, running, session.client_config(running, dict(NEGATIVE_WORKLOAD)))
-            if outcome.status != "pass":
-                return survival.Health(False, None, search.first_line(outcome.reason))
-            return survival.Health(True, stats.latency_summary(search.merged_latency([outcome]))["p50_us"])
-
-        before, baseline = robustness_runner.resources(pid), health()
-        if before is None or not baseline.ok:
-            raise AssertionError(f"{server_id} did not serve a verified read before the batch: {baseline.reason}")
-        found = robustness_runner.run_batch(
-            running.endpoint,
-            batch,
-            self._corpus(),
-            session.workdir / "reproducers",
-            setup.seed,
-            chosen.cases,
-            chosen.time_s,
-        )
-        alive_after = running.alive
-        after = robustness_runner.resources(pid)
-        health_after = health() if alive_after else None
-        time.sleep(chosen.recovery_s)
-        alive_recovered = running.alive
-        recovered = robustness_runner.resources(pid)
-        health_recovered = health() if alive_recovered else None
-        answering = alive_recovered and robustness_runner.answers_hello(running.endpoint)
-        observed = survival.Observed(
-            before,
-            baseline,
-            alive_after,
-            after,
-            health_after,
-            alive_recovered,
-            recovered,
-            health_recovered,
-            answering,
-            found.get("details", {}).get("served_a_newcomer_meanwhile"),
-        )
-        verdict = survival.classify(observed)
-        if verdict.outcome in ("crashed", "hung"):
-            session.stop_server(running)  # the next batch gets a fresh server
-        result = {
-            "batch": batch,
-            "outcome": verdict.outcome,
-            "reason": verdict.reason,
-            "memory": verdict.memory,
-            "hostile": found,
-            "observed": dataclasses.asdict(observed),
-        }
-        status = "pass" if verdict.outcome in ("unaffected", "degraded and recovered") else "fail"
-        session.record(
-            "robustness",
-            client,
-            server,
-            batch,
-            0,
-            {"batch": batch, "seed": setup.seed, "cases": chosen.cases},
-            Outcome(status, verdict.reason or verdict.outcome, result=result),
-            running.config,
-        )
+        try:
+            found, verdict = trials.survive(
+                session, client, server, batch, setup.seed, chosen, self._corpus(), dict(NEGATIVE_WORKLOAD)
+            )
+        except trials.NoBaseline as error:
+            raise AssertionError(str(error)) from None
         answers = ", ".join(f"{kind} ×{n}" for kind, n in sorted(found["answers"].items()))
         logger.info(f"{batch}: {found['cases']} cases; answers: {answers or 'none'}; {verdict.outcome}")
         if found.get("failure"):
@@ -973,57 +914,8 @@ class UabenchLibrary:
             raise SkipExecution("not supported: no reference client installed")
         server = sdks.get(server_id)
         client = _load_client(sdks.get(reference), server, "subscribe")
-        running = session.server(server, warm=False, signals=setup.signals)
-        pid = running.measured.process.pid
-        load = {
-            "workload": "subscribe",
-            "nodes": plans.signals(setup.signals),
-            "publishing_interval_ms": 100,
-            "sampling_interval_ms": 100,
-            "warmup_s": 0.5,
-            "duration_s": chosen.duration_s,
-        }
-        samples: list[tuple[float, survival.Resources]] = []
-        started = time.monotonic()
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            loaded = pool.submit(session.run_client, client, running, session.client_config(running, load))
-            churned = (
-                pool.submit(
-                    robustness_runner.run_batch,
-                    running.endpoint,
-                    "session-churn",
-                    self._corpus(),
-                    session.workdir / "reproducers",
-                    1,
-                    10**6,
-                    chosen.duration_s,
-                )
-                if setup.churn
-                else None
-            )
-            while not (loaded.done() and (churned is None or churned.done())):
-                found = robustness_runner.resources(pid)
-                if found is not None:
-                    samples.append((time.monotonic() - started, found))
-                time.sleep(chosen.sample_s)
-            outcome, churn = loaded.result(), churned.result() if churned else None
-        times = [t for t, _ in samples]
-        rates = {
-            metric: growth(metric, times, [float(getattr(r, metric)) for _, r in samples])
-            for metric in ("rss_mb", "threads", "fds")
-        }
-        leaks = [m for m, g in rates.items() if g is not None and g.leak]
-        result = {
-            "duration_s": chosen.duration_s,
-            "growth": {m: dataclasses.asdict(g) if g else None for m, g in rates.items()},
-            "leaks": leaks,
-            "samples": [[round(t, 2), r.rss_mb, r.threads, r.fds] for t, r in samples],
-            "churn": churn,
-            "subscription": {"status": outcome.status, "reason": outcome.reason},
-        }
-        status = "pass" if outcome.status == "pass" and running.alive else "fail"
-        reason = outcome.reason if outcome.status != "pass" else ("leak: " + ", ".join(leaks) if leaks else None)
-        session.record("soak", client, server, "soak", 0, load, Outcome(status, reason, result=result), running.config)
+        soaked = trials.soak(session, client, server, setup, chosen, self._corpus())
+        outcome, rates, leaks, status = soaked.subscription, soaked.rates, soaked.leaks, soaked.status
         shown = {"rss_mb": "MB", "threads": "threads", "fds": "descriptors"}
         logger.info("; ".join(f"{m}: {g.text(shown[m])}" for m, g in rates.items() if g) or "too few samples")
         if status == "fail":
