@@ -17,7 +17,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from uabench_contract import ARRAYS
 
@@ -825,6 +825,32 @@ def setup_of(plan: Plan, kind: str, setup_type: type[T]) -> T | None:
         return None
     assert isinstance(plan.setup, setup_type), f"{plan.path}: a {kind} plan holds a {type(plan.setup).__name__}"
     return plan.setup
+
+
+def accessor(kind: str, setup_type: type[T]) -> Callable[[Plan], T | None]:
+    """A suite's typed `of(plan)`: the setup of a plan of `kind`, else None."""
+    return lambda plan: setup_of(plan, kind, setup_type)
+
+
+def suite_plan(raw: dict, common: dict, kind: str, setup: object, profiles: dict, clients: bool = False) -> Plan:
+    """A plan of a suite's `kind` with its parsed `setup` and `profiles`, and the servers (with
+    `clients`, the clients too) its `servers` and `clients` keys select."""
+    return Plan(
+        **common,
+        profiles=profiles,
+        servers=sdk_selection(raw.get("servers"), "servers", "server"),
+        clients=sdk_selection(raw.get("clients"), "clients", "client") if clients else None,
+        kind=kind,
+        setup=setup,
+    )
+
+
+def workload_plan(raw: dict, common: dict, kind: str, parse: Callable[[dict], tuple[Any, dict[str, dict]]]) -> Plan:
+    """A plan of a suite whose table names workloads (its setup's `workloads`: instructions,
+    profile), each workload's nodes expanded and its configs checked against the contract."""
+    setup, parsed = checked_tables(parse, raw)
+    named = dataclasses.replace(setup, workloads=named_workloads(setup.workloads, f"{kind}.workloads"))
+    return suite_plan(raw, common, kind, named, parsed)
 
 
 def _kinds() -> dict[str, tuple[frozenset[str] | set[str], str, Callable[[dict, dict], Plan]]]:

@@ -12,29 +12,21 @@ from uabench.plan import (
     SuiteKind,
     TestCase,
     TestCost,
+    accessor,
     checked_tables,
-    sdk_selection,
     sdks_chosen,
-    setup_of,
+    suite_plan,
 )
 
 KEYS = frozenset({"suite", "description", "servers", "conformance", "profiles"})
 
 
-def of(plan: Plan) -> ConformanceSetup | None:
-    """The conformance setup of a conformance plan, else None."""
-    return setup_of(plan, "conformance", ConformanceSetup)
+of = accessor("conformance", ConformanceSetup)  # a conformance plan's setup, else None
 
 
 def _parse(raw: dict, common: dict) -> Plan:
     setup, parsed = checked_tables(conformance_plan.parse, raw)
-    return Plan(
-        **common,
-        profiles=parsed,
-        servers=sdk_selection(raw.get("servers"), "servers", "server"),
-        kind="conformance",
-        setup=setup,
-    )
+    return suite_plan(raw, common, "conformance", setup, parsed)
 
 
 def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:

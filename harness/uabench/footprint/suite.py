@@ -15,23 +15,21 @@ from uabench.plan import (
     SuiteKind,
     TestCase,
     TestCost,
+    accessor,
     adapter_config,
     checked_tables,
     client_config,
     expand_nodes,
     reference_client,
-    sdk_selection,
     sdks_chosen,
-    setup_of,
+    suite_plan,
     workload_tag,
 )
 
 KEYS = frozenset({"suite", "description", "servers", "clients", "footprint", "profiles"})
 
 
-def of(plan: Plan) -> FootprintSetup | None:
-    """The footprint setup of a footprint plan, else None."""
-    return setup_of(plan, "footprint", FootprintSetup)
+of = accessor("footprint", FootprintSetup)  # a footprint plan's setup, else None
 
 
 def _parse(raw: dict, common: dict) -> Plan:
@@ -60,14 +58,7 @@ def _parse(raw: dict, common: dict) -> Plan:
         first_request=fixed["startup.first_request"],
         client_workload=fixed["client.workload"],
     )
-    return Plan(
-        **common,
-        profiles=parsed,
-        servers=sdk_selection(raw.get("servers"), "servers", "server"),
-        clients=sdk_selection(raw.get("clients"), "clients", "client"),
-        kind="footprint",
-        setup=setup,
-    )
+    return suite_plan(raw, common, "footprint", setup, parsed, clients=True)
 
 
 def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:

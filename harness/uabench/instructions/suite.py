@@ -3,8 +3,6 @@ table, parsed by instructions/plan.py, and its test cases: per server one per wo
 
 from __future__ import annotations
 
-import dataclasses
-
 from uabench import sdks
 from uabench.instructions import plan as instructions_plan
 from uabench.instructions import runner
@@ -14,33 +12,21 @@ from uabench.plan import (
     SuiteKind,
     TestCase,
     TestCost,
-    checked_tables,
-    named_workloads,
+    accessor,
     reference_client,
-    sdk_selection,
     sdks_chosen,
-    setup_of,
+    workload_plan,
     workload_tag,
 )
 
 KEYS = frozenset({"suite", "description", "servers", "instructions", "profiles"})
 
 
-def of(plan: Plan) -> InstructionsSetup | None:
-    """The instructions setup of an instructions plan, else None."""
-    return setup_of(plan, "instructions", InstructionsSetup)
+of = accessor("instructions", InstructionsSetup)  # an instructions plan's setup, else None
 
 
 def _parse(raw: dict, common: dict) -> Plan:
-    setup, parsed = checked_tables(instructions_plan.parse, raw)
-    setup = dataclasses.replace(setup, workloads=named_workloads(setup.workloads, "instructions.workloads"))
-    return Plan(
-        **common,
-        profiles=parsed,
-        servers=sdk_selection(raw.get("servers"), "servers", "server"),
-        kind="instructions",
-        setup=setup,
-    )
+    return workload_plan(raw, common, "instructions", instructions_plan.parse)
 
 
 def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:

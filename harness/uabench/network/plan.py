@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from uabench import references
 from uabench.netpath import profiles as networks
-from uabench.plan import Plan, setup_of
+from uabench.plan import accessor
 
 SCENARIO_KEYS = {"name", "description", "nodes", "think"}
 PROFILE_KEYS = {
@@ -177,6 +177,5 @@ def parse(raw: dict) -> tuple[NetworkSetup, dict[str, dict]]:
     )
 
 
-def of(plan: Plan) -> NetworkSetup | None:
-    """The network setup of a network plan (its suite kind: network/suite.py), else None."""
-    return setup_of(plan, "network", NetworkSetup)
+# a network plan's setup, else None (its suite kind: network/suite.py; here, as run.py reads it too)
+of = accessor("network", NetworkSetup)

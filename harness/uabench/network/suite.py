@@ -15,8 +15,8 @@ from uabench.plan import (
     TestCost,
     reference_publisher,
     sdk_ids,
-    sdk_selection,
     sdks_chosen,
+    suite_plan,
 )
 
 KEYS = frozenset({"suite", "description", "servers", "clients", "network", "scenario", "profiles"})
@@ -28,14 +28,7 @@ def _parse(raw: dict, common: dict) -> Plan:
     except network_plan.NetworkPlanError as error:
         raise PlanError(str(error)) from None
     sdk_ids([setup.reference_server], "network.reference_server", "server")
-    return Plan(
-        **common,
-        profiles=parsed,
-        servers=sdk_selection(raw.get("servers"), "servers", "server"),
-        clients=sdk_selection(raw.get("clients"), "clients", "client"),
-        kind="network",
-        setup=setup,
-    )
+    return suite_plan(raw, common, "network", setup, parsed, clients=True)
 
 
 def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:

@@ -3,19 +3,15 @@ parsed by profile/plan.py, and its test cases: every server under every workload
 
 from __future__ import annotations
 
-import dataclasses
-
 from uabench.plan import (
     Plan,
     SuiteKind,
     TestCase,
     TestCost,
-    checked_tables,
-    named_workloads,
+    accessor,
     reference_client,
-    sdk_selection,
     sdks_chosen,
-    setup_of,
+    workload_plan,
     workload_tag,
 )
 from uabench.profile import plan as profile_plan
@@ -24,21 +20,11 @@ from uabench.profile.plan import ProfileSetup
 KEYS = frozenset({"suite", "description", "servers", "profile", "profiles"})
 
 
-def of(plan: Plan) -> ProfileSetup | None:
-    """The profile setup of a profile plan, else None."""
-    return setup_of(plan, "profile", ProfileSetup)
+of = accessor("profile", ProfileSetup)  # a profile plan's setup, else None
 
 
 def _parse(raw: dict, common: dict) -> Plan:
-    setup, parsed = checked_tables(profile_plan.parse, raw)
-    setup = dataclasses.replace(setup, workloads=named_workloads(setup.workloads, "profile.workloads"))
-    return Plan(
-        **common,
-        profiles=parsed,
-        servers=sdk_selection(raw.get("servers"), "servers", "server"),
-        kind="profile",
-        setup=setup,
-    )
+    return workload_plan(raw, common, "profile", profile_plan.parse)
 
 
 def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:

@@ -9,12 +9,12 @@ from uabench.plan import (
     SuiteKind,
     TestCase,
     TestCost,
+    accessor,
     checked_tables,
     reference_client,
     sdk_ids,
-    sdk_selection,
     sdks_chosen,
-    setup_of,
+    suite_plan,
 )
 from uabench.resilience import incident
 from uabench.resilience import plan as resilience_plan
@@ -23,9 +23,7 @@ from uabench.resilience.plan import ResilienceSetup
 KEYS = frozenset({"suite", "description", "servers", "clients", "resilience", "profiles"})
 
 
-def of(plan: Plan) -> ResilienceSetup | None:
-    """The resilience setup of a resilience plan, else None."""
-    return setup_of(plan, "resilience", ResilienceSetup)
+of = accessor("resilience", ResilienceSetup)  # a resilience plan's setup, else None
 
 
 def _parse(raw: dict, common: dict) -> Plan:
@@ -34,14 +32,7 @@ def _parse(raw: dict, common: dict) -> Plan:
         sdk_ids([setup.reference_client], "resilience.reference_client", "client")
     if setup.reference_server:
         sdk_ids([setup.reference_server], "resilience.reference_server", "server")
-    return Plan(
-        **common,
-        profiles=parsed,
-        servers=sdk_selection(raw.get("servers"), "servers", "server"),
-        clients=sdk_selection(raw.get("clients"), "clients", "client"),
-        kind="resilience",
-        setup=setup,
-    )
+    return suite_plan(raw, common, "resilience", setup, parsed, clients=True)
 
 
 def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:

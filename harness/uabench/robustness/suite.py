@@ -9,11 +9,11 @@ from uabench.plan import (
     SuiteKind,
     TestCase,
     TestCost,
+    accessor,
     checked_tables,
     reference_client,
-    sdk_selection,
     sdks_chosen,
-    setup_of,
+    suite_plan,
 )
 from uabench.robustness import batches
 from uabench.robustness import plan as robustness_plan
@@ -25,25 +25,15 @@ KEYS = frozenset({"suite", "description", "servers", "robustness", "profiles"})
 SOAK_KEYS = frozenset({"suite", "description", "servers", "soak", "profiles"})
 
 
-def of(plan: Plan) -> RobustnessSetup | None:
-    """The robustness setup of a robustness plan, else None."""
-    return setup_of(plan, "robustness", RobustnessSetup)
+of = accessor("robustness", RobustnessSetup)  # a robustness plan's setup, else None
 
 
-def soak_of(plan: Plan) -> SoakSetup | None:
-    """The soak setup of a soak plan, else None."""
-    return setup_of(plan, "soak", SoakSetup)
+soak_of = accessor("soak", SoakSetup)  # a soak plan's setup, else None
 
 
 def _parse(raw: dict, common: dict) -> Plan:
     setup, parsed = checked_tables(robustness_plan.parse, raw)
-    return Plan(
-        **common,
-        profiles=parsed,
-        servers=sdk_selection(raw.get("servers"), "servers", "server"),
-        kind="robustness",
-        setup=setup,
-    )
+    return suite_plan(raw, common, "robustness", setup, parsed)
 
 
 def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
@@ -70,13 +60,7 @@ def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[Test
 
 def _parse_soak(raw: dict, common: dict) -> Plan:
     setup, parsed = checked_tables(soak_plan.parse, raw)
-    return Plan(
-        **common,
-        profiles=parsed,
-        servers=sdk_selection(raw.get("servers"), "servers", "server"),
-        kind="soak",
-        setup=setup,
-    )
+    return suite_plan(raw, common, "soak", setup, parsed)
 
 
 def _soak_tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[TestCase]:
