@@ -496,11 +496,11 @@ def cmd_profile(args: argparse.Namespace) -> int:
     if args.workload not in names:
         raise plan.PlanError(f"--workload: no workload '{args.workload}' in {loaded.path} (has: {', '.join(names)})")
     placement = {key: getattr(args, key) for key in PLACEMENT_OPTIONS}
-    # the report draws the flame graph (report/profile.py): always written, its path printed
+    # the report draws the flame graph (profile/report.py): always written, its path printed
     run = _run_of([args.plan], args.profile, args, True, args.out, placement)
     run.include = [plan.workload_tag(args.workload)]
     status = cmd_run(run)
-    from uabench.report.model import slug  # the report's own file name for it
+    from uabench.document.model import slug  # the report's own file name for it
 
     drawn = Path(args.out) / "flamegraphs" / f"{slug(f'{args.sdk} {args.workload}')}.svg"
     if status == 0 and drawn.exists():

@@ -23,6 +23,7 @@ from uabench_contract import ARRAYS
 
 import uabench
 from uabench import paths, plan_contract, plan_table, references, sdks
+from uabench.document.model import Section
 from uabench.plan_table import PlanTableError
 
 PLANS = paths.SUITES / "plans"
@@ -783,7 +784,8 @@ class SuiteKind:
     """A kind of plan a suite package registers (its suite.py's KINDS, found by suite_kinds): the
     table that makes a plan this kind, the keys such a plan may have, how its tables become a
     Plan, its test cases, how long a server warms up in it (None: as a client/server plan's),
-    what a run records of it and what each of its tests costs (the estimate's)."""
+    what a run records of it, what each of its tests costs (the estimate's) and its section of
+    the report."""
 
     table: str
     keys: frozenset[str]
@@ -793,6 +795,8 @@ class SuiteKind:
     provenance: Callable[[Plan], dict] | None = None  # what a run records of such a plan beyond the common fields
     # the typical and longest seconds and the cells of one of its tests (its keywords'), added to a TestCost
     cost: Callable[[Plan, str, TestCase, TestCost], None] | None = None
+    # its section of a run's report, from the run and its cells (None: the run has none of its cells)
+    section: Callable[[dict, list[dict]], Section | None] | None = None
 
     @property
     def description(self) -> str:

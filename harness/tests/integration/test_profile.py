@@ -7,10 +7,10 @@ import shutil
 import pytest
 from helpers.profile import STACKS
 
+from uabench.document.model import Report
 from uabench.profile import folded, profilers
+from uabench.profile.report import profile_section
 from uabench.report import html, markdown
-from uabench.report.model import Report
-from uabench.report.profile import profile_section
 
 needs_inferno = pytest.mark.skipif(
     shutil.which(str(profilers.INFERNO / "inferno-flamegraph")) is None, reason="inferno not built (ci/profile-tools)"

@@ -15,7 +15,7 @@ from uabench import plan as plans
 from uabench import sdks
 from uabench.conformance import checks
 from uabench.conformance import suite as conformance_suite
-from uabench.report.conformance import conformance_section, counts
+from uabench.conformance.report import conformance_section, counts
 from uabench.report.markdown import render as markdown
 
 CONFORMANT = json.loads((DATA / "conformance_conformant.json").read_text())
@@ -172,7 +172,7 @@ def test_the_report_counts_and_shows_each_deviation() -> None:
     assert (tally["bad"].passed, tally["bad"].deviations, tally["bad"].known) == (0, 2, 1)
     section = conformance_section(cells)
     assert section is not None
-    from uabench.report.model import Report
+    from uabench.document.model import Report
 
     text = markdown(Report("r", [section]))
     assert "deviation (Good; Write_2 is now Int32; known: stores any type)" in text

@@ -11,7 +11,7 @@ from uabench import plan, sdks
 from uabench.footprint import heap, memory
 from uabench.footprint import suite as footprint_suite
 from uabench.footprint.plan import Settle
-from uabench.report.footprint import footprint_section
+from uabench.footprint.report import footprint_section
 
 PLAN = (REPO / "suites" / "plans" / "footprint.toml").read_text()
 SETTLE = Settle(window_s=1.0, tolerance=0.01, bound_s=5.0)

@@ -2,8 +2,8 @@
 
 import pytest
 
+from uabench.document.model import Status
 from uabench.engine.cells import machine_failure
-from uabench.report.model import Status
 from uabench.report.sections import interop_matrix, retried_notes
 
 

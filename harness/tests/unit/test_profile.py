@@ -9,7 +9,7 @@ from helpers.profile import STACKS
 
 from uabench import plan
 from uabench.profile import folded, profilers
-from uabench.report.profile import profile_section
+from uabench.profile.report import profile_section
 
 
 def test_folded_stacks_parse_and_render_back():

@@ -9,8 +9,7 @@ from helpers import version0_store
 from helpers.report import _markdown_tables, _Page
 
 from uabench import sdks
-from uabench.report import document, html, markdown, plots, text
-from uabench.report.model import (
+from uabench.document.model import (
     Cell,
     Column,
     Estimate,
@@ -24,6 +23,7 @@ from uabench.report.model import (
     row,
     slug,
 )
+from uabench.report import document, html, markdown, plots, text
 from uabench.report.sections import ranking_section
 from uabench.report.steady import steady_section
 from uabench.report.summary import summary_section

@@ -10,10 +10,10 @@ import json
 
 from uabench_contract import Histogram
 
+from uabench.document.model import Report
 from uabench.engine import search
 from uabench.engine.cells import Outcome
 from uabench.report import files, html, markdown
-from uabench.report.model import Report
 from uabench.report.pubsub import client_server_signal_points, pubsub_section
 from uabench.report.sections import sweep_section
 from uabench.report.summary import summary_section

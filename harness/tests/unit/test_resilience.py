@@ -11,13 +11,13 @@ import pytest
 
 from uabench import plan as plans
 from uabench import sdks
+from uabench.document.model import Report
 from uabench.engine.cells import Outcome
 from uabench.plan import PlanError
 from uabench.report.markdown import render as markdown
-from uabench.report.model import Report
-from uabench.report.resilience import resilience_section
 from uabench.resilience.incident import Staged
 from uabench.resilience.recovery import Incident, recovery
+from uabench.resilience.report import resilience_section
 from uabench.resilience.runner import assess
 
 S = 1_000_000_000

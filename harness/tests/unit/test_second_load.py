@@ -5,8 +5,8 @@ second one, in a table, summary column and compare figure of its own."""
 import pytest
 
 from uabench import paths, plan
+from uabench.document.model import Report
 from uabench.report import markdown
-from uabench.report.model import Report
 from uabench.report.sections import ranking_section
 from uabench.report.summary import summary_section
 from uabench.results import compare

@@ -8,11 +8,11 @@ import random
 import pytest
 
 from uabench import plan as plans
+from uabench.document.model import Report
 from uabench.report.markdown import render as markdown
-from uabench.report.model import Report
-from uabench.report.robustness import robustness_section, scores, soak_section
 from uabench.robustness import suite as robustness_suite
 from uabench.robustness.growth import growth
+from uabench.robustness.report import robustness_section, scores, soak_section
 
 
 def _series(slope_per_h: float, noise: float, seconds: int = 180, seed: int = 1) -> tuple[list[float], list[float]]:

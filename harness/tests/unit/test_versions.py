@@ -4,8 +4,8 @@ registry, in a plan's rankings, and the report's version trend with compare's ve
 import pytest
 
 from uabench import paths, plan, sdks
+from uabench.document.model import Report
 from uabench.report import markdown
-from uabench.report.model import Report
 from uabench.report.sections import ranking_section
 from uabench.report.versions import version_section, without_versions
 from uabench.results.store import open_store

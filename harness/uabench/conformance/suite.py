@@ -7,6 +7,7 @@ from uabench.conformance import plan as conformance_plan
 from uabench.conformance import runner
 from uabench.conformance.checks import GROUPS
 from uabench.conformance.plan import ConformanceSetup
+from uabench.conformance.report import conformance_section
 from uabench.plan import (
     Plan,
     SuiteKind,
@@ -55,5 +56,13 @@ def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
 
 
 KINDS = (
-    SuiteKind("conformance", KEYS, _parse, _tests, lambda plan, profile: 0.0, cost=_cost),
+    SuiteKind(
+        "conformance",
+        KEYS,
+        _parse,
+        _tests,
+        lambda plan, profile: 0.0,
+        cost=_cost,
+        section=lambda run, cells: conformance_section(cells),
+    ),
 )  # the probe measures no speed

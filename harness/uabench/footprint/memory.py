@@ -11,7 +11,7 @@ from scipy import stats
 
 from uabench.footprint.plan import Settle
 
-# the kinds of the cells the footprint records (footprint/runner.py) and reports (report/footprint.py)
+# the kinds of the cells the footprint records (footprint/runner.py) and reports (footprint/report.py)
 KIND, STARTUP_KIND, CLIENT_KIND, IMAGE_KIND = "footprint", "footprint-startup", "footprint-client", "footprint-image"
 
 

@@ -9,6 +9,7 @@ import dataclasses
 from uabench.footprint import plan as footprint_plan
 from uabench.footprint import runner
 from uabench.footprint.plan import FootprintSetup
+from uabench.footprint.report import footprint_section
 from uabench.plan import (
     Plan,
     PlanError,
@@ -150,4 +151,4 @@ def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
     cost.add(*_seconds(plan, profile, case, cost))
 
 
-KINDS = (SuiteKind("footprint", KEYS, _parse, _tests, cost=_cost),)
+KINDS = (SuiteKind("footprint", KEYS, _parse, _tests, cost=_cost, section=lambda run, cells: footprint_section(cells)),)

@@ -7,6 +7,7 @@ from uabench import sdks
 from uabench.instructions import plan as instructions_plan
 from uabench.instructions import runner
 from uabench.instructions.plan import InstructionsSetup
+from uabench.instructions.report import instructions_section
 from uabench.plan import (
     Plan,
     SuiteKind,
@@ -94,4 +95,6 @@ def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
     cost.add(VALGRIND_START_S + loads + VALGRIND_STOP_S, cells=2 * counting.pairs)
 
 
-KINDS = (SuiteKind("instructions", KEYS, _parse, _tests, provenance=_provenance, cost=_cost),)
+KINDS = (
+    SuiteKind("instructions", KEYS, _parse, _tests, provenance=_provenance, cost=_cost, section=instructions_section),
+)

@@ -7,6 +7,7 @@ from uabench.netpath import profiles
 from uabench.network import plan as network_plan
 from uabench.network import run
 from uabench.network.plan import of
+from uabench.network.report import network_section
 from uabench.plan import (
     Plan,
     PlanError,
@@ -107,4 +108,8 @@ def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
     cost.add(run.test_seconds(plan, profile, case.keyword, case.args, cost.startup), cells=1)
 
 
-KINDS = (SuiteKind("network", KEYS, _parse, _tests, _server_warmup_s, cost=_cost),)
+KINDS = (
+    SuiteKind(
+        "network", KEYS, _parse, _tests, _server_warmup_s, cost=_cost, section=lambda run, cells: network_section(cells)
+    ),
+)

@@ -1,4 +1,4 @@
-"""What a profile cell keeps (robot/library.py records it; report/profile.py shows it): the folded
+"""What a profile cell keeps (robot/library.py records it; profile/report.py shows it): the folded
 stacks themselves, so the report draws the flame graph from the store alone, and the figures
 derived from them."""
 

@@ -16,6 +16,7 @@ from uabench.plan import (
 )
 from uabench.profile import plan as profile_plan
 from uabench.profile.plan import ProfileSetup
+from uabench.profile.report import profile_section
 
 KEYS = frozenset({"suite", "description", "servers", "profile", "profiles"})
 
@@ -64,4 +65,4 @@ def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
     cost.add(sampled.repetitions * (2 * one_phase + PROFILE_FOLD_S), cells=2 * sampled.repetitions + 1)
 
 
-KINDS = (SuiteKind("profile", KEYS, _parse, _tests, cost=_cost),)
+KINDS = (SuiteKind("profile", KEYS, _parse, _tests, cost=_cost, section=lambda run, cells: profile_section(cells)),)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from uabench.report.model import Cell, Column, Figure, Section, Series, Status, Table, row
+from uabench.document.model import Cell, Column, Figure, Section, Series, Status, Table, row
 from uabench.results import stats
 from uabench.results.timeline import completed_in_window
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from uabench.document.model import Cell, Column, Interval, Rank, Report, Section, Status, Table
 from uabench.report import html, markdown
-from uabench.report.model import Cell, Column, Interval, Rank, Report, Section, Status, Table
 from uabench.report.sections import placement_note
 from uabench.results import stats
 from uabench.results.compare import (

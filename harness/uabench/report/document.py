@@ -3,17 +3,11 @@ order, computed once from their cells."""
 
 from __future__ import annotations
 
+from uabench.document.model import Report, Section
+from uabench.plan import suite_kinds
 from uabench.report.capacity import capacity_section, latency_section
-from uabench.report.conformance import conformance_section
-from uabench.report.footprint import footprint_section
-from uabench.report.instructions import instructions_section
-from uabench.report.model import Report, Section
-from uabench.report.network import network_section
 from uabench.report.overhead import overhead_section
-from uabench.report.profile import profile_section
 from uabench.report.pubsub import client_server_signal_points, pubsub_section
-from uabench.report.resilience import resilience_section
-from uabench.report.robustness import robustness_section, soak_section
 from uabench.report.sections import (
     capability_section,
     headroom_section,
@@ -48,14 +42,8 @@ def run_sections(run: dict, cells: list[dict], runs: list[dict], cells_of: dict[
     found += [sweep_section(run, cells, name, about) for name, about in sweeps.items()]
     found += [negative_section(run, cells), capacity_section(run, cells), latency_section(run, cells)]
     found.append(overhead_section(run, cells))
-    found.append(network_section(cells))
-    found.append(conformance_section(cells))
-    found.append(instructions_section(run, cells))
-    found.append(profile_section(cells))
-    found.append(footprint_section(cells))
-    found.append(robustness_section(cells))
-    found.append(soak_section(cells))
-    found.append(resilience_section(cells))
+    # each suite's own section (plan.SuiteKind.section, registered by its package)
+    found += [kind.section(run, cells) for kind in suite_kinds().values() if kind.section]
     if any(c["kind"].startswith("pubsub-") for c in cells):
         found.append(pubsub_section(cells, client_server_signal_points(runs, cells_of)))
     return [s for s in found if s]

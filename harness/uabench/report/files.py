@@ -8,9 +8,9 @@ import io
 import json
 from pathlib import Path
 
+from uabench.document.parts import first_line
 from uabench.report import html, markdown
 from uabench.report.document import document
-from uabench.report.sections import first_line
 from uabench.results import figures, stats
 from uabench.results.runs import latest_finished
 from uabench.results.store import Store

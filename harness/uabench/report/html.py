@@ -9,8 +9,8 @@ import base64
 import jinja2
 from markupsafe import Markup
 
+from uabench.document.model import Cell, Column, Figure, Image, Report
 from uabench.report import plots
-from uabench.report.model import Cell, Column, Figure, Image, Report
 from uabench.report.text import cell_text, repetitions_text
 
 ENVIRONMENT = jinja2.Environment(

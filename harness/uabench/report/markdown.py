@@ -3,7 +3,7 @@ then every section with its tables. Plots are only in the HTML page; each is nam
 
 from __future__ import annotations
 
-from uabench.report.model import Report, Section, Table
+from uabench.document.model import Report, Section, Table
 from uabench.report.text import cell_text
 
 

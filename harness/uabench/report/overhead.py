@@ -3,8 +3,8 @@ over off, paired per interleaved block (results.figures.sampling_overhead), once
 
 from __future__ import annotations
 
+from uabench.document.model import Column, Section, Table, row
 from uabench.report import uncertainty
-from uabench.report.model import Column, Section, Table, row
 from uabench.results import figures
 
 COLUMNS = [

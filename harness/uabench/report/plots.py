@@ -14,7 +14,7 @@ matplotlib.use("Agg")
 from matplotlib import pyplot  # noqa: E402  (the backend must be chosen first)
 
 from uabench import sdks  # noqa: E402
-from uabench.report.model import Figure, Series  # noqa: E402
+from uabench.document.model import Figure, Series  # noqa: E402
 
 # Each SDK's colour is its sdk.toml's `colour`. An id that declares none (another version of an
 # SDK, an SDK no longer here whose figures an old store holds) takes a colour of matplotlib's

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from uabench.proc.netns import MTU
-from uabench.report import uncertainty
-from uabench.report.model import (
+from uabench.document.model import (
     Cell,
     Column,
     CpuShare,
@@ -20,7 +18,9 @@ from uabench.report.model import (
     Table,
     row,
 )
-from uabench.report.sections import first_line, verdict_cell
+from uabench.document.parts import first_line, verdict_cell
+from uabench.proc.netns import MTU
+from uabench.report import uncertainty
 from uabench.report.text import number
 from uabench.results import figures, sustain
 from uabench.results.figures import Point, PubSubRow, SweepLimit

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import math
 
-from uabench.report import uncertainty
-from uabench.report.model import (
+from uabench.document.model import (
     Cell,
     Column,
     CpuShare,
@@ -22,6 +21,8 @@ from uabench.report.model import (
     Value,
     row,
 )
+from uabench.document.parts import first_line, verdict_cell
+from uabench.report import uncertainty
 from uabench.report.text import number
 from uabench.results import figures, stats, sustain
 from uabench.results.figures import Point
@@ -29,10 +30,6 @@ from uabench.results.sustain import SUSTAINED_CYCLE_RATIO
 
 NO_SECURITY = "None/None"  # the security sweeps' baseline: policy None, mode None
 HEADROOM_GAIN = 0.05  # more load generator processes must deliver more than this to call one client-bound
-
-
-def first_line(text: str | None) -> str:
-    return (text or "").strip().splitlines()[0][:300] if text and text.strip() else ""
 
 
 def suite_title(suite: str) -> str:
@@ -323,11 +320,6 @@ def interop_matrix(cells: list[dict], kind: str = "interop") -> tuple[list[str],
             entry["status"] = Status.FAIL
             entry["reasons"].append(f"{c['variant']}: {first_line(c['reason'])}")
     return sorted({k[0] for k in matrix}), sorted({k[1] for k in matrix}), matrix
-
-
-def verdict_cell(status: Status, tally: Tally | None = None) -> Cell:
-    label = {Status.PASS: "pass", Status.FAIL: "fail", Status.NOT_SUPPORTED: "not supported"}[status]
-    return Cell(label, status, tally)
 
 
 def interop_section(suite: str, cells: list[dict]) -> Section | None:
@@ -811,11 +803,3 @@ def provenance_section(runs: list[dict]) -> Section:
         "These results come from different machines; figures are not comparable." if len(fingerprints) > 1 else None
     )
     return Section("Provenance", subsections=parts, warning=warning)
-
-
-def failure_notes(cells: list[dict], kinds: tuple[str, ...], what: str) -> list[str]:
-    """One note per (server, variant) of `kinds` whose cells failed: "server, variant: what: reason"."""
-    failed = sorted(
-        {(c["server"], c["variant"], c["reason"]) for c in cells if c["kind"] in kinds and c["status"] == "fail"}
-    )
-    return [f"{server}, {variant}: {what}: {reason}" for server, variant, reason in sorted(failed)]

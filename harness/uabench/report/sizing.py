@@ -3,7 +3,7 @@ and excluded, Burger et al.'s form beside it, and whether `uabench predict` woul
 
 from __future__ import annotations
 
-from uabench.report.model import Column, Figure, Section, Series, Status, Table, cell, row
+from uabench.document.model import Column, Figure, Section, Series, Status, Table, cell, row
 from uabench.results import model
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from uabench.report.model import Cell, Column, Figure, Section, Series, Status, Table, row
-from uabench.report.sections import first_line
+from uabench.document.model import Cell, Column, Figure, Section, Series, Status, Table, row
+from uabench.document.parts import first_line
 from uabench.results import steady
 
 # What a warm-up used when its run did not record its rule (the engine's defaults).

@@ -3,13 +3,13 @@ is a headline comes from each run's plan summary (its ranking variant, its sweep
 
 from __future__ import annotations
 
+from uabench.conformance.report import counts as conformance_counts
+from uabench.document.model import Cell, Column, Section, Status, Table
 from uabench.report import uncertainty
-from uabench.report.conformance import counts as conformance_counts
-from uabench.report.model import Cell, Column, Section, Status, Table
-from uabench.report.robustness import scores as survival_scores
 from uabench.report.sections import NO_SECURITY, load_generators, plan_of
 from uabench.report.text import number
 from uabench.results import figures, stats
+from uabench.robustness.report import scores as survival_scores
 
 # The security policy and mode whose cost the summary shows: the strongest one every SDK of this
 # benchmark supports.

@@ -3,7 +3,7 @@ figure that was not measured."""
 
 from __future__ import annotations
 
-from uabench.report.model import Cell, Column, CpuShare, Estimate, Interval, Rank, Span, Tally, Value
+from uabench.document.model import Cell, Column, CpuShare, Estimate, Interval, Rank, Span, Tally, Value
 
 MISSING = "–"
 

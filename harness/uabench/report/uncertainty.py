@@ -8,7 +8,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from uabench.report.model import Cell, Column, Interval, Rank, Status, Table, row
+from uabench.document.model import Cell, Column, Interval, Rank, Status, Table, row
 from uabench.results import stats
 from uabench.results.figures import Point
 

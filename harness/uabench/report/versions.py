@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from uabench.document.model import Cell, Column, Section, Status, Table
 from uabench.report import comparison
-from uabench.report.model import Cell, Column, Section, Status, Table
 from uabench.results import compare
 
 # between two versions a change is a finding, not a failure (comparison.STATUS marks it as one

@@ -19,6 +19,7 @@ from uabench.plan import (
 from uabench.resilience import incident
 from uabench.resilience import plan as resilience_plan
 from uabench.resilience.plan import ResilienceSetup
+from uabench.resilience.report import resilience_section
 
 KEYS = frozenset({"suite", "description", "servers", "clients", "resilience", "profiles"})
 
@@ -73,4 +74,14 @@ def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
     cost.add(timing.repetitions * (one + cost.cell_overhead_s), cells=timing.repetitions)
 
 
-KINDS = (SuiteKind("resilience", KEYS, _parse, _tests, lambda plan, profile: 0.0, cost=_cost),)  # recovery, not speed
+KINDS = (
+    SuiteKind(
+        "resilience",
+        KEYS,
+        _parse,
+        _tests,
+        lambda plan, profile: 0.0,
+        cost=_cost,
+        section=lambda run, cells: resilience_section(cells),
+    ),
+)  # recovery, not speed

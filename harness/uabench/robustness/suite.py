@@ -19,6 +19,7 @@ from uabench.robustness import batches
 from uabench.robustness import plan as robustness_plan
 from uabench.robustness import soak as soak_plan
 from uabench.robustness.plan import RobustnessSetup
+from uabench.robustness.report import robustness_section, soak_section
 from uabench.robustness.soak import SoakSetup
 
 KEYS = frozenset({"suite", "description", "servers", "robustness", "profiles"})
@@ -108,6 +109,16 @@ def _soak_cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None
 
 
 KINDS = (
-    SuiteKind("robustness", KEYS, _parse, _tests, _no_warmup, cost=_cost),
-    SuiteKind("soak", SOAK_KEYS, _parse_soak, _soak_tests, _no_warmup, cost=_soak_cost),
+    SuiteKind(
+        "robustness", KEYS, _parse, _tests, _no_warmup, cost=_cost, section=lambda run, cells: robustness_section(cells)
+    ),
+    SuiteKind(
+        "soak",
+        SOAK_KEYS,
+        _parse_soak,
+        _soak_tests,
+        _no_warmup,
+        cost=_soak_cost,
+        section=lambda run, cells: soak_section(cells),
+    ),
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import statistics
 
-from uabench.report.model import Cell, Column, Section, Status, Table
+from uabench.document.model import Cell, Column, Section, Status, Table
 
 SHOWN = {"resumed": Status.PASS, "resumed unnoticed": Status.MARKED}
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
+from uabench.document.model import Cell, Column, Figure, Section, Series, Status, Table, row
+from uabench.document.parts import first_line, verdict_cell
 from uabench.network import analysis
-from uabench.report.model import Cell, Column, Figure, Section, Series, Status, Table, row
-from uabench.report.sections import first_line, verdict_cell
 from uabench.results.stats import latency_summary, merge_histograms
 
 KINDS = (

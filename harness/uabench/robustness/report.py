@@ -5,7 +5,7 @@ server)."""
 
 from __future__ import annotations
 
-from uabench.report.model import Cell, Column, Figure, Section, Series, Status, Table, row
+from uabench.document.model import Cell, Column, Figure, Section, Series, Status, Table, row
 from uabench.robustness.batches import ABOUT
 from uabench.robustness.survival import score
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from uabench.report.model import Cell, Column, Section, Status, Table, Tally, row
+from uabench.document.model import Cell, Column, Section, Status, Table, Tally, row
 
 GATE_PREFIX = "gate_"
 # how each outcome shows in the matrix

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import statistics
 
-from uabench.report.model import Cell, Column, Interval, Section, Status, Table, row
-from uabench.report.sections import failure_notes
+from uabench.document.model import Cell, Column, Interval, Section, Status, Table, row
+from uabench.document.parts import failure_notes
 from uabench.results import figures
 from uabench.results import instruction_counts as counts
 from uabench.results.instruction_counts import spread

@@ -5,8 +5,8 @@ Built from the "profile" cells robot/library.py records."""
 
 from __future__ import annotations
 
+from uabench.document.model import Cell, Column, Image, Section, Status, Table, row, slug
 from uabench.profile import folded, profilers
-from uabench.report.model import Cell, Column, Image, Section, Status, Table, row, slug
 
 KIND = "profile"
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
+from uabench.document.model import Cell, Column, Figure, Interval, Section, Series, Status, Table, row
+from uabench.document.parts import failure_notes
 from uabench.footprint import memory
 from uabench.footprint.memory import CLIENT_KIND, IMAGE_KIND, KIND, STARTUP_KIND
 from uabench.footprint.plan import VARIED
-from uabench.report.model import Cell, Column, Figure, Interval, Section, Series, Status, Table, row
-from uabench.report.sections import failure_notes
 
 KIB, MIB = 1024.0, 1024.0 * 1024.0
 
