@@ -23,7 +23,7 @@ from uabench_contract import ARRAYS
 
 import uabench
 from uabench import paths, plan_contract, plan_table, references, sdks
-from uabench.document.model import Section
+from uabench.document.model import Cell, Column, Section
 from uabench.plan_table import PlanTableError
 
 PLANS = paths.SUITES / "plans"
@@ -797,6 +797,9 @@ class SuiteKind:
     cost: Callable[[Plan, str, TestCase, TestCost], None] | None = None
     # its section of a run's report, from the run and its cells (None: the run has none of its cells)
     section: Callable[[dict, list[dict]], Section | None] | None = None
+    # what it adds beside each server's figures in the report's summary, from a run's cells:
+    # (server, column, cell) entries
+    summary: Callable[[list[dict]], list[tuple[str, Column, Cell]]] | None = None
 
     @property
     def description(self) -> str:

@@ -7,7 +7,8 @@ from uabench.conformance import plan as conformance_plan
 from uabench.conformance import runner
 from uabench.conformance.checks import GROUPS
 from uabench.conformance.plan import ConformanceSetup
-from uabench.conformance.report import conformance_section
+from uabench.conformance.report import conformance_section, counts
+from uabench.document.model import Column
 from uabench.plan import (
     Plan,
     SuiteKind,
@@ -64,5 +65,9 @@ KINDS = (
         lambda plan, profile: 0.0,
         cost=_cost,
         section=lambda run, cells: conformance_section(cells),
+        summary=lambda cells: [
+            (server, Column("conformance checks passed", kind="text"), count.cell())
+            for server, count in counts(cells).items()
+        ],
     ),
 )  # the probe measures no speed

@@ -3,13 +3,12 @@ is a headline comes from each run's plan summary (its ranking variant, its sweep
 
 from __future__ import annotations
 
-from uabench.conformance.report import counts as conformance_counts
 from uabench.document.model import Cell, Column, Section, Status, Table
+from uabench.plan import suite_kinds
 from uabench.report import uncertainty
 from uabench.report.sections import NO_SECURITY, load_generators, plan_of
 from uabench.report.text import number
 from uabench.results import figures, stats
-from uabench.robustness.report import scores as survival_scores
 
 # The security policy and mode whose cost the summary shows: the strongest one every SDK of this
 # benchmark supports.
@@ -197,16 +196,13 @@ def _capacity(cells: list[dict], found: Figures) -> None:
             )
 
 
-def _conformance(cells: list[dict], found: Figures) -> None:
-    """Beside each server's figures, how it follows the specification: a server that is fast by
-    skipping checks is not comparable (issue 17)."""
-    for server, count in conformance_counts(cells).items():
-        found.put(server, Column("conformance checks passed", kind="text"), count.cell())
-
-
-def _robustness(cells: list[dict], found: Figures) -> None:
-    for server, share in survival_scores(cells).items():
-        found.put(server, Column("survival score", "share of hostile batches survived", kind="percent"), Cell(share))
+def _suites(cells: list[dict], found: Figures) -> None:
+    """Beside each server's figures, what the suites register for it (plan.SuiteKind.summary):
+    how it follows the specification (a server that is fast by skipping checks is not
+    comparable, issue 17), how much hostile input it survives."""
+    for kind in suite_kinds().values():
+        for server, column, cell in kind.summary(cells) if kind.summary else []:
+            found.put(server, column, cell)
 
 
 def summary_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section | None:
@@ -216,8 +212,7 @@ def summary_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Sectio
         _rankings(run, cells, found)
         _sweeps(run, cells, found)
         _capacity(cells, found)
-        _conformance(cells, found)
-        _robustness(cells, found)
+        _suites(cells, found)
     if not found.by_server:
         return None
     table = found.table()

@@ -4,6 +4,7 @@ one with a [soak] table (robustness/soak.py: every server under load and churn).
 
 from __future__ import annotations
 
+from uabench.document.model import Cell, Column
 from uabench.plan import (
     Plan,
     SuiteKind,
@@ -19,7 +20,7 @@ from uabench.robustness import batches
 from uabench.robustness import plan as robustness_plan
 from uabench.robustness import soak as soak_plan
 from uabench.robustness.plan import RobustnessSetup
-from uabench.robustness.report import robustness_section, soak_section
+from uabench.robustness.report import robustness_section, scores, soak_section
 from uabench.robustness.soak import SoakSetup
 
 KEYS = frozenset({"suite", "description", "servers", "robustness", "profiles"})
@@ -108,9 +109,22 @@ def _soak_cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None
     cost.add(setup.profiles[profile].duration_s + 1.0 + cost.cell_overhead_s, cells=1)
 
 
+def _survival(cells: list[dict]) -> list[tuple[str, Column, Cell]]:
+    """Each server's share of hostile batches survived, beside its figures in the summary."""
+    column = Column("survival score", "share of hostile batches survived", kind="percent")
+    return [(server, column, Cell(share)) for server, share in scores(cells).items()]
+
+
 KINDS = (
     SuiteKind(
-        "robustness", KEYS, _parse, _tests, _no_warmup, cost=_cost, section=lambda run, cells: robustness_section(cells)
+        "robustness",
+        KEYS,
+        _parse,
+        _tests,
+        _no_warmup,
+        cost=_cost,
+        section=lambda run, cells: robustness_section(cells),
+        summary=_survival,
     ),
     SuiteKind(
         "soak",
