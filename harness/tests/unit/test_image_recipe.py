@@ -83,16 +83,18 @@ def test_the_staged_context_holds_only_what_the_recipe_names(tmp_path, monkeypat
         (repo / name).write_text(name)
     (repo / "implementations/a").mkdir(parents=True)
     (repo / "implementations/a/sdk.toml").write_text("id")
-    recipe = image_recipe.parse(
-        Path("sdk.toml"),
-        {**GOOD, "context": ["adapters/{sdk}/pkg", "implementations/{sdk}/sdk.toml"], "exclude": ["__pycache__"]},
-    )
+    (tmp_path / "made" / "dist").mkdir(parents=True)  # what an install made elsewhere, linked into the checkout
+    (tmp_path / "made" / "dist" / "binary").write_text("elf")
+    (repo / ".cache").mkdir()
+    (repo / ".cache" / "dist").symlink_to(tmp_path / "made" / "dist")
+    context = ["adapters/{sdk}/pkg", "implementations/{sdk}/sdk.toml", ".cache/dist"]
+    recipe = image_recipe.parse(Path("sdk.toml"), {**GOOD, "context": context, "exclude": ["__pycache__"]})
     monkeypatch.setattr(paths, "REPO", repo)
     monkeypatch.setattr(images, "STAGED", tmp_path / "staged")
     monkeypatch.setattr(images, "recipe", lambda sdk: recipe)
     staged = images.stage_context("a", images.arch("arm64"))
     found = sorted(str(p.relative_to(staged)) for p in staged.rglob("*") if p.is_file())
-    assert found == ["adapters/a/pkg/__init__.py", "implementations/a/sdk.toml"]
+    assert found == [".cache/dist/binary", "adapters/a/pkg/__init__.py", "implementations/a/sdk.toml"]
     assert os.stat(staged / "implementations/a/sdk.toml").st_ino == os.stat(repo / "implementations/a/sdk.toml").st_ino
     (repo / "adapters/a/pkg/__init__.py").unlink()  # a second build stages afresh
     assert not (images.stage_context("a", images.arch("arm64")) / "adapters/a/pkg/__init__.py").exists()

@@ -268,7 +268,7 @@ def stage_context(sdk: str, target: Arch) -> Path:
             shutil.copy2(source, destination)
 
     def ignored(directory: str, names: list[str]) -> set[str]:
-        relative = Path(directory).resolve().relative_to(paths.REPO)
+        relative = Path(os.path.relpath(directory, paths.REPO))  # not resolved: a context entry may be a link
         return {
             name
             for name in names
