@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 import uabench_contract as contract
+from verification_cases import verification
 
 HERE = Path(__file__).resolve().parent
 
@@ -761,6 +762,21 @@ def main() -> None:
         "SPEC §4 value functions. Long arrays: length, [index, value] samples, sum, and SHA-256 of the "
         "little-endian encoding (int16, byte or IEEE double). writers: SPEC §8 splitting, fields as [first, stop).",
         values(),
+    )
+    write(
+        "verification.json",
+        "The rules every client implements by hand, as scripts its own test runner replays through its own "
+        "verifier with its SDK's DataValue types. read (SPEC §3 R1-R4): `steps` in order; `send` keeps the "
+        "session's high-water tick for `request`; `response` holds the values read at config positions "
+        "first, first+1, ... (mod len(nodes)), Tick a UInt32 and Signal_i a Float, `source_us` the "
+        "SourceTimestamp (µs since 1970; null: none), received at `received_us`, judged against what its "
+        "`request` kept (null: sent before any tick arrived); `fails[i]` is null when value i passes, else "
+        "fragments the failure message must contain; `ticks_advanced` after the last step. read_back (W1): "
+        "one value read back after session 0's sampled write `request`, sent when `lowest` was its lowest "
+        "request in flight; `status_code` its StatusCode. lowest_in_flight: W1's C as session 0's requests "
+        "are sent and finish. lifetime (SPEC §3 subscribe): the lifetime count asked for. timeline (SPEC §6): "
+        "`begin` (null: never), then `completions` [at_ns, values], then the record at `end_ns`.",
+        verification(),
     )
 
 

@@ -79,3 +79,28 @@ def test_adapter_capabilities_keep_the_schema(sdk):
     )
     assert done.returncode == 0, done.stderr[-500:]
     assert validation.problems("capabilities", json.loads(done.stdout)) == []
+
+
+def test_verification_replay_fails_a_vector_the_reference_does_not_keep(tmp_path):
+    """contract/vectors/replay.py (the Python clients' runner of verification.json, each
+    Python SDK's `tests` step) is no test that cannot fail: a vector expecting a pass where R1
+    fails, a ticks_advanced off by one, a read-back that should fail, and a timeline count."""
+    vectors = json.loads((paths.REPO / "contract" / "vectors" / "verification.json").read_text())
+    r1 = next(c for c in vectors["read"] if c["name"].startswith("R1: a Signal one update"))
+    r1["steps"][1]["response"]["fails"][2] = None
+    r1["ticks_advanced"] += 1
+    next(c for c in vectors["read_back"] if c["fails"])["fails"] = None
+    vectors["timeline"][0]["record"]["ops"][0] += 1
+    faulty = tmp_path / "verification.json"
+    faulty.write_text(json.dumps(vectors))
+    python = paths.REPO / "implementations" / "asyncua" / ".venv" / "bin" / "python"
+    done = subprocess.run(
+        [str(python), str(paths.REPO / "contract" / "vectors" / "replay.py"), "asyncua", str(faulty)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr[-500:]
+    problems = json.loads(done.stdout)
+    assert len(problems) == 4, problems
+    assert "got 'Signal_3: tick 17, but Tick 25 (mod 16384) in the same response', expected None" in problems[0]

@@ -573,3 +573,29 @@ def test_unreadable_config_vector(vector, tmp_path):
     with pytest.raises(ConfigError) as refused:
         validation.check_config(vector["role"], contract.load_config(str(path)))
     assert vector["says"] in str(refused.value)
+
+
+VERIFICATION = _vectors("verification")
+
+
+def test_verification_vectors_agree_with_rules_worked_out_by_hand():
+    """A few expectations computed from SPEC §3/§6 by hand, so a bug in the reference cannot
+    pass into every adapter through the vectors."""
+    r1 = next(c for c in VERIFICATION["read"] if c["name"].startswith("R1: a Signal one update"))
+    fails = [s["response"]["fails"] for s in r1["steps"]]
+    assert fails[0] == [None, None, None]  # Signal ticks 24 and 26 beside Tick 25: one update either way
+    assert fails[1][2] == ["Signal_3: tick 17, but Tick 25 (mod 16384) in the same response"]  # SPEC's example
+    r3 = next(c for c in VERIFICATION["read"] if c["name"].startswith("R3: forward steps sum"))
+    assert r3["ticks_advanced"] == (14 - 10) + (12 - 10) + (13 - 12)  # the step back to 11 does not lower 12
+    stale = next(c for c in VERIFICATION["read_back"] if c["name"].startswith("session 0's write completed"))
+    assert stale["fails"] == [
+        "read-back of Write_3: session 0's write 4711, but its writes before 4799 had completed "
+        "when write 4863 was sent"
+    ]
+    lifetimes = {
+        (c["session_timeout_ms"], c["publishing_interval_ms"]): c["lifetime_count"] for c in VERIFICATION["lifetime"]
+    }
+    assert lifetimes[3_600_000, 100] == 600_000 // 100  # capped at 600 s
+    assert lifetimes[30_000, 7] == 4286  # ceil(30000 / 7)
+    edges = next(c for c in VERIFICATION["timeline"] if c["name"].startswith("window edges"))
+    assert edges["record"]["ops"] == [2, 1, 1]  # 0 and w-1 ns in window 0; w starts window 1
