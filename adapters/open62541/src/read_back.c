@@ -70,6 +70,16 @@ bool read_back_judge(const read_back_rule *rule, size_t position, const UA_DataV
     return true;
 }
 
+uint64_t read_back_lowest(const void *slots, size_t count, size_t stride, uint64_t next) {
+    uint64_t lowest = next;
+    for(size_t i = 0; i < count; i++) {
+        const request_mark *mark = (const request_mark *)((const char *)slots + i * stride);
+        if(mark->busy && mark->k < lowest)
+            lowest = mark->k;
+    }
+    return lowest;
+}
+
 void read_back_pool_init(read_back_pool *p, uint32_t capacity) {
     p->items = calloc(capacity, sizeof(read_back));
     p->free_ids = calloc(capacity, sizeof(uint32_t));

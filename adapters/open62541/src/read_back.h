@@ -17,6 +17,20 @@ static inline bool read_back_sampled(uint64_t k) {
     return k % 64 == 63;
 }
 
+/* A request slot of session 0 as C reads it: the request it carries (its index from the
+ * session's first) and whether that is still in flight. The client's slots begin with one. */
+typedef struct {
+    uint64_t k;
+    bool busy;
+} request_mark;
+
+/* C for session 0's request `next`, sent now: the lowest index still in flight among `count`
+ * slots `stride` bytes apart, each beginning with a request_mark, or `next` if none is lower.
+ * Requests are numbered in the order they are sent, so this is the lowest one not finished
+ * (its response arrived, or it failed). A scan, once per 64 writes: cheaper than keeping the
+ * slots ordered on every send. */
+uint64_t read_back_lowest(const void *slots, size_t count, size_t stride, uint64_t next);
+
 /* What the judgement needs of the config. */
 typedef struct {
     char *const *nodes;  /* the config's `nodes` */

@@ -32,11 +32,10 @@ typedef struct {
 } wait_ring;
 
 struct slot {
+    request_mark mark; /* its request k and whether in flight; first, as W1's C reads it */
     session_load *owner;
-    uint64_t k;        /* request index within the session */
     int64_t origin;    /* latency origin: send time (closed loop) or scheduled time (open) */
     int measured;
-    int busy;
     uint32_t sent_high; /* R2: the session's high-water tick when it was sent (read, verify) */
     uint64_t oldest;    /* W1's C: a sampled write's lowest index in flight when it was sent */
     int64_t ready_at;   /* when the slot may send again (think time, retry) */
@@ -128,7 +127,7 @@ static int64_t wait_next(const wait_ring *ring, int64_t until) {
  * (closed loop) RETRY_NS after a failure when `retry` says so. */
 static void release(slot *sl, int64_t now, int retry) {
     session_load *s = sl->owner;
-    sl->busy = 0;
+    sl->mark.busy = false;
     if(retry && !run.config->open_loop)
         wait_push(&s->retrying, sl, now + RETRY_NS);
     else if(run.think_ns > 0)
@@ -202,7 +201,7 @@ static void on_read(UA_Client *client, void *userdata, UA_UInt32 request_id,
         recorder_operation(run.rec, sl->origin, now - sl->origin, error == NULL, run.npr,
                            error);
     if(run.config->verify)
-        verify_results(sl, ring_offset(sl->k), response->results,
+        verify_results(sl, ring_offset(sl->mark.k), response->results,
                        response->resultsSize < run.npr ? response->resultsSize : run.npr);
     release(sl, now, error && run.config->reconnect);
     pump(sl->owner, now);
@@ -211,17 +210,8 @@ static void on_read(UA_Client *client, void *userdata, UA_UInt32 request_id,
 /* --- W1: writes read back under load ------------------------------------------------ */
 
 static int is_sampled(const slot *sl) {
-    return run.reading_back && sl->owner->index == 0 && sl->measured && read_back_sampled(sl->k);
-}
-
-/* C: the lowest index of session 0 in flight, the sampled write's own among them. A scan of
- * its slots once per 64 of its writes, cheaper than keeping them ordered on every send. */
-static uint64_t oldest_in_flight(const session_load *s) {
-    uint64_t oldest = UINT64_MAX;
-    for(int i = 0; i < run.config->in_flight; i++)
-        if(s->slots[i].busy && s->slots[i].k < oldest)
-            oldest = s->slots[i].k;
-    return oldest;
+    return run.reading_back && sl->owner->index == 0 && sl->measured &&
+           read_back_sampled(sl->mark.k);
 }
 
 /* Every value of a read-back that brought none to judge fails with `error`. */
@@ -303,7 +293,7 @@ static void on_write(UA_Client *client, void *userdata, UA_UInt32 request_id,
         recorder_operation(run.rec, sl->origin, now - sl->origin, error == NULL, run.npr,
                            error);
     if(!error && is_sampled(sl))
-        send_read_back(sl->k, sl->oldest);
+        send_read_back(sl->mark.k, sl->oldest);
     release(sl, now, error && run.config->reconnect);
     pump(sl->owner, now);
 }
@@ -311,15 +301,15 @@ static void on_write(UA_Client *client, void *userdata, UA_UInt32 request_id,
 /* --- sending ------------------------------------------------------------------------- */
 
 static UA_StatusCode send_read(session_load *s, slot *sl) {
-    s->read.nodesToRead = &s->ring[ring_offset(sl->k)];
+    s->read.nodesToRead = &s->ring[ring_offset(sl->mark.k)];
     return UA_Client_sendAsyncReadRequest(s->client, &s->read, on_read, sl, NULL);
 }
 
 static UA_StatusCode send_write(session_load *s, slot *sl) {
-    size_t offset = ring_offset(sl->k);
+    size_t offset = ring_offset(sl->mark.k);
     for(size_t j = 0; j < run.npr; j++) {
         s->write_values[j].nodeId = s->ring[offset + j].nodeId;
-        s->write_doubles[j] = write_value(s->index, sl->k, run.npr, j);
+        s->write_doubles[j] = write_value(s->index, sl->mark.k, run.npr, j);
     }
     return UA_Client_sendAsyncWriteRequest(s->client, &s->write, on_write, sl, NULL);
 }
@@ -329,14 +319,14 @@ static UA_StatusCode send_write(session_load *s, slot *sl) {
  * the slot waits RETRY_NS (closed loop) and the open loop goes on with its schedule. */
 static void send_next(session_load *s, int64_t origin) {
     slot *sl = s->free_slots[--s->free_count];
-    sl->k = s->next_k;
+    sl->mark = (request_mark){s->next_k, true};
     sl->origin = origin;
     sl->measured = is_measured(origin);
-    sl->busy = 1;
     /* R2: before the send, so no response processed after it can count as received before */
     sl->sent_high = tick_check_sent(&run.ticks, s->index);
-    if(is_sampled(sl))
-        sl->oldest = oldest_in_flight(s);
+    if(is_sampled(sl)) /* W1's C: the sampled write's own index among those in flight */
+        sl->oldest = read_back_lowest(s->slots, (size_t)run.config->in_flight, sizeof(slot),
+                                      sl->mark.k);
     /* SPEC §6 send_lag_ns: the instant the request is handed to the SDK's send call. */
     int64_t sent_at = run.config->open_loop ? mono_ns() : 0;
     UA_StatusCode rv = run.config->workload == WORKLOAD_READ ? send_read(s, sl)
@@ -467,7 +457,7 @@ static uint64_t unfinished_measured(void) {
     for(int s = 0; s < run.config->sessions; s++) {
         session_load *sl = &run.sessions[s];
         for(int i = 0; i < run.config->in_flight; i++)
-            pending += sl->slots[i].busy && sl->slots[i].measured;
+            pending += sl->slots[i].mark.busy && sl->slots[i].measured;
         if(run.config->open_loop) {
             uint64_t first = first_at_or_after(sl, run.measure_start);
             uint64_t end = first_at_or_after(sl, run.measure_end);

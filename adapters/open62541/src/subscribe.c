@@ -147,11 +147,7 @@ static void on_subscription_deleted(UA_Client *client, UA_UInt32 sub_id, void *s
     watch->subscriptions--;
 }
 
-/* SPEC §3 subscribe: a lifetime (count × interval) of at least the session timeout asked for
- * (capped at 600 s) and of three keep-alive intervals, so that a connection lost for less than
- * that finds its subscription still on the server (the default 10000 is 10 s at 1 ms). */
-static UA_UInt32 lifetime_count(UA_UInt32 keep_alive, UA_UInt32 session_timeout_ms,
-                                double interval_ms) {
+UA_UInt32 lifetime_count(UA_UInt32 keep_alive, UA_UInt32 session_timeout_ms, double interval_ms) {
     double timeout_ms = session_timeout_ms < 600000 ? session_timeout_ms : 600000;
     double count = ceil(timeout_ms / interval_ms);
     if(count < 3.0 * keep_alive)

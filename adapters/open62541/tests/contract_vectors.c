@@ -5,7 +5,11 @@
 #include "config.h"
 #include "histogram.h"
 #include "model.h"
+#include "read_back.h"
+#include "recorder.h"
 #include "request_workload.h"
+#include "subscribe.h"
+#include "tick_check.h"
 #include "verify.h"
 #include "write_check.h"
 
@@ -266,11 +270,19 @@ static void histograms(const json_t *vectors) {
 
 /* --- value functions and verification (SPEC §4) --------------------------------------- */
 
+/* Storage for a vector's scalar: the Variant points into it. */
+typedef union {
+    UA_UInt32 u;
+    UA_Int32 i32;
+    UA_Int64 i;
+    UA_Float f;
+    UA_Double d;
+} scalar;
+
 /* A verification vector's value as the Variant a server of that node would send: Float for
  * Signal_i and Real, UInt32 for Tick, Double for Write_j; a number the node's type cannot
  * hold arrives as another type (Int64 or Double), which is a verification failure. */
-static void variant_of(node_class node, const json_t *value, UA_Variant *out,
-                       union { float f; UA_UInt32 u; UA_Int64 i; double d; } *storage) {
+static void variant_of(node_class node, const json_t *value, UA_Variant *out, scalar *storage) {
     double number = json_number_value(value);
     if(node.kind == NODE_TICK && json_is_integer(value) && number >= 0 && number <= UINT32_MAX) {
         storage->u = (UA_UInt32)json_integer_value(value);
@@ -340,8 +352,8 @@ static void values(const json_t *vectors) {
         bool want = json_is_true(json_object_get(vector, "valid"));
         node_class node = model_classify(name);
         UA_Variant variant;
-        union { float f; UA_UInt32 u; UA_Int64 i; double d; } storage;
-        variant_of(node, value, &variant, (void *)&storage);
+        scalar storage;
+        variant_of(node, value, &variant, &storage);
         char reason[256] = "";
         bool got = verify_value(node, name, &variant, reason, sizeof(reason));
         check(got == want, "verify %s = %s: want %s, got %s (%s)", name, text(value),
@@ -402,6 +414,286 @@ static void values(const json_t *vectors) {
     }
 }
 
+/* --- verification.json: the rules each client re-implements (SPEC §3 R1–R4, W1, the
+ * subscription's lifetime; SPEC §6 the timeline), replayed through this adapter's own
+ * tick_check, read_back, lifetime_count and timeline with open62541's types ------------- */
+
+/* A vector's instant (µs since 1970) as a DateTime (100 ns since 1601). */
+static UA_DateTime date_time_us(const json_t *us) {
+    return UA_DATETIME_UNIX_EPOCH + (UA_DateTime)json_integer_value(us) * UA_DATETIME_USEC;
+}
+
+/* A vector's value as the DataValue the SDK decodes from a server's: a scalar of the built-in
+ * type named `type` (null: no value) with a SourceTimestamp unless `source_us` is null, and
+ * no status (Good). */
+static UA_DataValue data_value_of(const char *type, const json_t *value, const json_t *source_us,
+                                  scalar *storage) {
+    UA_DataValue dv;
+    UA_DataValue_init(&dv);
+    if(!json_is_null(value)) {
+        const UA_DataType *data_type = NULL;
+        if(strcmp(type, "UInt32") == 0) {
+            storage->u = (UA_UInt32)json_integer_value(value);
+            data_type = &UA_TYPES[UA_TYPES_UINT32];
+        } else if(strcmp(type, "Int32") == 0) {
+            storage->i32 = (UA_Int32)json_integer_value(value);
+            data_type = &UA_TYPES[UA_TYPES_INT32];
+        } else if(strcmp(type, "Float") == 0) {
+            storage->f = (UA_Float)json_number_value(value);
+            data_type = &UA_TYPES[UA_TYPES_FLOAT];
+        } else if(strcmp(type, "Double") == 0) {
+            storage->d = json_number_value(value);
+            data_type = &UA_TYPES[UA_TYPES_DOUBLE];
+        } else {
+            fprintf(stderr, "contract-vectors: no %s values in this runner\n", type);
+            exit(2);
+        }
+        UA_Variant_setScalar(&dv.value, storage, data_type);
+        dv.hasValue = true;
+    }
+    if(!json_is_null(source_us)) {
+        dv.hasSourceTimestamp = true;
+        dv.sourceTimestamp = date_time_us(source_us);
+    }
+    return dv;
+}
+
+/* A verdict against a vector's `fails` entry: null, it must pass; else its failure message
+ * must contain every fragment (a Double in it prints differently by language). */
+static bool as_expected(bool ok, const char *reason, const json_t *fragments) {
+    if(json_is_null(fragments))
+        return ok;
+    if(ok || !json_is_array(fragments)) /* also a vector without this entry */
+        return false;
+    size_t i;
+    const json_t *fragment;
+    json_array_foreach(fragments, i, fragment)
+        if(!strstr(reason, json_string_value(fragment)))
+            return false;
+    return true;
+}
+
+/* One response of a read vector, judged value by value as the client's verify_results does:
+ * on its own (SPEC §4), then against the ticks (tick_check), for a request that kept `sent`. */
+static void read_response(tick_check *ticks, const char *label, const json_t *nodes,
+                          const json_t *response, uint32_t sent) {
+    int session = (int)json_integer_value(json_object_get(response, "session"));
+    size_t first = (size_t)json_integer_value(json_object_get(response, "first"));
+    UA_DateTime received = date_time_us(json_object_get(response, "received_us"));
+    bool measured = json_is_true(json_object_get(response, "measured"));
+    const json_t *values = json_object_get(response, "values");
+    const json_t *fails = json_object_get(response, "fails");
+    size_t count = json_array_size(values), positions = json_array_size(nodes);
+    /* The client's ring: the classes and names at positions first, first + 1, ... */
+    node_class *classes = calloc(count, sizeof(node_class));
+    const char **names = calloc(count, sizeof(char *));
+    UA_DataValue *data_values = calloc(count, sizeof(UA_DataValue));
+    scalar *storage = calloc(count, sizeof(scalar));
+    for(size_t k = 0; k < count; k++) {
+        const json_t *value = json_array_get(values, k);
+        names[k] = json_string_value(json_array_get(nodes, (first + k) % positions));
+        classes[k] = model_classify(names[k]);
+        data_values[k] = data_value_of(json_string_value(json_object_get(value, "type")),
+                                       json_object_get(value, "value"),
+                                       json_object_get(value, "source_us"), &storage[k]);
+    }
+    response_tick ref;
+    response_tick_find(&ref, classes, data_values, count);
+    for(size_t k = 0; k < count; k++) {
+        char reason[160] = "";
+        bool ok = verify_value(classes[k], names[k], &data_values[k].value, reason,
+                               sizeof(reason)) &&
+                  tick_check_value(ticks, session, first + k, classes[k], names[k],
+                                   &data_values[k], &ref, sent, received, measured, reason,
+                                   sizeof(reason));
+        const json_t *expected = json_array_get(fails, k);
+        check(as_expected(ok, reason, expected), "read %s, value %zu (%s): got %s, expected %s",
+              label, k, names[k], ok ? "a pass" : reason, text(expected));
+    }
+    free(classes), free(names), free(data_values), free(storage);
+}
+
+/* A read vector: its steps through one tick_check of all sessions, as the read workload keeps
+ * it; a `send` keeps the session's high-water tick for its request (tick_check_sent). */
+static void read_case(const json_t *vector) {
+    const char *name = json_string_value(json_object_get(vector, "name"));
+    const json_t *nodes = json_object_get(vector, "nodes");
+    size_t positions = json_array_size(nodes);
+    node_class *classes = calloc(positions, sizeof(node_class));
+    for(size_t p = 0; p < positions; p++)
+        classes[p] = model_classify(json_string_value(json_array_get(nodes, p)));
+    tick_check ticks;
+    tick_check_init(&ticks, classes, positions,
+                    (int)json_integer_value(json_object_get(vector, "sessions")));
+    json_t *kept = json_object(); /* request -> the high-water tick its send kept */
+    size_t i;
+    const json_t *step;
+    json_array_foreach(json_object_get(vector, "steps"), i, step) {
+        const json_t *send = json_object_get(step, "send");
+        if(send) {
+            int session = (int)json_integer_value(json_object_get(send, "session"));
+            json_object_set_new(kept, json_string_value(json_object_get(send, "request")),
+                                json_integer(tick_check_sent(&ticks, session)));
+            continue;
+        }
+        const json_t *response = json_object_get(step, "response");
+        const char *request = json_string_value(json_object_get(response, "request"));
+        uint32_t sent = TICK_NONE; /* no request: sent before any tick arrived */
+        char label[320];
+        snprintf(label, sizeof(label), "'%s' step %zu", name, i);
+        if(request) { /* answered once, as the client frees the request's slot */
+            const json_t *high = json_object_get(kept, request);
+            check(high != NULL, "read %s: a response to %s, not sent", label, request);
+            sent = (uint32_t)json_integer_value(high);
+            json_object_del(kept, request);
+        }
+        read_response(&ticks, label, nodes, response, sent);
+    }
+    /* SPEC §6 ticks_advanced: what the read workload reports at its end */
+    json_int_t want = json_integer_value(json_object_get(vector, "ticks_advanced"));
+    uint64_t got = tick_check_advanced(&ticks);
+    check(got == (uint64_t)want, "read '%s': ticks_advanced %llu, expected %lld", name,
+          (unsigned long long)got, (long long)want);
+    json_decref(kept);
+    tick_check_free(&ticks);
+    free(classes);
+}
+
+/* W1: one value read back, judged at the config position of its node. */
+static void read_back_case(const json_t *vector) {
+    const char *name = json_string_value(json_object_get(vector, "name"));
+    const char *node = json_string_value(json_object_get(vector, "node"));
+    const json_t *nodes = json_object_get(vector, "nodes");
+    size_t count = json_array_size(nodes), position = count;
+    char **names = calloc(count, sizeof(char *));
+    for(size_t p = 0; p < count; p++) {
+        names[p] = (char *)json_string_value(json_array_get(nodes, p));
+        if(position == count && strcmp(names[p], node) == 0)
+            position = p;
+    }
+    if(position == count) {
+        check(false, "read_back '%s': %s is not among its nodes", name, node);
+        free(names);
+        return;
+    }
+    read_back_rule rule = {names, count,
+                           (size_t)json_integer_value(json_object_get(vector, "nodes_per_request")),
+                           (int)json_integer_value(json_object_get(vector, "sessions"))};
+    scalar storage;
+    UA_DataValue dv = data_value_of(json_string_value(json_object_get(vector, "type")),
+                                    json_object_get(vector, "value"), json_null(), &storage);
+    dv.hasStatus = true;
+    dv.status = (UA_StatusCode)json_integer_value(json_object_get(vector, "status_code"));
+    char reason[256] = "";
+    bool ok = read_back_judge(&rule, position, &dv,
+                              (uint64_t)json_integer_value(json_object_get(vector, "lowest")),
+                              (uint64_t)json_integer_value(json_object_get(vector, "request")),
+                              reason, sizeof(reason));
+    const json_t *expected = json_object_get(vector, "fails");
+    check(as_expected(ok, reason, expected), "read_back '%s': got %s, expected %s", name,
+          ok ? "a pass" : reason, text(expected));
+    free(names);
+}
+
+/* W1's C: session 0's requests held in slots as the client's are (a request_mark each), sent
+ * in order and finished in any; a `lowest` step is C for the request sent next. */
+static void lowest_in_flight_case(const json_t *vector) {
+    enum { SLOTS = 16 };
+    const char *name = json_string_value(json_object_get(vector, "name"));
+    request_mark slots[SLOTS] = {{0}};
+    uint64_t next = 0;
+    size_t i;
+    const json_t *step;
+    json_array_foreach(json_object_get(vector, "steps"), i, step) {
+        const json_t *sent = json_object_get(step, "sent");
+        const json_t *finished = json_object_get(step, "finished");
+        const json_t *lowest = json_object_get(step, "lowest");
+        size_t s = 0;
+        if(sent) { /* into a free slot; requests are numbered in the order they are sent */
+            uint64_t k = (uint64_t)json_integer_value(sent);
+            while(s < SLOTS && slots[s].busy)
+                s++;
+            check(s < SLOTS && k == next, "lowest_in_flight '%s': sent %llu where %llu was "
+                  "next, or more than %d in flight", name, (unsigned long long)k,
+                  (unsigned long long)next, SLOTS);
+            if(s < SLOTS)
+                slots[s] = (request_mark){k, true};
+            next = k + 1;
+        } else if(finished) { /* its slot is free again */
+            uint64_t k = (uint64_t)json_integer_value(finished);
+            while(s < SLOTS && !(slots[s].busy && slots[s].k == k))
+                s++;
+            check(s < SLOTS, "lowest_in_flight '%s': %llu finished, not in flight", name,
+                  (unsigned long long)k);
+            if(s < SLOTS)
+                slots[s].busy = false;
+        } else if(lowest) {
+            uint64_t got = read_back_lowest(slots, SLOTS, sizeof(request_mark), next);
+            check(got == (uint64_t)json_integer_value(lowest),
+                  "lowest_in_flight '%s' step %zu: C %llu, expected %lld", name, i,
+                  (unsigned long long)got, (long long)json_integer_value(lowest));
+        }
+    }
+}
+
+static void lifetime_case(const json_t *vector) {
+    json_int_t keep_alive = json_integer_value(json_object_get(vector, "keep_alive_count"));
+    json_int_t timeout = json_integer_value(json_object_get(vector, "session_timeout_ms"));
+    double interval = json_number_value(json_object_get(vector, "publishing_interval_ms"));
+    json_int_t want = json_integer_value(json_object_get(vector, "lifetime_count"));
+    UA_UInt32 got = lifetime_count((UA_UInt32)keep_alive, (UA_UInt32)timeout, interval);
+    check(got == want, "lifetime of %s: %u, expected %lld", text(vector), got, (long long)want);
+}
+
+/* SPEC §6: the record's timeline, as recorder_json writes it, for the completions. */
+static void timeline_case(const json_t *vector) {
+    timeline t;
+    timeline_init(&t, (int)json_integer_value(json_object_get(vector, "window_ms")));
+    const json_t *begin = json_object_get(vector, "begin");
+    if(!json_is_null(begin))
+        timeline_begin(&t, json_integer_value(json_object_get(begin, "start_ns")),
+                       json_integer_value(json_object_get(begin, "span_ns")),
+                       json_integer_value(json_object_get(begin, "offset_ns")));
+    size_t i;
+    const json_t *completion;
+    json_array_foreach(json_object_get(vector, "completions"), i, completion)
+        timeline_completed(&t, json_integer_value(json_array_get(completion, 0)),
+                           (uint64_t)json_integer_value(json_array_get(completion, 1)));
+    char *buffer = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&buffer, &size);
+    fputc('{', out); /* timeline_json writes the member "timeline":{...} */
+    timeline_json(out, &t, json_integer_value(json_object_get(vector, "end_ns")));
+    fputc('}', out);
+    fclose(out);
+    json_t *got = json_loads(buffer, 0, NULL);
+    const json_t *want = json_object_get(vector, "record");
+    check(json_equal(json_object_get(got, "timeline"), want), "timeline '%s': want %s, got %s",
+          json_string_value(json_object_get(vector, "name")), text(want), buffer);
+    json_decref(got), free(buffer), free(t.ops), free(t.values);
+}
+
+static void verification(const json_t *vectors) {
+    static const struct {
+        const char *section;
+        void (*replay)(const json_t *vector);
+    } SECTIONS[] = {{"read", read_case},
+                    {"read_back", read_back_case},
+                    {"lowest_in_flight", lowest_in_flight_case},
+                    {"lifetime", lifetime_case},
+                    {"timeline", timeline_case}};
+    for(size_t s = 0; s < sizeof(SECTIONS) / sizeof(SECTIONS[0]); s++) {
+        const json_t *cases = json_object_get(vectors, SECTIONS[s].section);
+        /* a section this runner lost track of must not pass by being skipped */
+        check(json_array_size(cases) > 0, "verification.json: no %s vectors",
+              SECTIONS[s].section);
+        size_t i;
+        const json_t *vector;
+        json_array_foreach(cases, i, vector)
+            SECTIONS[s].replay(vector);
+    }
+}
+
 int main(int argc, char **argv) {
     if(argc != 2) {
         fprintf(stderr, "usage: contract-vectors VECTORS_DIR\n");
@@ -410,11 +702,13 @@ int main(int argc, char **argv) {
     json_t *configs = load(argv[1], "configs.json");
     json_t *buckets = load(argv[1], "histogram.json");
     json_t *functions = load(argv[1], "values.json");
+    json_t *verifications = load(argv[1], "verification.json");
     bad_configs(configs);
     unreadable_configs(configs);
     good_configs(configs);
     histograms(buckets);
     values(functions);
+    verification(verifications);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -8,7 +8,8 @@ sent. Both libraries decode a Read result into a DataValue with `.StatusCode` (`
 `.name`) and `.Value` (a Variant: `.Value`, `.VariantType`, `.is_array`); that is all this
 module reads, so one implementation serves both. The state is one integer per in-flight
 read-back (`lowest`, the SPEC's C) and the sampled write's index, plus the set of session 0's
-writes that finished out of order (at most in_flight of them).
+writes that finished while a lower one was still in flight (as many as finish while one hangs,
+until its timeout gives it up).
 """
 
 from __future__ import annotations
