@@ -71,7 +71,7 @@ func runRequests(sessions []*uaSession, config *ClientConfig, rec *recorder) pha
 	for i, s := range sessions {
 		ticks[i] = newTickCheck(config.Nodes)
 		load := &sessionLoad{rec: rec, p: p, inFlight: config.InFlight, rate: config.Rate, sessions: config.Sessions,
-			index: i, think: time.Duration(config.ThinkMs * 1e6), retry: retry, pending: map[*pendingRequest]struct{}{}}
+			index: i, think: time.Duration(config.ThinkMs * 1e6), retry: retry}
 		if config.Workload == "read" {
 			load.send = readRequests(s, config, rec, ticks[i])
 		} else {

@@ -18,14 +18,21 @@ import (
 	"testing"
 )
 
-func vectors(t *testing.T, name string) map[string]any {
+// vectorFile is contract/vectors/<name>.json, found beside the schema (UABENCH_SCHEMA_DIR may
+// point to a copy).
+func vectorFile(t *testing.T, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(schemaDir(), "..", "vectors", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return data
+}
+
+func vectors(t *testing.T, name string) map[string]any {
+	t.Helper()
 	// The adapter's own parser, so "sessions": 2.0 stays written with a fraction.
-	v, err := parseConfig(name, data)
+	v, err := parseConfig(name, vectorFile(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func readBackSampled(k int, measured bool) bool {
 // lowest request index of session 0 in flight: "" or the failure.
 func judgeReadBack(node string, dv *ua.DataValue, nodes []string, sessions, perRequest, k, lowest int) string {
 	if !isGood(dv.Status) {
-		return fmt.Sprintf("read-back of %s: %s", node, dv.Status.Error())
+		return fmt.Sprintf("read-back of %s: %s", node, statusName(dv.Status))
 	}
 	v, double := 0.0, false
 	if dv.Value != nil && !isArray(dv.Value) {

@@ -32,14 +32,72 @@ func (p phase) measured(t time.Time) bool {
 	return !t.Before(p.measureFrom) && t.Before(p.measureUntil)
 }
 
-// wallNs maps an instant to Unix ns with one offset for the whole run, so that start_ns minus
-// the timeline's start_ns is exactly the warm-up.
+// The adapter's clock is monoNs, ns on the monotonic clock since the process started;
+// referenceWall is the one offset that maps it to Unix ns for the whole run, so that start_ns
+// minus the timeline's start_ns is exactly the warm-up.
 var (
 	referenceMono = time.Now()
 	referenceWall = referenceMono.UnixNano()
 )
 
-func wallNs(t time.Time) int64 { return referenceWall + int64(t.Sub(referenceMono)) }
+func monoNs(t time.Time) int64 { return int64(t.Sub(referenceMono)) }
+
+func wallNs(t time.Time) int64 { return referenceWall + monoNs(t) }
+
+// timeline is the record's `timeline` (SPEC §6, uabench_contract.Timeline): successful
+// completions and their values per window, from the start of the workload (warm-up included),
+// arrays allocated once at begin. Times are on the adapter's clock (monoNs); offset maps them
+// to the record's. A timeline never begun counts nothing.
+type timeline struct {
+	windowMs      int
+	start, offset int64
+	begun         bool
+	ops, values   []int64
+}
+
+// timelineRecord is the record's `timeline` as JSON.
+type timelineRecord struct {
+	WindowMs int     `json:"window_ms"`
+	StartNs  int64   `json:"start_ns"`
+	Ops      []int64 `json:"ops"`
+	Values   []int64 `json:"values"`
+}
+
+// windowsOf: how many windows of w ns cover span ns, the last maybe partial.
+func windowsOf(span, w int64) int64 { return max(0, (span+w-1)/w) }
+
+// begin: the workload starts at start and runs span (warm-up + measured phase).
+func (tl *timeline) begin(start, span, offset int64) {
+	tl.start, tl.offset, tl.begun = start, offset, true
+	windows := windowsOf(span, int64(tl.windowMs)*1e6)
+	tl.ops, tl.values = make([]int64, windows), make([]int64, windows)
+}
+
+// completed: one operation completed successfully at `at`, carrying values.
+func (tl *timeline) completed(at int64, values int) {
+	// Before the start is no window: Go's / truncates toward zero, so it would be window 0.
+	if at < tl.start {
+		return
+	}
+	if k := (at - tl.start) / (int64(tl.windowMs) * 1e6); k < int64(len(tl.ops)) {
+		tl.ops[k]++
+		tl.values[k] += int64(values)
+	}
+}
+
+// record: the windows cut or padded to end at the record's end_ns. One never begun starts at
+// end_ns, empty (a run that never started has nothing to show).
+func (tl *timeline) record(endNs int64) timelineRecord {
+	start := endNs
+	if tl.begun {
+		start = tl.start + tl.offset
+	}
+	windows := windowsOf(endNs-start, int64(tl.windowMs)*1e6)
+	r := timelineRecord{WindowMs: tl.windowMs, StartNs: start, Ops: make([]int64, windows), Values: make([]int64, windows)}
+	copy(r.Ops, tl.ops)
+	copy(r.Values, tl.values)
+	return r
+}
 
 type recorder struct {
 	mu sync.Mutex
@@ -51,12 +109,7 @@ type recorder struct {
 
 	latency, sendLag, sessionSetup histogram
 
-	// timeline: successful completions per window from the start of warm-up
-	windowMs       int
-	timelineStart  time.Time
-	timelineBegun  bool
-	timelineOps    []int64
-	timelineValues []int64
+	timeline timeline
 
 	recordLatencies bool
 	sendNs          []int64
@@ -69,7 +122,7 @@ type recorder struct {
 
 func newRecorder(windowMs int, recordLatencies bool, connection *connectionLog) *recorder {
 	return &recorder{
-		windowMs: windowMs, recordLatencies: recordLatencies, connection: connection,
+		timeline: timeline{windowMs: windowMs}, recordLatencies: recordLatencies, connection: connection,
 		verificationExamples: []string{}, errorExamples: []string{},
 		latency: histogram{}, sendLag: histogram{}, sessionSetup: histogram{},
 	}
@@ -80,26 +133,14 @@ func (r *recorder) begin(p phase) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.p = p
-	r.timelineStart = p.start
-	r.timelineBegun = true
-	windowNs := int64(r.windowMs) * 1e6
-	windows := (int64(p.measureUntil.Sub(p.start)) + windowNs - 1) / windowNs
-	r.timelineOps = make([]int64, windows)
-	r.timelineValues = make([]int64, windows)
+	r.timeline.begin(monoNs(p.start), int64(p.measureUntil.Sub(p.start)), referenceWall)
 }
 
 // completed: one operation completed successfully at `at`, carrying values (the timeline).
 func (r *recorder) completed(at time.Time, values int) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.timelineBegun {
-		return
-	}
-	k := int64(at.Sub(r.timelineStart)) / (int64(r.windowMs) * 1e6)
-	if k >= 0 && k < int64(len(r.timelineOps)) {
-		r.timelineOps[k]++
-		r.timelineValues[k] += int64(values)
-	}
+	r.timeline.completed(monoNs(at), values)
+	r.mu.Unlock()
 }
 
 // operation: one measured request; sent is its (open loop: scheduled) send instant.
@@ -118,7 +159,7 @@ func (r *recorder) operation(latency time.Duration, ok bool, values int, problem
 	r.latency.record(ns)
 	if r.recordLatencies {
 		if len(r.sendNs) < maxLatencies {
-			r.sendNs = append(r.sendNs, max(int64(sent.Sub(r.timelineStart)), 0))
+			r.sendNs = append(r.sendNs, max(int64(sent.Sub(r.p.start)), 0))
 			r.latencyNs = append(r.latencyNs, ns)
 		} else {
 			r.truncated++
@@ -198,18 +239,6 @@ func (r *recorder) result(config *ClientConfig) map[string]any {
 	defer r.mu.Unlock()
 	startNs, endNs := wallNs(r.p.measureFrom), wallNs(r.p.measureUntil)
 	seconds := max(float64(endNs-startNs)/1e9, 1e-9)
-	timelineStart := startNs
-	if r.timelineBegun {
-		timelineStart = wallNs(r.timelineStart)
-	}
-	windowNs := int64(r.windowMs) * 1e6
-	windows := int64(0)
-	if span := endNs - timelineStart; span > 0 {
-		windows = (span + windowNs - 1) / windowNs
-	}
-	ops, values := make([]int64, windows), make([]int64, windows)
-	copy(ops, r.timelineOps)
-	copy(values, r.timelineValues)
 	record := map[string]any{
 		"event": "result", "sdk": "gopcua", "version": sdkVersion(), "role": "client",
 		"workload": config.Workload, "config": config.Raw,
@@ -224,7 +253,7 @@ func (r *recorder) result(config *ClientConfig) map[string]any {
 		"send_lag_ns":      r.sendLag.sparse(),
 		"session_setup_ns": r.sessionSetup.sparse(),
 		"connection":       r.connection.record(),
-		"timeline":         map[string]any{"window_ms": r.windowMs, "start_ns": timelineStart, "ops": ops, "values": values},
+		"timeline":         r.timeline.record(endNs),
 	}
 	if config.RecordLatencies {
 		send, lat := r.sendNs, r.latencyNs

@@ -26,6 +26,38 @@ type pendingRequest struct {
 	abandoned bool
 }
 
+// requestsInFlight numbers one session's requests (k counts from its first, warm-up included)
+// and holds those not yet finished. Its lowest is W1's C. Guarded by its sessionLoad's mu.
+type requestsInFlight struct {
+	next    int
+	pending map[*pendingRequest]struct{}
+}
+
+// send numbers the next request and holds it in flight until finish.
+func (r *requestsInFlight) send(measured bool) *pendingRequest {
+	if r.pending == nil {
+		r.pending = map[*pendingRequest]struct{}{}
+	}
+	entry := &pendingRequest{k: r.next, measured: measured}
+	r.next++
+	r.pending[entry] = struct{}{}
+	return entry
+}
+
+// finish: the request's response arrived, or it failed.
+func (r *requestsInFlight) finish(entry *pendingRequest) { delete(r.pending, entry) }
+
+// lowest is W1's C for a request sent now: the lowest index in flight, or the next request's
+// if none is. A scan, not a running minimum: it runs for one request in 64 (readBackSampled) and
+// in_flight bounds what it scans.
+func (r *requestsInFlight) lowest() int {
+	lowest := r.next
+	for entry := range r.pending {
+		lowest = min(lowest, entry.k)
+	}
+	return lowest
+}
+
 type sessionLoad struct {
 	send     func(k int) outcome
 	rec      *recorder
@@ -38,26 +70,20 @@ type sessionLoad struct {
 	think    time.Duration
 	retry    time.Duration
 
-	mu      sync.Mutex
-	next    int
-	pending map[*pendingRequest]struct{}
-	unsent  []time.Time // open loop: scheduled in the phase, never sent by the end of the drain
-	wg      sync.WaitGroup
+	mu       sync.Mutex
+	requests requestsInFlight
+	unsent   []time.Time // open loop: scheduled in the phase, never sent by the end of the drain
+	wg       sync.WaitGroup
 }
 
 func (l *sessionLoad) dispatch(reference time.Time) bool {
 	l.mu.Lock()
-	k := l.next
-	l.next++
-	entry := &pendingRequest{k: k, measured: l.p.measured(reference)}
-	l.pending[entry] = struct{}{}
+	entry := l.requests.send(l.p.measured(reference))
+	k := entry.k
 	// W1's C: the lowest request index of session 0 still in flight, k itself if none other is.
 	lowest := -1
 	if l.readBack != nil && readBackSampled(k, entry.measured) {
-		lowest = k
-		for other := range l.pending {
-			lowest = min(lowest, other.k)
-		}
+		lowest = l.requests.lowest()
 	}
 	l.mu.Unlock()
 	// SPEC §6 send_lag_ns: the request goes to the SDK's call right below.
@@ -69,7 +95,7 @@ func (l *sessionLoad) dispatch(reference time.Time) bool {
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.pending, entry)
+	l.requests.finish(entry)
 	if entry.abandoned {
 		return out.ok
 	}
@@ -176,7 +202,7 @@ func (l *sessionLoad) run() {
 func (l *sessionLoad) abandon() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for entry := range l.pending {
+	for entry := range l.requests.pending {
 		entry.abandoned = true
 		if entry.measured {
 			l.rec.operation(0, false, 0, "no response within 5 s after the measured phase", time.Time{})

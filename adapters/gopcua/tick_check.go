@@ -137,16 +137,15 @@ func (t *tickCheck) advance(slot int, node string, tick int64, source time.Time,
 	var step int64
 	if t.isTick[slot] {
 		step = max(0, tick-previous)
-	} else {
-		back := ((previous-tick)%tickModulus + tickModulus) % tickModulus
-		if back >= half {
-			step = tickModulus - back
-		}
+	} else if forward := (tick - previous + tickModulus) % tickModulus; forward < half {
+		// A Signal is ahead below half the modulus (as R2's high-water tick): exactly half
+		// is no step, as in the reference and the SPEC's [1, 8192).
+		step = forward
 	}
 	if step == 0 {
 		return ""
 	}
-	if measured && (t.isTick[slot] || step < half) {
+	if measured {
 		t.advanced[slot] += step
 	}
 	previousSrc := t.lastSrc[slot]

@@ -45,6 +45,19 @@ func describeVariant(v *ua.Variant) string {
 
 func isArray(v *ua.Variant) bool { return v.Has(ua.VariantArrayValues) }
 
+// gopcua names its StatusCodes in Go's style (StatusBadNodeIDUnknown); these are the only
+// spellings that differ from OPC 10000-6's names (BadNodeIdUnknown).
+var opcuaSpelling = strings.NewReplacer("ID", "Id", "URI", "Uri", "URL", "Url", "TCP", "Tcp")
+
+// statusName is a StatusCode's OPC UA name, as SPEC §3 shows it in a failure
+// ("read-back of Write_3: BadNodeIdUnknown"); gopcua's Error() is its description first.
+func statusName(code ua.StatusCode) string {
+	if d, ok := ua.StatusCodes[code]; ok {
+		return opcuaSpelling.Replace(strings.TrimPrefix(d.Name, "Status"))
+	}
+	return fmt.Sprintf("0x%08X", uint32(code))
+}
+
 func signalProblem(node string, index int, v float64) string {
 	if math.IsInf(v, 0) || math.IsNaN(v) || v != math.Trunc(v) || v < 0 || v >= 1<<24 ||
 		int(v)/tickModulus != index%signalIndexModulus {

@@ -28,6 +28,9 @@ final class SubscribeWorkload {
 
   // 100 ns ticks between 1601-01-01 (OPC UA DateTime) and 1970-01-01.
   private static final long EPOCH_DELTA_TICKS = 116444736000000000L;
+  // SPEC §3 subscribe: the longest session timeout a subscription's lifetime must outlast (a
+  // lifetime is asked for as long as the session timeout, but no longer than this).
+  private static final double LIFETIME_CAP_MS = 600_000;
 
   private final Config.Client config;
   private final List<Sessions.Session> sessions;
@@ -107,16 +110,17 @@ final class SubscribeWorkload {
     // and Milo re-activated it, but the server had deleted the subscription without a
     // StatusChangeNotification (no PublishRequest queued to carry it); Milo's PublishingManager
     // takes the Bad_NoSubscription Publish faults silently and stops publishing, so the
-    // subscription stalls unnoticed. A lifetime of at least the session timeout keeps the
-    // subscription as long as the session it belongs to: re-activated, the session has it;
-    // expired, Milo's new session calls TransferSubscriptions, which moves it or reports the
-    // failure (onTransferFailed). The server may revise the count (open62541: at most 15000).
-    double sessionTimeoutMs = session.client().getConfig().getSessionTimeout().doubleValue();
-    long lifetime =
-        Math.max(
-            3 * subscription.getMaxKeepAliveCount().longValue(),
-            (long) Math.ceil(sessionTimeoutMs / Math.max(1.0, config.publishingIntervalMs())));
-    subscription.setLifetimeCount(uint(Math.min(lifetime, UInteger.MAX_VALUE)));
+    // subscription stalls unnoticed. A lifetime of at least the session timeout (Milo's 120 s is
+    // below SPEC's 600 s cap) keeps the subscription as long as the session it belongs to:
+    // re-activated, the session has it; expired, Milo's new session calls TransferSubscriptions,
+    // which moves it or reports the failure (onTransferFailed). The server may revise the count
+    // (open62541: at most 15000).
+    subscription.setLifetimeCount(
+        uint(
+            lifetimeCount(
+                session.client().getConfig().getSessionTimeout().doubleValue(),
+                config.publishingIntervalMs(),
+                subscription.getMaxKeepAliveCount().longValue())));
     subscription.create();
     watch.subscribed();
 
@@ -252,6 +256,19 @@ final class SubscribeWorkload {
         recorder.verified(checks[p].apply(value.getValue().getValue()));
       }
     }
+  }
+
+  /**
+   * SPEC §3 subscribe: the lifetime count to ask for, a lifetime (count × publishing interval) of
+   * at least the session timeout asked for (at most 600 s, LIFETIME_CAP_MS) and of three
+   * keep-alives; a UInt32. The interval is at least 1 ms (the config's range). Static, so the
+   * contract's lifetime vectors test this very function.
+   */
+  static long lifetimeCount(
+      double sessionTimeoutMs, double publishingIntervalMs, long keepAliveCount) {
+    long wanted =
+        (long) Math.ceil(Math.min(sessionTimeoutMs, LIFETIME_CAP_MS) / publishingIntervalMs);
+    return Math.min(Math.max(3 * keepAliveCount, wanted), UInteger.MAX_VALUE);
   }
 
   /** The tick a Signal_i or Tick value carries, or -1 for other nodes and unexpected values. */

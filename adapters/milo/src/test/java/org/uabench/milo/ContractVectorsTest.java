@@ -31,7 +31,8 @@ class ContractVectorsTest {
 
   private static final List<String> ROLES = List.of("server", "client");
 
-  private static JsonNode vectors(String name) throws IOException {
+  /** One vectors file; VerificationVectorsTest reads verification.json through it too. */
+  static JsonNode vectors(String name) throws IOException {
     Path dir = Path.of(System.getProperty("uabench.vectors", "../../contract/vectors"));
     return Protocol.JSON.readTree(dir.resolve(name).toFile());
   }
@@ -42,7 +43,7 @@ class ContractVectorsTest {
   }
 
   /** Numbers compare by value (100 and 100.0 are one value, as in the other adapters). */
-  private static final Comparator<JsonNode> NUMBERS =
+  static final Comparator<JsonNode> NUMBERS =
       (a, b) ->
           a.isNumber() && b.isNumber()
               ? Double.compare(a.asDouble(), b.asDouble())
