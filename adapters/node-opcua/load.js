@@ -38,6 +38,41 @@ class Backlog {
   }
 }
 
+/**
+ * One session's requests in flight, each an entry {k, measured, abandoned}, in the order they
+ * were numbered and so by index k: abandon() walks them, and W1's C is the first one's k.
+ */
+export class InFlight {
+  constructor() {
+    this.next = 0; // the index of the next request
+    this.entries = new Set(); // a Set keeps insertion order, and deletes in O(1)
+  }
+
+  /** Numbers the next request and holds it in flight until finished(entry). */
+  sent(measured) {
+    const entry = { k: this.next++, measured, abandoned: false };
+    this.entries.add(entry);
+    return entry;
+  }
+
+  finished(entry) {
+    this.entries.delete(entry);
+  }
+
+  /**
+   * SPEC §3 W1's C: the lowest request index in flight. Taken as a request is sent, it is that
+   * request's own index when none other is; with none in flight, the next index.
+   */
+  get lowest() {
+    for (const entry of this.entries) return entry.k;
+    return this.next;
+  }
+
+  [Symbol.iterator]() {
+    return this.entries.values();
+  }
+}
+
 export function makePhase(warmupS, durationS) {
   const start = nowNs();
   // Whole nanoseconds, so the record's start_ns minus the timeline's is exactly the warm-up.
@@ -56,8 +91,7 @@ export class SessionLoad {
    */
   constructor({ send, recorder, phase, inFlight, rate, sessions, index, readBack = null, thinkMs = 0, retryMs = 0 }) {
     Object.assign(this, { send, recorder, phase, inFlight, rate, sessions, index, readBack, thinkMs, retryMs });
-    this.nextRequest = 0;
-    this.pending = new Set();
+    this.pending = new InFlight();
     this.backlog = new Backlog();
   }
 
@@ -66,11 +100,9 @@ export class SessionLoad {
   }
 
   async #dispatch(referenceNs) {
-    const k = this.nextRequest++;
-    const entry = { k, measured: this.isMeasured(referenceNs), abandoned: false };
-    this.pending.add(entry);
-    // W1's C: pending holds requests in the order they were sent, so its first is the lowest.
-    const lowest = this.readBack?.sampled(k, entry.measured) ? this.pending.values().next().value.k : -1;
+    const entry = this.pending.sent(this.isMeasured(referenceNs));
+    const k = entry.k;
+    const lowest = this.readBack?.sampled(k, entry.measured) ? this.pending.lowest : -1;
     // SPEC §6 send_lag_ns: the request goes to the SDK's call right below.
     if (entry.measured && this.rate !== null) this.recorder.sent(nowNs() - referenceNs);
     let outcome;
@@ -81,7 +113,7 @@ export class SessionLoad {
     }
     const completedNs = nowNs();
     const latency = completedNs - referenceNs;
-    this.pending.delete(entry);
+    this.pending.finished(entry);
     if (lowest >= 0 && outcome.ok && !entry.abandoned) this.readBack.start(k, lowest);
     if (outcome.ok) this.recorder.timeline.completed(completedNs, outcome.values);
     const measured = entry.measured && !entry.abandoned;

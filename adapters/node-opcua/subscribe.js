@@ -116,6 +116,20 @@ class SubscriptionFate {
   }
 }
 
+// SPEC §3 subscribe: a lifetime need outlive no loss longer than this, whatever the session timeout.
+const LIFETIME_CAP_MS = 600000;
+const UINT32_MAX = 0xffffffff; // RequestedLifetimeCount is a UInt32
+
+/**
+ * SPEC §3 subscribe: the lifetime count a subscription asks for. Its lifetime (count × interval)
+ * is as long as the session timeout asked for, at most 600 s, so a connection lost for less finds
+ * the subscription still on the server; and at least three keep-alives (OPC 10000-4 §5.13.2).
+ */
+export function lifetimeCount(sessionTimeoutMs, intervalMs, keepAliveCount) {
+  const wanted = Math.ceil(Math.min(sessionTimeoutMs, LIFETIME_CAP_MS) / intervalMs);
+  return Math.min(Math.max(3 * keepAliveCount, wanted), UINT32_MAX);
+}
+
 async function subscribeSession(uaSession, first, config, m) {
   const names = config.nodes;
   const itemsToMonitor = names.map((name) => ({ nodeId: uaSession.nodeId(name), attributeId: AttributeIds.Value }));
@@ -127,16 +141,13 @@ async function subscribeSession(uaSession, first, config, m) {
   };
   // Keep-alives about every 10 s; node-opcua insists that stays below the session timeout.
   const keepAliveCount = Math.max(3, Math.ceil(10000 / config.publishing_interval_ms));
-  // SPEC §3 subscribe: a lifetime as long as the session timeout asked for, so a connection lost
-  // for less finds its subscription still on the server; and at least three keep-alives (OPC
-  // 10000-4 §5.13.2).
-  const lifetimeCount = Math.max(3 * keepAliveCount, Math.ceil(SESSION_TIMEOUT_MS / config.publishing_interval_ms));
+  const lifetime = lifetimeCount(SESSION_TIMEOUT_MS, config.publishing_interval_ms, keepAliveCount);
   const fate = new SubscriptionFate(uaSession, names.length);
   uaSession.subscriptions = fate;
   for (let k = 0; k < config.subscriptions; k++) {
     const subscription = await uaSession.session.createSubscription2({
       requestedPublishingInterval: config.publishing_interval_ms,
-      requestedLifetimeCount: lifetimeCount,
+      requestedLifetimeCount: lifetime,
       requestedMaxKeepAliveCount: keepAliveCount,
       maxNotificationsPerPublish: 0,
       publishingEnabled: true,

@@ -15,10 +15,15 @@ export class Timeline {
     this.values = new Float64Array(0);
   }
 
-  /** The workload starts at monotonic `startNs` and runs `spanNs` (warm-up + measured phase). */
-  begin(startNs, spanNs) {
+  /**
+   * The workload starts at monotonic `startNs` and runs `spanNs` (warm-up + measured phase).
+   * toWall maps that clock to the record's (BigInt Unix ns): wallNs, the mapping of the record's
+   * own start_ns/end_ns (SPEC §6); a test passes a fixed offset of its own.
+   */
+  begin(startNs, spanNs, toWall = wallNs) {
     this.startNs = startNs;
     this.begun = true;
+    this.toWall = toWall;
     const windows = Math.max(0, Math.ceil(spanNs / this.windowNs));
     this.ops = new Float64Array(windows);
     this.values = new Float64Array(windows);
@@ -35,7 +40,7 @@ export class Timeline {
 
   /** The record's `timeline`, its windows cut or padded to end at the record's end_ns (BigInt). */
   record(endNs) {
-    const startNs = this.begun ? wallNs(this.startNs) : endNs;
+    const startNs = this.begun ? this.toWall(this.startNs) : endNs;
     const windowNs = BigInt(this.windowNs);
     const span = endNs - startNs;
     const windows = span > 0n ? Number((span + windowNs - 1n) / windowNs) : 0;
