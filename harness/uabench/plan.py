@@ -784,8 +784,8 @@ class SuiteKind:
     """A kind of plan a suite package registers (its suite.py's KINDS, found by suite_kinds): the
     table that makes a plan this kind, the keys such a plan may have, how its tables become a
     Plan, its test cases, how long a server warms up in it (None: as a client/server plan's),
-    what a run records of it, what each of its tests costs (the estimate's) and its section of
-    the report."""
+    what a run records of it, what each of its tests costs (the estimate's), its section of
+    the report and its keywords."""
 
     table: str
     keys: frozenset[str]
@@ -800,6 +800,9 @@ class SuiteKind:
     # what it adds beside each server's figures in the report's summary, from a run's cells:
     # (server, column, cell) entries
     summary: Callable[[list[dict]], list[tuple[str, Column, Cell]]] | None = None
+    # its Robot keywords: "module:Class", a component robot/library.py builds with the run's
+    # context (engine.keywords.RunContext); named, not imported, so loading a plan loads no Robot
+    keywords: str | None = None
 
     @property
     def description(self) -> str:

@@ -1,7 +1,7 @@
 """The robustness suite (issue 18): the survival classes and the wire framing as plain functions,
 then the hostile batches (robustness/hostile.py, through runner.run_batch) against a purpose-built
 fragile server (fixtures/fragile_opcua_server.py, a real asyncua server with one planted fault),
-judged as robot/library.py's Server Should Survive judges them: each fault must come out as the
+judged as robustness/keywords.py's Server Should Survive judges them: each fault must come out as the
 outcome it stands for (crashed, hung, degraded, degraded and recovered), a healthy server as
 unaffected, and a fuzz batch over a corpus recorded through robustness/recorder.py must run."""
 
@@ -174,7 +174,7 @@ class Prober:
 def survive(
     server: Fragile, batch: str, cases: int, recovery_s: float, workdir: Path
 ) -> tuple[dict, survival.Observed, survival.Verdict]:
-    """As robot/library.py's server_should_survive: resources and a verified read before the
+    """As robustness/keywords.py's server_should_survive: resources and a verified read before the
     batch, right after it and after the recovery wait, classified."""
     prober = Prober(server.endpoint, workdir / f"prober-{batch}.log")
     try:

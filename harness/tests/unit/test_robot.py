@@ -313,7 +313,7 @@ def test_estimate_flag_prints_and_exits(capsys):
 
 
 def test_include_patterns_choose_the_servers_a_ranking_measures(monkeypatch):
-    from uabench.robot import library
+    from uabench.engine import keywords
 
     class Variables:
         def __init__(self, include):
@@ -329,5 +329,5 @@ def test_include_patterns_choose_the_servers_a_ranking_measures(monkeypatch):
         (["throughput"], ["a", "b", "c"]),  # a pattern the test matches as a whole
         (["interop"], []),
     ):
-        monkeypatch.setattr(library, "BuiltIn", lambda include=include: Variables(include))
-        assert library._included("a,b,c") == expected
+        monkeypatch.setattr(keywords, "BuiltIn", lambda include=include: Variables(include))
+        assert keywords.included("a,b,c") == expected

@@ -1,7 +1,7 @@
 """The robustness suite (issue 18): the survival classes and the wire framing as plain functions,
 then the hostile batches (robustness/hostile.py, through runner.run_batch) against a purpose-built
 fragile server (fixtures/fragile_opcua_server.py, a real asyncua server with one planted fault),
-judged as robot/library.py's Server Should Survive judges them: each fault must come out as the
+judged as robustness/keywords.py's Server Should Survive judges them: each fault must come out as the
 outcome it stands for (crashed, hung, degraded, degraded and recovered), a healthy server as
 unaffected, and a fuzz batch over a corpus recorded through robustness/recorder.py must run."""
 

@@ -65,6 +65,7 @@ KINDS = (
         lambda plan, profile: 0.0,
         cost=_cost,
         section=lambda run, cells: conformance_section(cells),
+        keywords="uabench.conformance.keywords:ConformanceKeywords",
         summary=lambda cells: [
             (server, Column("conformance checks passed", kind="text"), count.cell())
             for server, count in counts(cells).items()

@@ -19,7 +19,9 @@ from pathlib import Path
 
 from uabench.engine import asyncua_venv
 from uabench.engine.asyncua_venv import PYTHON, version
+from uabench.engine.finding import Finding
 from uabench.pki import Identity
+from uabench.sdks import Sdk
 
 __all__ = ["PYTHON", "version"]  # the venv's python and asyncua's version, for the probe's callers
 SCRIPT = Path(__file__).with_name("security_handshake.py")
@@ -117,3 +119,21 @@ def judge(found: Handshake, server_alive: bool, what: str) -> Verdict:
     if not found.security_refusal:
         return Verdict(False, f"the server answered {what} with {found.status} {where}, not a security refusal")
     return Verdict(True, f"refused with {found.status} at {found.step} after {found.ms:.0f} ms")
+
+
+def refusal_finding(server: Sdk, what: str, found: Handshake, verdict: Verdict, server_alive: bool) -> Finding:
+    """The negative test's verdict: no refusal fails it, unless the server's sdk.toml
+    [deviations] declares this very ending (step, status, detail) and the server still runs:
+    then skipped, shown; a refusal where a deviation is declared is a warning (the entry is
+    stale)."""
+    declared = server.deviations.get(what)
+    if not verdict.refused:
+        if declared and server_alive and declared.matches(found.step, found.status, found.detail):
+            return Finding.skipped(f"known deviation of {server.id}: {declared.why}; found again: {verdict.reason}")
+        return Finding.failed(f"{server.id}: {verdict.reason}")
+    warnings = (
+        [f"{server.id} refused as it should, though its sdk.toml declares a deviation: {declared.why}"]
+        if declared
+        else []
+    )
+    return Finding(reason=verdict.reason, warnings=warnings)

@@ -151,4 +151,14 @@ def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
     cost.add(*_seconds(plan, profile, case, cost))
 
 
-KINDS = (SuiteKind("footprint", KEYS, _parse, _tests, cost=_cost, section=lambda run, cells: footprint_section(cells)),)
+KINDS = (
+    SuiteKind(
+        "footprint",
+        KEYS,
+        _parse,
+        _tests,
+        cost=_cost,
+        section=lambda run, cells: footprint_section(cells),
+        keywords="uabench.footprint.keywords:FootprintKeywords",
+    ),
+)

@@ -96,5 +96,14 @@ def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
 
 
 KINDS = (
-    SuiteKind("instructions", KEYS, _parse, _tests, provenance=_provenance, cost=_cost, section=instructions_section),
+    SuiteKind(
+        "instructions",
+        KEYS,
+        _parse,
+        _tests,
+        provenance=_provenance,
+        cost=_cost,
+        section=instructions_section,
+        keywords="uabench.instructions.keywords:InstructionsKeywords",
+    ),
 )

@@ -110,6 +110,13 @@ def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
 
 KINDS = (
     SuiteKind(
-        "network", KEYS, _parse, _tests, _server_warmup_s, cost=_cost, section=lambda run, cells: network_section(cells)
+        "network",
+        KEYS,
+        _parse,
+        _tests,
+        _server_warmup_s,
+        cost=_cost,
+        section=lambda run, cells: network_section(cells),
+        keywords="uabench.network.keywords:NetworkKeywords",
     ),
 )

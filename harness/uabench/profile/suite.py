@@ -65,4 +65,14 @@ def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
     cost.add(sampled.repetitions * (2 * one_phase + PROFILE_FOLD_S), cells=2 * sampled.repetitions + 1)
 
 
-KINDS = (SuiteKind("profile", KEYS, _parse, _tests, cost=_cost, section=lambda run, cells: profile_section(cells)),)
+KINDS = (
+    SuiteKind(
+        "profile",
+        KEYS,
+        _parse,
+        _tests,
+        cost=_cost,
+        section=lambda run, cells: profile_section(cells),
+        keywords="uabench.profile.keywords:ProfileKeywords",
+    ),
+)

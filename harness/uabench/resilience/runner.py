@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from uabench.engine.cells import Outcome
+from uabench.engine.finding import Finding
 from uabench.resilience.incident import Staged, stage
 from uabench.resilience.plan import ResilienceProfile
 from uabench.resilience.recovery import Recovery, recovery
@@ -109,3 +110,27 @@ def describe(figures: Recovery | None) -> str:
         f"tick gaps {figures.tick_gaps if figures.tick_gaps is not None else '–'}, "
         f"duplicates {figures.duplicates if figures.duplicates is not None else '–'}"
     )
+
+
+def recovery_finding(
+    client_id: str, server_id: str, incident: str, workload: str, found: list[tuple[Outcome, Recovery | None]]
+) -> Finding:
+    """The test's verdict on the incident's repetitions: a failed one fails it, unless every
+    failure is the server's or the client's own known behaviour (sdk.toml [resilience] or
+    [client_resilience]; the assessment marks it `known`): then skipped, shown; a repetition not
+    supported skips it."""
+    notes = [describe(figures) for _outcome, figures in found]
+    failed = [o for o, _ in found if o.status == "fail"]
+    if failed and all((o.result or {}).get("known") for o in failed):
+        result = failed[0].result or {}
+        known, whose = result["known"], result.get("known_on", f"{server_id} (server)")
+        warning = f"{client_id} → {server_id}: {incident} during {workload}: {failed[0].reason} (known: {known})"
+        reason = f"known failure on {whose}'s behaviour: {known}; found again: {failed[0].reason}"
+        return Finding("skip", reason, [warning], notes)
+    if failed:
+        return Finding(
+            "fail", f"{client_id} → {server_id}, {incident} during {workload}: {failed[0].reason}", [], notes
+        )
+    if any(o.status == "not_supported" for o, _ in found):
+        return Finding("skip", f"not supported: {found[0][0].reason}", [], notes)
+    return Finding(notes=notes)

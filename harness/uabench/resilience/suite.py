@@ -83,5 +83,6 @@ KINDS = (
         lambda plan, profile: 0.0,
         cost=_cost,
         section=lambda run, cells: resilience_section(cells),
+        keywords="uabench.resilience.keywords:ResilienceKeywords",
     ),
 )  # recovery, not speed

@@ -124,6 +124,7 @@ KINDS = (
         _no_warmup,
         cost=_cost,
         section=lambda run, cells: robustness_section(cells),
+        keywords="uabench.robustness.keywords:RobustnessKeywords",
         summary=_survival,
     ),
     SuiteKind(
@@ -134,5 +135,6 @@ KINDS = (
         _no_warmup,
         cost=_soak_cost,
         section=lambda run, cells: soak_section(cells),
+        keywords="uabench.robustness.keywords:RobustnessKeywords",
     ),
 )

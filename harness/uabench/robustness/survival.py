@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from uabench.engine.finding import Finding
+from uabench.sdks import Sdk
+
 OUTCOMES = ("unaffected", "degraded and recovered", "degraded", "crashed", "hung")
 # A health read slower than this many times its time before the batch (plus LATENCY_SLACK_US,
 # a timer's jitter on a small figure) is degraded service.
@@ -125,3 +128,27 @@ def score(outcomes: list[str]) -> float | None:
     if not outcomes:
         return None
     return sum(o in ("unaffected", "degraded and recovered") for o in outcomes) / len(outcomes)
+
+
+def survival_finding(server: Sdk, batch: str, found: dict, verdict: Verdict) -> Finding:
+    """The test's verdict on one hostile batch: a crash or a hang fails it, unless the server's
+    sdk.toml [robustness] declares that batch's failure (and its text matches): then skipped,
+    stored as it is; a degradation is a warning; held memory a note."""
+    answers = ", ".join(f"{kind} ×{n}" for kind, n in sorted(found["answers"].items()))
+    notes = [f"{batch}: {found['cases']} cases; answers: {answers or 'none'}; {verdict.outcome}"]
+    warnings = []
+    if found.get("failure"):
+        warnings.append(f"{server.id}: {batch}: reproducer {found['failure']['reproducer']}")
+    if verdict.outcome in ("crashed", "hung"):
+        found_again = f"{verdict.outcome}: {verdict.reason}"
+        known = server.robustness.get(batch)
+        if known and known.matches(found_again):
+            warnings.append(f"{server.id} {found_again} under {batch}: known: {known.why}")
+            reason = f"known failure of {server.id} under {batch}: {known.why}; again: {found_again}"
+            return Finding("skip", reason, warnings, notes)
+        return Finding("fail", f"{server.id} {verdict.outcome} under {batch}: {verdict.reason}", warnings, notes)
+    if verdict.outcome != "unaffected":
+        warnings.append(f"{server.id}: {batch}: {verdict.outcome}: {verdict.reason}")
+    if verdict.memory:
+        notes.append(f"{server.id}: {batch}: memory held after the wait: {verdict.memory}")
+    return Finding(warnings=warnings, notes=notes)

@@ -15,6 +15,7 @@ from pathlib import Path
 from uabench import plan as plans
 from uabench.engine import search
 from uabench.engine.cells import Outcome
+from uabench.engine.finding import Finding
 from uabench.engine.session import Session
 from uabench.results import stats
 from uabench.robustness import runner, survival
@@ -169,3 +170,17 @@ def soak(session: Session, client: Sdk, server: Sdk, setup: SoakSetup, chosen: S
     reason = outcome.reason if outcome.status != "pass" else ("leak: " + ", ".join(leaks) if leaks else None)
     session.record("soak", client, server, "soak", 0, load, Outcome(status, reason, result=result), running.config)
     return Soaked(status, outcome, rates, leaks)
+
+
+RESOURCE_UNITS = {"rss_mb": "MB", "threads": "threads", "fds": "descriptors"}
+
+
+def soak_finding(server_id: str, soaked: Soaked) -> Finding:
+    """The soak's verdict: a failed subscription load fails it; growth whose interval lies above
+    zero (a leak) is a finding, stored and warned, not a failure."""
+    note = "; ".join(f"{m}: {g.text(RESOURCE_UNITS[m])}" for m, g in soaked.rates.items() if g) or "too few samples"
+    warnings = [f"{server_id}: growing over the soak: {', '.join(soaked.leaks)}"] if soaked.leaks else []
+    if soaked.status == "fail":
+        reason = f"{server_id}: the soak's subscription load failed: {search.first_line(soaked.subscription.reason)}"
+        return Finding("fail", reason, warnings, [note])
+    return Finding(warnings=warnings, notes=[note])
