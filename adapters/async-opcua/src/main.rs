@@ -23,6 +23,8 @@ mod verify;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod verification_vectors;
 
 use std::path::PathBuf;
 

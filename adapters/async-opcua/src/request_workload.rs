@@ -4,7 +4,6 @@
 //! for a free slot is part of it; the 5 s drain; verification of what comes back.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::stream::{FuturesUnordered, StreamExt};
@@ -37,16 +36,52 @@ pub fn begin_phase(config: &ClientConfig, recorder: &Mutex<Recorder>) -> Phase {
     // Whole nanoseconds, so the record's start_ns minus the timeline's is exactly the warm-up.
     let measure_from = start + (config.warmup_s * 1e9).round() as i64;
     let measure_until = measure_from + (config.duration_s * 1e9).round() as i64;
+    // wall_ns(0): the one offset that maps every monotonic instant to the record's wall clock.
     recorder
         .lock()
         .expect("recorder lock")
         .timeline
-        .begin(start, measure_until - start);
+        .begin(start, measure_until - start, wall_ns(0));
     Phase {
         start,
         measure_from,
         measure_until,
         grace_until: measure_until + GRACE_NS,
+    }
+}
+
+/// One session's requests by index k (SPEC §3: counted from its first, warm-up included): numbers
+/// them in send order and keeps those in flight (k -> measured) until they finish, for W1's C
+/// and the drain. Its own unit so the contract's vectors replay what the workload runs.
+#[derive(Default)]
+pub struct InFlight {
+    next: u64,
+    pending: BTreeMap<u64, bool>,
+}
+
+impl InFlight {
+    /// Numbers the next request and puts it in flight; its k.
+    pub fn send(&mut self, measured: bool) -> u64 {
+        let k = self.next;
+        self.next += 1;
+        self.pending.insert(k, measured);
+        k
+    }
+
+    /// Request k is done (succeeded or failed).
+    pub fn finished(&mut self, k: u64) {
+        self.pending.remove(&k);
+    }
+
+    /// W1's C for a request sent now: the lowest k still in flight (the request itself once it
+    /// is sent), or the next k if none is.
+    pub fn lowest(&self) -> u64 {
+        self.pending.keys().next().copied().unwrap_or(self.next)
+    }
+
+    /// After the drain: whether each request still in flight was measured; none is any more.
+    pub fn abandon(&mut self) -> Vec<bool> {
+        std::mem::take(&mut self.pending).into_values().collect()
     }
 }
 
@@ -62,9 +97,7 @@ pub struct SessionLoad {
     pub ticks: Option<Mutex<TickVerification>>,
     /// Session 0's W1 read-backs (write workload with verify).
     read_back: Option<Arc<WriteReadBack>>,
-    next_request: AtomicU64,
-    /// Requests in flight, k -> measured; the first key is W1's C.
-    pending: Mutex<BTreeMap<u64, bool>>,
+    requests: Mutex<InFlight>,
     /// Open loop: scheduled send times not sent yet (all in_flight slots busy).
     backlog: Mutex<VecDeque<i64>>,
 }
@@ -89,8 +122,7 @@ impl SessionLoad {
             node_ids,
             ticks,
             read_back,
-            next_request: AtomicU64::new(0),
-            pending: Mutex::new(BTreeMap::new()),
+            requests: Mutex::new(InFlight::default()),
             backlog: Mutex::new(VecDeque::new()),
         })
     }
@@ -102,16 +134,15 @@ impl SessionLoad {
     /// Sends request k (the next one) for the send (open loop: scheduled) time `reference_ns`
     /// and records its outcome; true when it succeeded.
     async fn dispatch(&self, reference_ns: i64) -> bool {
-        let k = self.next_request.fetch_add(1, Ordering::Relaxed);
         let measured = self.is_measured(reference_ns);
         // A failure of this request is a loss only if no restoration came after its send.
         let epoch = self.session.health.epoch();
-        let lowest = {
-            let mut pending = self.pending.lock().expect("pending lock");
-            pending.insert(k, measured);
-            // W1's C: the lowest request index of session 0 still in flight (k if none other).
-            (self.read_back.is_some() && read_back_sampled(k, measured))
-                .then(|| *pending.keys().next().expect("k is in"))
+        let (k, lowest) = {
+            let mut requests = self.requests.lock().expect("requests lock");
+            let k = requests.send(measured);
+            // W1's C, kept with a sampled write of session 0.
+            let sampled = self.read_back.is_some() && read_back_sampled(k, measured);
+            (k, sampled.then(|| requests.lowest()))
         };
         let positions: Vec<usize> =
             request_positions(self.config.nodes.len(), k, self.config.nodes_per_request).collect();
@@ -160,7 +191,7 @@ impl SessionLoad {
             }
         };
         let completed = now_ns();
-        self.pending.lock().expect("pending lock").remove(&k);
+        self.requests.lock().expect("requests lock").finished(k);
         let ok = outcome.is_ok();
         match outcome {
             Ok(()) => self.session.health.request_succeeded(),
@@ -318,9 +349,7 @@ impl SessionLoad {
 
     /// After the drain: whatever measured is still outstanding or unsent has failed.
     fn abandon(&self) {
-        let pending: Vec<bool> = std::mem::take(&mut *self.pending.lock().expect("pending lock"))
-            .into_values()
-            .collect();
+        let pending = self.requests.lock().expect("requests lock").abandon();
         let backlog: Vec<i64> = self.backlog.lock().expect("backlog lock").drain(..).collect();
         {
             let mut recorder = self.recorder.lock().expect("recorder lock");

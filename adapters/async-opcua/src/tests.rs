@@ -10,7 +10,7 @@ use crate::histogram::{bucket, Histogram};
 use crate::model;
 use crate::verify::verify_value;
 
-fn vectors(name: &str) -> Value {
+pub(crate) fn vectors(name: &str) -> Value {
     let path = config::schema_dir().join(format!("../vectors/{name}.json"));
     serde_json::from_str(&std::fs::read_to_string(&path).expect("vectors")).expect("vector JSON")
 }

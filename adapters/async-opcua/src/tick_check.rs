@@ -164,21 +164,23 @@ impl TickVerification {
             self.last_source[slot] = source;
             return None;
         };
+        // R3: a Signal steps forward by (new − last) mod 16384 when below 8192; 8192 or more
+        // is a step back (across the wrap or not), which, like a Tick's, neither counts nor
+        // moves the last tick seen (R4 compares against the furthest one).
         let step = if self.is_tick[slot] {
             (tick - previous).max(0)
         } else {
-            let back = (previous - tick).rem_euclid(MODULUS);
-            if back < HALF {
-                0
+            let ahead = (tick - previous).rem_euclid(MODULUS);
+            if ahead < HALF {
+                ahead
             } else {
-                MODULUS - back
+                0
             }
         };
         if step == 0 {
             return None;
         }
-        // R3 counts a Signal's step of exactly half the modulus as neither back nor forward.
-        if measured && (self.is_tick[slot] || step < HALF) {
+        if measured {
             self.advanced[slot] += step as u64;
         }
         let previous_source = self.last_source[slot];

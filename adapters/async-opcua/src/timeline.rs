@@ -4,12 +4,12 @@
 
 use serde_json::{json, Value};
 
-use crate::clock::wall_ns;
-
 pub struct Timeline {
     window_ms: u64,
     window_ns: i64,
     pub start_ns: i64,
+    /// Added to the adapter's monotonic clock gives the record's wall clock (clock::wall_ns).
+    offset_ns: i64,
     begun: bool,
     ops: Vec<u64>,
     values: Vec<u64>,
@@ -21,15 +21,19 @@ impl Timeline {
             window_ms,
             window_ns: window_ms as i64 * 1_000_000,
             start_ns: 0,
+            offset_ns: 0,
             begun: false,
             ops: vec![],
             values: vec![],
         }
     }
 
-    /// The workload starts at monotonic `start_ns` and runs `span_ns` (warm-up + measured phase).
-    pub fn begin(&mut self, start_ns: i64, span_ns: i64) {
+    /// The workload starts at monotonic `start_ns` and runs `span_ns` (warm-up + measured phase);
+    /// `offset_ns` maps the monotonic clock to the record's (a parameter, not read from the
+    /// clock here, so the contract's vectors can give one).
+    pub fn begin(&mut self, start_ns: i64, span_ns: i64, offset_ns: i64) {
         self.start_ns = start_ns;
+        self.offset_ns = offset_ns;
         self.begun = true;
         let windows = ((span_ns.max(0) + self.window_ns - 1) / self.window_ns) as usize;
         self.ops = vec![0; windows];
@@ -51,7 +55,7 @@ impl Timeline {
     /// The record's `timeline`, its windows cut or padded to end at the record's end_ns (wall).
     pub fn record(&self, end_wall_ns: i64) -> Value {
         let start = if self.begun {
-            wall_ns(self.start_ns)
+            self.start_ns + self.offset_ns
         } else {
             end_wall_ns
         };
