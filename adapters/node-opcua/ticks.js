@@ -11,6 +11,9 @@ const HALF = TICK_MODULUS / 2;
 // A SourceTimestamp may run ahead of the client's receive time by this much (clock skew).
 const FUTURE_SLACK_MS = 1000;
 const NONE = -1;
+// The null DateTime (OPC 10000-6 §5.2.2.5: 1601-01-01, 0 on the wire): a value without a
+// SourceTimestamp. Any later instant is one, 1970 or before too.
+const NULL_DATETIME_MS = Date.UTC(1601, 0, 1);
 
 export const carriesTick = (node) => node === "Tick" || node.startsWith("Signal_");
 
@@ -82,8 +85,8 @@ export class TickVerification {
     // is a forward step from it, whatever order the responses are judged in.
     const beyond = this.highWater === NONE ? 1 : (wrapped - this.highWater + TICK_MODULUS) % TICK_MODULUS;
     if (beyond >= 1 && beyond < HALF) this.highWater = wrapped;
-    const source = dataValue.sourceTimestamp?.getTime?.() ?? 0;
-    if (!(source > 0)) return `${node}: no SourceTimestamp`;
+    const source = dataValue.sourceTimestamp?.getTime?.();
+    if (!(source > NULL_DATETIME_MS)) return `${node}: no SourceTimestamp`;
     if (!this.isTick[slot] && responseTick >= 0) {
       // Within one update either way: an update may fall between the server reading the two
       // values, whichever of them it reads first.
@@ -125,13 +128,13 @@ export class TickVerification {
     if (this.isTick[slot]) {
       step = Math.max(0, tick - previous);
     } else {
-      // back < HALF: behind the furthest tick; back >= HALF is a step forward across the wrap.
-      const back = (previous - tick + TICK_MODULUS) % TICK_MODULUS;
-      step = back < HALF ? 0 : TICK_MODULUS - back;
+      // A step forward is below half the modulus (SPEC §3 R3); exactly half is neither back nor
+      // forward, so like a step back it neither counts nor becomes the furthest tick.
+      const forward = (tick - previous + TICK_MODULUS) % TICK_MODULUS;
+      step = forward < HALF ? forward : 0;
     }
     if (step === 0) return null;
-    // R3 counts a Signal's step of exactly half the modulus as neither back nor forward.
-    if (measured && (this.isTick[slot] || step < HALF)) this.advanced[slot] += step;
+    if (measured) this.advanced[slot] += step;
     const previousSource = this.lastSource[slot];
     this.last[slot] = tick;
     this.lastSource[slot] = source;

@@ -389,6 +389,25 @@ def read_cases() -> list[dict]:
             ],
         },
         {
+            "name": "R3, R4: a Signal step of exactly 8192 is no step: not counted, the last tick kept",
+            "nodes": ["Signal_3", "Tick"],
+            "sessions": 1,
+            "steps": [
+                _response(0, None, 0, [_signal(3, 0, t - 5000)]),
+                _response(0, None, 0, [_signal(3, 8192, t - 9000)], received_us=t + 1000),
+                _response(0, None, 0, [_signal(3, 8193, t - 4000)], received_us=t + 2000),
+                _response(0, None, 0, [_signal(3, 2, t - 3000)], received_us=t + 3000),
+            ],
+        },
+        {
+            "name": "R4: a SourceTimestamp before 1970 is one (only the null DateTime of 1601 is none)",
+            "nodes": TWO,
+            "sessions": 1,
+            "steps": [
+                _response(0, None, 0, [_tick(7, -2_208_988_800_000_000), _signal(3, 7)]),
+            ],
+        },
+        {
             "name": "R4: a value without a SourceTimestamp fails",
             "nodes": TWO,
             "sessions": 1,

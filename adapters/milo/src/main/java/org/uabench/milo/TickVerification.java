@@ -173,15 +173,15 @@ final class TickVerification {
     if (isTick[slot]) {
       step = Math.max(0, tick - previous);
     } else {
-      // back < HALF: behind the furthest tick; back >= HALF is a step forward across the wrap.
-      long back = Math.floorMod(previous - tick, MODULUS);
-      step = back < HALF ? 0 : MODULUS - back;
+      // A step forward is below half the modulus (SPEC §3 R3); exactly half is neither back nor
+      // forward, so like a step back it neither counts nor becomes the furthest tick.
+      long forward = Math.floorMod(tick - previous, MODULUS);
+      step = forward < HALF ? forward : 0;
     }
     if (step == 0) {
       return null;
     }
-    // R3 counts a Signal's step of exactly half the modulus as neither back nor forward.
-    if (measured && (isTick[slot] || step < HALF)) {
+    if (measured) {
       advanced[slot] += step;
     }
     long previousSource = lastSource[slot];
