@@ -44,11 +44,11 @@ lock:
 	@ci/lock
 
 lint: setup
-	$(VENV)/bin/ruff check harness adapters contract
-	$(VENV)/bin/ruff format --check harness adapters contract
+	$(VENV)/bin/ruff check harness adapters contract tools
+	$(VENV)/bin/ruff format --check harness adapters contract tools
 	cd harness && ../$(VENV)/bin/mypy
 	cd harness && ../$(VENV)/bin/lint-imports --no-cache pyproject.toml
 
 clean:
-	rm -rf results .venv implementations/*/.venv implementations/*/versions/*/.venv implementations/*/.build implementations/*/.prefix implementations/*/.src \
+	rm -rf results .venv tools/.venv implementations/*/.venv implementations/*/versions/*/.venv implementations/*/.build implementations/*/.prefix implementations/*/.src \
 	  adapters/*/build adapters/*/target adapters/*/node_modules

@@ -394,8 +394,12 @@ def read_cases() -> list[dict]:
             "sessions": 1,
             "steps": [
                 _response(0, None, 0, [_signal(3, 0, t - 5000)]),
-                _response(0, None, 0, [_signal(3, 8192, t - 9000)], received_us=t + 1000),
-                _response(0, None, 0, [_signal(3, 8193, t - 4000)], received_us=t + 2000),
+                _response(
+                    0, None, 0, [_signal(3, 8192, t - 9000)], received_us=t + 1000
+                ),
+                _response(
+                    0, None, 0, [_signal(3, 8193, t - 4000)], received_us=t + 2000
+                ),
                 _response(0, None, 0, [_signal(3, 2, t - 3000)], received_us=t + 3000),
             ],
         },
@@ -404,7 +408,9 @@ def read_cases() -> list[dict]:
             "nodes": TWO,
             "sessions": 1,
             "steps": [
-                _response(0, None, 0, [_tick(7, -2_208_988_800_000_000), _signal(3, 7)]),
+                _response(
+                    0, None, 0, [_tick(7, -2_208_988_800_000_000), _signal(3, 7)]
+                ),
             ],
         },
         {

@@ -48,7 +48,7 @@ CAPACITY_REPROBES = 5
 CELL_OVERHEAD_S = 0.15
 # The negative security tests run a fixed short workload (library.NEGATIVE_WORKLOAD), the
 # trusted client after the refusal, and before it the security probe's handshake: its own
-# process in asyncua's venv (about 1 s to start and import asyncua on the 2-core reference
+# process in the tools' venv (tools/.venv) (about 1 s to start and import asyncua on the 2-core reference
 # machine) and well under a second when the server answers; STEP_TIMEOUT_S more when it does not.
 NEGATIVE_CELL_S = 0.4
 NEGATIVE_PROBE_S = 1.5

@@ -90,7 +90,7 @@ def run_into_refusing_store(path: Path, refuse, monkeypatch, capsys, expected_er
     return run_dir, tests
 
 
-FIXTURE_READY_S = 30.0  # a fixture server in asyncua's venv: its import and its first listen
+FIXTURE_READY_S = 30.0  # a fixture server in the tools' venv (tools/.venv): its import and its first listen
 
 
 def start_fixture_server(command: list[str], log: Path, what: str) -> tuple[subprocess.Popen, str]:

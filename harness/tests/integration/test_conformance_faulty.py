@@ -14,7 +14,6 @@ import json
 import subprocess
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,7 +24,6 @@ from uabench.engine import security_probe
 from uabench.engine.session import free_port
 
 SERVER = FIXTURES / "faulty_opcua_server.py"
-PROBE = Path(checks.__file__).with_name("probe.py")
 PROBE_S = 120.0  # one group's probe run (the slowest, the subscriptions', takes about 5 s)
 SETTINGS = {
     "session_wait_s": 15,
@@ -35,12 +33,12 @@ SETTINGS = {
 PAGE = [(k * 37) % 65536 - 32768 for k in range(512)]
 
 pytestmark = pytest.mark.skipif(
-    not security_probe.PYTHON.exists(), reason="asyncua not installed (implementations/asyncua/.venv missing)"
+    not security_probe.PYTHON.exists(), reason="the tools are not installed (tools/.venv missing: make setup)"
 )
 
 # What the faulty server answers, check by check (its docstring says why): a dict is a subset of
 # the observation (nested dicts too), a callable a predicate on it. The numbers are the server's
-# constants (MAX_NODES_PER_*, MAX_SUBSCRIPTIONS_PER_SESSION, ...): it runs in asyncua's venv, so
+# constants (MAX_NODES_PER_*, MAX_SUBSCRIPTIONS_PER_SESSION, ...): it runs in the tools' venv (tools/.venv), so
 # they cannot be imported here.
 Fault = dict | Callable[[dict], bool]
 FAULTS: dict[str, Fault] = {
@@ -133,7 +131,7 @@ def observations(faulty_server: str) -> dict[str, dict]:
         arguments = {**SETTINGS, "endpoint": faulty_server, "checks": ids}
         started = time.monotonic()
         done = subprocess.run(
-            [str(security_probe.PYTHON), str(PROBE), json.dumps(arguments)],
+            [str(security_probe.PYTHON), "-m", "uabench_tools.probe", json.dumps(arguments)],
             capture_output=True,
             text=True,
             timeout=PROBE_S,

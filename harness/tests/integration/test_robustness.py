@@ -1,5 +1,5 @@
 """The robustness suite (issue 18): the survival classes and the wire framing as plain functions,
-then the hostile batches (robustness/hostile.py, through runner.run_batch) against a purpose-built
+then the hostile batches (tools/uabench_tools/hostile.py, through runner.run_batch) against a purpose-built
 fragile server (fixtures/fragile_opcua_server.py, a real asyncua server with one planted fault),
 judged as robustness/keywords.py's Server Should Survive judges them: each fault must come out as the
 outcome it stands for (crashed, hung, degraded, degraded and recovered), a healthy server as
@@ -48,7 +48,7 @@ SEED = 7
 
 needs_asyncua = pytest.mark.skipif(
     not (PYTHON.parent.parent / ".uabench-lock").exists(),
-    reason="asyncua not installed (implementations/asyncua/.venv missing)",
+    reason="the tools are not installed (tools/.venv missing: make setup)",
 )
 
 
@@ -100,7 +100,7 @@ def sound(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fragile]:
         yield start("none")
 
 
-# The health read, in asyncua's venv: one line in, one JSON line out, each a fresh session that
+# The health read, in the tools' venv (tools/.venv): one line in, one JSON line out, each a fresh session that
 # reads Real (1234.5, verified) five times, every request bounded by a 2 s timeout. A process
 # that waits for its lines, so asyncua's import (a second or more) is paid before the batch:
 # the `slow` fault's window is 3 s from its Hello.

@@ -1,5 +1,5 @@
 """The robustness suite (issue 18): the survival classes and the wire framing as plain functions,
-then the hostile batches (robustness/hostile.py, through runner.run_batch) against a purpose-built
+then the hostile batches (tools/uabench_tools/hostile.py, through runner.run_batch) against a purpose-built
 fragile server (fixtures/fragile_opcua_server.py, a real asyncua server with one planted fault),
 judged as robustness/keywords.py's Server Should Survive judges them: each fault must come out as the
 outcome it stands for (crashed, hung, degraded, degraded and recovered), a healthy server as
@@ -11,8 +11,9 @@ import dataclasses
 import struct
 
 import pytest
+from uabench_tools import wire
 
-from uabench.robustness import survival, wire
+from uabench.robustness import survival
 
 BEFORE = survival.Resources(rss_mb=100.0, threads=10, fds=20, cpu_s=1.0)
 

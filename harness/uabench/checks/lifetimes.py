@@ -1,19 +1,17 @@
 """What a client asks of a server when it subscribes (SPEC §3 subscribe, contract v8): its
 CreateSession and CreateSubscription requests, recorded on the wire by the recording proxy
 (robustness/recorder.py) in front of a running server, and decoded by asyncua's codec in
-asyncua's venv (checks/decode_requests.py)."""
+the tools' venv (tools/.venv) (tools/uabench_tools/decode_requests.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-from uabench.engine import asyncua_venv
+from uabench.engine import tools_venv
 from uabench.engine.session import Server, Session, free_port
 from uabench.robustness.recorder import Recorder
 from uabench.sdks import Sdk
 
-SCRIPT = Path(__file__).with_name("decode_requests.py")
 DECODE_BOUND_S = 60.0
 
 
@@ -33,8 +31,8 @@ class Asked:
 def decode(messages: list[bytes]) -> Asked:
     """The session timeouts and subscription counts the messages ask for (security None)."""
     what = "decoding the recorded requests"
-    done = asyncua_venv.run(SCRIPT, {"messages": [m.hex() for m in messages]}, DECODE_BOUND_S, what)
-    found = asyncua_venv.last_line(done, what)
+    done = tools_venv.run("decode_requests", {"messages": [m.hex() for m in messages]}, DECODE_BOUND_S, what)
+    found = tools_venv.last_line(done, what)
     return Asked(found["session_timeouts_ms"], [Subscription(**one) for one in found["subscriptions"]])
 
 

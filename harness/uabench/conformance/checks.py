@@ -1,5 +1,5 @@
 """The conformance checks (issue 17): what each check expects of a server, where the specification
-says so, and the judgement of what the probe (conformance/probe.py) observed. Plain functions of
+says so, and the judgement of what the probe (tools/uabench_tools/probe.py) observed. Plain functions of
 the observation, so each can be shown to fail on a deviating answer without any server.
 
 Grouped under the conformance units of OPC UA Part 7 (the units the OPC Foundation's Compliance

@@ -28,7 +28,7 @@ class ConformanceKeywords:
         assert setup, "Conformance Should Be Measured needs a conformance plan"
         chosen = setup.profiles[self.run.profile]
         server = sdks.get(server_id)
-        probe = sdks.get("asyncua")  # the probe is asyncua's low-level client (conformance/probe.py)
+        probe = sdks.get("asyncua")  # the probe is asyncua's low-level client (tools/uabench_tools/probe.py)
         running = session.server(server, warm=False, signals=setup.signals, writes=setup.writes)
         settings = {
             "signals": setup.signals,

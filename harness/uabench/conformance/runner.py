@@ -1,16 +1,14 @@
-"""Runs the conformance probe (conformance/probe.py) against one server, in asyncua's venv, and
+"""Runs the conformance probe (tools/uabench_tools/probe.py) against one server, in the tools' venv (tools/.venv), and
 returns each check's verdict. The probe prints what the server answered; checks.py judges it."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 from uabench.conformance import checks
-from uabench.engine import asyncua_venv
+from uabench.engine import tools_venv
 
-SCRIPT = Path(__file__).with_name("probe.py")
 # Starting the probe's process and importing asyncua; and each check's own bound besides its waits.
 STARTUP_S = 30.0
 PER_CHECK_S = 20.0
@@ -47,7 +45,7 @@ def typical_seconds(group: str, session_wait_s: float, gates: dict) -> float:
 
 
 def probe_version() -> str:
-    return f"asyncua {asyncua_venv.version()}"
+    return tools_venv.version()
 
 
 def run(endpoint: str, group: str, settings: dict) -> list[Found]:
@@ -58,7 +56,7 @@ def run(endpoint: str, group: str, settings: dict) -> list[Found]:
     arguments = {**settings, "endpoint": endpoint, "checks": [c.id for c in chosen]}
     bound = STARTUP_S + len(chosen) * PER_CHECK_S + 2 * float(settings.get("session_wait_s", 0))
     bound += sum(float(cap) for cap in settings.get("gates", {}).values()) * 0.1 if group.endswith("gates") else 0
-    done = asyncua_venv.run(SCRIPT, arguments, bound, "conformance probe")
+    done = tools_venv.run("probe", arguments, bound, "conformance probe")
     lines = {}
     for line in done.stdout.splitlines():
         try:
@@ -67,7 +65,7 @@ def run(endpoint: str, group: str, settings: dict) -> list[Found]:
         except (ValueError, KeyError, TypeError):
             continue
     if not lines:
-        raise asyncua_venv.failure(done, "conformance probe")
+        raise tools_venv.failure(done, "conformance probe")
     found = []
     for check in chosen:
         one = lines.get(check.id) or {"error": f"no line for it (probe exit {done.returncode})"}

@@ -8,7 +8,7 @@ channel's policy, mode and certificate are set explicitly with the server's cert
 given, which skips endpoint matching, and each handshake step (OpenSecureChannel,
 CreateSession, ActivateSession, then a Read) is sent on its own, so the step the server
 refuses at and its status are known. asyncua lives in its own venv, not the harness's: the
-handshake runs there (engine/security_handshake.py, one process per probe) and this module
+handshake runs there (tools/uabench_tools/security_handshake.py, one process per probe) and this module
 judges what it reports. A refusal is a security-related Bad status sent by the
 server; a timeout, a connection closed without a status, a dead server or Good are not."""
 
@@ -17,14 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from uabench.engine import asyncua_venv
-from uabench.engine.asyncua_venv import PYTHON, version
+from uabench.engine import tools_venv
 from uabench.engine.finding import Finding
+from uabench.engine.tools_venv import PYTHON, version
 from uabench.pki import Identity
 from uabench.sdks import Sdk
 
 __all__ = ["PYTHON", "version"]  # the venv's python and asyncua's version, for the probe's callers
-SCRIPT = Path(__file__).with_name("security_handshake.py")
 POLICIES = ("Basic256Sha256", "Aes128_Sha256_RsaOaep", "Aes256_Sha256_RsaPss")
 MODES = ("Sign", "SignAndEncrypt")
 STEPS = ("connect", "Hello", "OpenSecureChannel", "CreateSession", "ActivateSession", "Read")
@@ -99,12 +98,12 @@ def handshake(
         "timeout_s": timeout_s,
     }
     what = "security probe"
-    done = asyncua_venv.run(SCRIPT, arguments, STARTUP_S + len(STEPS) * (timeout_s + 1.0), what)
-    found = asyncua_venv.last_line(done, what)
+    done = tools_venv.run("security_handshake", arguments, STARTUP_S + len(STEPS) * (timeout_s + 1.0), what)
+    found = tools_venv.last_line(done, what)
     try:
         return Handshake(found["step"], found["status"], float(found["ms"]), found["detail"])
     except (KeyError, TypeError, ValueError):
-        raise asyncua_venv.failure(done, what) from None
+        raise tools_venv.failure(done, what) from None
 
 
 def judge(found: Handshake, server_alive: bool, what: str) -> Verdict:

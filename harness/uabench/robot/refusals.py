@@ -46,7 +46,7 @@ class RefusalKeywords(Cells):
         session = self.run.session()
         client, server = sdks.get(client_id), sdks.get(server_id)
         trusted = TRUSTED_SECURITY
-        config = session.client_config(running, {"probe": f"asyncua {security_probe.version()}"}, security, identity)
+        config = session.client_config(running, {"probe": security_probe.version()}, security, identity)
         found = security_probe.handshake(
             running.endpoint, security["policy"], security["mode"], identity, session.pki.server.certificate
         )

@@ -1,4 +1,4 @@
-"""The hostile batches (robustness/hostile.py runs them), named here for the harness, which does
+"""The hostile batches (tools/uabench_tools/hostile.py runs them), named here for the harness, which does
 not import asyncua: the fuzzers over the recorded corpus, then the targeted attacks."""
 
 FUZZ = (

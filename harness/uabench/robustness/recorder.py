@@ -1,6 +1,6 @@
 """Records the messages a client sends (the fuzzer's corpus, issue 18): a TCP proxy between the
 reference client and a server that passes every byte on and keeps the client's messages, whole
-(robustness/wire.py frames them). Written here rather than taken from a proxy tool: the
+(tools/uabench_tools/wire.py frames them). Written here rather than taken from a proxy tool: the
 recording is of OPC UA messages, framed as they pass, and toxiproxy (the network suite's proxy)
 records nothing."""
 
@@ -11,7 +11,7 @@ import json
 import threading
 from pathlib import Path
 
-from uabench.robustness import wire
+from uabench_tools import wire
 
 
 class Recorder:

@@ -1,5 +1,5 @@
 """The robustness suite's steps on the harness's side (issue 18): the corpus recorded from the
-reference client, one hostile batch run in asyncua's venv (robustness/hostile.py), and the
+reference client, one hostile batch run in the tools' venv (tools/.venv) (tools/uabench_tools/hostile.py), and the
 server's resources and health around it. Judged by robustness/survival.py."""
 
 from __future__ import annotations
@@ -9,13 +9,12 @@ import struct
 from pathlib import Path
 
 import psutil
+from uabench_tools import wire
 
-from uabench.engine import asyncua_venv
-from uabench.robustness import wire
+from uabench.engine import tools_venv
 from uabench.robustness.batches import FUZZ
 from uabench.robustness.survival import Resources
 
-SCRIPT = Path(__file__).with_name("hostile.py")
 STARTUP_S = 30.0  # the batch's process start and asyncua's import, besides the batch's own bound
 # The workloads the corpus is recorded from: what each adds to it (SPEC §3's client keys)
 CORPUS_WORKLOADS = (
@@ -85,4 +84,4 @@ def run_batch(endpoint: str, batch: str, corpus: Path, reproducers: Path, seed: 
     }
     bound = STARTUP_S + time_s + 30.0  # the batch stops itself at time_s; its last liveness probes after
     what = f"robustness: batch {batch}"
-    return asyncua_venv.last_line(asyncua_venv.run(SCRIPT, arguments, bound, what), what)
+    return tools_venv.last_line(tools_venv.run("hostile", arguments, bound, what), what)

@@ -1,7 +1,7 @@
 """OPC UA TCP framing (OPC 10000-6 §7.1.2): a byte stream as messages, each an 8-byte header
 (3-byte type, 1-byte chunk type, UInt32 size, little-endian) and its body. Plain Python with no
-import of uabench or asyncua: the recorder (harness side) and the hostile client (asyncua's venv,
-robustness/hostile.py) both frame with it."""
+import of uabench or asyncua: the recorder (harness side) and the hostile client (the tools' venv (tools/.venv),
+tools/uabench_tools/hostile.py) both frame with it."""
 
 from __future__ import annotations
 
@@ -70,7 +70,9 @@ def split(stream: bytes) -> tuple[list[Message], bytes]:
     while len(stream) - at >= HEADER.size:
         kind, chunk, size = HEADER.unpack_from(stream, at)
         if kind not in TYPES or size < HEADER.size:
-            raise FramingError(f"not an OPC UA TCP message at byte {at}: {stream[at : at + 8].hex()}")
+            raise FramingError(
+                f"not an OPC UA TCP message at byte {at}: {stream[at : at + 8].hex()}"
+            )
         if len(stream) - at < size:
             break
         found.append(Message(kind, chunk, stream[at : at + size]))
@@ -87,7 +89,12 @@ def name(message: Message) -> str:
     if message.kind == b"CLO":
         return "CloseSecureChannelRequest"
     body = message.data[24:]
-    if message.kind == b"MSG" and message.chunk == b"F" and len(body) >= 4 and body[:2] == b"\x01\x00":
+    if (
+        message.kind == b"MSG"
+        and message.chunk == b"F"
+        and len(body) >= 4
+        and body[:2] == b"\x01\x00"
+    ):
         (identifier,) = struct.unpack_from("<H", body, 2)
         return REQUESTS.get(identifier, f"request {identifier}")
     return message.kind.decode(errors="replace")
@@ -98,10 +105,17 @@ def with_size(data: bytes, size: int | None = None) -> bytes:
     return data[:4] + struct.pack("<I", len(data) if size is None else size) + data[8:]
 
 
-def symmetric(data: bytes, channel: int, token: int, sequence: int, request: int) -> bytes:
+def symmetric(
+    data: bytes, channel: int, token: int, sequence: int, request: int
+) -> bytes:
     """A recorded MSG or CLO moved onto another channel: its channel and token ids, sequence
     number and request id replaced (security policy None: nothing is signed)."""
-    return data[:8] + CHANNEL.pack(channel, token) + SEQUENCE.pack(sequence, request) + data[24:]
+    return (
+        data[:8]
+        + CHANNEL.pack(channel, token)
+        + SEQUENCE.pack(sequence, request)
+        + data[24:]
+    )
 
 
 def asymmetric_end(data: bytes) -> int:

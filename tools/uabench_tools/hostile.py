@@ -2,7 +2,7 @@
 targeted attack against one server, bounded in count and time, printing one JSON line at the end:
 {"batch", "cases", "answers": {kind: count}, "failure": {...} | null, "details": {...}}.
 
-Runs in asyncua's venv (the asyncua the asyncua adapter pins), for asyncua's codec: a recorded
+Runs in the tools' venv (tools/.venv) (the asyncua the asyncua adapter pins), for asyncua's codec: a recorded
 message is decoded and re-encoded to move it onto a fresh secure channel and session (channel
 and token ids, sequence numbers, the session's authentication token), so a mutated request gets
 past the channel's checks to the server's decoder and service code. Imports nothing of uabench
@@ -37,13 +37,21 @@ from urllib.parse import urlparse
 
 from asyncua import Client, ua
 from asyncua.common.utils import Buffer
-from asyncua.ua.ua_binary import nodeid_from_binary, nodeid_to_binary, struct_from_binary, struct_to_binary
+from asyncua.ua.ua_binary import (
+    nodeid_from_binary,
+    nodeid_to_binary,
+    struct_from_binary,
+    struct_to_binary,
+)
 
-sys.path.insert(0, str(Path(__file__).parent))
-import wire  # noqa: E402  (beside this script; no uabench import in asyncua's venv)
+from uabench_tools import wire
 
-LIVENESS_S = 2.0  # a Hello must be acknowledged within this for the server to count as alive
-HOLD_S = 1.0  # how long a truncated message is held open before the connection is closed
+LIVENESS_S = (
+    2.0  # a Hello must be acknowledged within this for the server to count as alive
+)
+HOLD_S = (
+    1.0  # how long a truncated message is held open before the connection is closed
+)
 ZZUF_RATIOS = (0.001, 0.004, 0.02)
 HUGE = (0x7FFFFFFF, 0xFFFFFFFF, 0x10000000)
 NESTING = (64, 1000, 100000)
@@ -77,7 +85,9 @@ class Replay:
     answers: list[Answer] = field(default_factory=list)
 
     async def connect(self) -> None:
-        self.reader, self.writer = await asyncio.wait_for(asyncio.open_connection(self.host, self.port), self.timeout_s)
+        self.reader, self.writer = await asyncio.wait_for(
+            asyncio.open_connection(self.host, self.port), self.timeout_s
+        )
 
     async def send(self, data: bytes) -> None:
         assert self.writer is not None
@@ -118,7 +128,11 @@ class Replay:
             (code,) = struct.unpack_from("<I", got.data, 8)
             return Answer("error", ua.StatusCode(code).name)
         if got.kind in (b"MSG", b"OPN"):
-            body = got.data[wire.asymmetric_end(got.data) + 8 :] if got.kind == b"OPN" else got.data[24:]
+            body = (
+                got.data[wire.asymmetric_end(got.data) + 8 :]
+                if got.kind == b"OPN"
+                else got.data[24:]
+            )
             buffer = Buffer(body)
             nodeid_from_binary(buffer)
             header = struct_from_binary(ua.ResponseHeader, buffer)
@@ -144,13 +158,17 @@ class Replay:
             raise ConnectionError(f"no OpenSecureChannel response: {got}")
         start = wire.asymmetric_end(got.data)
         # asyncua's message classes begin with their TypeId: the body decodes whole
-        response = struct_from_binary(ua.OpenSecureChannelResponse, Buffer(got.data[start + 8 :]))
+        response = struct_from_binary(
+            ua.OpenSecureChannelResponse, Buffer(got.data[start + 8 :])
+        )
         self.channel = response.Parameters.SecurityToken.ChannelId
         self.token = response.Parameters.SecurityToken.TokenId
         created = await self.exchange(self.corpus["CreateSessionRequest"].data)
         if not isinstance(created, wire.Message):
             raise ConnectionError(f"no CreateSession response: {created}")
-        session = struct_from_binary(ua.CreateSessionResponse, Buffer(created.data[24:])).Parameters
+        session = struct_from_binary(
+            ua.CreateSessionResponse, Buffer(created.data[24:])
+        ).Parameters
         self.authentication = session.AuthenticationToken
         # the recorded ActivateSession names the reference server's anonymous token policy: this
         # server's own is taken from the endpoints it just sent
@@ -173,13 +191,24 @@ class Replay:
         self.request_id += 1
         body = data[24:]
         if self.authentication is not None:
-            kind = ua.uatypes.extension_objects_by_typeid[nodeid_from_binary(Buffer(body))]
-            request = struct_from_binary(kind, Buffer(body))  # its TypeId first, as encoded
+            kind = ua.uatypes.extension_objects_by_typeid[
+                nodeid_from_binary(Buffer(body))
+            ]
+            request = struct_from_binary(
+                kind, Buffer(body)
+            )  # its TypeId first, as encoded
             request.RequestHeader.AuthenticationToken = self.authentication
-            if isinstance(request, ua.ActivateSessionRequest) and self.anonymous is not None:
-                request.Parameters.UserIdentityToken = ua.AnonymousIdentityToken(PolicyId=self.anonymous)
+            if (
+                isinstance(request, ua.ActivateSessionRequest)
+                and self.anonymous is not None
+            ):
+                request.Parameters.UserIdentityToken = ua.AnonymousIdentityToken(
+                    PolicyId=self.anonymous
+                )
             body = struct_to_binary(request)
-        moved = wire.symmetric(data[:24] + body, self.channel, self.token, self.sequence, self.request_id)
+        moved = wire.symmetric(
+            data[:24] + body, self.channel, self.token, self.sequence, self.request_id
+        )
         return wire.with_size(moved)
 
     async def exchange(self, data: bytes) -> wire.Message | Answer:
@@ -200,14 +229,23 @@ def hello_bytes(message: Any) -> bytes:
 
 
 def _zzuf(data: bytes, seed: int, ratio: float) -> bytes:
-    done = subprocess.run(["zzuf", "-s", str(seed), "-r", str(ratio)], input=data, capture_output=True, timeout=10)
+    done = subprocess.run(
+        ["zzuf", "-s", str(seed), "-r", str(ratio)],
+        input=data,
+        capture_output=True,
+        timeout=10,
+    )
     return done.stdout
 
 
 def bitflip(rng: random.Random, data: bytes, seed: int) -> tuple[str, bytes]:
     ratio = rng.choice(ZZUF_RATIOS)
-    if rng.random() < 0.8:  # mostly the body: the channel's header checks would stop the rest
-        return f"zzuf -s {seed} -r {ratio} (body)", data[:24] + _zzuf(data[24:], seed, ratio)
+    if (
+        rng.random() < 0.8
+    ):  # mostly the body: the channel's header checks would stop the rest
+        return f"zzuf -s {seed} -r {ratio} (body)", data[:24] + _zzuf(
+            data[24:], seed, ratio
+        )
     return f"zzuf -s {seed} -r {ratio} (whole)", _zzuf(data, seed, ratio)
 
 
@@ -218,12 +256,16 @@ def length(rng: random.Random, data: bytes, _: int) -> tuple[str, bytes]:
     # an inner Int32 that reads as a plausible length (a count or a string length below what
     # follows it): the layout-blind way to find length prefixes
     candidates = [
-        at for at in range(24, len(data) - 4) if 0 < struct.unpack_from("<i", data, at)[0] <= len(data) - at - 4
+        at
+        for at in range(24, len(data) - 4)
+        if 0 < struct.unpack_from("<i", data, at)[0] <= len(data) - at - 4
     ]
     if not candidates:
         return "message size field 0", wire.with_size(data, 0)
     at, value = rng.choice(candidates), rng.choice([-2, *HUGE])
-    return f"Int32 at byte {at} set to {value}", data[:at] + struct.pack("<I", value & 0xFFFFFFFF) + data[at + 4 :]
+    return f"Int32 at byte {at} set to {value}", data[:at] + struct.pack(
+        "<I", value & 0xFFFFFFFF
+    ) + data[at + 4 :]
 
 
 def truncate(rng: random.Random, data: bytes, _: int) -> tuple[str, bytes]:
@@ -235,7 +277,9 @@ def _read_prefix(authentication: Any) -> bytes:
     """A ReadRequest's bytes up to its NodesToRead count (typeid, header, maxAge, timestamps)."""
     header = ua.RequestHeader(AuthenticationToken=authentication or ua.NodeId())
     return (
-        nodeid_to_binary(ua.FourByteNodeId(ua.ObjectIds.ReadRequest_Encoding_DefaultBinary))
+        nodeid_to_binary(
+            ua.FourByteNodeId(ua.ObjectIds.ReadRequest_Encoding_DefaultBinary)
+        )
         + struct_to_binary(header)
         + struct.pack("<dI", 0.0, 2)
     )
@@ -244,15 +288,31 @@ def _read_prefix(authentication: Any) -> bytes:
 def huge_array(rng: random.Random, replay: Replay) -> tuple[str, bytes]:
     count = rng.choice(HUGE)
     one = struct_to_binary(ua.ReadValueId(NodeId=ua.NodeId(2259), AttributeId=13))
-    body = _read_prefix(replay.authentication) + struct.pack("<I", count) + one * rng.choice([0, 1, 16])
-    return f"ReadRequest with NodesToRead count {count}", _symmetric_message(replay, body)
+    body = (
+        _read_prefix(replay.authentication)
+        + struct.pack("<I", count)
+        + one * rng.choice([0, 1, 16])
+    )
+    return f"ReadRequest with NodesToRead count {count}", _symmetric_message(
+        replay, body
+    )
 
 
 def huge_string(rng: random.Random, replay: Replay) -> tuple[str, bytes]:
     value = rng.choice(HUGE)
-    node = struct.pack("<BH", 3, 1) + struct.pack("<I", value) + b"x" * 16  # a String NodeId claiming `value` bytes
-    body = _read_prefix(replay.authentication) + struct.pack("<I", 1) + node + struct.pack("<I", 13) + b"\xff" * 10
-    return f"ReadRequest with a String NodeId of length {value}", _symmetric_message(replay, body)
+    node = (
+        struct.pack("<BH", 3, 1) + struct.pack("<I", value) + b"x" * 16
+    )  # a String NodeId claiming `value` bytes
+    body = (
+        _read_prefix(replay.authentication)
+        + struct.pack("<I", 1)
+        + node
+        + struct.pack("<I", 13)
+        + b"\xff" * 10
+    )
+    return f"ReadRequest with a String NodeId of length {value}", _symmetric_message(
+        replay, body
+    )
 
 
 def nested(rng: random.Random, replay: Replay) -> tuple[str, bytes]:
@@ -262,7 +322,9 @@ def nested(rng: random.Random, replay: Replay) -> tuple[str, bytes]:
     header = ua.RequestHeader(AuthenticationToken=replay.authentication or ua.NodeId())
     node = nodeid_to_binary(ua.NodeId("Write_0", 1))
     body = (
-        nodeid_to_binary(ua.FourByteNodeId(ua.ObjectIds.WriteRequest_Encoding_DefaultBinary))
+        nodeid_to_binary(
+            ua.FourByteNodeId(ua.ObjectIds.WriteRequest_Encoding_DefaultBinary)
+        )
         + struct_to_binary(header)
         + struct.pack("<I", 1)
         + node
@@ -271,26 +333,46 @@ def nested(rng: random.Random, replay: Replay) -> tuple[str, bytes]:
         + b"\x01"  # DataValue mask: a value
         + value
     )
-    return f"WriteRequest of a Variant nested {depth} deep", _symmetric_message(replay, body)
+    return f"WriteRequest of a Variant nested {depth} deep", _symmetric_message(
+        replay, body
+    )
 
 
 def bad_nodeid(rng: random.Random, replay: Replay) -> tuple[str, bytes]:
     encoding = rng.choice(BAD_NODEID_ENCODINGS)
-    node = bytes([encoding]) + bytes(rng.randrange(256) for _ in range(rng.choice([0, 2, 6, 20])))
-    body = _read_prefix(replay.authentication) + struct.pack("<I", 1) + node + struct.pack("<I", 13)
-    return f"ReadRequest with NodeId encoding byte 0x{encoding:02x}", _symmetric_message(replay, body)
+    node = bytes([encoding]) + bytes(
+        rng.randrange(256) for _ in range(rng.choice([0, 2, 6, 20]))
+    )
+    body = (
+        _read_prefix(replay.authentication)
+        + struct.pack("<I", 1)
+        + node
+        + struct.pack("<I", 13)
+    )
+    return (
+        f"ReadRequest with NodeId encoding byte 0x{encoding:02x}",
+        _symmetric_message(replay, body),
+    )
 
 
 def _symmetric_message(replay: Replay, body: bytes) -> bytes:
     replay.sequence += 1
     replay.request_id += 1
-    head = wire.HEADER.pack(b"MSG", b"F", 0) + wire.CHANNEL.pack(replay.channel, replay.token)
-    return wire.with_size(head + wire.SEQUENCE.pack(replay.sequence, replay.request_id) + body)
+    head = wire.HEADER.pack(b"MSG", b"F", 0) + wire.CHANNEL.pack(
+        replay.channel, replay.token
+    )
+    return wire.with_size(
+        head + wire.SEQUENCE.pack(replay.sequence, replay.request_id) + body
+    )
 
 
 Mutation = Callable[[random.Random, bytes, int], tuple[str, bytes]]
 Builder = Callable[[random.Random, Replay], tuple[str, bytes]]
-MUTATIONS: dict[str, Mutation] = {"fuzz-bitflip": bitflip, "fuzz-length": length, "fuzz-truncate": truncate}
+MUTATIONS: dict[str, Mutation] = {
+    "fuzz-bitflip": bitflip,
+    "fuzz-length": length,
+    "fuzz-truncate": truncate,
+}
 BUILDERS: dict[str, Builder] = {
     "fuzz-huge-array": huge_array,
     "fuzz-huge-string": huge_string,
@@ -313,7 +395,9 @@ class Batch:
         self.deadline = time.monotonic() + float(arguments.get("time_s", 60))
         self.timeout_s: float = float(arguments.get("timeout_s", 2.0))
         self.reproducers = Path(arguments.get("reproducers", "."))
-        self.corpus = load_corpus(Path(arguments["corpus"])) if arguments.get("corpus") else {}
+        self.corpus = (
+            load_corpus(Path(arguments["corpus"])) if arguments.get("corpus") else {}
+        )
         self.answers: Counter[str] = Counter()
         self.details: dict[str, Any] = {}
         self.failure: dict | None = None
@@ -323,7 +407,9 @@ class Batch:
         return Replay(self.host, self.port, self.endpoint, self.corpus, self.timeout_s)
 
     def count(self, answer: Answer) -> None:
-        self.answers[f"{answer.kind} {answer.status}" if answer.status else answer.kind] += 1
+        self.answers[
+            f"{answer.kind} {answer.status}" if answer.status else answer.kind
+        ] += 1
 
     async def alive(self) -> bool:
         """A new connection's Hello is acknowledged within LIVENESS_S (twice tried, 1 s apart)."""
@@ -348,9 +434,22 @@ class Batch:
         if data is not None:
             stem.with_suffix(".bin").write_bytes(data)
         stem.with_suffix(".json").write_text(
-            json.dumps({"batch": self.name, "seed": self.seed, "case": case, "what": what, "after": prefix}, indent=1)
+            json.dumps(
+                {
+                    "batch": self.name,
+                    "seed": self.seed,
+                    "case": case,
+                    "what": what,
+                    "after": prefix,
+                },
+                indent=1,
+            )
         )
-        self.failure = {"case": case, "what": what, "reproducer": str(stem.with_suffix(".bin" if data else ".json"))}
+        self.failure = {
+            "case": case,
+            "what": what,
+            "reproducer": str(stem.with_suffix(".bin" if data else ".json")),
+        }
 
     async def fuzz(self) -> None:
         rng = random.Random(self.seed)
@@ -367,7 +466,14 @@ class Batch:
                 try:
                     await replay.open()
                     opened = True
-                except (OSError, TimeoutError, ConnectionError, ValueError, KeyError, struct.error) as error:
+                except (
+                    OSError,
+                    TimeoutError,
+                    ConnectionError,
+                    ValueError,
+                    KeyError,
+                    struct.error,
+                ) as error:
                     # the server refused the opening, or answered it in a way asyncua cannot decode
                     self.count(Answer("setup failed", type(error).__name__))
                     opened = False
@@ -377,17 +483,27 @@ class Batch:
                 elif self.name in MUTATIONS:
                     target = rng.choice(targets)
                     seed = self.seed * 100003 + case
-                    what, data = MUTATIONS[self.name](rng, replay.moved(self.corpus[target].data), seed)
+                    what, data = MUTATIONS[self.name](
+                        rng, replay.moved(self.corpus[target].data), seed
+                    )
                     what = f"{target}: {what}"
                 else:
                     what, data = BUILDERS[self.name](rng, replay)
                 try:
                     if opened:
                         await replay.send(data)
-                        self.count(await replay.answer(HOLD_S if self.name == "fuzz-truncate" else None))
+                        self.count(
+                            await replay.answer(
+                                HOLD_S if self.name == "fuzz-truncate" else None
+                            )
+                        )
                 except (OSError, TimeoutError, ConnectionError) as error:
                     self.count(Answer("closed", type(error).__name__))
-                except (ValueError, KeyError, struct.error) as error:  # an answer asyncua cannot decode
+                except (
+                    ValueError,
+                    KeyError,
+                    struct.error,
+                ) as error:  # an answer asyncua cannot decode
                     self.count(Answer("undecodable answer", type(error).__name__))
             finally:
                 replay.close()
@@ -402,8 +518,15 @@ class Batch:
         else:
             try:
                 await ATTACKS[self.name](self)
-            except (ua.UaError, OSError, TimeoutError, ConnectionError) as error:  # e.g. the first session refused
-                self.details["ended"] = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+            except (
+                ua.UaError,
+                OSError,
+                TimeoutError,
+                ConnectionError,
+            ) as error:  # e.g. the first session refused
+                self.details["ended"] = (
+                    f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+                )
             if self.failure is None and not await self.alive():
                 self.fail(self.done, f"after the {self.name} attack", None, [])
         return {
@@ -466,8 +589,14 @@ async def chunk_flood(batch: Batch) -> None:
                 break
             part = body[k * piece : (k + 1) * piece] or b"\x00"
             replay.sequence += 1
-            head = wire.HEADER.pack(b"MSG", b"C", 0) + wire.CHANNEL.pack(replay.channel, replay.token)
-            await replay.send(wire.with_size(head + wire.SEQUENCE.pack(replay.sequence, replay.request_id) + part))
+            head = wire.HEADER.pack(b"MSG", b"C", 0) + wire.CHANNEL.pack(
+                replay.channel, replay.token
+            )
+            await replay.send(
+                wire.with_size(
+                    head + wire.SEQUENCE.pack(replay.sequence, replay.request_id) + part
+                )
+            )
             sent += 1
         batch.details["chunks_sent"] = sent
         batch.count(await replay.answer())
@@ -486,7 +615,9 @@ async def oversize_message(batch: Batch) -> None:
         await replay.open()
         header = ua.RequestHeader(AuthenticationToken=replay.authentication)
         body = (
-            nodeid_to_binary(ua.FourByteNodeId(ua.ObjectIds.WriteRequest_Encoding_DefaultBinary))
+            nodeid_to_binary(
+                ua.FourByteNodeId(ua.ObjectIds.WriteRequest_Encoding_DefaultBinary)
+            )
             + struct_to_binary(header)
             + struct.pack("<I", 1)
             + nodeid_to_binary(ua.NodeId("Write_0", 1))
@@ -509,7 +640,9 @@ async def oversize_message(batch: Batch) -> None:
     batch.done += 1
 
 
-async def _held(batch: Batch, count: int, feed: Callable[[Replay], Awaitable[None]], hold_s: float) -> None:
+async def _held(
+    batch: Batch, count: int, feed: Callable[[Replay], Awaitable[None]], hold_s: float
+) -> None:
     """`count` connections each fed by `feed` at once for `hold_s`, with a liveness probe halfway:
     does the server serve a newcomer while they hold it?"""
     replays = [batch.replay() for _ in range(count)]
@@ -576,7 +709,9 @@ async def _close_all(clients: list[Client]) -> None:
         finally:
             client.disconnect_socket()
 
-    for start in range(0, len(clients), 50):  # fifty at a time: a flood of closes is not the point
+    for start in range(
+        0, len(clients), 50
+    ):  # fifty at a time: a flood of closes is not the point
         await asyncio.gather(*(close(c) for c in clients[start : start + 50]))
 
 
@@ -590,14 +725,20 @@ def _flood_subscription() -> ua.CreateSubscriptionParameters:
 
 
 async def _until_refused(
-    batch: Batch, made: list, cap: int, create: Callable[[], Awaitable[Any]], errors: tuple[type[BaseException], ...]
+    batch: Batch,
+    made: list,
+    cap: int,
+    create: Callable[[], Awaitable[Any]],
+    errors: tuple[type[BaseException], ...],
 ) -> Counter[str]:
     """Appends to `made` what `create` makes, one at a time, until the server refuses, then as
     many attempts again as a tenth of those made (at least ten), within `cap` attempts and the
     batch's time bound: the refusals by status. `made` is the caller's, to close whatever
     happens here."""
     refusals: Counter[str] = Counter()
-    while len(made) + sum(refusals.values()) < cap and time.monotonic() < batch.deadline:
+    while (
+        len(made) + sum(refusals.values()) < cap and time.monotonic() < batch.deadline
+    ):
         if refusals and sum(refusals.values()) >= max(10, len(made) // 10):
             break
         try:
@@ -644,17 +785,25 @@ async def monitored_item_flood(batch: Batch) -> None:
     client = await _client(batch)
     created, refusals = 0, Counter[str]()
     try:
-        subscription = await client.uaclient.create_subscription(_flood_subscription(), lambda *_: None)
+        subscription = await client.uaclient.create_subscription(
+            _flood_subscription(), lambda *_: None
+        )
         cap = min(50000, batch.cases * 1000)
         node = ua.NodeId(ua.ObjectIds.Server_ServerStatus_State)
-        while created < cap and time.monotonic() < batch.deadline and sum(refusals.values()) < 10:
+        while (
+            created < cap
+            and time.monotonic() < batch.deadline
+            and sum(refusals.values()) < 10
+        ):
             items = ua.CreateMonitoredItemsParameters()
             items.SubscriptionId = subscription.SubscriptionId
             items.ItemsToCreate = [
                 ua.MonitoredItemCreateRequest(
                     ItemToMonitor=ua.ReadValueId(NodeId=node, AttributeId=13),
                     MonitoringMode=ua.MonitoringMode.Reporting,
-                    RequestedParameters=ua.MonitoringParameters(ClientHandle=created + k, SamplingInterval=1000),
+                    RequestedParameters=ua.MonitoringParameters(
+                        ClientHandle=created + k, SamplingInterval=1000
+                    ),
                 )
                 for k in range(1000)
             ]
@@ -680,10 +829,16 @@ async def publish_flood(batch: Batch) -> None:
     count = min(5000, batch.cases * 250)
     try:
         await replay.open()
-        await replay.exchange(batch.corpus["CreateSubscriptionRequest"].data)  # Publish requests queue
+        await replay.exchange(
+            batch.corpus["CreateSubscriptionRequest"].data
+        )  # Publish requests queue
         publish = ua.PublishRequest()
-        publish.RequestHeader = ua.RequestHeader(AuthenticationToken=replay.authentication, TimeoutHint=5000)
-        body = struct_to_binary(publish)  # asyncua's request objects encode their TypeId first
+        publish.RequestHeader = ua.RequestHeader(
+            AuthenticationToken=replay.authentication, TimeoutHint=5000
+        )
+        body = struct_to_binary(
+            publish
+        )  # asyncua's request objects encode their TypeId first
         for _ in range(count):
             await replay.send(_symmetric_message(replay, body))
         end = time.monotonic() + 3.0
@@ -703,7 +858,11 @@ async def publish_flood(batch: Batch) -> None:
 async def session_churn(batch: Batch) -> None:
     """Connect, read, disconnect, over and over until the batch's time bound (the soak's churn)."""
     read = ua.ReadParameters()
-    read.NodesToRead = [ua.ReadValueId(NodeId=ua.NodeId(ua.ObjectIds.Server_ServerStatus_State), AttributeId=13)]
+    read.NodesToRead = [
+        ua.ReadValueId(
+            NodeId=ua.NodeId(ua.ObjectIds.Server_ServerStatus_State), AttributeId=13
+        )
+    ]
     while time.monotonic() < batch.deadline and batch.done < batch.cases:
         try:
             client = await _client(batch)
@@ -736,7 +895,11 @@ ATTACKS: dict[str, Callable[[Batch], Awaitable[None]]] = {
     "publish-flood": publish_flood,
     "session-churn": session_churn,  # the soak's, not a robustness batch
 }
-BATCHES = (*MUTATIONS, *BUILDERS, *ATTACKS)  # the same names as robustness/batches.py (the harness's)
+BATCHES = (
+    *MUTATIONS,
+    *BUILDERS,
+    *ATTACKS,
+)  # the same names as robustness/batches.py (the harness's)
 
 
 async def main(arguments: dict) -> None:
@@ -744,7 +907,9 @@ async def main(arguments: dict) -> None:
 
     logging.getLogger("asyncua").setLevel(logging.CRITICAL + 1)
     if arguments["batch"] not in BATCHES:
-        raise SystemExit(f"hostile: unknown batch {arguments['batch']!r} (known: {', '.join(BATCHES)})")
+        raise SystemExit(
+            f"hostile: unknown batch {arguments['batch']!r} (known: {', '.join(BATCHES)})"
+        )
     socket.setdefaulttimeout(10)
     print(json.dumps(await Batch(arguments).run()), flush=True)
 

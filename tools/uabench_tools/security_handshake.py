@@ -26,7 +26,10 @@ POLICIES = {
     "Aes128_Sha256_RsaOaep": security_policies.SecurityPolicyAes128Sha256RsaOaep,
     "Aes256_Sha256_RsaPss": security_policies.SecurityPolicyAes256Sha256RsaPss,
 }
-MODES = {"Sign": ua.MessageSecurityMode.Sign, "SignAndEncrypt": ua.MessageSecurityMode.SignAndEncrypt}
+MODES = {
+    "Sign": ua.MessageSecurityMode.Sign,
+    "SignAndEncrypt": ua.MessageSecurityMode.SignAndEncrypt,
+}
 # ServerStatus_State (i=2259): a node every server has, read to show the session works.
 SERVER_STATE = ua.NodeId.from_string(f"i={ua.ObjectIds.Server_ServerStatus_State}")
 
@@ -41,11 +44,15 @@ async def _handshake(
     server_certificate: str,
     timeout_s: float,
 ) -> dict:
-    logging.getLogger("asyncua").setLevel(logging.CRITICAL + 1)  # the refusals it logs are the point
+    logging.getLogger("asyncua").setLevel(
+        logging.CRITICAL + 1
+    )  # the refusals it logs are the point
     client = Client(endpoint, timeout=timeout_s)
     client.application_uri = application_uri
     # the server's certificate given: set_security neither asks for nor matches endpoints
-    policy_class: Any = POLICIES[policy]  # concrete classes, which mypy sees as their abstract base
+    policy_class: Any = POLICIES[
+        policy
+    ]  # concrete classes, which mypy sees as their abstract base
     await client.set_security(
         policy_class,
         certificate=certificate,
@@ -68,13 +75,24 @@ async def _handshake(
                 # a bound of our own too: a server that never answers must not hang the probe
                 await asyncio.wait_for(send(), timeout_s + 1.0)
             except ua.UaStatusCodeError as status:
-                return _ended(step, started, ua.StatusCode(status.code).name, str(status))
+                return _ended(
+                    step, started, ua.StatusCode(status.code).name, str(status)
+                )
             except TimeoutError:
                 return _ended(step, started, None, f"no answer within {timeout_s:g} s")
             except (ConnectionError, OSError) as error:
-                return _ended(step, started, None, f"connection closed without a status ({_text(error)})")
-            except Exception as error:  # anything else asyncua raises is the probe's own failure
-                return _ended(step, started, None, f"{type(error).__name__}: {_text(error)}")
+                return _ended(
+                    step,
+                    started,
+                    None,
+                    f"connection closed without a status ({_text(error)})",
+                )
+            except (
+                Exception
+            ) as error:  # anything else asyncua raises is the probe's own failure
+                return _ended(
+                    step, started, None, f"{type(error).__name__}: {_text(error)}"
+                )
         return _ended("done", started, "Good", "")
     finally:
         client.disconnect_socket()
@@ -99,8 +117,15 @@ async def _open_secure_channel(client: Client) -> None:
         await client.open_secure_channel()
     except AssertionError:
         answer = answers[0] if answers else None
-        if answer is not None and answer.done() and not answer.cancelled() and answer.exception() is None:
-            protocol.check_answer(answer.result(), " in response to OpenSecureChannelRequest")
+        if (
+            answer is not None
+            and answer.done()
+            and not answer.cancelled()
+            and answer.exception() is None
+        ):
+            protocol.check_answer(
+                answer.result(), " in response to OpenSecureChannelRequest"
+            )
         raise
     finally:
         del protocol._send_request  # the class's own again
@@ -119,7 +144,9 @@ async def _create_session(client: Client) -> None:
             raise
         endpoints = await client.get_endpoints()
         # asyncua keeps the user token policies of the matched endpoint here (no public setter)
-        client._policy_ids = [token for endpoint in endpoints for token in endpoint.UserIdentityTokens]
+        client._policy_ids = [
+            token for endpoint in endpoints for token in endpoint.UserIdentityTokens
+        ]
 
 
 def _ended(step: str, started: float, status: str | None, detail: str) -> dict:

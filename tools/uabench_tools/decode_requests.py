@@ -1,6 +1,6 @@
 """What a client asked for in its CreateSession and CreateSubscription requests, decoded by
 asyncua's own codec from messages the recording proxy kept (robustness/recorder.py): run in
-asyncua's venv (engine/asyncua_venv.py), as `python decode_requests.py '{"messages": [hex, ...]}'`,
+the tools' venv (tools/.venv) (engine/tools_venv.py), as `python decode_requests.py '{"messages": [hex, ...]}'`,
 printing one JSON line {"session_timeouts_ms": [...], "subscriptions": [{interval_ms,
 lifetime_count, keep_alive_count}, ...]}. Messages of security policy None only: a signed or
 encrypted body is not readable here."""
@@ -26,7 +26,11 @@ def main() -> None:
     timeouts, subscriptions = [], []
     for text in arguments["messages"]:
         data = bytes.fromhex(text)
-        if data[:3] != b"MSG" or data[3:4] != b"F" or data[BODY : BODY + 2] != b"\x01\x00":
+        if (
+            data[:3] != b"MSG"
+            or data[3:4] != b"F"
+            or data[BODY : BODY + 2] != b"\x01\x00"
+        ):
             continue
         (identifier,) = struct.unpack_from("<H", data, BODY + 2)
         kind = TYPES.get(identifier)
