@@ -10,7 +10,8 @@ import time
 import psutil
 
 from uabench import plan, sdks
-from uabench.engine.session import Session, free_port
+from uabench.engine.servers import free_port
+from uabench.engine.session import Session
 from uabench.engine.warmup import SteadyRule
 from uabench.results.store import open_store
 
@@ -36,18 +37,22 @@ def test_a_server_killed_mid_run_fails_that_cell_and_the_next_cell_runs(tmp_path
     session = _session(tmp_path)
     sdk = sdks.get(SDK)
     try:
-        server = session.server(sdk, warm=False)
+        server = session.pool.get(sdk, warm=False)
         killer = threading.Timer(2.0, lambda: os.killpg(server.measured.process.pid, signal.SIGKILL))
         killer.start()
         config = session.client_config(server, _read(duration=4))
-        broken = session.record("interop", sdk, sdk, "killed", 0, config, session.run_client(sdk, server, config))
+        broken = session.recorder.record(
+            "interop", sdk, sdk, "killed", 0, config, session.run_client(sdk, server, config)
+        )
         assert broken.status == "fail"
         assert "server exited with status -9" in broken.reason
 
-        restarted = session.server(sdk, warm=False)
+        restarted = session.pool.get(sdk, warm=False)
         assert restarted is not server
         config = session.client_config(restarted, _read())
-        fine = session.record("interop", sdk, sdk, "after", 0, config, session.run_client(sdk, restarted, config))
+        fine = session.recorder.record(
+            "interop", sdk, sdk, "after", 0, config, session.run_client(sdk, restarted, config)
+        )
         assert fine.status == "pass", fine.reason
     finally:
         session.close()
@@ -67,11 +72,11 @@ def test_servers_are_kept_paused_between_cells_and_warmed_up_once(tmp_path):
     )
     sdk = sdks.get(SDK)
     try:
-        first = session.server(sdk)
-        other = session.server(sdk, warm=False, signals=200)  # another config: the first one pauses
+        first = session.pool.get(sdk)
+        other = session.pool.get(sdk, warm=False, signals=200)  # another config: the first one pauses
         assert psutil.Process(first.measured.process.pid).status() == psutil.STATUS_STOPPED
         assert psutil.Process(other.measured.process.pid).status() != psutil.STATUS_STOPPED
-        again = session.server(sdk)  # the same process, running again, not warmed up twice
+        again = session.pool.get(sdk)  # the same process, running again, not warmed up twice
         assert again is first and not other.alive  # a server with overrides is stopped, not kept
         config = session.client_config(again, _read(duration=0.3))
         assert session.run_client(sdk, again, config).status == "pass"

@@ -21,7 +21,7 @@ from helpers import FIXTURES, start_fixture_server, stop_fixture_server
 
 from uabench.conformance import checks
 from uabench.engine import security_probe
-from uabench.engine.session import free_port
+from uabench.engine.servers import free_port
 
 SERVER = FIXTURES / "faulty_opcua_server.py"
 PROBE_S = 120.0  # one group's probe run (the slowest, the subscriptions', takes about 5 s)

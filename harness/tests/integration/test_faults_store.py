@@ -70,7 +70,7 @@ def test_a_store_that_refuses_the_runs_end_is_one_line_and_exit_2_not_a_teardown
 
 
 def test_an_arm_smoke_cell_goes_through_the_spool(tmp_path, capsys):
-    """arm-smoke (and remote) write through Session.add_cell: a store that refuses the cell
+    """arm-smoke (and remote) write through RunRecorder.add_cell: a store that refuses the cell
     leaves it in the spool (no second copy), and the check fails with one line naming the import."""
     path = tmp_path / "s.sqlite"
     session = Session(open_store(path), "arm-smoke", "smoke", workdir=tmp_path / "run")
@@ -100,7 +100,7 @@ def test_a_run_that_lost_a_cell_is_stored_failed_and_the_report_skips_it(tmp_pat
     session = Session(open_store(path), "read", "smoke", workdir=tmp_path / "run")
     _refuse(path, "cells", "INSERT")
     with pytest.raises(StoreError, match="not written"):
-        session.add_cell(**CELL)
+        session.recorder.add_cell(**CELL)
     session.close()
     session.store.close()
     assert "cells go to the store only" in capsys.readouterr().err
@@ -121,10 +121,10 @@ def test_a_store_locked_beyond_the_bound_at_the_runs_end_leaves_the_run_to_its_s
     session = Session(open_store(path), "read", "smoke", workdir=tmp_path / "run")
     with closing(sqlite3.connect(path, isolation_level=None)) as holder:
         holder.execute("BEGIN IMMEDIATE")
-        assert session.add_cell(**CELL) is None  # kept, waiting for the lock
+        assert session.recorder.add_cell(**CELL) is None  # kept, waiting for the lock
         session.close()
         holder.execute("ROLLBACK")
-    assert str(session.store_error) == (
+    assert str(session.recorder.store_error) == (
         f"results store {path} is locked by another writer for more than 2 s; every measured cell is in the "
         f"spool of {tmp_path / 'run'}: `uabench import {tmp_path / 'run'}` loads it"
     )

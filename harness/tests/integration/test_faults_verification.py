@@ -22,7 +22,7 @@ from helpers import FAULTY
 
 from uabench import paths, sdks
 from uabench.engine import cells
-from uabench.engine.session import free_port
+from uabench.engine.servers import free_port
 
 FAULTY_SERVER = FAULTY / "ticking" / "run"
 

@@ -23,7 +23,7 @@ from uabench.containers import engine as engines
 from uabench.containers import isolation
 from uabench.containers.engine import Engine
 from uabench.containers.isolation import Containers, Image
-from uabench.engine.session import free_port
+from uabench.engine.servers import free_port
 from uabench.targets.process import AdapterError, AdapterProcess
 
 

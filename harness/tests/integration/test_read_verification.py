@@ -15,7 +15,7 @@ import uabench_contract as contract
 from uabench_contract.read_verification import ReadVerifier, value_error
 
 from uabench import paths, sdks
-from uabench.engine.session import free_port
+from uabench.engine.servers import free_port
 
 
 def _sdk_module(sdk: str, module: str):

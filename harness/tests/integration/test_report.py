@@ -27,12 +27,12 @@ def small_store(tmp_path_factory):
     session = Session(store, "read", "smoke", workdir=directory / "run", plan=read)
     sdk = sdks.get(SDK)
     try:
-        server = session.server(sdk)
+        server = session.pool.get(sdk)
         for kind, variant, repetitions in (("interop", read.interop[0], 1), ("throughput", read.throughput[1], 2)):
             for repetition in range(repetitions):
                 config = session.client_config(server, dict(variant.workload, warmup_s=0.2, duration_s=0.5))
                 outcome = session.run_client(sdk, server, config)
-                session.record(kind, sdk, sdk, variant.name, repetition, config, outcome, server.config)
+                session.recorder.record(kind, sdk, sdk, variant.name, repetition, config, outcome, server.config)
                 assert outcome.status == "pass", outcome.reason
     finally:
         session.close()

@@ -14,7 +14,7 @@ import pytest
 from helpers import FAULTY as FAULTY_ADAPTERS
 
 from uabench import sdks
-from uabench.engine.session import free_port
+from uabench.engine.servers import free_port
 from uabench.netpath import path as network_path
 from uabench.resilience.incident import stage
 from uabench.resilience.plan import ResilienceProfile

@@ -26,7 +26,7 @@ from helpers import FIXTURES, start_fixture_server, stop_fixture_server
 
 from uabench.checks import lifetimes
 from uabench.engine import security_probe
-from uabench.engine.session import free_port
+from uabench.engine.servers import free_port
 from uabench.robustness import runner, survival
 from uabench.robustness.batches import BATCHES
 from uabench.robustness.recorder import Recorder

@@ -18,7 +18,7 @@ import pytest
 
 from uabench import pki, sdks
 from uabench.engine import security_probe
-from uabench.engine.session import free_port
+from uabench.engine.servers import free_port
 from uabench.targets.process import AdapterProcess
 
 SERVER = "open62541"  # the quickest real server to start

@@ -51,10 +51,10 @@ def _keys(store_path) -> list[tuple]:
 def test_a_cell_the_store_refuses_is_in_the_spool_named_and_imported_once(tmp_path, capsys):
     path = tmp_path / "store.sqlite"
     session = Session(open_store(path), "read", "smoke", workdir=tmp_path / "run")
-    session.add_cell(repetition=0, **CELL)
+    session.recorder.add_cell(repetition=0, **CELL)
     _refuse_cells(path)
-    assert session.add_cell(repetition=1, **CELL) is None  # kept in the spool, the run goes on
-    assert session.add_cell(repetition=2, **CELL) is None  # spool only from the first refusal on
+    assert session.recorder.add_cell(repetition=1, **CELL) is None  # kept in the spool, the run goes on
+    assert session.recorder.add_cell(repetition=2, **CELL) is None  # spool only from the first refusal on
     warning = capsys.readouterr().err
     assert warning == (
         f"uabench: warning: results store {path}: 1 measured cell(s) not written (refused); the run's cells and "
@@ -62,7 +62,7 @@ def test_a_cell_the_store_refuses_is_in_the_spool_named_and_imported_once(tmp_pa
     )
     session.close()
     session.store.close()
-    message = str(session.store_error)
+    message = str(session.recorder.store_error)
     assert message == (
         f"results store {path}: 1 measured cell(s) not written (refused); every measured cell is in the spool "
         f"of {tmp_path / 'run'}: `uabench import {tmp_path / 'run'}` loads it"
@@ -79,7 +79,7 @@ def test_a_cell_the_store_refuses_is_in_the_spool_named_and_imported_once(tmp_pa
     status, out, _ = _import(capsys, fresh, tmp_path / "run")
     assert status == 0 and "1 run(s) added" in out and "3 cell(s) added, 0 already there" in out
     [run] = open_store(fresh, readonly=True).runs()
-    assert run["status"] == "finished" and run["provenance"][spool.KEY] == session.spool_key
+    assert run["status"] == "finished" and run["provenance"][spool.KEY] == session.recorder.spool_key
     assert run["provenance"]["workdir"] == str(tmp_path / "run")
     assert [key[0] for key in _keys(fresh)] == [0, 1, 2]
 

@@ -46,8 +46,8 @@ def _result(signals: int, cycle_ms: float, gaps: int = 0) -> dict:
     }
 
 
-class _Session:
-    """What engine.search.record_limit needs of a Session: its suite and its cell writer."""
+class _Recorder:
+    """What engine.search.record_limit needs of a RunRecorder: its suite and its cell writer."""
 
     suite = "subscription"
 
@@ -94,7 +94,7 @@ def _store(tmp_path, with_verdicts: bool = True):
             bisection=search.Bisection(0.1, 1),
         )
         if with_verdicts:
-            search.record_limit(_Session(store, run_id), "sweep-verdict", "open62541", server, SWEEP, found, "signals")
+            search.record_limit(_Recorder(store, run_id), "sweep-verdict", "open62541", server, SWEEP, found, "signals")
     return store, run_id
 
 

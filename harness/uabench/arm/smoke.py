@@ -23,7 +23,9 @@ from pathlib import Path
 
 from uabench import image_recipe, paths, plan, sdks
 from uabench.containers import images
-from uabench.engine.session import Measured, Server, Session
+from uabench.engine.cells import Measured
+from uabench.engine.servers import Server
+from uabench.engine.session import Session
 from uabench.sdks import Sdk
 from uabench.targets.process import AdapterError, AdapterProcess
 
@@ -100,9 +102,9 @@ def _fields(sdk: Sdk) -> dict:
 
 
 def start_server(session: Session, sdk: LaunchedSdk, timeout: float = EMULATED_READY_TIMEOUT_S, **overrides) -> Server:
-    """Session.server with the longer ready timeout emulation needs."""
-    session.stop_servers()
-    config = session.server_config(sdk, **overrides)
+    """ServerPool.get with the longer ready timeout emulation needs."""
+    session.pool.stop_all()
+    config = session.pool.config(sdk, **overrides)
     process = AdapterProcess(
         sdk, "server", config, session.workdir, None, name=f"{sdk.id}-{sdk.arch}-server-{config['port']}"
     )
@@ -118,7 +120,7 @@ def start_server(session: Session, sdk: LaunchedSdk, timeout: float = EMULATED_R
             f"{sdk.id} ({sdk.arch}) server refused to start: {ready.get('kind')}: {ready.get('message')}"
         )
     server = Server(sdk, config, measured, ready["endpoint"])
-    session.servers[f"{sdk.id}@{sdk.arch}"] = server
+    session.pool.servers[f"{sdk.id}@{sdk.arch}"] = server
     return server
 
 
@@ -232,7 +234,7 @@ def smoke_one(session: Session, reference: Sdk, emulated: LaunchedSdk) -> list[S
         server.measured.perf.stop()
         status, seconds, killed = server.measured.process.stop(timeout=EMULATED_STOP_TIMEOUT_S)
         server.measured.sampler.stop()
-        session.servers.clear()
+        session.pool.servers.clear()
         ok = status == 0 and not killed
         results.append(
             SmokeResult(
@@ -246,7 +248,7 @@ def smoke_one(session: Session, reference: Sdk, emulated: LaunchedSdk) -> list[S
             )
         )
     finally:
-        session.stop_servers()
+        session.pool.stop_all()
     return results
 
 
@@ -261,7 +263,7 @@ def _store(
     config: dict | None,
     outcome,
 ) -> None:
-    session.add_cell(  # spooled first: a store that refuses it loses nothing (results.spool)
+    session.recorder.add_cell(  # spooled first: a store that refuses it loses nothing (results.spool)
         suite=session.suite,
         kind=step,
         client=reference.id,
@@ -281,8 +283,8 @@ def _store(
         client_bound=bool(getattr(outcome, "client_bound", False)),
         emulated=True,
     )
-    if session.store_error:  # kept in the spool: the check fails with the line naming the import
-        raise session.store_error
+    if session.recorder.store_error:  # kept in the spool: the check fails with the line naming the import
+        raise session.recorder.store_error
 
 
 def cleanup_containers(token: str) -> None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from uabench.engine import tools_venv
-from uabench.engine.session import Server, Session, free_port
+from uabench.engine.servers import Server, free_port
+from uabench.engine.session import Session
 from uabench.robustness.recorder import Recorder
 from uabench.sdks import Sdk
 

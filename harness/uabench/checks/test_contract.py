@@ -15,7 +15,8 @@ import uabench_contract as contract
 
 from uabench import plan, sdks
 from uabench.checks import lifetimes
-from uabench.engine.session import Session, free_port
+from uabench.engine.servers import free_port
+from uabench.engine.session import Session
 from uabench.results.store import open_store
 from uabench.sdks import Sdk
 from uabench.targets.process import AdapterError
@@ -84,7 +85,7 @@ def _passing_result(
     session: Session, client: Sdk, server_sdk: Sdk, workload: dict, security: dict | None = None
 ) -> dict:
     try:
-        server = session.server(server_sdk, warm=False)  # a check judges answers, not figures: no warm-up
+        server = session.pool.get(server_sdk, warm=False)  # a check judges answers, not figures: no warm-up
         outcome = session.run_client(client, server, session.client_config(server, workload, security))
     except AdapterError as error:
         pytest.fail(str(error), pytrace=False)
@@ -168,7 +169,7 @@ def test_bad_config_exits_2_naming_the_key(
 def test_server_prints_ready(sdk: Sdk, session: Session, record_property) -> None:
     started = time.monotonic()
     try:
-        server = session.server(sdk, warm=False)
+        server = session.pool.get(sdk, warm=False)
     except AdapterError as error:
         pytest.fail(str(error), pytrace=False)
     record_property("detail", f"{server.endpoint} after {time.monotonic() - started:.1f} s")
@@ -349,7 +350,7 @@ def test_client_asks_for_a_subscription_lifetime_that_outlives_a_short_loss(
     recording proxy in front of the reference server, asyncua's codec)."""
     if "subscribe" not in sdk.workloads:
         pytest.skip(f"{sdk.id} declares no subscribe workload")
-    server = session.server(reference, warm=False)
+    server = session.pool.get(reference, warm=False)
     workload = {"workload": "subscribe", "nodes": ["Tick"], "publishing_interval_ms": interval_ms,
                 "sampling_interval_ms": 100, "warmup_s": 0.2, "duration_s": 0.3}  # fmt: skip
     asked = lifetimes.asked(session, sdk, server, workload)
@@ -394,11 +395,11 @@ def test_client_reads_its_own_server_over_basic256sha256(sdk: Sdk, session: Sess
 @pytest.mark.role("server")
 def test_server_exits_0_within_5_s_of_sigterm(sdk: Sdk, session: Session, record_property) -> None:
     try:
-        server = session.server(sdk, warm=False)
+        server = session.pool.get(sdk, warm=False)
     except AdapterError as error:
         pytest.fail(str(error), pytrace=False)
     status, seconds, killed = server.measured.stop()
-    session.servers.clear()
+    session.pool.servers.clear()
     assert status == 0 and not killed, f"status {status} after {seconds:.1f} s" + (
         " (had to be killed)" if killed else ""
     )

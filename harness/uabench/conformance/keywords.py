@@ -29,7 +29,7 @@ class ConformanceKeywords:
         chosen = setup.profiles[self.run.profile]
         server = sdks.get(server_id)
         probe = sdks.get("asyncua")  # the probe is asyncua's low-level client (tools/uabench_tools/probe.py)
-        running = session.server(server, warm=False, signals=setup.signals, writes=setup.writes)
+        running = session.pool.get(server, warm=False, signals=setup.signals, writes=setup.writes)
         settings = {
             "signals": setup.signals,
             "writes": setup.writes,
@@ -43,5 +43,5 @@ class ConformanceKeywords:
         alive = running.alive
         judged = verdicts.judge(found, group, server, alive, "" if alive else running.death_reason())
         for one, outcome in judged.cells:
-            session.record("conformance", probe, server, one.check.id, 0, config, outcome, running.config)
+            session.recorder.record("conformance", probe, server, one.check.id, 0, config, outcome, running.config)
         conclude(judged.finding)

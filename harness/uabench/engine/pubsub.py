@@ -142,7 +142,7 @@ class PubSubRun:
         self.session.versions.setdefault(publisher.id, publisher.version)
         if outcome.result:
             self.session.versions[subscriber.id] = outcome.result.get("version", subscriber.version)
-        return self.session.record(
+        return self.session.recorder.record(
             kind, subscriber, publisher, variant, repetition, configs[0], outcome, publisher_config, parameter
         )
 
@@ -199,7 +199,7 @@ def sweep(run: PubSubRun, publisher: str, subscriber: str, log: Callable[[str], 
     )
     if found.limit:
         verdict = search.record_limit(
-            run.session, "pubsub-sweep-verdict", subscriber, publisher, SWEEP_VARIANT, found, "signals"
+            run.session.recorder, "pubsub-sweep-verdict", subscriber, publisher, SWEEP_VARIANT, found, "signals"
         )
         log(f"{publisher}: {verdict['text']}")
     return found

@@ -19,7 +19,7 @@ from uabench.results import stats
 from uabench.results.sustain import MAX_MISSED_SHARE, SUSTAINED_CYCLE_RATIO, Limit, between
 
 if TYPE_CHECKING:  # the session imports the engine's modules; only its type is needed here
-    from uabench.engine.session import Session
+    from uabench.engine.recorder import RunRecorder
 
 
 def _quiet(_line: str) -> None:
@@ -256,7 +256,7 @@ def limit_verdict(found: SweepResult, unit: str, rule: dict | None = None) -> di
 
 
 def record_limit(
-    session: Session,
+    recorder: RunRecorder,
     kind: str,
     client: str,
     server: str,
@@ -268,8 +268,8 @@ def record_limit(
     """Stores a sweep's limit as its verdict cell of `kind` (what the report reads); the verdict."""
     verdict = limit_verdict(found, unit, rule)
     assert found.limit
-    session.add_cell(
-        suite=session.suite,
+    recorder.add_cell(
+        suite=recorder.suite,
         kind=kind,
         client=client,
         server=server,

@@ -1,34 +1,30 @@
-"""A benchmark session: one run in the store, its working directory and PKI, the servers
-kept running per SDK, the CPU sets of servers and load generators; every cell stored the
-moment it ends. Starting a session installs the cleanup of processes and namespaces."""
+"""A benchmark session: one run, its working directory and PKI, the CPU sets of servers and
+load generators, and how a cell runs (its server warmed up, its client run and judged). What
+it measured goes to its RunRecorder (engine/recorder.py: spool and store, the moment a cell
+ends), its servers are its ServerPool's (engine/servers.py). Starting a session installs the
+cleanup of processes and namespaces."""
 
 from __future__ import annotations
 
 import os
-import signal
-import socket
-import sys
-import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import psutil
 
 from uabench import pki, rundir, targets
 from uabench import plan as plan_module
 from uabench.engine import budget, cells, schedule, warmup
-from uabench.engine.cells import CellSpec, Measured, Outcome
+from uabench.engine.cells import CellSpec, Outcome
+from uabench.engine.recorder import RunRecorder
+from uabench.engine.servers import Server, ServerPool
 from uabench.engine.warmup import SteadyRule, SteadyState
 from uabench.plan import Plan
 from uabench.proc import cleanup, host, launcher, pinning, sampling
 from uabench.proc.sampling import INTERVAL_S, PerfStat
 from uabench.results import provenance, spool
-from uabench.results.store import REFUSED, Store, StoreError
+from uabench.results.store import Store
 from uabench.sdks import Sdk, every_version
 from uabench.sdks import get as get_sdk
-from uabench.targets.process import AdapterError, AdapterProcess
+from uabench.targets.process import AdapterError
 
 # The load every freshly started server is warmed up with before anything is measured on it
 # (a ranking warms each server up with its own load as well).
@@ -61,12 +57,6 @@ def _steady_reason(found: SteadyState, rule: SteadyRule) -> str:
     )
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def cpu_sets() -> tuple[set[int] | None, set[int] | None]:
     """Server and load generator on different physical cores when there are at least two."""
     found = pinning.plan()
@@ -74,88 +64,20 @@ def cpu_sets() -> tuple[set[int] | None, set[int] | None]:
 
 
 @dataclass
-class Server:
-    sdk: Sdk
-    config: dict
-    measured: Measured
-    endpoint: str
-    overrides: dict = field(default_factory=dict)
-    warmed: set[str] = field(default_factory=set)  # the loads it was warmed up to steady state with
-    paused: bool = False
-    ready_s: float | None = None  # from its process's start to its ready line (an SSH target's: its launch too)
-
-    @property
-    def alive(self) -> bool:
-        return self.measured.alive
-
-    def death_reason(self) -> str:
-        return self.measured.death_reason()
-
-    def pause(self) -> None:
-        """Stops its whole process group (SIGSTOP): it uses no CPU while another server is
-        measured, and keeps its state (a JIT runtime's compiled code) for its next cell."""
-        if not self.paused and self.alive:
-            self.measured.process.signal(signal.SIGSTOP)
-            _until_stopped(self.measured.process)
-            self.paused = True
-
-    def resume(self) -> None:
-        if self.paused:
-            self.measured.process.signal(signal.SIGCONT)
-            self.paused = False
-
-    def stop(self) -> tuple[int | None, float, bool]:
-        self.resume()  # a stopped process would hold its SIGTERM until it is continued
-        return self.measured.stop()
-
-
-# The longest a pause waits for SIGSTOP to take effect in every process of a server's group.
-PAUSE_BOUND_S = 1.0
-
-
-def _until_stopped(process: AdapterProcess, bound_s: float = PAUSE_BOUND_S) -> None:
-    """Waits until every process of the group has stopped: SIGSTOP is delivered
-    asynchronously, and a server still running when the next cell starts would share its
-    cores (on a loaded host the delivery can take milliseconds). Bounded: a process that
-    does not stop in time (a zombie, one in uninterruptible sleep) is left to the host
-    interference check."""
-    if process.popen is None or process.remote is not None:  # a remote adapter: not a process here
-        return
-    try:
-        group = [psutil.Process(process.pid)]
-        group += group[0].children(recursive=True)
-    except psutil.NoSuchProcess:
-        return
-    deadline = time.monotonic() + bound_s
-    while time.monotonic() < deadline:
-        try:
-            if all(p.status() in (psutil.STATUS_STOPPED, psutil.STATUS_ZOMBIE) for p in group):
-                return
-        except psutil.NoSuchProcess:
-            return
-        time.sleep(0.001)
-
-
-@dataclass
 class Session:
-    """One benchmark run: its store row, working directory, PKI and running servers."""
+    """One benchmark run: its working directory, PKI and CPU sets; `recorder` records it,
+    `pool` holds its servers."""
 
     store: Store
     suite: str
     profile: str
     workdir: Path = field(default_factory=rundir.new)  # its own, also beside a run started in the same second
-    run_id: int = 0
-    servers: dict[str, Server] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     plan: Plan | None = None
     steady: SteadyRule = field(default_factory=SteadyRule)
     seed: int = field(default_factory=schedule.run_seed)
     # the run's key in the spool of its directory (results.spool), kept in its provenance
     spool_key: str = field(default_factory=spool.new_key)
-    _spool_begun: bool = field(default=False, init=False, repr=False)
-    _spool_failed: bool = field(default=False, init=False, repr=False)
-    _store_refused: str | None = field(default=None, init=False, repr=False)  # the store's first error
-    _lost: bool = field(default=False, init=False, repr=False)  # a cell neither spool nor store took
 
     def __post_init__(self) -> None:
         cleanup.install()  # from here on the run starts processes and namespaces
@@ -173,8 +95,29 @@ class Session:
             os.sched_setaffinity(0, placed)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.pki = pki.make_pki(self.workdir / "pki")
-        self.run_id = self.store.begin_run(self.suite, self.profile, self._provenance())
-        self._spool(lambda _file: None)  # the run's record in its spool: when it began, also if it measures nothing
+        # what it measured goes to the recorder (store and spool), its servers are the pool's
+        self.recorder = RunRecorder(
+            self.store, self.suite, self.profile, self.workdir, self._provenance, spool_key=self.spool_key
+        )
+        self.pool = ServerPool(self.workdir, self.pki, self.server_cpus, warm=self._warm_with_reference_load)
+        self.recorder.begin()
+
+    @property
+    def run_id(self) -> int:
+        return self.recorder.run_id
+
+    def _warm_with_reference_load(self, running: Server) -> None:
+        """A freshly started server is warmed up to steady state under the reference load."""
+        reference = plan_module.reference_client()
+        if reference is not None:
+            self.steady_state(running, get_sdk(reference), REFERENCE_LOAD, REFERENCE_LOAD_LABEL)
+
+    def close(self, status: str = "finished") -> None:
+        """Stops every server, gives the harness back its CPUs and records the run's end
+        (RunRecorder.finish)."""
+        self.pool.stop_all()
+        os.sched_setaffinity(0, self._harness_cpus)
+        self.recorder.finish(status)
 
     def _provenance(self) -> dict:
         return provenance.collect(
@@ -240,89 +183,6 @@ class Session:
             **self.plan.provenance(),
         }
 
-    # --- servers -----------------------------------------------------------------------
-
-    def server_config(self, sdk: Sdk, *, identities: pki.Pki | None = None, **overrides) -> dict:
-        """`sdk`'s server config: the run's PKI, or `identities` (its server and trusted client)."""
-        identities = identities or self.pki
-        endpoints = [{"policy": "None", "mode": "None"}]
-        endpoints += [
-            {"policy": policy, "mode": mode}
-            for policy in sdk.policies
-            if policy != "None"
-            for mode in ("Sign", "SignAndEncrypt")
-            if sdk.offers(policy, mode)
-        ]
-        config = {
-            "host": targets.address("server"),  # loopback, or the SSH target's address
-            "port": free_port(),
-            "signals": 1000,
-            "update_interval_ms": 100,
-            "writes": 100,
-            "security": {
-                "endpoints": endpoints,
-                "certificate": str(identities.server.certificate),
-                "private_key": str(identities.server.private_key),
-                "application_uri": identities.server.application_uri,
-                "trusted_certificates": [str(identities.client.certificate)],
-            },
-        }
-        config.update(overrides)
-        return config
-
-    def server(self, sdk: Sdk, warm: bool = True, **overrides) -> Server:
-        """The running server of `sdk` with these config overrides, started if it is not
-        running; with `warm`, warmed up to steady state under the reference load (once).
-
-        Only one server runs at a time: another server's update loop on the server cores
-        would distort what this one measures. Servers of the default config stay alive but
-        paused (SIGSTOP) while another one runs, so an interleaved schedule switches between
-        them without losing a JIT runtime's warm-up; a server with overrides (a sweep point)
-        is stopped when another one is needed."""
-        key = f"{sdk.id}:{provenance.config_hash(overrides)}"
-        running = self.servers.get(key)
-        if running is not None and not running.alive:
-            running.stop()
-            del self.servers[key]
-            running = None
-        for other_key, other in list(self.servers.items()):
-            if other_key == key:
-                continue
-            if other.overrides or not other.alive:
-                self.servers.pop(other_key).stop()
-            else:
-                other.pause()
-        if running is None:
-            running = self._start_server(sdk, overrides)
-            self.servers[key] = running
-        running.resume()
-        reference = plan_module.reference_client()
-        if warm and not running.warmed and reference is not None:
-            self.steady_state(running, get_sdk(reference), REFERENCE_LOAD, REFERENCE_LOAD_LABEL)
-        return running
-
-    def fresh_server(self, sdk: Sdk, **overrides) -> Server:
-        """A new process of `sdk`'s server with these overrides, not warmed up: one already
-        running with them is stopped first (the footprint measures each point on its own)."""
-        running = self.servers.get(f"{sdk.id}:{provenance.config_hash(overrides)}")
-        if running is not None:
-            self.stop_server(running)
-        return self.server(sdk, warm=False, **overrides)
-
-    def _start_server(self, sdk: Sdk, overrides: dict) -> Server:
-        config = self.server_config(sdk, **overrides)
-        process = AdapterProcess(
-            sdk, "server", config, self.workdir, self.server_cpus, name=f"{sdk.id}-server-{config['port']}"
-        )
-        measured = Measured.start(process)
-        try:
-            ready = measured.wait_ready(process.ready_timeout_s)
-        except AdapterError:
-            measured.stop()
-            raise
-        ready_s = (process.arrived_ns["ready"] - process.started_ns) / 1e9
-        return Server(sdk, config, measured, ready["endpoint"], dict(overrides), ready_s=ready_s)
-
     def steady_state(self, server: Server, client: Sdk, workload: dict, label: str) -> SteadyState | None:
         """Loads `server` with `workload` (verification off) in short unmeasured chunks until
         its throughput is steady (engine.warmup), at most `steady.bound_s`; once per server
@@ -340,14 +200,14 @@ class Session:
 
         def chunk(index: int) -> float | str:
             outcome = self.run_client(client, server, config)
-            self.record("warmup", client, server.sdk, label, index, config, outcome, server.config, index)
+            self.recorder.record("warmup", client, server.sdk, label, index, config, outcome, server.config, index)
             if outcome.status != "pass" or outcome.result is None:
                 return outcome.reason or outcome.status
             moved.append(outcome.result["values"])
             return float(outcome.result["throughput"]["values_per_s"])
 
         found = warmup.warm_up(chunk, rule.bound_s, rule.tolerance, rule.run)
-        self.add_cell(
+        self.recorder.add_cell(
             suite=self.suite,
             kind="steady-state",
             client=client.id,
@@ -374,23 +234,6 @@ class Session:
             },
         )
         return found
-
-    def stop_server(self, running: Server) -> None:
-        """Stops one server (one that crashed or hung, say): the next cell starts it afresh."""
-        for key, server in list(self.servers.items()):
-            if server is running:
-                del self.servers[key]
-        running.stop()
-
-    def stop_servers(self) -> dict[str, tuple[int | None, float, bool]]:
-        """Stops every server at once: each stop waits for its process to exit (a JVM or a
-        Python server takes a second or more), and one after another they added seconds to
-        every suite. Threads, because each stop is a wait on its own process."""
-        servers = list(self.servers.values())
-        with ThreadPoolExecutor(max_workers=max(1, len(servers))) as pool:
-            stopped = list(pool.map(Server.stop, servers))
-        self.servers.clear()
-        return {server.sdk.id: outcome for server, outcome in zip(servers, stopped, strict=True)}
 
     # --- clients -----------------------------------------------------------------------
 
@@ -459,10 +302,10 @@ class Session:
 
         def recorded(outcome: Outcome, config: dict, server_config: dict | None = None) -> Outcome:
             if not (retry_machine and outcome.status == "fail" and cells.machine_failure(outcome.reason)):
-                return self.record_cell(spec, config, outcome, server_config)
+                return self.recorder.record_cell(spec, config, outcome, server_config)
             first = outcome.reason
             outcome.status, outcome.reason = "disturbed", f"failed for the machine's sake, run once more: {first}"
-            self.record_cell(spec, config, outcome, server_config)
+            self.recorder.record_cell(spec, config, outcome, server_config)
             retry = self.cell(spec, warm=warm, judge_host=judge_host, steady_label=steady_label)
             retry.retried = first
             return retry
@@ -481,7 +324,7 @@ class Session:
         if missing:
             return recorded(Outcome("not_supported", missing[0]), workload)
         try:
-            running = self.server(server, warm and steady_label is None, **(spec.server_overrides or {}))
+            running = self.pool.get(server, warm and steady_label is None, **(spec.server_overrides or {}))
         except AdapterError as error:
             return recorded(Outcome("fail", f"server did not start: {error}"), workload)
         if warm and steady_label is not None:
@@ -498,157 +341,6 @@ class Session:
         if judge_host and outcome.status == "pass" and disturbance:
             outcome.status, outcome.reason = "disturbed", disturbance
         return recorded(outcome, config, running.config)
-
-    def record_cell(self, spec: CellSpec, config: dict, outcome: Outcome, server_config: dict | None = None) -> Outcome:
-        """Stores the outcome of the cell `spec` with the client `config` it ran (Session.record)."""
-        return self.record(
-            spec.kind,
-            spec.client,
-            spec.server,
-            spec.variant,
-            spec.repetition,
-            config,
-            outcome,
-            server_config,
-            spec.parameter,
-        )
-
-    def record(
-        self,
-        kind: str,
-        client: Sdk,
-        server: Sdk,
-        variant: str,
-        repetition: int,
-        config: dict,
-        outcome: Outcome,
-        server_config: dict | None = None,
-        parameter: object = None,
-    ) -> Outcome:
-        """Stores one cell: `client` is the measured side (clients, subscribers), `server`
-        the peer (server, publisher). A cell that did not pass once a stop signal arrived is
-        the one the stop cut (its processes were killed by the signal, e.g. a server still
-        starting): it is not stored, so the run keeps only what was measured before."""
-        if cleanup.received() is not None and outcome.status != "pass":
-            return outcome
-        outcome.cell_id = self.add_cell(
-            suite=self.suite,
-            kind=kind,
-            client=client.id,
-            server=server.id,
-            variant=variant,
-            parameter=None if parameter is None else str(parameter),
-            repetition=repetition,
-            status=outcome.status,
-            reason=outcome.reason,
-            config_hash=provenance.config_hash(config),
-            client_config=config,
-            server_config=server_config,
-            result=outcome.result,
-            client_resources=outcome.client_resources,
-            server_resources=outcome.server_resources,
-            client_perf=outcome.client_perf,
-            server_perf=outcome.server_perf,
-            client_bound=outcome.client_bound,
-        )
-        return outcome
-
-    @property
-    def spool_file(self) -> spool.Spool:
-        return spool.Spool(self.workdir / spool.NAME)
-
-    def _spool(self, write: Callable[[spool.Spool], None]) -> None:
-        """One record into the run's spool, its run record first. A spool that cannot be
-        written is said once and the run goes on: the store still gets every cell."""
-        try:
-            if not self._spool_begun:
-                self.spool_file.begin(self.spool_key, self.suite, self.profile, self._provenance())
-                self._spool_begun = True
-            write(self.spool_file)
-        except spool.SpoolError as error:
-            if not self._spool_failed:
-                print(f"uabench: warning: {error}; cells go to the store only", file=sys.stderr)
-            self._spool_failed = True
-
-    def _refuse(self, error: StoreError) -> None:
-        """The store refused a write of this run: said once, and from here on the run's cells go to
-        its spool only (each store write could wait out a lock again); its end goes to both."""
-        if self._store_refused is None:
-            print(
-                f"uabench: warning: {error}; the run's cells and end go to its spool {self.spool_file.path} "
-                f"only (`uabench import {self.workdir}` loads it)",
-                file=sys.stderr,
-            )
-            self._store_refused = str(error)
-
-    @property
-    def store_error(self) -> StoreError | None:
-        """The one line for a store that refused this run's cells (or, after close, its end),
-        naming the spool and the import; None when the store took everything."""
-        if self._store_refused is None or self._spool_failed:
-            return None
-        return spool.refusal_of(self.workdir, self._store_refused)
-
-    def add_cell(self, **cell) -> int | None:
-        """Stores one cell of this run, first in the spool (on disk when it returns), then in
-        the store; a stop signal waits until it is stored. None when the store did not take it
-        (kept in the spool, and `uabench run` ends with the store's error and exit 2); a
-        StoreError only when the spool could not be written either."""
-        cell["created_ns"] = time.time_ns()  # part of its key: set once, the same in spool and store
-        placement = targets.current()
-        # a cell of an emulated target is never ranked with native ones (report, compare)
-        cell["emulated"] = bool(cell.get("emulated")) or placement.emulated
-        if isinstance(cell.get("result"), dict):
-            cell["result"]["placement"] = {role: targets.label(role) for role in ("server", "client")}
-            clock = getattr(placement.server, "clock", None)
-            if placement.cross_host and clock:  # a delay across hosts includes the clocks' offset
-                cell["result"]["placement"]["clock_offset_ns"] = clock["offset_ns"]
-                cell["result"]["placement"]["clock_uncertainty_ns"] = clock["uncertainty_ns"]
-        with cleanup.signals_deferred():
-            self._spool(lambda file: file.cell(self.spool_key, cell))
-            if self._store_refused is not None and not self._spool_failed:
-                return None
-            try:
-                return self.store.add_cell(self.run_id, **cell)
-            except StoreError as error:
-                if self._spool_failed:
-                    self._lost = True  # the cell is nowhere else: the run failed, and so does its test
-                    raise
-                self._refuse(error)
-                return None
-
-    def close(self, status: str = "finished") -> None:
-        """Stores the run's end: `interrupted` when the harness received a stop signal (the
-        cells measured before it are kept), `failed` when a measured cell was lost, else
-        `status`. A store that refused the run's cells (or refuses its end) does not make this
-        fail, which would be a Robot teardown failure: the spool's end keeps the status and the
-        store's error, the store's copy is marked `failed` where it can be, and spool.refusal
-        gives `uabench run` its line."""
-        if cleanup.received() is not None:
-            status = "interrupted"
-        elif self._lost:
-            status = "failed"  # measured cells are missing from it (neither spool nor store took them)
-        self.stop_servers()
-        os.sched_setaffinity(0, self._harness_cpus)
-        ended = self._provenance()
-        refused_before = self._store_refused is not None
-        if not refused_before:
-            try:
-                self.store.update_provenance(self.run_id, ended)
-                self.store.finish_run(self.run_id, status)
-            except StoreError as error:
-                if self._spool_failed:
-                    raise  # nothing else has the run's end
-                self._refuse(error)
-        elif not self._spool_failed:
-            try:  # the store's copy lacks cells: not a finished run there (an import ends it)
-                self.store.update_provenance(self.run_id, {**ended, REFUSED: self._store_refused})
-                self.store.finish_run(self.run_id, "failed")
-            except StoreError:
-                pass  # it stays running; the next invocation marks it abandoned, an import ends it
-        self._spool(lambda file: file.end(self.spool_key, status, ended, self._store_refused))
-        if self._store_refused is not None and not self._spool_failed:
-            spool.refused(self.workdir, self._store_refused)
 
 
 def _refused(kind: str, client: Sdk, server: Sdk, workload: dict) -> str | None:

@@ -63,7 +63,7 @@ class FootprintKeywords:
         if missing:
             raise SkipExecution(f"not measured: {missing}")
         outcome = Outcome("pass", result={"images": sizes})
-        self.run.session().record(footprint_memory.IMAGE_KIND, server, server, "image", 0, {}, outcome)
+        self.run.session().recorder.record(footprint_memory.IMAGE_KIND, server, server, "image", 0, {}, outcome)
         logger.info(", ".join(f"{arch} {size / 1e6:.0f} MB" for arch, size in sizes.items()))
 
     @keyword

@@ -27,7 +27,8 @@ from collections.abc import Callable
 from uabench.containers import images
 from uabench.containers.engine import EngineError
 from uabench.engine.cells import CellSpec, Measured, Outcome
-from uabench.engine.session import Server, Session
+from uabench.engine.servers import Server
+from uabench.engine.session import Session
 from uabench.footprint import heap, memory
 from uabench.footprint.memory import CLIENT_KIND, KIND, STARTUP_KIND, Reading
 from uabench.footprint.plan import FootprintProfile, FootprintSetup, Model, Settle
@@ -153,7 +154,7 @@ def held_point(
     collection, idle and held, and its figure (delta_bytes) is the heap's; RSS's stays beside it."""
     if model.vary == "monitored_items" and (why := server.cannot_publish(step)):
         return Outcome("not_supported", why), {}
-    running = session.fresh_server(server, **model.server_config(step, overrides))
+    running = session.pool.fresh(server, **model.server_config(step, overrides))
     try:
         idle, idle_heap = _idle(running, server, settle)
         config = session.client_config(running, model.held(step))
@@ -179,7 +180,7 @@ def held_point(
                     "basis": heap.COLLECTED[server.language],
                 }
     finally:
-        session.stop_server(running)
+        session.pool.stop(running)
     return outcome, figures
 
 
@@ -188,7 +189,7 @@ def startup_point(
 ) -> tuple[Outcome, dict]:
     """One start-up point on its own server process: its time to ready, its idle RSS, and the
     latencies of a new session's first requests."""
-    running = session.fresh_server(server, **{**overrides, "signals": signals})
+    running = session.pool.fresh(server, **{**overrides, "signals": signals})
     try:
         ready_s = running.ready_s
         idle, idle_heap = _idle(running, server, settle)
@@ -207,7 +208,7 @@ def startup_point(
         if outcome.status == "pass":
             figures |= first_requests(outcome.measured)
     finally:
-        session.stop_server(running)
+        session.pool.stop(running)
     return outcome, figures
 
 
@@ -267,7 +268,7 @@ def _points(
             outcome, figures = measure(parameter)
         except (FootprintError, heap.HeapError, AdapterError) as error:
             outcome, figures = Outcome("fail", str(error)), {}
-        session.record(
+        session.recorder.record(
             kind, client, server, variant, repetition, figures.get("config") or config(parameter),
             _recorded(outcome, figures), figures.get("server_config"), parameter,
         )  # fmt: skip

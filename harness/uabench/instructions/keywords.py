@@ -38,7 +38,7 @@ class InstructionsKeywords:
         reference = sdks.get(plans.reference_client() or server.base)
         why = setup.why_not_counted(server.language)
         if why:
-            session.record("instructions", reference, server, "", 0, {}, Outcome("not_supported", why))
+            session.recorder.record("instructions", reference, server, "", 0, {}, Outcome("not_supported", why))
             raise SkipExecution(f"not counted: {why}")
         missing = instructions_runner.valgrind_missing()
         if missing:
@@ -56,7 +56,7 @@ class InstructionsKeywords:
                 raise SkipExecution(f"not supported: {timed.reason}")
             if timed.status != "pass":
                 raise AssertionError(f"{one.name} on {server_id}, timed without valgrind: {timed.reason}")
-        session.stop_servers()  # nothing else on the server cores while valgrind runs
+        session.pool.stop_all()  # nothing else on the server cores while valgrind runs
         differences, errors = instructions_runner.differences(session, server, client, one, chosen)
         if errors:
             raise AssertionError(f"{one.name} on {server_id}: " + "; ".join(errors))

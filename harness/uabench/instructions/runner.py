@@ -64,7 +64,7 @@ class _Counted:
     """A server under callgrind and the number of its dumps so far."""
 
     def __init__(self, session: Session, server: Sdk, server_config: dict) -> None:
-        config = session.server_config(server, identities=pki.kept_pki(KEPT_PKI), **server_config)
+        config = session.pool.config(server, identities=pki.kept_pki(KEPT_PKI), **server_config)
         self.directory = session.workdir / f"callgrind-{server.id}-{next(_servers)}"
         self.directory.mkdir(parents=True, exist_ok=True)
         self.process = AdapterProcess(
@@ -160,7 +160,7 @@ def differences(
                 config, found_count = run(load, f"pair {pair + 1}, load {index + 1}")
                 about = {"load": _described(load), "per": one.per, "language": server.language}
                 result = {**found_count.summary, **about, "valgrind": valgrind_version()}
-                session.record(
+                session.recorder.record(
                     instruction_counts.KIND,
                     client,
                     server,
@@ -175,7 +175,7 @@ def differences(
             found.append(instruction_counts.difference(loads[0], loads[1]))
     except (CountError, OSError, subprocess.TimeoutExpired) as error:
         config = {**one.workload, "duration_s": chosen.duration_s}
-        session.record(
+        session.recorder.record(
             instruction_counts.KIND, client, server, one.name, 0, config, Outcome("fail", str(error)), one.server
         )
         return found, [str(error)]

@@ -35,7 +35,8 @@ from uabench import references, sdks
 from uabench.engine import cells, search
 from uabench.engine.cells import Measured, Outcome
 from uabench.engine.pubsub import PubSubRun
-from uabench.engine.session import Session, free_port
+from uabench.engine.servers import free_port
+from uabench.engine.session import Session
 from uabench.netpath import profiles
 from uabench.netpath.path import NetworkPath
 from uabench.network import analysis
@@ -123,7 +124,7 @@ class NetworkRun:
         self.calibrations[network] = found
         stats = analysis.rtd_stats(found.rtd_ns, None)
         assert stats
-        self.session.add_cell(
+        self.session.recorder.add_cell(
             suite=self.session.suite,
             kind="network-calibration",
             client="echo",
@@ -151,7 +152,7 @@ class NetworkRun:
     ) -> Iterator[tuple[Measured, str, dict]]:
         """`sdk`'s server in the path's server namespace (in `limit`'s cgroup), reachable from
         the client's through the path: (its process, its endpoint, its config)."""
-        config = self.session.server_config(sdk, host=path.server_address)
+        config = self.session.pool.config(sdk, host=path.server_address)
         process = AdapterProcess(
             sdk,
             "server",
@@ -315,7 +316,7 @@ class NetworkRun:
     def _record_rtd(self, network, scenario, server, client_config, outcome, server_config, concurrent) -> Outcome:
         if outcome.result is not None:
             outcome.result["concurrent"] = concurrent
-        return self.session.record(
+        return self.session.recorder.record(
             "network-rtd",
             self.client,
             server,
@@ -362,7 +363,7 @@ class NetworkRun:
                 }
             log(f"{network} {scenario.name} {server_id} on {cores:g} cores: {_summary(outcome)}")
             outcomes.append(
-                self.session.record(
+                self.session.recorder.record(
                     "network-constrained",
                     self.client,
                     server,
@@ -393,7 +394,7 @@ class NetworkRun:
         except AdapterError as error:
             outcome = Outcome("fail", f"server: {error}")
         log(f"interop over {network}: {client_id} → {server.id}: {_summary(outcome)}")
-        return self.session.record(
+        return self.session.recorder.record(
             "network-interop",
             client,
             server,
@@ -453,7 +454,7 @@ class NetworkRun:
                 outcome.result["concurrent"] = bound
             log(f"subscriptions over {network} {server.id}: {_summary(outcome)}")
             outcomes.append(
-                self.session.record(
+                self.session.recorder.record(
                     "network-subscription",
                     self.client,
                     server,
@@ -487,7 +488,7 @@ class NetworkRun:
             if outcome.result is not None:
                 outcome.result["path"] = path.summary()
         log(f"PubSub over {network}: {publisher.id} → {subscriber.id}: {_summary(outcome)}")
-        return self.session.record(
+        return self.session.recorder.record(
             "network-pubsub", subscriber, publisher, network, 0, config, outcome, publisher_config, network
         )
 

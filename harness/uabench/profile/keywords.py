@@ -12,7 +12,7 @@ from uabench import plan as plans
 from uabench import sdks
 from uabench.engine.cells import CellSpec, Outcome
 from uabench.engine.keywords import RunContext, load_client
-from uabench.engine.session import Server
+from uabench.engine.servers import Server
 from uabench.plan_table import Workload
 from uabench.profile import figures as profile_figures
 from uabench.profile import profilers
@@ -47,7 +47,7 @@ class ProfileKeywords:
         client = load_client(sdks.get(plans.reference_client() or server.base), server, one.workload["workload"])
         workload = {**one.workload, "duration_s": chosen.duration_s}
         with profilers.environment(server.language):
-            running = session.server(server, warm=False, **one.server)
+            running = session.pool.get(server, warm=False, **one.server)
         stacks: Counter[str] = Counter()
         ratios: list[float | None] = []
         # the server's perf map (a JIT runtime's) goes when the suite ends: the next workload's
@@ -55,7 +55,9 @@ class ProfileKeywords:
         self._profiled_pids.add(running.measured.process.pid)
         self._profiled(running, server, client, one, workload, setup, chosen, stacks, ratios)
         result = profile_figures.summary(stacks, setup.frequency_hz, setup.top, server.language, ratios)
-        session.record("profile", client, server, one.name, 0, workload, Outcome("pass", result=result), running.config)
+        session.recorder.record(
+            "profile", client, server, one.name, 0, workload, Outcome("pass", result=result), running.config
+        )
         shares = ", ".join(f"{name} {share:.0%}" for name, share in result["attribution"].items())
         logger.info(f"{server_id}, {one.name}: {result['samples']} samples; {shares}")
 

@@ -139,7 +139,7 @@ def stage(
     with _place(kind) as path:
         prefix = path.server_prefix() if path else []
         host = {"host": path.server_address} if path else {}
-        served = _Served(server, session.server_config(server, signals=signals, **host), session, prefix)
+        served = _Served(server, session.pool.config(server, signals=signals, **host), session, prefix)
         endpoint = served.start()
         try:
             load = client_load(workload, signals, phase_s(chosen, kind), verify=kind == "cut")

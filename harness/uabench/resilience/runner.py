@@ -81,7 +81,7 @@ def measure(
     for repetition in range(chosen.repetitions):
         staged = stage(session, client, server, kind, workload, chosen, signals)
         outcome, figures = assess(staged, client, server)
-        session.record(
+        session.recorder.record(
             "resilience",
             client,
             server,

@@ -101,7 +101,7 @@ class RunKeywords:
             cleanup()
         session = self.run.opened
         if session:
-            for sdk_id, (status, seconds, killed) in session.stop_servers().items():
+            for sdk_id, (status, seconds, killed) in session.pool.stop_all().items():
                 logger.info(
                     f"{sdk_id} server stopped: status {status} after {seconds:.2f} s" + (" (killed)" if killed else "")
                 )

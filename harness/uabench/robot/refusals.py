@@ -23,7 +23,7 @@ class RefusalKeywords(Cells):
         socket), and then still serve the trusted `client`."""
         _needs_a_secure_channel(client, server)
         session = self.run.session()
-        running = session.server(sdks.get(server), warm=False)
+        running = session.pool.get(sdks.get(server), warm=False)
         security = {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}
         self._expect_refusal(client, server, "untrusted certificate", security, session.pki.stranger, running)
 
@@ -35,8 +35,8 @@ class RefusalKeywords(Cells):
         _needs_a_secure_channel(client, server)  # a server without it cannot even offer the endpoints
         session = self.run.session()
         endpoints = [{"policy": "None", "mode": "None"}, {"policy": "Basic256Sha256", "mode": "SignAndEncrypt"}]
-        security_config = dict(session.server_config(sdks.get(server))["security"], endpoints=endpoints)
-        running = session.server(sdks.get(server), warm=False, security=security_config)
+        security_config = dict(session.pool.config(sdks.get(server))["security"], endpoints=endpoints)
+        running = session.pool.get(sdks.get(server), warm=False, security=security_config)
         security = {"policy": "Basic256Sha256", "mode": "Sign"}
         self._expect_refusal(client, server, "unoffered policy", security, session.pki.client, running)
 
@@ -74,7 +74,7 @@ class RefusalKeywords(Cells):
                 }
             },
         )
-        session.record("negative", client, server, what, 0, config, outcome, running.config)
+        session.recorder.record("negative", client, server, what, 0, config, outcome, running.config)
         conclude(security_probe.refusal_finding(server, what, found, verdict, running.alive))
 
 

@@ -89,7 +89,9 @@ class SearchKeywords(Cells):
         if found.limit:
             unit = sweep.kind if sweep.kind in ("signals", "sessions") else ""
             rule = None if sustained else dict(stop)
-            verdict = search.record_limit(self.run.session(), "sweep-verdict", client, server, name, found, unit, rule)
+            verdict = search.record_limit(
+                self.run.session().recorder, "sweep-verdict", client, server, name, found, unit, rule
+            )
             logger.info(f"{server}: {verdict['text']}")
         sweep_verdict(found)
 
@@ -108,7 +110,7 @@ class SearchKeywords(Cells):
 
         def probe(rate: float, label: str) -> capacity.Probe:
             try:
-                running = session.server(server_sdk)
+                running = session.pool.get(server_sdk)
             except AdapterError as error:
                 raise AssertionError(f"server did not start: {error}") from None
             workload = dict(bound.workload, rate=rate, warmup_s=phase.warmup_s, duration_s=phase.duration_s)
@@ -116,7 +118,7 @@ class SearchKeywords(Cells):
             outcome = session.run_client(client_sdk, running, config)
             figures = capacity.probe_figures(outcome, rate, phase.duration_s)
             if wrong_values(outcome):
-                session.record(
+                session.recorder.record(
                     "capacity", client_sdk, server_sdk, "wrong values", 0, config, outcome, running.config, rate
                 )
                 raise AssertionError(f"at {rate:.0f} requests/s: {outcome.reason}")
@@ -128,7 +130,9 @@ class SearchKeywords(Cells):
                     outcome,
                     result={**(outcome.result or {}), "capacity_probe": {**figures, "generator_behind": behind}},
                 )
-            session.record("capacity", client_sdk, server_sdk, verdict, 0, config, outcome, running.config, rate)
+            session.recorder.record(
+                "capacity", client_sdk, server_sdk, verdict, 0, config, outcome, running.config, rate
+            )
             logger.info(
                 f"{rate:.0f} requests/s offered ({label}): {verdict}"
                 + (
@@ -154,10 +158,10 @@ class SearchKeywords(Cells):
                 f"{server} does not sustain even {none.rate:g} requests/s within p99 ≤ {bound.p99_ms:g} ms"
             ) from None
         # the server the probes ran on (others may be kept paused beside it)
-        running = next((one for one in session.servers.values() if one.sdk.id == server and not one.paused), None)
+        running = next((one for one in session.pool.servers.values() if one.sdk.id == server and not one.paused), None)
         alive = bool(running and running.alive)
         judged = capacity.verdict(found, bound.p99_ms, bound.min_completed, alive)
-        session.add_cell(
+        session.recorder.add_cell(
             suite=self.run.suite,
             kind="capacity-verdict",
             client=client,
@@ -170,7 +174,7 @@ class SearchKeywords(Cells):
             result=judged.result,
         )
         if not alive:
-            session.stop_servers()
+            session.pool.stop_all()
         logger.info(judged.line(server, found))
 
     @keyword
@@ -186,7 +190,7 @@ class SearchKeywords(Cells):
         found = capacity.capacities(session.store.cells([session.run_id]))
         todo, skipped = capacity.latency_loads(bound.latency, included(servers), found, phase.duration_s)
         for server, label, rate, why in skipped:
-            session.add_cell(
+            session.recorder.add_cell(
                 suite=self.run.suite,
                 kind="latency",
                 client=client,

@@ -11,7 +11,7 @@ from uabench import plan as plans
 from uabench import sdks
 from uabench.engine import search
 from uabench.engine.keywords import NEGATIVE_WORKLOAD, RunContext, conclude, load_client
-from uabench.engine.session import free_port
+from uabench.engine.servers import free_port
 from uabench.robustness import runner as robustness_runner
 from uabench.robustness import suite as robustness_suite
 from uabench.robustness import survival, trials
@@ -34,7 +34,7 @@ class RobustnessKeywords:
         if reference is None:
             raise SkipExecution("not supported: no reference client installed")
         client = sdks.get(reference)
-        running = session.server(sdks.get(reference), warm=False, signals=10, writes=10)
+        running = session.pool.get(sdks.get(reference), warm=False, signals=10, writes=10)
         host, port = running.endpoint.removeprefix("opc.tcp://").split("/")[0].rsplit(":", 1)
         with Recorder(free_port(), host, int(port)) as recorder:
             proxy = f"opc.tcp://127.0.0.1:{recorder.port}"

@@ -47,7 +47,7 @@ def survive(
     """One hostile batch against `server` (a server of its own, 10 signals and writes): what the
     hostile client reported and the verdict, stored as a "robustness" cell. A crashed or hung
     server is stopped, so the next batch gets a fresh one."""
-    running = session.server(server, warm=False, signals=10, writes=10)
+    running = session.pool.get(server, warm=False, signals=10, writes=10)
     pid = running.measured.process.pid
 
     def health() -> survival.Health:
@@ -84,7 +84,7 @@ def survive(
     )
     verdict = survival.classify(observed)
     if verdict.outcome in ("crashed", "hung"):
-        session.stop_server(running)
+        session.pool.stop(running)
     result = {
         "batch": batch,
         "outcome": verdict.outcome,
@@ -94,7 +94,7 @@ def survive(
         "observed": dataclasses.asdict(observed),
     }
     status = "pass" if verdict.outcome in ("unaffected", "degraded and recovered") else "fail"
-    session.record(
+    session.recorder.record(
         "robustness",
         client,
         server,
@@ -121,7 +121,7 @@ def soak(session: Session, client: Sdk, server: Sdk, setup: SoakSetup, chosen: S
     """`server` under `client`'s subscription for the profile's duration, with session churn
     beside it when the plan asks, sampled every `sample_s`; stored as a "soak" cell, which fails
     when the subscription failed or the server died, and names what grew."""
-    running = session.server(server, warm=False, signals=setup.signals)
+    running = session.pool.get(server, warm=False, signals=setup.signals)
     pid = running.measured.process.pid
     load = {
         "workload": "subscribe",
@@ -168,7 +168,9 @@ def soak(session: Session, client: Sdk, server: Sdk, setup: SoakSetup, chosen: S
     }
     status = "pass" if outcome.status == "pass" and running.alive else "fail"
     reason = outcome.reason if outcome.status != "pass" else ("leak: " + ", ".join(leaks) if leaks else None)
-    session.record("soak", client, server, "soak", 0, load, Outcome(status, reason, result=result), running.config)
+    session.recorder.record(
+        "soak", client, server, "soak", 0, load, Outcome(status, reason, result=result), running.config
+    )
     return Soaked(status, outcome, rates, leaks)
 
 
