@@ -715,6 +715,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
             f"{', '.join(suites[1]) or 'none'}): there is nothing to compare"
         )
     report, _, _ = comparison.document(*sides)
+    elsewhere = compare.machine_difference(*sides)
+    if elsewhere:  # said where it cannot be missed as well as at the top of the comparison
+        print(f"uabench compare: warning: {elsewhere}", file=sys.stderr)
     print("\n".join(markdown.section(report.sections[0])).rstrip())
     for kind, path in comparison.write(report, Path(args.out)).items():
         print(f"{kind:9} {path}")

@@ -242,3 +242,36 @@ def test_the_reference_store_against_itself_changes_nothing(tmp_path):
     assert verdicts <= {compare.SAME, compare.INCONCLUSIVE} and compare.SAME in verdicts
     assert disagreements == []
     assert all(c.change is None or c.change.center == 0 for c in found)
+
+
+def _side(*machines: dict | None) -> compare.Side:
+    runs = [
+        {"id": k, "suite": "read", "profile": "quick", "status": "finished", "provenance": {"machine": m} if m else {}}
+        for k, m in enumerate(machines, 1)
+    ]
+    return compare.Side("x", "x.sqlite", runs, [])
+
+
+EPYC = {"cpu_model": "AMD EPYC", "cores": 2, "fingerprint": "aaaa"}
+XEON = {"cpu_model": "Intel Xeon", "cores": 2, "fingerprint": "bbbb"}
+
+
+def test_runs_of_one_machine_compare_without_a_warning():
+    assert compare.machine_difference(_side(EPYC, EPYC), _side(EPYC)) is None
+
+
+def test_runs_of_different_machines_are_said_so_naming_both():
+    found = compare.machine_difference(_side(EPYC), _side(XEON))
+    assert found and "A on AMD EPYC, 2 cores (fingerprint aaaa), B on Intel Xeon, 2 cores (fingerprint bbbb)" in found
+    assert "does not say what a change of code did" in found
+    # a side that itself spans two machines cannot stand for one either
+    assert compare.machine_difference(_side(EPYC, XEON), _side(EPYC, XEON)) is not None
+    # nor can a run whose machine was not recorded
+    assert "a machine not recorded" in (compare.machine_difference(_side(None), _side(None)) or "")
+
+
+def test_the_comparison_document_carries_the_warning():
+    report, _, _ = comparison.document(_side(EPYC), _side(XEON))
+    assert report.sections[0].warning and "not measured on one machine" in report.sections[0].warning
+    report, _, _ = comparison.document(_side(EPYC), _side(EPYC))
+    assert report.sections[0].warning is None

@@ -22,6 +22,7 @@ from uabench.results.compare import (
     Comparison,
     Side,
     compare,
+    machine_difference,
     ranking_disagreements,
     ranks,
 )
@@ -128,6 +129,7 @@ def document(a: Side, b: Side) -> tuple[Report, list[Comparison], list[str]]:
         )
     else:
         agreement = "The rankings cannot disagree: no pair of servers has disjoint intervals in both A and B."
+    elsewhere = machine_difference(a, b)
     paragraphs = [
         _describe(a, "A"),
         _describe(b, "B"),
@@ -147,7 +149,13 @@ def document(a: Side, b: Side) -> tuple[Report, list[Comparison], list[str]]:
     ]
     methods = dict.fromkeys(c.change.method for c in found if c.change is not None)
     notes = [f"Change intervals: {m}." for m in methods]
-    section = Section("Comparison", paragraphs=paragraphs, tables=[t for t in tables if t], notes=notes)
+    section = Section(
+        "Comparison",
+        paragraphs=paragraphs,
+        tables=[t for t in tables if t],
+        notes=notes,
+        warning=f"{elsewhere}." if elsewhere else None,
+    )
     return Report(f"uabench compare: {a.label} against {b.label}", [section]), found, disagreements
 
 

@@ -162,6 +162,38 @@ def _security_ratios(suite: str, sweeps: dict, swept: list[figures.Point], run: 
     return found
 
 
+def machines(side: Side) -> dict[str | None, str]:
+    """The machines a side's runs measured on, by fingerprint (results/provenance.py: CPU model,
+    cores, memory, kernel, architecture), each as "AMD EPYC, 2 cores"; None: not recorded."""
+    found: dict[str | None, str] = {}
+    for run in side.runs:
+        machine = run["provenance"].get("machine") or {}
+        found[machine.get("fingerprint")] = (
+            f"{machine.get('cpu_model') or 'CPU model unknown'}, {machine.get('cores', '?')} cores"
+            if machine
+            else "a machine not recorded"
+        )
+    return found
+
+
+def machine_difference(a: Side, b: Side) -> str | None:
+    """Why a change between A and B is not the code's alone: their runs were measured on
+    different machines (or A's or B's machine is not recorded). None when one machine measured
+    both: only then does "faster" or "slower" say what the code did."""
+    found_a, found_b = machines(a), machines(b)
+    if found_a.keys() == found_b.keys() and None not in found_a and len(found_a) == 1:
+        return None
+
+    def named(found: dict[str | None, str]) -> str:
+        return "; ".join(f"{text} (fingerprint {key})" if key else text for key, text in found.items())
+
+    return (
+        f"A and B were not measured on one machine: A on {named(found_a)}, B on {named(found_b)}. "
+        "A change between them is the machines' as much as the code's: faster or slower here does not "
+        "say what a change of code did (compare runs of one machine for that)"
+    )
+
+
 def latest_runs(store: Store) -> list[dict]:
     """The newest finished run of every suite that measured anything (as the report takes them)."""
     return latest_finished(store)[0]
