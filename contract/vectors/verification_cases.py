@@ -18,7 +18,12 @@ from datetime import datetime, timezone
 from typing import Any
 
 import uabench_contract as contract
-from uabench_contract.read_verification import FLOAT, UINT32, ReadVerifier
+from uabench_contract.read_verification import (
+    FLOAT,
+    UINT32,
+    ReadVerifier,
+    _response_tick,
+)
 from uabench_contract.write_verification import DOUBLE, LowestInFlight, WriteReadBack
 
 T0_US = 1_700_000_000_000_000  # 2023-11-14, a receive time on the client's clock
@@ -163,11 +168,9 @@ def _play_read(case: dict) -> dict:
         names = [v["node"] for v in values]
         data_values = [_data_value(v) for v in values]
         sent = kept.pop(response["request"]) if response["request"] is not None else -1
-        tick = None
-        for name, data_value in zip(names, data_values):
-            if name == "Tick":
-                tick = data_value.Value.Value if data_value.Value else None
-                break
+        tick = _response_tick(
+            names, data_values
+        )  # R1's reference, as the reference finds it
         fails = []
         for name, data_value in zip(names, data_values):
             failure = verifier.value(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from robot.api import SkipExecution, logger
 
-from uabench import sdks
 from uabench.engine import search
 from uabench.engine.cells import CellSpec, Outcome
 from uabench.engine.keywords import RunContext, passed
@@ -24,60 +23,20 @@ class Cells:
         )
         return workload, phase.repetitions
 
-    def measure(
-        self,
-        kind: str,
-        client_id: str,
-        server_id: str,
-        variant: str,
-        repetition: int,
-        workload: dict,
-        processes: int = 1,
-        parameter: object = None,
-        server_overrides: dict | None = None,
-        warm: bool = True,
-        retry_machine: bool = False,
-    ) -> Outcome:
-        outcome = self.run.session().cell(
-            CellSpec(
-                kind,
-                sdks.get(client_id),
-                sdks.get(server_id),
-                variant,
-                repetition,
-                workload,
-                processes,
-                parameter,
-                server_overrides,
-            ),
-            warm=warm,
-            retry_machine=retry_machine,
-        )
+    def measure(self, spec: CellSpec, *, warm: bool = True, retry_machine: bool = False) -> Outcome:
+        """One recorded cell (Session.cell); a second attempt for the machine's sake is said."""
+        outcome = self.run.session().cell(spec, warm=warm, retry_machine=retry_machine)
         if outcome.retried:  # reported, never hidden: the first attempt is stored as "disturbed"
             logger.warn(
-                f"{client_id} → {server_id}: run once more, the first attempt failed for the machine's sake: "
-                f"{outcome.retried}"
+                f"{spec.client.id} → {spec.server.id}: run once more, the first attempt failed for the machine's "
+                f"sake: {outcome.retried}"
             )
         return outcome
 
-    def must_pass(
-        self,
-        kind: str,
-        client_id: str,
-        server_id: str,
-        variant: str,
-        repetition: int,
-        workload: dict,
-        processes: int = 1,
-        warm: bool = True,
-    ) -> Outcome:
+    def must_pass(self, spec: CellSpec, *, warm: bool = True) -> Outcome:
         """One recorded cell that must pass (skipped if not supported); one that failed for the
         machine's sake (engine.cells.machine_failure) is run once more."""
-        outcome = passed(
-            self.measure(
-                kind, client_id, server_id, variant, repetition, workload, processes, warm=warm, retry_machine=True
-            )
-        )
+        outcome = passed(self.measure(spec, warm=warm, retry_machine=True))
         result = outcome.measured
         logger.info(
             f"{result['operations']['succeeded']} operations, {result['values']} values verified, "

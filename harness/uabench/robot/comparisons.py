@@ -37,7 +37,7 @@ class ComparisonKeywords(Cells):
                 left = ", ".join(sorted(set(nodes) - set(kept)))
                 logger.warn(f"{server} is not asked for {left}: not supported ({server_sdk.limits_reason})")
                 workload["nodes"] = kept
-        self.must_pass("interop", client, server, variant, 0, workload, warm=False)
+        self.must_pass(CellSpec("interop", sdks.get(client), server_sdk, variant, 0, workload), warm=False)
 
     @keyword
     def throughput_ranking_should_be_measured(self, client: str, variant: str, servers: str) -> None:
@@ -166,7 +166,8 @@ class ComparisonKeywords(Cells):
 
         def measure(processes: int, repetition: int) -> Outcome:
             label = f"{processes} process" + ("es" if processes > 1 else "")
-            return self.must_pass("headroom", client, fastest, label, repetition, workload, processes)
+            spec = CellSpec("headroom", sdks.get(client), sdks.get(fastest), label, repetition, workload, processes)
+            return self.must_pass(spec)
 
         figures, gain = search.headroom(measure, repetitions, session.seed)
         logger.info(

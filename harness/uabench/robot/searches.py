@@ -188,7 +188,7 @@ class SearchKeywords(Cells):
         assert bound and bound.latency, f"{self.run.plan.path} has no [capacity.latency]"
         session = self.run.session()
         found = capacity.capacities(session.store.cells([session.run_id]))
-        todo, skipped = capacity.latency_loads(bound.latency, included(servers), found, phase.duration_s)
+        planned, skipped = capacity.latency_loads(bound.latency, included(servers), found, phase.duration_s)
         for server, label, rate, why in skipped:
             session.recorder.add_cell(
                 suite=self.run.suite,
@@ -205,8 +205,8 @@ class SearchKeywords(Cells):
             logger.info(f"{server} at {label}: {why}")
         failed = []
         for block in range(phase.repetitions):
-            for index in schedule.block_order(range(len(todo)), session.seed, block):
-                server, label, rate, nodes = todo[index]
+            for index in schedule.block_order(range(len(planned)), session.seed, block):
+                server, label, rate, nodes = planned[index]
                 workload = dict(
                     bound.workload,
                     rate=rate,
@@ -214,7 +214,8 @@ class SearchKeywords(Cells):
                     warmup_s=phase.warmup_s,
                     duration_s=phase.duration_s,
                 )
-                outcome = self.measure("latency", client, server, label, block, workload, parameter=rate)
+                spec = CellSpec("latency", sdks.get(client), sdks.get(server), label, block, workload, parameter=rate)
+                outcome = self.measure(spec)
                 if outcome.status == "not_supported":  # stored with its reason, e.g. a refused client
                     logger.info(f"{server} at {label}: not supported: {search.first_line(outcome.reason)}")
                     continue
