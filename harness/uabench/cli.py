@@ -453,9 +453,11 @@ def _note_skipped(store: Store, chosen: list[int] | None) -> None:
 def cmd_import(args: argparse.Namespace) -> int:
     """`uabench import RUN_DIR_OR_SPOOL`: the cells a store could not take, loaded from the
     run's spool (each cell once, however often it is imported)."""
+    from uabench.plan import cell_kinds
     from uabench.results import spool
 
     loaded = spool.load(Path(args.spool))  # a spool that cannot be read leaves the store untouched
+    spool.check_kinds(loaded, cell_kinds())
     store = open_store(args.store)
     try:
         done = spool.import_into(store, loaded)

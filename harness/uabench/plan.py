@@ -16,6 +16,7 @@ import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -25,6 +26,7 @@ import uabench
 from uabench import paths, plan_contract, plan_table, references, sdks
 from uabench.document.model import Cell, Column, Section
 from uabench.plan_table import PlanTableError
+from uabench.results.kinds import CellKind
 
 PLANS = paths.SUITES / "plans"
 T = TypeVar("T")  # a plan kind's setup
@@ -803,6 +805,8 @@ class SuiteKind:
     # its Robot keywords: "module:Class", a component robot/library.py builds with the run's
     # context (engine.keywords.RunContext); named, not imported, so loading a plan loads no Robot
     keywords: str | None = None
+    # the kinds of the cells its runs record beyond results.kinds.CellKind (see cell_kinds)
+    cells: type[StrEnum] | None = None
 
     @property
     def description(self) -> str:
@@ -827,6 +831,16 @@ def suite_kinds() -> dict[str, SuiteKind]:
                     found[kind.table] = kind
         _suite_kinds = dict(sorted(found.items()))
     return _suite_kinds
+
+
+def cell_kinds() -> frozenset[str]:
+    """Every kind a stored cell may have: results.kinds.CellKind's and each suite's own. The
+    recorder stores no other and `uabench import` loads no other, so a cell never lands under a
+    kind that no section reads."""
+    found: set[str] = set(CellKind)
+    for kind in suite_kinds().values():
+        found.update(kind.cells or ())
+    return frozenset(found)
 
 
 def setup_of(plan: Plan, kind: str, setup_type: type[T]) -> T | None:

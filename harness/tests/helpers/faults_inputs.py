@@ -9,6 +9,7 @@ import pytest
 
 from uabench import paths
 from uabench.engine import orphans
+from uabench.results import spool
 from uabench.results.store import APPLICATION_ID, open_store
 
 
@@ -32,6 +33,11 @@ def _inputs(t: Path) -> None:
     (t / "garbage").mkdir()
     (t / "garbage" / "cells.jsonl").write_text("this is not json\n")
     (t / "binary").mkdir()
+    unknown = spool.Spool(t / "unknown-kind" / spool.NAME)  # a good spool, but a kind no suite records
+    (t / "unknown-kind").mkdir()
+    unknown.begin("k", "read", "smoke", {})
+    cell = dict(kind="frobnicate", client="open62541", server="open62541", variant="v", repetition=0)
+    unknown.cell("k", {**cell, "created_ns": 1, "suite": "read", "status": "pass"})
     (t / "binary" / "cells.jsonl").write_bytes(b"\xff\xfe\x00garbage\n")
     (t / "afile").write_text("a file, not a directory\n")
     read = (paths.SUITES / "plans" / "read.toml").read_text()

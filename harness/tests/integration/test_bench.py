@@ -13,6 +13,7 @@ from uabench import plan, sdks
 from uabench.engine.servers import free_port
 from uabench.engine.session import Session
 from uabench.engine.warmup import SteadyRule
+from uabench.results.kinds import CellKind
 from uabench.results.store import open_store
 
 SDK = "asyncua"
@@ -42,7 +43,7 @@ def test_a_server_killed_mid_run_fails_that_cell_and_the_next_cell_runs(tmp_path
         killer.start()
         config = session.client_config(server, _read(duration=4))
         broken = session.recorder.record(
-            "interop", sdk, sdk, "killed", 0, config, session.run_client(sdk, server, config)
+            CellKind.INTEROP, sdk, sdk, "killed", 0, config, session.run_client(sdk, server, config)
         )
         assert broken.status == "fail"
         assert "server exited with status -9" in broken.reason
@@ -51,7 +52,7 @@ def test_a_server_killed_mid_run_fails_that_cell_and_the_next_cell_runs(tmp_path
         assert restarted is not server
         config = session.client_config(restarted, _read())
         fine = session.recorder.record(
-            "interop", sdk, sdk, "after", 0, config, session.run_client(sdk, restarted, config)
+            CellKind.INTEROP, sdk, sdk, "after", 0, config, session.run_client(sdk, restarted, config)
         )
         assert fine.status == "pass", fine.reason
     finally:

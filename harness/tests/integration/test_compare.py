@@ -9,6 +9,7 @@ from uabench.engine.cells import CellSpec
 from uabench.engine.session import Session
 from uabench.report import comparison
 from uabench.results import compare
+from uabench.results.kinds import CellKind
 from uabench.results.store import open_store
 
 
@@ -29,7 +30,8 @@ def two_real_runs(tmp_path_factory):
                 for server in ("open62541", "asyncua"):
                     workload = dict(variant.workload, warmup_s=0.3, duration_s=0.5)
                     outcome = session.cell(
-                        CellSpec("throughput", client, sdks.get(server), variant.name, repetition, workload), warm=False
+                        CellSpec(CellKind.THROUGHPUT, client, sdks.get(server), variant.name, repetition, workload),
+                        warm=False,
                     )
                     assert outcome.status == "pass", outcome.reason
         finally:

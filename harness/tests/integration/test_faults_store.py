@@ -14,11 +14,12 @@ from uabench.arm import smoke
 from uabench.engine.session import Session
 from uabench.results import spool
 from uabench.results import store as store_module
+from uabench.results.kinds import CellKind
 from uabench.results.store import StoreError, open_store
 
 CELL = {
     "suite": "read",
-    "kind": "interop",
+    "kind": CellKind.INTEROP,
     "client": "open62541",
     "server": "open62541",
     "variant": "v",

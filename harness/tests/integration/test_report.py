@@ -14,6 +14,7 @@ from helpers.report import REFERENCE, _markdown_tables, _Page
 from uabench import plan, sdks
 from uabench.engine.session import Session
 from uabench.report import files, html, markdown
+from uabench.results.kinds import CellKind
 from uabench.results.store import open_store
 
 SDK = "asyncua"
@@ -28,7 +29,10 @@ def small_store(tmp_path_factory):
     sdk = sdks.get(SDK)
     try:
         server = session.pool.get(sdk)
-        for kind, variant, repetitions in (("interop", read.interop[0], 1), ("throughput", read.throughput[1], 2)):
+        for kind, variant, repetitions in (
+            (CellKind.INTEROP, read.interop[0], 1),
+            (CellKind.THROUGHPUT, read.throughput[1], 2),
+        ):
             for repetition in range(repetitions):
                 config = session.client_config(server, dict(variant.workload, warmup_s=0.2, duration_s=0.5))
                 outcome = session.run_client(sdk, server, config)

@@ -13,11 +13,12 @@ from helpers import run_into_refusing_store
 from uabench import cli
 from uabench.engine.session import Session
 from uabench.results import spool
+from uabench.results.kinds import CellKind
 from uabench.results.store import REFUSED, open_store
 
 CELL = {
     "suite": "read",
-    "kind": "throughput",
+    "kind": CellKind.THROUGHPUT,
     "client": "open62541",
     "server": "asyncua",
     "variant": "1 node/request",

@@ -238,6 +238,13 @@ ROWS = [
         ["{t}/binary/cells.jsonl", "cannot be read"],
     ),
     (
+        "import-unknown-kind",
+        ["--store", "{t}/fresh.sqlite", "import", "{t}/unknown-kind"],
+        {},
+        2,
+        ["kinds no suite of this checkout records: 'frobnicate'", "nothing imported"],
+    ),
+    (
         "import-spool-before-store",
         ["--store", "{t}/dir.sqlite", "import", "{t}/garbage"],
         {},

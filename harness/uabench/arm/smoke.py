@@ -26,6 +26,7 @@ from uabench.containers import images
 from uabench.engine.cells import Measured
 from uabench.engine.servers import Server
 from uabench.engine.session import Session
+from uabench.results.kinds import CellKind
 from uabench.sdks import Sdk
 from uabench.targets.process import AdapterError, AdapterProcess
 
@@ -265,11 +266,11 @@ def _store(
 ) -> None:
     session.recorder.add_cell(  # spooled first: a store that refuses it loses nothing (results.spool)
         suite=session.suite,
-        kind=step,
+        kind=CellKind.ARM_SMOKE,
         client=reference.id,
         server=emulated.id,
-        variant=variant,
-        parameter=emulated.arch,
+        variant=step,
+        parameter=variant,  # the arch, and which build and engine ran it
         repetition=0,
         status=status,
         reason=reason,

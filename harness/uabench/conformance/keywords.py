@@ -8,6 +8,7 @@ from uabench import sdks
 from uabench.conformance import runner as conformance_runner
 from uabench.conformance import suite as conformance_suite
 from uabench.conformance import verdicts
+from uabench.conformance.cells import ConformanceCell
 from uabench.engine.keywords import RunContext, conclude
 
 
@@ -43,5 +44,7 @@ class ConformanceKeywords:
         alive = running.alive
         judged = verdicts.judge(found, group, server, alive, "" if alive else running.death_reason())
         for one, outcome in judged.cells:
-            session.recorder.record("conformance", probe, server, one.check.id, 0, config, outcome, running.config)
+            session.recorder.record(
+                ConformanceCell.CHECK, probe, server, one.check.id, 0, config, outcome, running.config
+            )
         conclude(judged.finding)

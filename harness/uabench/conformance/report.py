@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from uabench.conformance.cells import ConformanceCell
 from uabench.document.model import Cell, Column, Section, Status, Table, Tally, row
 
 GATE_PREFIX = "gate_"
@@ -41,7 +42,7 @@ class Count:
 
 
 def conformance_cells(cells: list[dict]) -> list[dict]:
-    return [c for c in cells if c["kind"] == "conformance" and c.get("result")]
+    return [c for c in cells if c["kind"] == ConformanceCell.CHECK and c.get("result")]
 
 
 def counts(cells: list[dict]) -> dict[str, Count]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from uabench.conformance import plan as conformance_plan
 from uabench.conformance import runner
+from uabench.conformance.cells import ConformanceCell
 from uabench.conformance.checks import GROUPS
 from uabench.conformance.plan import ConformanceSetup
 from uabench.conformance.report import conformance_section, counts
@@ -66,6 +67,7 @@ KINDS = (
         cost=_cost,
         section=lambda run, cells: conformance_section(cells),
         keywords="uabench.conformance.keywords:ConformanceKeywords",
+        cells=ConformanceCell,
         summary=lambda cells: [
             (server, Column("conformance checks passed", kind="text"), count.cell())
             for server, count in counts(cells).items()

@@ -33,6 +33,7 @@ from uabench.engine.constants import (
     RESUME_ROUNDS,
 )
 from uabench.results import stats
+from uabench.results.kinds import CellKind
 from uabench.results.timeline import completed_in_window
 
 
@@ -334,7 +335,7 @@ def capacities(cells: list[dict]) -> dict[str, float]:
     return {
         c["server"]: c["result"]["capacity_throughput"]
         for c in cells
-        if c["kind"] == "capacity-verdict" and c["status"] == "pass" and c.get("result")
+        if c["kind"] == CellKind.CAPACITY_VERDICT and c["status"] == "pass" and c.get("result")
     }
 
 

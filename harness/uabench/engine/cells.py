@@ -14,6 +14,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from uabench_contract import Histogram, combine_timelines
@@ -50,7 +51,7 @@ class CellSpec:
     recorded as `kind`, `variant` and `repetition` (and `parameter`: a sweep's point, a
     comparison's arm). Session.cell takes it whole."""
 
-    kind: str
+    kind: StrEnum  # results.kinds.CellKind or a suite's own (plan.cell_kinds)
     client: Sdk
     server: Sdk
     variant: str

@@ -17,6 +17,7 @@ import os
 import socket
 import time
 from collections.abc import Callable
+from enum import StrEnum
 
 from uabench_contract import Histogram
 
@@ -29,6 +30,7 @@ from uabench.netpath.path import NetworkPath
 from uabench.plan import Phase, Plan
 from uabench.proc.netns import MTU, Hosts
 from uabench.results import sustain
+from uabench.results.kinds import CellKind
 from uabench.sdks import Sdk
 from uabench.targets.process import AdapterProcess
 
@@ -104,7 +106,7 @@ class PubSubRun:
 
     def cell(
         self,
-        kind: str,
+        kind: StrEnum,
         variant: str,
         publisher_id: str,
         subscriber_id: str,
@@ -185,7 +187,7 @@ def sweep(run: PubSubRun, publisher: str, subscriber: str, log: Callable[[str], 
 
     def measure(signals, repetition: int) -> Outcome:
         return run.cell(
-            "pubsub-sweep", SWEEP_VARIANT, publisher, subscriber, phase, signals, repetition, parameter=signals
+            CellKind.PUBSUB_SWEEP, SWEEP_VARIANT, publisher, subscriber, phase, signals, repetition, parameter=signals
         )
 
     found = search.sweep(
@@ -199,7 +201,7 @@ def sweep(run: PubSubRun, publisher: str, subscriber: str, log: Callable[[str], 
     )
     if found.limit:
         verdict = search.record_limit(
-            run.session.recorder, "pubsub-sweep-verdict", subscriber, publisher, SWEEP_VARIANT, found, "signals"
+            run.session.recorder, CellKind.PUBSUB_SWEEP_VERDICT, subscriber, publisher, SWEEP_VARIANT, found, "signals"
         )
         log(f"{publisher}: {verdict['text']}")
     return found
@@ -212,7 +214,7 @@ def subscriber_sweep(run: PubSubRun, publisher: str, subscriber: str, log: Calla
 
     def measure(count, repetition: int) -> Outcome:
         return run.cell(
-            "pubsub-subscribers",
+            CellKind.PUBSUB_SUBSCRIBERS,
             SUBSCRIBERS_VARIANT,
             publisher,
             subscriber,
@@ -243,7 +245,7 @@ def subscriber_sweep(run: PubSubRun, publisher: str, subscriber: str, log: Calla
 
 def interop(run: PubSubRun, publisher: str, subscriber: str, log: Callable[[str], None]) -> Outcome:
     phase = run.plan.phase(run.profile, "interop")
-    outcome = run.cell("pubsub-interop", "interop", publisher, subscriber, phase, phase.signals[0])
+    outcome = run.cell(CellKind.PUBSUB_INTEROP, "interop", publisher, subscriber, phase, phase.signals[0])
     if outcome.status == "pass":
         log(
             f"{publisher} → {subscriber}: {summary(outcome)}; "

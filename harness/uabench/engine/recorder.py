@@ -8,8 +8,10 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
+from uabench import plan as plans
 from uabench import targets
 from uabench.engine.cells import CellSpec, Outcome
 from uabench.proc import cleanup
@@ -59,7 +61,7 @@ class RunRecorder:
 
     def record(
         self,
-        kind: str,
+        kind: StrEnum,
         client: Sdk,
         server: Sdk,
         variant: str,
@@ -138,6 +140,9 @@ class RunRecorder:
         the store; a stop signal waits until it is stored. None when the store did not take it
         (kept in the spool, and `uabench run` ends with the store's error and exit 2); a
         StoreError only when the spool could not be written either."""
+        if not isinstance(cell["kind"], StrEnum) or cell["kind"] not in plans.cell_kinds():
+            # a free string would store figures under a kind no section reads: a defect, not input
+            raise ValueError(f"a cell's kind must be one of plan.cell_kinds(), not {cell['kind']!r}")
         cell["created_ns"] = time.time_ns()  # part of its key: set once, the same in spool and store
         placement = targets.current()
         # a cell of an emulated target is never ranked with native ones (report, compare)

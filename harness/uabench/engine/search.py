@@ -10,12 +10,14 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from uabench.engine.cells import Outcome, wrong_values
 from uabench.engine.constants import DISTURBED_RETRIES
 from uabench.engine.schedule import block_order
 from uabench.results import stats
+from uabench.results.kinds import CellKind
 from uabench.results.sustain import MAX_MISSED_SHARE, SUSTAINED_CYCLE_RATIO, Limit, between
 
 if TYPE_CHECKING:  # the session imports the engine's modules; only its type is needed here
@@ -257,7 +259,7 @@ def limit_verdict(found: SweepResult, unit: str, rule: dict | None = None) -> di
 
 def record_limit(
     recorder: RunRecorder,
-    kind: str,
+    kind: StrEnum,
     client: str,
     server: str,
     variant: str,
@@ -313,7 +315,7 @@ def fastest_server(cells: list[dict], variant: str | None, client: str | None = 
     by_server: dict[str, list[float]] = {}
     for cell in cells:
         if (
-            cell["kind"] == "throughput"
+            cell["kind"] == CellKind.THROUGHPUT
             and cell["variant"] == variant
             and cell["status"] == "pass"
             and client in (None, cell.get("client"))

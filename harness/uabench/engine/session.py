@@ -21,6 +21,7 @@ from uabench.plan import Plan
 from uabench.proc import cleanup, host, launcher, pinning, sampling
 from uabench.proc.sampling import INTERVAL_S, PerfStat
 from uabench.results import provenance, spool
+from uabench.results.kinds import CellKind
 from uabench.results.store import Store
 from uabench.sdks import Sdk, every_version
 from uabench.sdks import get as get_sdk
@@ -200,7 +201,9 @@ class Session:
 
         def chunk(index: int) -> float | str:
             outcome = self.run_client(client, server, config)
-            self.recorder.record("warmup", client, server.sdk, label, index, config, outcome, server.config, index)
+            self.recorder.record(
+                CellKind.WARMUP, client, server.sdk, label, index, config, outcome, server.config, index
+            )
             if outcome.status != "pass" or outcome.result is None:
                 return outcome.reason or outcome.status
             moved.append(outcome.result["values"])
@@ -209,7 +212,7 @@ class Session:
         found = warmup.warm_up(chunk, rule.bound_s, rule.tolerance, rule.run)
         self.recorder.add_cell(
             suite=self.suite,
-            kind="steady-state",
+            kind=CellKind.STEADY_STATE,
             client=client.id,
             server=server.sdk.id,
             variant=label,

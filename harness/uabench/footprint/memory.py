@@ -9,10 +9,16 @@ from dataclasses import dataclass
 
 from scipy import stats
 
+from uabench.footprint.cells import FootprintCell
 from uabench.footprint.plan import Settle
 
 # the kinds of the cells the footprint records (footprint/runner.py) and reports (footprint/report.py)
-KIND, STARTUP_KIND, CLIENT_KIND, IMAGE_KIND = "footprint", "footprint-startup", "footprint-client", "footprint-image"
+KIND, STARTUP_KIND, CLIENT_KIND, IMAGE_KIND = (
+    FootprintCell.SERVER,
+    FootprintCell.STARTUP,
+    FootprintCell.CLIENT,
+    FootprintCell.IMAGE,
+)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
+from enum import StrEnum
 
 from uabench.containers import images
 from uabench.containers.engine import EngineError
@@ -245,7 +246,7 @@ def _recorded(outcome: Outcome, figures: dict) -> Outcome:
 
 def _points(
     session: Session,
-    kind: str,
+    kind: StrEnum,
     pair: tuple[Sdk, Sdk],
     variant: str,
     points: list[tuple[int, int]],

@@ -8,6 +8,7 @@ import dataclasses
 
 from uabench.footprint import plan as footprint_plan
 from uabench.footprint import runner
+from uabench.footprint.cells import FootprintCell
 from uabench.footprint.plan import FootprintSetup
 from uabench.footprint.report import footprint_section
 from uabench.plan import (
@@ -160,5 +161,6 @@ KINDS = (
         cost=_cost,
         section=lambda run, cells: footprint_section(cells),
         keywords="uabench.footprint.keywords:FootprintKeywords",
+        cells=FootprintCell,
     ),
 )

@@ -11,6 +11,7 @@ from uabench.engine.cells import CellSpec, Outcome
 from uabench.engine.keywords import RunContext, load_client
 from uabench.instructions import runner as instructions_runner
 from uabench.instructions import suite as instructions_suite
+from uabench.instructions.cells import InstructionsCell
 from uabench.results import instruction_counts as instructions_counts
 
 
@@ -38,7 +39,9 @@ class InstructionsKeywords:
         reference = sdks.get(plans.reference_client() or server.base)
         why = setup.why_not_counted(server.language)
         if why:
-            session.recorder.record("instructions", reference, server, "", 0, {}, Outcome("not_supported", why))
+            session.recorder.record(
+                instructions_counts.KIND, reference, server, "", 0, {}, Outcome("not_supported", why)
+            )
             raise SkipExecution(f"not counted: {why}")
         missing = instructions_runner.valgrind_missing()
         if missing:
@@ -49,7 +52,7 @@ class InstructionsKeywords:
         for repetition in range(chosen.timing_repetitions):
             workload = {**one.workload, "duration_s": chosen.timing_duration_s}
             spec = CellSpec(
-                "instructions-timing", client, server, one.name, repetition, workload, server_overrides=one.server
+                InstructionsCell.TIMING, client, server, one.name, repetition, workload, server_overrides=one.server
             )
             timed = session.cell(spec, steady_label=f"instructions: {one.name}")
             if timed.status == "not_supported":

@@ -10,11 +10,12 @@ import statistics
 
 from uabench.document.model import Cell, Column, Interval, Section, Status, Table, row
 from uabench.document.parts import failure_notes
+from uabench.instructions.cells import InstructionsCell
 from uabench.results import figures
 from uabench.results import instruction_counts as counts
 from uabench.results.instruction_counts import spread
 
-KIND, TIMING_KIND = counts.KIND, "instructions-timing"
+KIND, TIMING_KIND = counts.KIND, InstructionsCell.TIMING
 
 
 def _timing(cells: list[dict]) -> dict[tuple[str, str], figures.Point]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from uabench import sdks
 from uabench.instructions import plan as instructions_plan
 from uabench.instructions import runner
+from uabench.instructions.cells import InstructionsCell
 from uabench.instructions.plan import InstructionsSetup
 from uabench.instructions.report import instructions_section
 from uabench.plan import (
@@ -105,5 +106,6 @@ KINDS = (
         cost=_cost,
         section=instructions_section,
         keywords="uabench.instructions.keywords:InstructionsKeywords",
+        cells=InstructionsCell,
     ),
 )

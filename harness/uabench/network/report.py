@@ -12,16 +12,10 @@ from collections import defaultdict
 from uabench.document.model import Cell, Column, Figure, Section, Series, Status, Table, row
 from uabench.document.parts import first_line, verdict_cell
 from uabench.network import analysis
+from uabench.network.cells import NetworkCell
 from uabench.results.stats import latency_summary, merge_histograms
 
-KINDS = (
-    "network-calibration",
-    "network-rtd",
-    "network-constrained",
-    "network-interop",
-    "network-subscription",
-    "network-pubsub",
-)
+KINDS = tuple(NetworkCell)
 # Table II of the paper (ms; kbps): environment -> scenario -> (E, s, min, max, E(mu1)). Quoted,
 # not measured: the figures uabench's are set beside.
 PAPER_TABLE_II: dict[str, dict[str, tuple[float, ...]]] = {
@@ -534,21 +528,21 @@ def network_section(cells: list[dict]) -> Section | None:
     mine = [c for c in cells if c["kind"] in KINDS]
     if not mine:
         return None
-    calibration, means = _calibration([c for c in mine if c["kind"] == "network-calibration"])
-    rtd = [c for c in mine if c["kind"] == "network-rtd"]
+    calibration, means = _calibration([c for c in mine if c["kind"] == NetworkCell.CALIBRATION])
+    rtd = [c for c in mine if c["kind"] == NetworkCell.RTD]
     parts = [calibration]
     for network in dict.fromkeys(_network(c) for c in rtd):
         parts.append(_table_ii(network, [c for c in rtd if _network(c) == network], means.get(network)))
-    constrained = [c for c in mine if c["kind"] == "network-constrained"]
+    constrained = [c for c in mine if c["kind"] == NetworkCell.CONSTRAINED]
     if constrained:
         parts.append(_constrained(constrained, rtd))
-    interop = [c for c in mine if c["kind"] == "network-interop"]
+    interop = [c for c in mine if c["kind"] == NetworkCell.INTEROP]
     if interop:
         parts.append(_interop(interop))
-    subscriptions = [c for c in mine if c["kind"] == "network-subscription"]
+    subscriptions = [c for c in mine if c["kind"] == NetworkCell.SUBSCRIPTION]
     if subscriptions:
         parts.append(_subscriptions(subscriptions))
-    pubsub = [c for c in mine if c["kind"] == "network-pubsub"]
+    pubsub = [c for c in mine if c["kind"] == NetworkCell.PUBSUB]
     if pubsub:
         parts.append(_pubsub(pubsub))
     return Section("Networks and constrained hosts (round-trip delay)", subsections=parts)

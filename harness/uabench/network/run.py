@@ -41,6 +41,7 @@ from uabench.netpath import profiles
 from uabench.netpath.path import NetworkPath
 from uabench.network import analysis
 from uabench.network import plan as network_plan
+from uabench.network.cells import NetworkCell
 from uabench.network.cpuload import FineCpuSampler
 from uabench.network.plan import NetworkProfile, Scenario
 from uabench.proc import cgroups, cleanup, launcher
@@ -126,7 +127,7 @@ class NetworkRun:
         assert stats
         self.session.recorder.add_cell(
             suite=self.session.suite,
-            kind="network-calibration",
+            kind=NetworkCell.CALIBRATION,
             client="echo",
             server="echo",
             variant=network,
@@ -317,7 +318,7 @@ class NetworkRun:
         if outcome.result is not None:
             outcome.result["concurrent"] = concurrent
         return self.session.recorder.record(
-            "network-rtd",
+            NetworkCell.RTD,
             self.client,
             server,
             f"{network}/{scenario.name}",
@@ -364,7 +365,7 @@ class NetworkRun:
             log(f"{network} {scenario.name} {server_id} on {cores:g} cores: {_summary(outcome)}")
             outcomes.append(
                 self.session.recorder.record(
-                    "network-constrained",
+                    NetworkCell.CONSTRAINED,
                     self.client,
                     server,
                     f"{network}/{scenario.name}/{cores:g} cores" + (f"/{background:g} % load" if background else ""),
@@ -395,7 +396,7 @@ class NetworkRun:
             outcome = Outcome("fail", f"server: {error}")
         log(f"interop over {network}: {client_id} → {server.id}: {_summary(outcome)}")
         return self.session.recorder.record(
-            "network-interop",
+            NetworkCell.INTEROP,
             client,
             server,
             f"{network}/{scenario.name}",
@@ -455,7 +456,7 @@ class NetworkRun:
             log(f"subscriptions over {network} {server.id}: {_summary(outcome)}")
             outcomes.append(
                 self.session.recorder.record(
-                    "network-subscription",
+                    NetworkCell.SUBSCRIPTION,
                     self.client,
                     server,
                     network,
@@ -489,7 +490,7 @@ class NetworkRun:
                 outcome.result["path"] = path.summary()
         log(f"PubSub over {network}: {publisher.id} → {subscriber.id}: {_summary(outcome)}")
         return self.session.recorder.record(
-            "network-pubsub", subscriber, publisher, network, 0, config, outcome, publisher_config, network
+            NetworkCell.PUBSUB, subscriber, publisher, network, 0, config, outcome, publisher_config, network
         )
 
 

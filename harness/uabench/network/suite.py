@@ -6,6 +6,7 @@ from __future__ import annotations
 from uabench.netpath import profiles
 from uabench.network import plan as network_plan
 from uabench.network import run
+from uabench.network.cells import NetworkCell
 from uabench.network.plan import of
 from uabench.network.report import network_section
 from uabench.plan import (
@@ -118,5 +119,6 @@ KINDS = (
         cost=_cost,
         section=lambda run, cells: network_section(cells),
         keywords="uabench.network.keywords:NetworkKeywords",
+        cells=NetworkCell,
     ),
 )

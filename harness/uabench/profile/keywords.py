@@ -17,6 +17,7 @@ from uabench.plan_table import Workload
 from uabench.profile import figures as profile_figures
 from uabench.profile import profilers
 from uabench.profile import suite as profile_suite
+from uabench.profile.cells import ProfileCell
 from uabench.profile.plan import ProfileProfile, ProfileSetup
 
 
@@ -56,7 +57,7 @@ class ProfileKeywords:
         self._profiled(running, server, client, one, workload, setup, chosen, stacks, ratios)
         result = profile_figures.summary(stacks, setup.frequency_hz, setup.top, server.language, ratios)
         session.recorder.record(
-            "profile", client, server, one.name, 0, workload, Outcome("pass", result=result), running.config
+            ProfileCell.PROFILE, client, server, one.name, 0, workload, Outcome("pass", result=result), running.config
         )
         shares = ", ".join(f"{name} {share:.0%}" for name, share in result["attribution"].items())
         logger.info(f"{server_id}, {one.name}: {result['samples']} samples; {shares}")
@@ -89,7 +90,7 @@ class ProfileKeywords:
                             )
                         )
                     spec = CellSpec(
-                        "profile-timing", client, server, one.name, repetition, workload,
+                        ProfileCell.TIMING, client, server, one.name, repetition, workload,
                         parameter=arm, server_overrides=one.server,
                     )  # fmt: skip
                     cells[arm] = session.cell(spec, steady_label=label)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from uabench.document.model import Cell, Column, Image, Section, Status, Table, row, slug
 from uabench.profile import folded, profilers
+from uabench.profile.cells import ProfileCell
 
-KIND = "profile"
+KIND = ProfileCell.PROFILE
 
 
 def _newest(cells: list[dict]) -> dict[tuple[str, str], dict]:

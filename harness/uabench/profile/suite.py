@@ -15,6 +15,7 @@ from uabench.plan import (
     workload_tag,
 )
 from uabench.profile import plan as profile_plan
+from uabench.profile.cells import ProfileCell
 from uabench.profile.plan import ProfileSetup
 from uabench.profile.report import profile_section
 
@@ -74,5 +75,6 @@ KINDS = (
         cost=_cost,
         section=lambda run, cells: profile_section(cells),
         keywords="uabench.profile.keywords:ProfileKeywords",
+        cells=ProfileCell,
     ),
 )

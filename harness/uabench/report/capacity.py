@@ -7,6 +7,7 @@ import math
 
 from uabench.document.model import Cell, Column, Figure, Section, Series, Status, Table, row
 from uabench.results import stats
+from uabench.results.kinds import CellKind
 from uabench.results.timeline import completed_in_window
 
 LATENCY_METHOD = (
@@ -21,7 +22,7 @@ def _finite(value: float | None) -> float | None:
 
 
 def capacity_section(run: dict, cells: list[dict]) -> Section | None:
-    verdicts = [c for c in cells if c["kind"] == "capacity-verdict" and c.get("result")]
+    verdicts = [c for c in cells if c["kind"] == CellKind.CAPACITY_VERDICT and c.get("result")]
     if not verdicts:
         return None
     current = [c for c in verdicts if "overload_factors" in c["result"]]
@@ -104,7 +105,7 @@ def _probe_figure(cells: list[dict]) -> Figure:
     probes: dict[str, list] = {}
     for c in cells:
         probe = (c.get("result") or {}).get("capacity_probe")
-        if c["kind"] == "capacity" and probe and c.get("parameter"):
+        if c["kind"] == CellKind.CAPACITY and probe and c.get("parameter"):
             probes.setdefault(c["server"], []).append((float(c["parameter"]), probe["throughput"]))
     return Figure(
         "Completed vs offered load",
@@ -151,7 +152,7 @@ def latency_section(run: dict, cells: list[dict]) -> Section | None:
     """Every server at the same offered loads, and at shares of its own capacity: the
     percentiles of the merged histogram of each (server, load) over its repetitions, each
     stated as its bucket's upper edge and left out where the count cannot support it."""
-    latency = [c for c in cells if c["kind"] == "latency"]
+    latency = [c for c in cells if c["kind"] == CellKind.LATENCY]
     if not latency:
         return None
     merged: dict[tuple[str, str], dict] = {}

@@ -21,6 +21,7 @@ from uabench.report.sizing import model_section
 from uabench.report.steady import steady_section
 from uabench.report.summary import summary_section
 from uabench.report.versions import version_section, without_versions
+from uabench.results import kinds
 from uabench.results.store import Store
 
 
@@ -44,7 +45,7 @@ def run_sections(run: dict, cells: list[dict], runs: list[dict], cells_of: dict[
     found.append(overhead_section(run, cells))
     # each suite's own section (plan.SuiteKind.section, registered by its package)
     found += [kind.section(run, cells) for kind in suite_kinds().values() if kind.section]
-    if any(c["kind"].startswith("pubsub-") for c in cells):
+    if any(c["kind"] in kinds.PUBSUB for c in cells):
         found.append(pubsub_section(cells, client_server_signal_points(runs, cells_of)))
     return [s for s in found if s]
 

@@ -24,9 +24,10 @@ from uabench.report import uncertainty
 from uabench.report.text import number
 from uabench.results import figures, sustain
 from uabench.results.figures import Point, PubSubRow, SweepLimit
+from uabench.results.kinds import PUBSUB_MEASURED, CellKind
 from uabench.results.sustain import SUSTAINED_CYCLE_RATIO
 
-KINDS = ("pubsub-sweep", "pubsub-subscribers")
+KINDS = PUBSUB_MEASURED
 
 
 @dataclass
@@ -132,7 +133,7 @@ def _signal_rate(rows: list[PubSubRow], cells: list[dict]) -> Section:
         )
         for r in rows
     ]
-    limits = figures.sweep_limits(cells, "pubsub-sweep-verdict")
+    limits = figures.sweep_limits(cells, CellKind.PUBSUB_SWEEP_VERDICT)
     paragraphs = [intro]
     if limits:
         paragraphs.append(
@@ -170,7 +171,9 @@ def _held_at(limit: SweepLimit | None, best: dict, key: str, rows: list) -> obje
 
 
 def _comparison(rows: list[PubSubRow], cells: list[dict], client_server: ClientServer) -> Section:
-    limits = {publisher: limit for (_, publisher), limit in figures.sweep_limits(cells, "pubsub-sweep-verdict").items()}
+    limits = {
+        publisher: limit for (_, publisher), limit in figures.sweep_limits(cells, CellKind.PUBSUB_SWEEP_VERDICT).items()
+    }
     best, cs_best = figures.pubsub_highest_sustained(rows), figures.highest_sustained(client_server.points)
     table, ratios = [], []
     for sdk in sorted(set(best) | {r.publisher for r in rows}):
@@ -384,9 +387,9 @@ def _interop(cells: list[dict]) -> Section:
 
 
 def pubsub_section(cells: list[dict], client_server: ClientServer) -> Section | None:
-    sweep_rows = figures.pubsub_rows(cells, "pubsub-sweep")
-    count_rows = figures.pubsub_rows(cells, "pubsub-subscribers")
-    interop = [c for c in cells if c["kind"] == "pubsub-interop"]
+    sweep_rows = figures.pubsub_rows(cells, CellKind.PUBSUB_SWEEP)
+    count_rows = figures.pubsub_rows(cells, CellKind.PUBSUB_SUBSCRIBERS)
+    interop = [c for c in cells if c["kind"] == CellKind.PUBSUB_INTEROP]
     if not (sweep_rows or count_rows or interop):
         return None
     parts = []

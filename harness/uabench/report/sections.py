@@ -26,6 +26,7 @@ from uabench.report import uncertainty
 from uabench.report.text import number
 from uabench.results import figures, stats, sustain
 from uabench.results.figures import Point
+from uabench.results.kinds import CellKind
 from uabench.results.sustain import SUSTAINED_CYCLE_RATIO
 
 NO_SECURITY = "None/None"  # the security sweeps' baseline: policy None, mode None
@@ -46,7 +47,11 @@ def ratio(value: float | None, base: float | None) -> float | None:
 
 def never_steady(cells: list[dict]) -> set[tuple[str, str]]:
     """(server, load) pairs whose warm-up never became steady within its bound."""
-    return {(c["server"], c["variant"]) for c in cells if c["kind"] == "steady-state" and c["status"] == "never_steady"}
+    return {
+        (c["server"], c["variant"])
+        for c in cells
+        if c["kind"] == CellKind.STEADY_STATE and c["status"] == "never_steady"
+    }
 
 
 def marks(point: Point, unsteady: bool = False) -> str:
@@ -191,7 +196,7 @@ def _ranking_part(
             {
                 c["server"]
                 for c in cells
-                if c["kind"] == "throughput"
+                if c["kind"] == CellKind.THROUGHPUT
                 and c["variant"] == name
                 and c["client"] == first
                 and c["status"] == "not_supported"
@@ -208,7 +213,7 @@ def _ranking_part(
     missed = [
         f"not ranked: {c['server']}: {first_line(c['reason'])}"
         for c in cells
-        if c["kind"] == "throughput"
+        if c["kind"] == CellKind.THROUGHPUT
         and c["variant"] == name
         and c["client"] == client
         and c["status"] == "not_supported"
@@ -243,7 +248,7 @@ def headroom_section(run: dict, cells: list[dict]) -> Section | None:
     more deliver clearly more, one process was the bottleneck."""
     groups: dict[int, list[dict]] = {}
     for c in cells:
-        if c["kind"] == "headroom" and c["status"] == "pass":
+        if c["kind"] == CellKind.HEADROOM and c["status"] == "pass":
             groups.setdefault(c["result"].get("processes", 1), []).append(c)
     if len(groups) < 2:
         return None
@@ -297,7 +302,7 @@ def headroom_section(run: dict, cells: list[dict]) -> Section | None:
 # --- interop and negative tests ---------------------------------------------------------------
 
 
-def interop_matrix(cells: list[dict], kind: str = "interop") -> tuple[list[str], list[str], dict]:
+def interop_matrix(cells: list[dict], kind: str = CellKind.INTEROP) -> tuple[list[str], list[str], dict]:
     """Client x server verdicts over the interop cells: pass, fail (with reasons) or not
     supported, with the count of variants that passed."""
     matrix: dict[tuple[str, str], dict] = {}
@@ -346,7 +351,7 @@ def interop_section(suite: str, cells: list[dict]) -> Section | None:
     )
 
 
-def retried_notes(cells: list[dict], kind: str = "interop") -> list[str]:
+def retried_notes(cells: list[dict], kind: str = CellKind.INTEROP) -> list[str]:
     """The attempts that failed for the machine's sake and were run once more."""
     return [
         f"{c['client']} → {c['server']}: {c['variant']}: {first_line(c['reason'])}"
@@ -376,7 +381,7 @@ def negative_section(run: dict, cells: list[dict]) -> Section | None:
     and how long it took; a cell stored before the probe existed has none of these."""
     rows = []
     for c in cells:
-        if c["kind"] != "negative":
+        if c["kind"] != CellKind.NEGATIVE:
             continue
         probe = (c.get("result") or {}).get("probe") or {}
         rows.append(

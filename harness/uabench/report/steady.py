@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from uabench.document.model import Cell, Column, Figure, Section, Series, Status, Table, row
 from uabench.document.parts import first_line
 from uabench.results import steady
+from uabench.results.kinds import CellKind
 
 # What a warm-up used when its run did not record its rule (the engine's defaults).
 DEFAULT_RULE = {"tolerance": 0.02, "run": 3}
@@ -85,12 +86,12 @@ def _from_chunks(suite: str, chunks: list[dict], rule: dict) -> WarmUp:
 
 
 def warm_ups(run: dict, cells: list[dict]) -> list[WarmUp]:
-    verdicts = [c for c in cells if c["kind"] == "steady-state"]
+    verdicts = [c for c in cells if c["kind"] == CellKind.STEADY_STATE]
     judged = {(c["server"], c["client"], c["variant"]) for c in verdicts}
     found = [_from_verdict(run["suite"], c) for c in verdicts]
     groups: dict[tuple, list[dict]] = {}
     for c in cells:
-        if c["kind"] == "warmup" and (c["server"], c["client"], c["variant"]) not in judged:
+        if c["kind"] == CellKind.WARMUP and (c["server"], c["client"], c["variant"]) not in judged:
             groups.setdefault((c["server"], c["client"], c["variant"]), []).append(c)
     found += [_from_chunks(run["suite"], group, rule_of(run)) for group in groups.values()]
     return found
@@ -244,7 +245,12 @@ def first_repetitions(runs: list[dict], cells_of: dict[int, list[dict]]) -> Figu
         ranking = (run["provenance"].get("plan") or {}).get("ranking")
         first: dict[str, dict] = {}
         for c in cells_of[run["id"]]:
-            if c["kind"] == "throughput" and c["variant"] == ranking and c["status"] == "pass" and c.get("result"):
+            if (
+                c["kind"] == CellKind.THROUGHPUT
+                and c["variant"] == ranking
+                and c["status"] == "pass"
+                and c.get("result")
+            ):
                 first.setdefault(c["server"], c)
         for server, c in sorted(first.items()):
             curve = timeline_curve(c["result"])

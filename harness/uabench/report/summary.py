@@ -9,6 +9,7 @@ from uabench.report import uncertainty
 from uabench.report.sections import NO_SECURITY, load_generators, plan_of
 from uabench.report.text import number
 from uabench.results import figures, stats
+from uabench.results.kinds import CellKind
 
 # The security policy and mode whose cost the summary shows: the strongest one every SDK of this
 # benchmark supports.
@@ -187,7 +188,7 @@ def _security(run: dict, sweeps: dict, security: list[figures.Point], found: Fig
 
 def _capacity(cells: list[dict], found: Figures) -> None:
     for c in cells:
-        if c["kind"] == "capacity-verdict":
+        if c["kind"] == CellKind.CAPACITY_VERDICT:
             r = c["result"]
             found.put(
                 c["server"],

@@ -8,12 +8,13 @@ from __future__ import annotations
 import statistics
 
 from uabench.document.model import Cell, Column, Section, Status, Table
+from uabench.resilience.cells import ResilienceCell
 
 SHOWN = {"resumed": Status.PASS, "resumed unnoticed": Status.MARKED}
 
 
 def resilience_cells(cells: list[dict]) -> list[dict]:
-    return [c for c in cells if c["kind"] == "resilience" and (c.get("result") or {}).get("recovery")]
+    return [c for c in cells if c["kind"] == ResilienceCell.RECOVERY and (c.get("result") or {}).get("recovery")]
 
 
 def _seconds(values: list[float | None]) -> Cell:

@@ -7,6 +7,7 @@ import dataclasses
 
 from uabench.engine.cells import Outcome
 from uabench.engine.finding import Finding
+from uabench.resilience.cells import ResilienceCell
 from uabench.resilience.incident import Staged, stage
 from uabench.resilience.plan import ResilienceProfile
 from uabench.resilience.recovery import Recovery, recovery
@@ -82,7 +83,7 @@ def measure(
         staged = stage(session, client, server, kind, workload, chosen, signals)
         outcome, figures = assess(staged, client, server)
         session.recorder.record(
-            "resilience",
+            ResilienceCell.RECOVERY,
             client,
             server,
             f"{kind}/{workload}",

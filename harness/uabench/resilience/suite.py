@@ -18,6 +18,7 @@ from uabench.plan import (
 )
 from uabench.resilience import incident
 from uabench.resilience import plan as resilience_plan
+from uabench.resilience.cells import ResilienceCell
 from uabench.resilience.plan import ResilienceSetup
 from uabench.resilience.report import resilience_section
 
@@ -84,5 +85,6 @@ KINDS = (
         cost=_cost,
         section=lambda run, cells: resilience_section(cells),
         keywords="uabench.resilience.keywords:ResilienceKeywords",
+        cells=ResilienceCell,
     ),
 )  # recovery, not speed

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 
 import scipy.stats
 
-from uabench.results import figures, stats
+from uabench.results import figures, kinds, stats
 from uabench.results import instruction_counts as counts
 from uabench.results.runs import latest_finished
 from uabench.results.store import Store, open_store
@@ -126,7 +126,7 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
             detail = limits[server].text if server in limits else f"at {p.parameter}"
             found.append(Figure(suite, name, server, "signals/s", p.throughput, True, detail=detail))
     found += _security_ratios(suite, sweeps, swept, run)
-    measured = {c["kind"] for c in cells if c["kind"].startswith("pubsub-") and not c["kind"].endswith("-verdict")}
+    measured = {c["kind"] for c in cells if c["kind"] in kinds.PUBSUB_MEASURED}
     for kind in sorted(measured):
         for row in figures.pubsub_rows(cells, kind):
             if row.held_throughput is not None:

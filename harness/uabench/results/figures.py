@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from uabench.results import stats, sustain
+from uabench.results.kinds import CellKind
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,7 @@ def efficiency(cells: list[dict]) -> dict:
     return {k: _mean(v) for k, v in out.items()}
 
 
-def points(cells: list[dict], kind: str = "sweep") -> list[Point]:
+def points(cells: list[dict], kind: str = CellKind.SWEEP) -> list[Point]:
     groups: dict[tuple, list[dict]] = {}
     for cell in cells:
         if cell["kind"] == kind and cell["status"] == "pass" and cell.get("result"):
@@ -301,7 +302,7 @@ class SweepLimit:
     held_values_per_s: float | None
 
 
-def sweep_limits(cells: list[dict], kind: str = "sweep-verdict") -> dict[tuple[str, str], SweepLimit]:
+def sweep_limits(cells: list[dict], kind: str = CellKind.SWEEP_VERDICT) -> dict[tuple[str, str], SweepLimit]:
     """The limits the sweeps of these cells found, by (sweep, server): from their verdict cells
     (`sweep-verdict`, `pubsub-sweep-verdict`); the newest of a pair wins."""
     found = {}
@@ -510,7 +511,7 @@ def throughput_ratio(numerator: Point, denominator: Point, paired: bool = True) 
     return ratio_of_estimates(numerator.throughput, denominator.throughput), False
 
 
-OVERHEAD_KIND = "sampling-overhead"  # cells of engine.overhead, parameter "on" or "off"
+OVERHEAD_KIND = CellKind.SAMPLING_OVERHEAD  # cells of engine.overhead, parameter "on" or "off"
 OVERHEAD_GOAL_PERCENT = 2.0  # issue 12: sampling may cost the measured throughput at most this
 
 

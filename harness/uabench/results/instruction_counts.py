@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-KIND = "instructions"  # the kind of the cells of counted loads
+from uabench.results.kinds import CellKind
+
+KIND = CellKind.INSTRUCTIONS  # the kind of the cells of counted loads
 
 
 class CountError(Exception):

@@ -22,6 +22,7 @@ from scipy import spatial
 from scipy import stats as scipy_stats
 
 from uabench.results import figures
+from uabench.results.kinds import CellKind
 
 CLIENT_EXPONENT = 0.3  # Burger et al.'s fixed exponent on the number of clients
 NEEDED_REPETITIONS = 3  # a point is fitted as a mean with spread
@@ -90,10 +91,10 @@ def sweep_points(cells: list[dict]) -> list[SweepPoint]:
     groups: dict[tuple, list[dict]] = {}
     for cell in cells:
         config = cell.get("client_config") or {}
-        subscribe = cell["kind"] == "sweep" and config.get("workload") == "subscribe"
+        subscribe = cell["kind"] == CellKind.SWEEP and config.get("workload") == "subscribe"
         if cell["status"] != "pass" or not cell.get("result") or _cpu(cell) is None:
             continue
-        if subscribe or (cell["kind"] == "pubsub-sweep" and cell.get("parameter")):
+        if subscribe or (cell["kind"] == CellKind.PUBSUB_SWEEP and cell.get("parameter")):
             groups.setdefault(
                 (cell["kind"], cell["variant"], cell["server"], cell["client"], cell["parameter"]), []
             ).append(cell)

@@ -148,6 +148,18 @@ def load(path: Path) -> Loaded:
     return Loaded(runs, any(one.torn for one in loaded))
 
 
+def check_kinds(loaded: Loaded, kinds: frozenset[str]) -> None:
+    """A spool whose cells have a kind outside `kinds` (uabench.plan.cell_kinds) is not imported
+    at all: its figures would sit under a kind that no section reads, and a later commit that
+    names the kind would take them for its own."""
+    unknown = sorted({cell["kind"] for run in loaded.runs for cell in run.cells} - kinds)
+    if unknown:
+        raise SpoolError(
+            f"the spool holds cells of kinds no suite of this checkout records: {', '.join(map(repr, unknown))}; "
+            "nothing imported (import it with the commit that recorded it)"
+        )
+
+
 def _load_file(spool: Path) -> Loaded:
     """A last line without its newline is a write the harness did not finish (no cell was
     stored from it): skipped and said; any other line that is not a spool record is an error

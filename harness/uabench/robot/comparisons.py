@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 
 from robot.api import SkipExecution, logger
 from robot.api.deco import keyword
@@ -14,6 +15,7 @@ from uabench.engine.cells import CellSpec, Outcome
 from uabench.engine.constants import HEADROOM_REPETITIONS
 from uabench.engine.keywords import included, us
 from uabench.results import stats
+from uabench.results.kinds import CellKind
 from uabench.robot.cells import Cells
 
 
@@ -37,7 +39,7 @@ class ComparisonKeywords(Cells):
                 left = ", ".join(sorted(set(nodes) - set(kept)))
                 logger.warn(f"{server} is not asked for {left}: not supported ({server_sdk.limits_reason})")
                 workload["nodes"] = kept
-        self.must_pass(CellSpec("interop", sdks.get(client), server_sdk, variant, 0, workload), warm=False)
+        self.must_pass(CellSpec(CellKind.INTEROP, sdks.get(client), server_sdk, variant, 0, workload), warm=False)
 
     @keyword
     def throughput_ranking_should_be_measured(self, client: str, variant: str, servers: str) -> None:
@@ -49,7 +51,9 @@ class ComparisonKeywords(Cells):
         workload = dict(
             self.run.plan.variant("throughput", variant).workload, warmup_s=phase.warmup_s, duration_s=phase.duration_s
         )
-        found = self._compare("throughput", client, variant, [(s, None) for s in included(servers)], phase, workload)
+        found = self._compare(
+            CellKind.THROUGHPUT, client, variant, [(s, None) for s in included(servers)], phase, workload
+        )
         for (server, _), outcomes in found.kept.items():
             latency = stats.latency_summary(search.merged_latency(outcomes))
             logger.info(f"{server}: {_figure(outcomes)}, p50 {us(latency['p50_us'])}, p99 {us(latency['p99_us'])}")
@@ -67,7 +71,7 @@ class ComparisonKeywords(Cells):
             return dict(sweep.point(value)[1], warmup_s=phase.warmup_s, duration_s=phase.duration_s)
 
         items = [(server, value) for server in included(servers) for value in values]
-        found = self._compare("sweep", client, name, items, phase, workload, _ratios_to(values[0]))
+        found = self._compare(CellKind.SWEEP, client, name, items, phase, workload, _ratios_to(values[0]))
         for (server, value), outcomes in found.kept.items():
             line = f"{server}, {value}: {_figure(outcomes)}"
             baseline = found.kept.get((server, values[0]))
@@ -79,7 +83,7 @@ class ComparisonKeywords(Cells):
 
     def _compare(
         self,
-        kind: str,
+        kind: StrEnum,
         client: str,
         variant: str,
         items: list[tuple[str, object]],
@@ -166,7 +170,9 @@ class ComparisonKeywords(Cells):
 
         def measure(processes: int, repetition: int) -> Outcome:
             label = f"{processes} process" + ("es" if processes > 1 else "")
-            spec = CellSpec("headroom", sdks.get(client), sdks.get(fastest), label, repetition, workload, processes)
+            spec = CellSpec(
+                CellKind.HEADROOM, sdks.get(client), sdks.get(fastest), label, repetition, workload, processes
+            )
             return self.must_pass(spec)
 
         figures, gain = search.headroom(measure, repetitions, session.seed)

@@ -10,6 +10,7 @@ from uabench.engine import search, security_probe
 from uabench.engine.cells import Outcome
 from uabench.engine.keywords import NEGATIVE_WORKLOAD, conclude
 from uabench.pki import Identity
+from uabench.results.kinds import CellKind
 from uabench.robot.cells import Cells
 
 
@@ -74,7 +75,7 @@ class RefusalKeywords(Cells):
                 }
             },
         )
-        session.recorder.record("negative", client, server, what, 0, config, outcome, running.config)
+        session.recorder.record(CellKind.NEGATIVE, client, server, what, 0, config, outcome, running.config)
         conclude(security_probe.refusal_finding(server, what, found, verdict, running.alive))
 
 

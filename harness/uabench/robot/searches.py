@@ -15,6 +15,7 @@ from uabench.engine.cells import CellSpec, Outcome, wrong_values
 from uabench.engine.constants import DISTURBED_RETRIES
 from uabench.engine.keywords import included, us
 from uabench.results import stats, sustain
+from uabench.results.kinds import CellKind
 from uabench.robot.cells import Cells, sweep_verdict
 from uabench.targets.process import AdapterError
 
@@ -45,7 +46,7 @@ class SearchKeywords(Cells):
             # a subscription's cycle time is set by the server's update loop, not by how fast it
             # answers requests: only request/response sweeps warm a server up to steady state
             spec = CellSpec(
-                "sweep", sdks.get(client), sdks.get(server), name, repetition, point, parameter=value,
+                CellKind.SWEEP, sdks.get(client), sdks.get(server), name, repetition, point, parameter=value,
                 server_overrides=overrides,
             )  # fmt: skip
             return self.run.session().cell(
@@ -90,7 +91,7 @@ class SearchKeywords(Cells):
             unit = sweep.kind if sweep.kind in ("signals", "sessions") else ""
             rule = None if sustained else dict(stop)
             verdict = search.record_limit(
-                self.run.session().recorder, "sweep-verdict", client, server, name, found, unit, rule
+                self.run.session().recorder, CellKind.SWEEP_VERDICT, client, server, name, found, unit, rule
             )
             logger.info(f"{server}: {verdict['text']}")
         sweep_verdict(found)
@@ -119,7 +120,7 @@ class SearchKeywords(Cells):
             figures = capacity.probe_figures(outcome, rate, phase.duration_s)
             if wrong_values(outcome):
                 session.recorder.record(
-                    "capacity", client_sdk, server_sdk, "wrong values", 0, config, outcome, running.config, rate
+                    CellKind.CAPACITY, client_sdk, server_sdk, "wrong values", 0, config, outcome, running.config, rate
                 )
                 raise AssertionError(f"at {rate:.0f} requests/s: {outcome.reason}")
             behind = capacity.generator_behind(figures, bound.p99_ms)
@@ -131,7 +132,7 @@ class SearchKeywords(Cells):
                     result={**(outcome.result or {}), "capacity_probe": {**figures, "generator_behind": behind}},
                 )
             session.recorder.record(
-                "capacity", client_sdk, server_sdk, verdict, 0, config, outcome, running.config, rate
+                CellKind.CAPACITY, client_sdk, server_sdk, verdict, 0, config, outcome, running.config, rate
             )
             logger.info(
                 f"{rate:.0f} requests/s offered ({label}): {verdict}"
@@ -163,7 +164,7 @@ class SearchKeywords(Cells):
         judged = capacity.verdict(found, bound.p99_ms, bound.min_completed, alive)
         session.recorder.add_cell(
             suite=self.run.suite,
-            kind="capacity-verdict",
+            kind=CellKind.CAPACITY_VERDICT,
             client=client,
             server=server,
             variant=judged.behaviour,
@@ -192,7 +193,7 @@ class SearchKeywords(Cells):
         for server, label, rate, why in skipped:
             session.recorder.add_cell(
                 suite=self.run.suite,
-                kind="latency",
+                kind=CellKind.LATENCY,
                 client=client,
                 server=server,
                 variant=label,
@@ -214,7 +215,9 @@ class SearchKeywords(Cells):
                     warmup_s=phase.warmup_s,
                     duration_s=phase.duration_s,
                 )
-                spec = CellSpec("latency", sdks.get(client), sdks.get(server), label, block, workload, parameter=rate)
+                spec = CellSpec(
+                    CellKind.LATENCY, sdks.get(client), sdks.get(server), label, block, workload, parameter=rate
+                )
                 outcome = self.measure(spec)
                 if outcome.status == "not_supported":  # stored with its reason, e.g. a refused client
                     logger.info(f"{server} at {label}: not supported: {search.first_line(outcome.reason)}")

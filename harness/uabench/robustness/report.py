@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from uabench.document.model import Cell, Column, Figure, Section, Series, Status, Table, row
 from uabench.robustness.batches import ABOUT
+from uabench.robustness.cells import RobustnessCell
 from uabench.robustness.survival import score
 
 SHOWN = {
@@ -19,7 +20,7 @@ SHOWN = {
 
 
 def robustness_cells(cells: list[dict]) -> list[dict]:
-    return [c for c in cells if c["kind"] == "robustness" and c.get("result")]
+    return [c for c in cells if c["kind"] == RobustnessCell.TRIAL and c.get("result")]
 
 
 def scores(cells: list[dict]) -> dict[str, float | None]:
@@ -91,7 +92,7 @@ SOAK_UNITS = {"rss_mb": "MB", "threads": "threads", "fds": "descriptors"}
 def soak_section(cells: list[dict]) -> Section | None:
     """Per server, the growth per hour of RSS, threads and descriptors over the soak with their 95 %
     intervals, a leak where an interval lies above zero, and RSS over time."""
-    mine = [c for c in cells if c["kind"] == "soak" and c.get("result")]
+    mine = [c for c in cells if c["kind"] == RobustnessCell.SOAK and c.get("result")]
     if not mine:
         return None
     rows, series = [], []

@@ -19,6 +19,7 @@ from uabench.plan import (
 from uabench.robustness import batches
 from uabench.robustness import plan as robustness_plan
 from uabench.robustness import soak as soak_plan
+from uabench.robustness.cells import RobustnessCell
 from uabench.robustness.plan import RobustnessSetup
 from uabench.robustness.report import robustness_section, scores, soak_section
 from uabench.robustness.soak import SoakSetup
@@ -125,6 +126,7 @@ KINDS = (
         cost=_cost,
         section=lambda run, cells: robustness_section(cells),
         keywords="uabench.robustness.keywords:RobustnessKeywords",
+        cells=RobustnessCell,
         summary=_survival,
     ),
     SuiteKind(
@@ -136,5 +138,6 @@ KINDS = (
         cost=_soak_cost,
         section=lambda run, cells: soak_section(cells),
         keywords="uabench.robustness.keywords:RobustnessKeywords",
+        cells=RobustnessCell,
     ),
 )

@@ -19,6 +19,7 @@ from uabench.engine.finding import Finding
 from uabench.engine.session import Session
 from uabench.results import stats
 from uabench.robustness import runner, survival
+from uabench.robustness.cells import RobustnessCell
 from uabench.robustness.growth import Growth, growth
 from uabench.robustness.plan import RobustnessProfile
 from uabench.robustness.soak import SoakProfile, SoakSetup
@@ -95,7 +96,7 @@ def survive(
     }
     status = "pass" if verdict.outcome in ("unaffected", "degraded and recovered") else "fail"
     session.recorder.record(
-        "robustness",
+        RobustnessCell.TRIAL,
         client,
         server,
         batch,
@@ -169,7 +170,7 @@ def soak(session: Session, client: Sdk, server: Sdk, setup: SoakSetup, chosen: S
     status = "pass" if outcome.status == "pass" and running.alive else "fail"
     reason = outcome.reason if outcome.status != "pass" else ("leak: " + ", ".join(leaks) if leaks else None)
     session.recorder.record(
-        "soak", client, server, "soak", 0, load, Outcome(status, reason, result=result), running.config
+        RobustnessCell.SOAK, client, server, "soak", 0, load, Outcome(status, reason, result=result), running.config
     )
     return Soaked(status, outcome, rates, leaks)
 

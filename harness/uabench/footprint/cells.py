@@ -1,0 +1,13 @@
+"""The kinds of the cells the footprint suite records (footprint/runner.py) and reports
+(footprint/report.py): registered in suite.py's SuiteKind (`cells`)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class FootprintCell(StrEnum):
+    SERVER = "footprint"  # a server's RSS at one step of what it holds
+    STARTUP = "footprint-startup"
+    CLIENT = "footprint-client"
+    IMAGE = "footprint-image"  # a built image's size
