@@ -1,5 +1,7 @@
 """The steady-state rules on synthetic series whose answer is known by construction."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -68,3 +70,14 @@ def test_mser5_sees_a_trend_never_settle():
 
 def test_mser5_on_a_short_series():
     assert mser5([1.0, 2.0, 3.0]) == 0
+
+
+def test_a_steady_verdict_reads_back_as_written_and_an_older_one_without_its_late_keys():
+    from uabench.results.steady import SteadyVerdict
+
+    written = SteadyVerdict(
+        True, 1.5, 3.0, 4, 1, "tolerance", (10.0, 20.0, 20.1, 20.0), (0.0, 0.5, 1.0, 1.5), 30, {"run": 3}
+    )
+    assert SteadyVerdict.from_result(json.loads(json.dumps(written.as_result()))) == written
+    older = SteadyVerdict.from_result({"steady": False, "values_per_s": [1.0, 2.0]})
+    assert (older.steady, older.chunks, older.steady_chunk, older.rule) == (False, 2, None, {})

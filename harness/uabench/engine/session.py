@@ -22,6 +22,7 @@ from uabench.proc import cleanup, host, launcher, pinning, sampling
 from uabench.proc.sampling import INTERVAL_S, PerfStat
 from uabench.results import provenance, spool
 from uabench.results.kinds import CellKind
+from uabench.results.steady import SteadyVerdict
 from uabench.results.store import Store
 from uabench.sdks import Sdk, every_version
 from uabench.sdks import get as get_sdk
@@ -223,18 +224,18 @@ class Session:
             config_hash=provenance.config_hash(config),
             client_config=config,
             server_config=server.config,
-            result={
-                "steady": found.steady,
-                "seconds_to_steady": found.seconds,
-                "warmup_s": found.elapsed_s,
-                "chunks": len(found.throughputs),
-                "steady_chunk": found.start,
-                "steady_by": found.rule,
-                "values_per_s": found.throughputs,
-                "chunk_starts_s": found.starts_s,
-                "values_before_steady": sum(moved[: found.start] if found.steady else moved),
-                "rule": rule.summary(),
-            },
+            result=SteadyVerdict(
+                steady=found.steady,
+                seconds_to_steady=found.seconds,
+                warmup_s=found.elapsed_s,
+                chunks=len(found.throughputs),
+                steady_chunk=found.start,
+                steady_by=found.rule,
+                values_per_s=tuple(found.throughputs),
+                chunk_starts_s=tuple(found.starts_s),
+                values_before_steady=sum(moved[: found.start] if found.steady else moved),
+                rule=rule.summary(),
+            ).as_result(),
         )
         return found
 

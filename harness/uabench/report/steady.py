@@ -10,6 +10,7 @@ from uabench.document.model import Cell, Column, Figure, Section, Series, Status
 from uabench.document.parts import first_line
 from uabench.results import steady
 from uabench.results.kinds import CellKind
+from uabench.results.steady import SteadyVerdict
 
 # What a warm-up used when its run did not record its rule (the engine's defaults).
 DEFAULT_RULE = {"tolerance": 0.02, "run": 3}
@@ -36,22 +37,22 @@ def rule_of(run: dict) -> dict:
 
 def _from_verdict(suite: str, cell: dict) -> WarmUp:
     """A steady-state cell: the engine's own verdict over its warm-up chunks."""
-    r = cell["result"] or {}
-    throughputs, start = r.get("values_per_s") or [], r.get("steady_chunk")
-    run = (r.get("rule") or DEFAULT_RULE).get("run", DEFAULT_RULE["run"])
-    held = throughputs[start : start + run] if start is not None else []
+    verdict = SteadyVerdict.from_result(cell["result"] or {})
+    throughputs, start = verdict.values_per_s, verdict.steady_chunk
+    run = int((verdict.rule or DEFAULT_RULE).get("run", DEFAULT_RULE["run"]))
+    held = throughputs[start : start + run] if start is not None else ()
     return WarmUp(
         suite,
         cell["server"],
         cell["client"],
         cell["variant"],
-        bool(r.get("steady")),
-        r.get("seconds_to_steady") if r.get("steady") else None,
-        r.get("warmup_s"),
-        r.get("chunks", len(throughputs)),
-        r.get("values_before_steady"),
+        verdict.steady,
+        verdict.seconds_to_steady if verdict.steady else None,
+        verdict.warmup_s,
+        verdict.chunks,
+        verdict.values_before_steady,
         sum(held) / len(held) if held else None,
-        tuple(zip(r.get("chunk_starts_s") or [], throughputs, strict=False)),
+        tuple(zip(verdict.chunk_starts_s, throughputs, strict=False)),
     )
 
 

@@ -18,6 +18,7 @@ steady-state truncation heuristics for simulation", Proc. 2000 Winter Simulation
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
@@ -65,3 +66,46 @@ def mser5_settled(series: Sequence[float]) -> bool:
     """Whether the MSER-5 truncation point lies in the first half of the series, the usual test
     that the series reached steady state at all."""
     return mser5(series) <= len(series) // 2
+
+
+@dataclass(frozen=True)
+class SteadyVerdict:
+    """What a steady-state cell stores of a warm-up (engine.session writes it, report.steady reads
+    it): one typed record on both sides instead of a dict whose keys each side spells."""
+
+    steady: bool
+    seconds_to_steady: float | None  # the whole warm-up when never steady
+    warmup_s: float | None
+    chunks: int
+    steady_chunk: int | None  # index of the first chunk of the steady run
+    steady_by: str | None  # "tolerance" or "no trend"
+    values_per_s: tuple[float, ...]  # each chunk's throughput
+    chunk_starts_s: tuple[float, ...]  # each chunk's start after the first
+    values_before_steady: int | None
+    rule: dict = field(default_factory=dict)  # engine.warmup.SteadyRule.summary()
+
+    def as_result(self) -> dict:
+        found = asdict(self)
+        return {**found, "values_per_s": list(self.values_per_s), "chunk_starts_s": list(self.chunk_starts_s)}
+
+    @classmethod
+    def from_result(cls, result: dict) -> SteadyVerdict:
+        """A stored verdict; a key an older store lacks is None (chunks: as many as it has values)."""
+        values = tuple(result.get("values_per_s") or ())
+        known = {f.name for f in fields(cls)}
+        given = {key: value for key, value in result.items() if key in known}
+        return cls(
+            **{
+                "seconds_to_steady": None,
+                "warmup_s": None,
+                "steady_chunk": None,
+                "steady_by": None,
+                "values_before_steady": None,
+                **given,
+                "steady": bool(result.get("steady")),
+                "chunks": int(result.get("chunks", len(values))),
+                "values_per_s": values,
+                "chunk_starts_s": tuple(result.get("chunk_starts_s") or ()),
+                "rule": dict(result.get("rule") or {}),
+            }
+        )
