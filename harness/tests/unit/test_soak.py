@@ -40,6 +40,18 @@ def test_a_flat_noisy_sawtooth_is_no_leak() -> None:
     assert leaks <= 2  # a 95 % interval: about one in twenty, by chance
 
 
+def test_a_slow_drift_whose_interval_excludes_zero_is_below_the_floor_and_no_leak() -> None:
+    """+0.5 MB/h on 50 MB: the interval of a long, quiet run excludes zero, but the growth is below
+    1 MB/h (and 1 % of RSS per hour); the same run growing 3 MB/h is a leak."""
+    times = [float(t) for t in range(0, 7200, 10)]
+    drift = growth("rss_mb", times, [50 + 0.5 * t / 3600 for t in times])
+    assert drift is not None and drift.low > 0 and drift.floor == 1.0 and not drift.leak
+    grown = growth("rss_mb", times, [50 + 3.0 * t / 3600 for t in times])
+    assert grown is not None and grown.leak
+    big = growth("rss_mb", times, [1000 + 3.0 * t / 3600 for t in times])  # 3 MB/h on 1 GB: below 1 %/h
+    assert big is not None and big.floor == pytest.approx(10.0, rel=0.01) and not big.leak
+
+
 def test_a_constant_count_has_no_growth() -> None:
     found = growth("threads", [float(t) for t in range(100)], [12.0] * 100)
     assert found is not None and (found.per_hour, found.leak) == (0.0, False)

@@ -6,6 +6,7 @@ server)."""
 from __future__ import annotations
 
 from uabench.document.model import Cell, Column, Figure, Section, Series, Status, Table, row
+from uabench.robustness import growth
 from uabench.robustness.batches import ABOUT
 from uabench.robustness.cells import RobustnessCell
 from uabench.robustness.survival import score
@@ -105,7 +106,9 @@ def soak_section(cells: list[dict]) -> Section | None:
                 shown.append(Cell(None, detail="too few samples"))
                 continue
             text = f"{g['per_hour']:+.2f} [{g['low']:+.2f}, {g['high']:+.2f}]"
-            shown.append(Cell(text, Status.FAIL if g["low"] > 0 else None))
+            leaked = metric in (r.get("leaks") or [])  # judged when measured, with the floor of its commit
+            floor = f"floor {g['floor']:.2f}/h" if g.get("floor") is not None else None
+            shown.append(Cell(text, Status.FAIL if leaked else None, detail=floor))
         churn = (r.get("churn") or {}).get("answers") or {}
         rows.append(
             row(
@@ -134,7 +137,10 @@ def soak_section(cells: list[dict]) -> Section | None:
             "it; the server's RSS, threads and file descriptors sampled throughout. Growth per hour: a regression "
             "over the medians of ten equal stretches of the run after its first fifth (successive samples are not "
             "independent; a runtime warms up first), with its 95 % interval; a leak is flagged where the interval "
-            "lies above zero. A short soak measures a short run: a rate per hour is its extrapolation."
+            "lies above zero and the growth exceeds its floor ("
+            + growth.floors_text()
+            + "): a slow drift whose interval excludes zero is not a leak. A short soak measures a short run: a rate "
+            "per hour is its extrapolation."
         ],
         tables=[Table(columns, rows)],
         figures=[Figure("RSS over the soak", "line", "seconds", "RSS (MB)", series)],
