@@ -167,6 +167,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if twice:
         raise ValueError(f"plan {twice[0]} is named twice: each plan runs once per invocation")
     placement = _placement(args)
+    _handicap(args.handicap, placement)
     if placement[0].kind == "container" or placement[1].kind == "container":
         _containable([one.suite for one in chosen])
     _network_local([one for one in chosen if one.kind == "network"], placement)
@@ -223,6 +224,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.report and not args.dryrun:
         status |= cmd_report(argparse.Namespace(store=args.store, out=args.out, run=None))
     return 1 if status else 0
+
+
+def _handicap(given: str | None, placement: tuple[targets.Spec, targets.Spec]) -> None:
+    """--handicap, checked before anything runs and handed to the run's sessions (Robot runs in
+    this process) as UABENCH_HANDICAP; without it, a value inherited from the environment is
+    dropped, so that only a run asked for on its command line is handicapped."""
+    from uabench.engine import handicap
+    from uabench.proc import cgroups
+
+    os.environ.pop(handicap.VARIABLE, None)
+    if given is None:
+        return
+    handicap.parse(given)  # a ValueError of one line
+    if placement[0].kind != "local":
+        raise ValueError(f"--handicap {given}: a cgroup quota limits local servers only, not on {placement[0]}")
+    missing = cgroups.unavailable()
+    if missing:
+        raise ValueError(f"--handicap {given}: {missing}")
+    os.environ[handicap.VARIABLE] = given
 
 
 # Suites whose adapters run in network namespaces: `docker run --network host` joins the
@@ -525,6 +545,7 @@ def _run_of(plans: list[str], profile: str, args: argparse.Namespace, report: bo
         exclude=None,
         test=None,
         time_budget=None,
+        handicap=None,
         versions=False,
         **placement,
     )
@@ -798,6 +819,12 @@ def parser() -> argparse.ArgumentParser:
         "(default: in the plan's `versions` profiles)",
     )
     run.add_argument("--dryrun", action="store_true", help="Robot's dry run: list and check the tests, measure nothing")
+    run.add_argument(
+        "--handicap",
+        metavar="SDK=SHARE",
+        help="a test of compare: limit SDK's server to SHARE of its CPU (a cgroup quota, e.g. asyncua=0.7); "
+        "recorded with the run and said by its report (engine/handicap.py)",
+    )
     _isolation_option(run)
     _engine_option(run)
     run.add_argument(

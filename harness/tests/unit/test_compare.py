@@ -275,3 +275,23 @@ def test_the_comparison_document_carries_the_warning():
     assert report.sections[0].warning and "not measured on one machine" in report.sections[0].warning
     report, _, _ = comparison.document(_side(EPYC), _side(EPYC))
     assert report.sections[0].warning is None
+
+
+def test_a_handicapped_side_is_said_first_in_the_comparison_and_the_report_summary():
+    from uabench.report.comparison import document
+    from uabench.results.compare import Side
+    from uabench.results.provenance import handicap_warning
+
+    plain = {
+        "provenance": {"machine": {"fingerprint": "f"}},
+        "suite": "read",
+        "id": 1,
+        "profile": "quick",
+        "status": "finished",
+    }
+    slowed = {**plain, "id": 2, "provenance": {**plain["provenance"], "handicap": {"asyncua": 0.7}}}
+    assert handicap_warning([plain]) is None
+    assert "asyncua's server limited to 70% of its CPU" in (handicap_warning([plain, slowed]) or "")
+    report, _, _ = document(Side("a", "a", [plain], []), Side("b", "b", [slowed], []))
+    warning = report.sections[0].warning or ""
+    assert warning.startswith("B: Handicapped on purpose") and "not that SDK's performance" in warning

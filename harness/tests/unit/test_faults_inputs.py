@@ -220,6 +220,24 @@ ROWS = [
         2,
         ["--signals: must be a whole number of at least 1, got '-1'"],
     ),
+    # handicap (a test of compare): refused before anything runs
+    *(
+        (f"handicap-{name}", ["run", "read", *SMOKE, "--handicap", given], {}, 2, [message])
+        for name, given, message in (
+            ("form", "asyncua", "handicap 'asyncua': give SDK=FRACTION"),
+            ("unknown", "frob=0.7", "no server SDK 'frob'"),
+            ("share", "asyncua=1.5", "at least 0.05 and below 1, got 1.5"),
+            ("number", "asyncua=x", "'x' is not a number"),
+            ("twice", "asyncua=0.7,asyncua=0.5", "asyncua is handicapped twice"),
+        )
+    ),
+    (
+        "handicap-remote",
+        ["run", "read", *SMOKE, "--handicap", "asyncua=0.7", "--server-target", "container"],
+        {},
+        2,
+        ["a cgroup quota limits local servers only"],
+    ),
     # import
     ("import-missing", ["--store", "{t}/fresh.sqlite", "import", "{t}/nope"], {}, 2, ["no spool at {t}/nope"]),
     ("import-empty-dir", ["--store", "{t}/fresh.sqlite", "import", "{t}/spool.d"], {}, 2, ["no spool at {t}/spool.d"]),

@@ -3,6 +3,7 @@ measured) per config, started with the run's PKI on the server cores, stopped to
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import time
@@ -16,6 +17,7 @@ import psutil
 from uabench import targets
 from uabench.engine.cells import Measured
 from uabench.pki import Pki
+from uabench.proc import cgroups
 from uabench.results import provenance
 from uabench.sdks import Sdk
 from uabench.targets.process import AdapterError, AdapterProcess
@@ -37,6 +39,7 @@ class Server:
     warmed: set[str] = field(default_factory=set)  # the loads it was warmed up to steady state with
     paused: bool = False
     ready_s: float | None = None  # from its process's start to its ready line (an SSH target's: its launch too)
+    handicap: cgroups.CpuLimit | None = None  # engine.handicap: its CPU quota, removed when it stops
 
     @property
     def alive(self) -> bool:
@@ -60,7 +63,12 @@ class Server:
 
     def stop(self) -> tuple[int | None, float, bool]:
         self.resume()  # a stopped process would hold its SIGTERM until it is continued
-        return self.measured.stop()
+        try:
+            return self.measured.stop()
+        finally:
+            if self.handicap is not None:
+                self.handicap.__exit__(None, None, None)
+                self.handicap = None
 
 
 # The longest a pause waits for SIGSTOP to take effect in every process of a server's group.
@@ -100,6 +108,7 @@ class ServerPool:
     cpus: set[int] | None
     warm: Callable[[Server], None] | None = None
     servers: dict[str, Server] = field(default_factory=dict)
+    handicaps: dict[str, float] = field(default_factory=dict)  # engine.handicap: SDK -> share of its CPU
 
     def config(self, sdk: Sdk, *, identities: Pki | None = None, **overrides) -> dict:
         """`sdk`'s server config: the run's PKI, or `identities` (its server and trusted client)."""
@@ -173,13 +182,32 @@ class ServerPool:
             sdk, "server", config, self.workdir, self.cpus, name=f"{sdk.id}-server-{config['port']}"
         )
         measured = Measured.start(process)
+        limit = None
         try:
+            limit = self._handicap(sdk, process.pid)
             ready = measured.wait_ready(process.ready_timeout_s)
-        except AdapterError:
+        except (AdapterError, cgroups.CgroupError):
             measured.stop()
+            if limit is not None:
+                limit.__exit__(None, None, None)
             raise
         ready_s = (process.arrived_ns["ready"] - process.started_ns) / 1e9
-        return Server(sdk, config, measured, ready["endpoint"], dict(overrides), ready_s=ready_s)
+        return Server(sdk, config, measured, ready["endpoint"], dict(overrides), ready_s=ready_s, handicap=limit)
+
+    def _handicap(self, sdk: Sdk, pid: int) -> cgroups.CpuLimit | None:
+        """`sdk`'s handicap, if it has one: its server process (the threads and processes it
+        starts follow) in a cgroup whose quota is that share of the cores a server may use."""
+        share = self.handicaps.get(sdk.id)
+        if share is None:
+            return None
+        cores = len(self.cpus or os.sched_getaffinity(0))
+        limit = cgroups.CpuLimit(share * cores).__enter__()
+        try:
+            limit.add(pid)
+        except BaseException:
+            limit.__exit__(None, None, None)
+            raise
+        return limit
 
     def stop(self, running: Server) -> None:
         """Stops one server (one that crashed or hung, say): the next cell starts it afresh."""

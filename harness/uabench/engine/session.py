@@ -12,7 +12,7 @@ from pathlib import Path
 
 from uabench import pki, rundir, targets
 from uabench import plan as plan_module
-from uabench.engine import budget, cells, schedule, warmup
+from uabench.engine import budget, cells, handicap, schedule, warmup
 from uabench.engine.cells import CellSpec, Outcome
 from uabench.engine.recorder import RunRecorder
 from uabench.engine.servers import Server, ServerPool
@@ -101,7 +101,10 @@ class Session:
         self.recorder = RunRecorder(
             self.store, self.suite, self.profile, self.workdir, self._provenance, spool_key=self.spool_key
         )
-        self.pool = ServerPool(self.workdir, self.pki, self.server_cpus, warm=self._warm_with_reference_load)
+        self.handicaps = handicap.declared()  # a test of the tool: recorded with the run, said by its report
+        self.pool = ServerPool(
+            self.workdir, self.pki, self.server_cpus, warm=self._warm_with_reference_load, handicaps=self.handicaps
+        )
         self.recorder.begin()
 
     @property
@@ -141,6 +144,7 @@ class Session:
             spool_key=self.spool_key,
             harness={"marker": self.harness, "pid": os.getpid()},
             plan=self._plan_summary(),
+            handicap=self.handicaps or None,  # engine.handicap: SDK -> the share of its CPU its server had
             schedule={
                 "seed": self.seed,
                 "order": "every block measures each compared item once, shuffled per block from the seed",

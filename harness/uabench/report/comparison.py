@@ -26,6 +26,7 @@ from uabench.results.compare import (
     ranking_disagreements,
     ranks,
 )
+from uabench.results.provenance import handicap_warning
 
 STATUS = {SAME: Status.PASS, FASTER: Status.FAIL, SLOWER: Status.FAIL, INCONCLUSIVE: Status.MARKED, MISSING: None}
 
@@ -130,6 +131,9 @@ def document(a: Side, b: Side) -> tuple[Report, list[Comparison], list[str]]:
     else:
         agreement = "The rankings cannot disagree: no pair of servers has disjoint intervals in both A and B."
     elsewhere = machine_difference(a, b)
+    handicapped = [
+        f"{letter}: {warning}" for letter, side in (("A", a), ("B", b)) if (warning := handicap_warning(side.runs))
+    ]
     paragraphs = [
         _describe(a, "A"),
         _describe(b, "B"),
@@ -154,7 +158,9 @@ def document(a: Side, b: Side) -> tuple[Report, list[Comparison], list[str]]:
         paragraphs=paragraphs,
         tables=[t for t in tables if t],
         notes=notes,
-        warning=f"{elsewhere}." if elsewhere else None,
+        warning=". ".join([*handicapped, *([elsewhere] if elsewhere else [])]) + "."
+        if handicapped or elsewhere
+        else None,
     )
     return Report(f"uabench compare: {a.label} against {b.label}", [section]), found, disagreements
 

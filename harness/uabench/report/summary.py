@@ -8,7 +8,7 @@ from uabench.plan import suite_kinds
 from uabench.report import uncertainty
 from uabench.report.sections import NO_SECURITY, load_generators, plan_of
 from uabench.report.text import number
-from uabench.results import figures, stats
+from uabench.results import figures, provenance, stats
 from uabench.results.kinds import CellKind
 
 # The security policy and mode whose cost the summary shows: the strongest one every SDK of this
@@ -224,4 +224,5 @@ def summary_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Sectio
     else:
         table = table.sorted_by("server")
     intro = f"Figures measured in the runs below (provenance at the end); servers {order}."
-    return Section("Summary", paragraphs=[intro], tables=[table])
+    handicapped = provenance.handicap_warning(runs)
+    return Section("Summary", paragraphs=[intro], tables=[table], warning=f"{handicapped}." if handicapped else None)

@@ -68,3 +68,19 @@ def config_hash(config: dict) -> str:
 
 def collect(**extra) -> dict:
     return {"git_commit": git_commit(), "machine": machine(), **extra}
+
+
+def handicap_warning(runs: list[dict]) -> str | None:
+    """What a report or a comparison says first of runs made with `uabench run --handicap`
+    (engine/handicap.py): their figures test the tool, they are not the SDK's."""
+    found = {
+        f"{sdk}'s server limited to {share:.0%} of its CPU": None
+        for run in runs
+        for sdk, share in ((run.get("provenance") or {}).get("handicap") or {}).items()
+    }
+    if not found:
+        return None
+    return (
+        f"Handicapped on purpose (uabench run --handicap): {', '.join(found)}. These figures test whether a "
+        "comparison sees a change of known size; they are not that SDK's performance"
+    )
