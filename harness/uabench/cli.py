@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from uabench import paths, plan, sdks, targets
 from uabench.containers import isolation
@@ -24,6 +24,9 @@ from uabench.results.model import ModelError
 from uabench.results.store import Store, StoreError, open_store
 
 DEFAULT_SUITES = ("read", "write")
+
+if TYPE_CHECKING:
+    from uabench.results.margins import Margins
 
 
 def cmd_list(_args: argparse.Namespace) -> int:
@@ -737,13 +740,68 @@ def cmd_compare(args: argparse.Namespace) -> int:
             f"{args.a} and {args.b} ran no suite in common ({', '.join(suites[0]) or 'none'}; "
             f"{', '.join(suites[1]) or 'none'}): there is nothing to compare"
         )
-    report, _, _ = comparison.document(*sides)
+    measured, margins_path = _margins(args.margins)
+    report, _, _ = comparison.document(sides[0], sides[1], measured, margins_path)
     elsewhere = compare.machine_difference(*sides)
     if elsewhere:  # said where it cannot be missed as well as at the top of the comparison
         print(f"uabench compare: warning: {elsewhere}", file=sys.stderr)
     print("\n".join(markdown.section(report.sections[0])).rstrip())
     for kind, path in comparison.write(report, Path(args.out)).items():
         print(f"{kind:9} {path}")
+    return 0
+
+
+def _margins(given: str | None) -> tuple[Margins | None, str | None]:
+    """The margins compare judges with: the file given, else the committed reference's when it
+    is there (results/margins.py); (None, None) when there are none."""
+    from uabench.results import margins
+
+    path = Path(given) if given else paths.REPO / "reports" / "reference" / "margins.toml"
+    if not given and not path.is_file():
+        return None, None
+    return margins.load(path), str(path)
+
+
+def cmd_margins(args: argparse.Namespace) -> int:
+    """`uabench margins A B`: compare's margins measured from an A/A pair (two stores, or two
+    run ids of --store, each of one commit on one machine), written to --out."""
+    from uabench.results import compare, margins
+
+    ids = [text.isdigit() for text in (args.a, args.b)]
+    if any(ids) and not all(ids):
+        raise ValueError(f"measure margins from two stores or two run ids, not '{args.a}' and '{args.b}'")
+    sides = [compare.load_side(args.store, int(t)) if all(ids) else compare.load_side(t) for t in (args.a, args.b)]
+    commits = {run["provenance"].get("git_commit") for side in sides for run in side.runs}
+    if len(commits) != 1 or any(str(c).endswith("-dirty") or c in (None, "unknown") for c in commits):
+        raise ValueError(
+            f"an A/A pair is two runs of one clean commit; these ran at {', '.join(sorted(map(str, commits)))}"
+        )
+    fingerprints = set(compare.machines(sides[0])) | set(compare.machines(sides[1]))
+    if len(fingerprints) != 1 or None in fingerprints:
+        raise ValueError(f"an A/A pair is two runs on one machine: {compare.machine_difference(sides[0], sides[1])}")
+    found = compare.compare(sides[0].figures, sides[1].figures)
+    changes = [
+        (margins.kind_of(c.a.name, c.a.unit), c.change.low, c.change.high)
+        for c in found
+        if c.a is not None and c.change is not None
+    ]
+    measured = margins.measure(changes)
+    if not measured:
+        raise ValueError("the pair has too few figures with an interval to measure any margin")
+    machine = next(run["provenance"]["machine"] for run in sides[0].runs)
+    written = margins.Margins(
+        str(fingerprints.pop()),
+        str(machine.get("cpu_model", "")),
+        str(commits.pop()),
+        "; ".join(f"{s.label} (runs {', '.join(str(r['id']) for r in s.runs)})" for s in sides[:1]),
+        "; ".join(f"{s.label} (runs {', '.join(str(r['id']) for r in s.runs)})" for s in sides[1:]),
+        measured,
+    )
+    out = Path(args.out)
+    out.write_text(written.toml(), encoding="utf-8")
+    for kind, m in sorted(measured.items()):
+        print(f"{kind:45} ±{m.margin * 100:5.1f} %  ({m.figures} figures; noisiest {m.largest * 100:.1f} %)")
+    print(f"written to {out}")
     return 0
 
 
@@ -918,7 +976,22 @@ def parser() -> argparse.ArgumentParser:
     compared.add_argument(
         "--out", default=str(paths.RESULTS / "compare"), help="output directory (default: %(default)s)"
     )
+    compared.add_argument(
+        "--margins",
+        help="margins measured by `uabench margins` (default: reports/reference/margins.toml when it is there)",
+    )
     compared.set_defaults(func=cmd_compare)
+
+    margined = commands.add_parser(
+        "margins", help="measure compare's margins from an A/A pair: two runs of one commit on one machine"
+    )
+    margined.add_argument("a", help="store (path or sqlite:///path), or a run id in --store")
+    margined.add_argument("b", help="store, or a run id in --store")
+    margined.add_argument("--store", default=argparse.SUPPRESS, help="the store of two run ids")
+    margined.add_argument(
+        "--out", required=True, help="the margins file to write (e.g. reports/reference/margins.toml)"
+    )
+    margined.set_defaults(func=cmd_margins)
     return main
 
 

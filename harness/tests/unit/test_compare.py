@@ -295,3 +295,77 @@ def test_a_handicapped_side_is_said_first_in_the_comparison_and_the_report_summa
     report, _, _ = document(Side("a", "a", [plain], []), Side("b", "b", [slowed], []))
     warning = report.sections[0].warning or ""
     assert warning.startswith("B: Handicapped on purpose") and "not that SDK's performance" in warning
+
+
+def test_margins_are_a_quantile_of_the_aa_interval_ends_with_a_floor_and_enough_figures():
+    from uabench.results import margins
+
+    # nine ratios whose A/A intervals reach 1 %..9 %, one outlier at 40 %; two sweep points only
+    changes = [("ratio", -k / 100, k / 200) for k in range(1, 10)] + [("ratio", -0.4, 0.1)]
+    changes += [("quiet", -0.001, 0.002)] * 3 + [("sweep point", -0.2, 0.2)] * 2
+    found = margins.measure(changes)
+    assert found["ratio"].margin == pytest.approx(0.09) and found["ratio"].largest == pytest.approx(0.4)
+    assert found["quiet"].margin == margins.FLOOR_MARGIN  # no re-run tells 0.2 % apart
+    assert "sweep point" not in found  # too few figures to measure it
+
+
+def test_a_margins_file_reads_back_and_a_broken_one_is_one_line(tmp_path):
+    from uabench.results import margins
+
+    written = margins.Margins(
+        "f" * 16,
+        'CPU "X"',
+        "abc",
+        "a.sqlite (runs 1)",
+        "b.sqlite (runs 2)",
+        {
+            "throughput": margins.Margin("throughput", 0.2, 12, 0.3),
+        },
+    )
+    path = tmp_path / "margins.toml"
+    path.write_text(written.toml())
+    assert margins.load(path) == written
+    path.write_text(written.toml().replace("margin = 0.2000", "margin = 2.0"))
+    with pytest.raises(margins.MarginsError, match="between 0 and 1"):
+        margins.load(path)
+    path.write_text("machine = \n")
+    with pytest.raises(margins.MarginsError, match="cannot read the margins"):
+        margins.load(path)
+
+
+def test_measured_margins_decide_a_change_the_fixed_one_would_not_and_only_on_their_machine():
+    from uabench.results import margins
+
+    def side(values, fingerprint="m"):
+        figure = compare.Figure("read", "values/s, bulk", "x", "values/s", _estimate(values), True)
+        machine = {"fingerprint": fingerprint, "cpu_model": "c", "cores": 2}
+        run = {"provenance": {"machine": machine}, "suite": "read", "id": 1, "profile": "quick", "status": "finished"}
+        return compare.Side("s", "s", [run], [figure])
+
+    a, b = side(BASE), side([v * 0.93 for v in reversed(BASE)])  # 7 % slower
+    noisy = margins.Margins("m", "c", "abc", "a", "b", {"throughput": margins.Margin("throughput", 0.12, 10, 0.2)})
+    assert compare.compare(a.figures, b.figures)[0].verdict == compare.SLOWER  # beyond the fixed ±5 %
+    used = compare.applicable(noisy, a, b)
+    judged = compare.compare(a.figures, b.figures, used)[0]
+    assert judged.verdict == compare.SAME and judged.margin == 0.12  # re-runs here differ by up to 12 %
+    assert compare.applicable(noisy, a, side(BASE, "elsewhere")) is None
+    report, _, _ = comparison.document(a, b, noisy, "margins.toml")
+    assert "throughput ±12.0 % (from 10 figures)" in " ".join(report.sections[0].paragraphs)
+    report, _, _ = comparison.document(a, side(BASE, "elsewhere"), noisy, "margins.toml")
+    assert "assumed, not measured" in " ".join(report.sections[0].paragraphs)
+
+
+def test_uabench_margins_measures_an_aa_pair_and_refuses_two_commits(tmp_path, capsys):
+    from uabench.results import margins
+
+    machine = {"fingerprint": "m1", "cpu_model": "Test CPU", "cores": 2}
+    servers = {f"s{k}": [v * (1 + k / 10) for v in BASE] for k in range(4)}
+    again = {name: [v * 1.01 for v in reversed(values)] for name, values in servers.items()}
+    for name, values, commit in (("a", servers, "c1"), ("b", again, "c1"), ("c", again, "c2")):
+        _store(tmp_path / f"{name}.sqlite", values, provenance={"git_commit": commit, "machine": machine})
+    out = tmp_path / "margins.toml"
+    assert cli.main(["margins", str(tmp_path / "a.sqlite"), str(tmp_path / "b.sqlite"), "--out", str(out)]) == 0
+    written = margins.load(out)
+    assert written.commit == "c1" and written.machine == "m1" and 0.01 <= written.by_kind["throughput"].margin < 0.05
+    assert cli.main(["margins", str(tmp_path / "a.sqlite"), str(tmp_path / "c.sqlite"), "--out", str(out)]) == 2
+    assert "two runs of one clean commit; these ran at c1, c2" in capsys.readouterr().err

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from uabench import pki, rundir, targets
+from uabench import pki, references, rundir, targets
 from uabench import plan as plan_module
 from uabench.engine import budget, cells, handicap, schedule, warmup
 from uabench.engine.cells import CellSpec, Outcome
@@ -177,6 +177,8 @@ class Session:
             "ranking": self.plan.ranking,
             # the client whose load ranks the servers; a second load generator's ranking is apart
             "load_generator": plan_module.reference_client(),
+            # the server every throughput is also given relative to, paired per block (figures.reference_ratios)
+            "reference_server": references.declared("server"),
             "throughput": {
                 v.name: {k: v.workload[k] for k in ("nodes_per_request", "in_flight") if k in v.workload}
                 for v in self.plan.throughput

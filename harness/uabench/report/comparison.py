@@ -10,7 +10,7 @@ from pathlib import Path
 from uabench.document.model import Cell, Column, Interval, Rank, Report, Section, Status, Table
 from uabench.report import html, markdown
 from uabench.report.sections import placement_note
-from uabench.results import stats
+from uabench.results import margins, stats
 from uabench.results.compare import (
     ALPHA,
     FASTER,
@@ -21,6 +21,7 @@ from uabench.results.compare import (
     SLOWER,
     Comparison,
     Side,
+    applicable,
     compare,
     machine_difference,
     ranking_disagreements,
@@ -97,12 +98,16 @@ def _describe(side: Side, letter: str) -> str:
     return f"{letter}: {where}: {runs}; " + "; ".join(isolated) + "."
 
 
-def document(a: Side, b: Side) -> tuple[Report, list[Comparison], list[str]]:
+def document(
+    a: Side, b: Side, measured: margins.Margins | None = None, margins_path: str | None = None
+) -> tuple[Report, list[Comparison], list[str]]:
     """The comparison as a report document, the comparisons themselves and the ranking sentences.
-    Only the suites both sides ran are compared; the others are named."""
+    Only the suites both sides ran are compared; the others are named. `measured`: the margins
+    of an A/A pair (results/margins.py, read from `margins_path`), used where they apply."""
     suites_a, suites_b = {r["suite"] for r in a.runs}, {r["suite"] for r in b.runs}
     common = suites_a & suites_b
-    found = compare([f for f in a.figures if f.suite in common], [f for f in b.figures if f.suite in common])
+    used = applicable(measured, a, b)
+    found = compare([f for f in a.figures if f.suite in common], [f for f in b.figures if f.suite in common], used)
     ranks_a, ranks_b = ranks(a.figures), ranks(b.figures)
     disagreements, separated = ranking_disagreements(a.figures, b.figures)
 
@@ -143,14 +148,15 @@ def document(a: Side, b: Side) -> tuple[Report, list[Comparison], list[str]]:
             if only
         ),
         f"Verdicts: {tally or 'no figure in common'}. {agreement}",
-        f"Verdict: same when the 95% interval of the change (B / A - 1) lies within ±{MARGIN * 100:g} % (the "
-        f"equivalence margin); faster or slower when it lies wholly beyond ±{MARGIN * 100:g} % (a noise threshold, "
+        "Verdict: same when the 95% interval of the change (B / A - 1) lies within ± the figure's margin (the "
+        "equivalence margin); faster or slower when it lies wholly beyond it (a noise threshold, "
         "as criterion's 1 % is for its benchmarks) and the Mann-Whitney U test on the repetitions gives "
         f"p < {ALPHA:g}; inconclusive otherwise, "
         "and wherever the repetitions of either side drift (a trend in the order they were measured). "
         "Figures without repetitions (ratios of medians) are judged by "
         "their intervals alone. Ranks are intervals: servers whose 95% intervals overlap share ranks.",
     ]
+    paragraphs.append(margins_paragraph(measured, used, margins_path, found))
     methods = dict.fromkeys(c.change.method for c in found if c.change is not None)
     notes = [f"Change intervals: {m}." for m in methods]
     section = Section(
@@ -163,6 +169,32 @@ def document(a: Side, b: Side) -> tuple[Report, list[Comparison], list[str]]:
         else None,
     )
     return Report(f"uabench compare: {a.label} against {b.label}", [section]), found, disagreements
+
+
+def margins_paragraph(
+    measured: margins.Margins | None, used: margins.Margins | None, path: str | None, found: list[Comparison]
+) -> str:
+    """Which margin each kind of figure was judged with, and where it comes from."""
+    kinds = dict.fromkeys(margins.kind_of((c.a or c.b).name, (c.a or c.b).unit) for c in found if c.a or c.b)  # type: ignore[union-attr]
+    if used is not None:
+        each = "; ".join(
+            f"{kind} ±{m.margin * 100:.1f} % (from {m.figures} figures)"
+            if (m := used.margin(kind))
+            else f"{kind} ±{MARGIN * 100:g} % (assumed: too few of its figures in the A/A pair)"
+            for kind in kinds
+        )
+        return (
+            f"Margins measured on this machine by an A/A pair (two runs of commit {used.commit[:12]}: {used.a}; "
+            f"{used.b}), in {path}: the {margins.QUANTILE:.0%} quantile of how far the 95 % intervals of its "
+            f"changes reached, at least {margins.FLOOR_MARGIN:.0%}: {each}."
+        )
+    why = (
+        f"the margins in {path} were measured on {measured.cpu_model or 'another machine'} (fingerprint "
+        f"{measured.machine}), not the machine of both sides"
+        if measured is not None
+        else "no margins measured by an A/A pair were given (`uabench margins A B` measures them)"
+    )
+    return f"Margin ±{MARGIN * 100:g} % for every figure, assumed, not measured: {why}."
 
 
 def write(report: Report, out_dir: Path) -> dict[str, Path]:

@@ -66,6 +66,19 @@ def _rankings(run: dict, cells: list[dict], found: Figures) -> None:
         # closed loop: the response time at saturation, not a latency at a common load (issue 12)
         at = f"{suite} p99 µs at saturation ({p.config.get('in_flight', 1)} in flight)"
         found.put(p.server, Column(at, "µs"), Cell(p.latency["p99_us"]))
+    reference = figures.reference_server(run)
+    ratios = figures.reference_ratios(run, points)
+    for server, ratio in ratios.items():
+        found.put(
+            server,
+            Column(f"{suite} ÷ {reference}", "ratio", 3),
+            uncertainty.ratio_cell(ratio, True, unstable=headline_unstable(ratio)),
+        )
+    if ratios:
+        found.note(
+            f"{suite} ÷ {reference}: each server's values/s over {reference}'s in the same interleaved block, "
+            "median of the blocks with its 95 % interval: the host's drift, shared by both, cancels in it."
+        )
     for second in clients[1:]:  # the servers ranked again under a second load generator: a column of their own
         seconds = [p for p in ranked if p.client == second]
         apart = uncertainty.standings(seconds)

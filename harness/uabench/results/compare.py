@@ -29,8 +29,9 @@ from dataclasses import dataclass, replace
 
 import scipy.stats
 
-from uabench.results import figures, kinds, stats
+from uabench.results import figures, kinds, margins, stats
 from uabench.results import instruction_counts as counts
+from uabench.results.kinds import CellKind
 from uabench.results.runs import latest_finished
 from uabench.results.store import Store, open_store
 
@@ -107,6 +108,12 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
                     detail=_marks(p),
                 )
             )
+    ranked = [p for p in figures.points(cells, CellKind.THROUGHPUT) if p.sweep == plan.get("ranking")]
+    reference = figures.reference_server(run)
+    for server, ratio in figures.reference_ratios(run, [p for p in ranked if p.client == primary]).items():
+        # headline: the host's drift between runs cancels in it (issue 38); the value/s figure keeps it
+        name = f"values/s ÷ {reference}'s, {plan.get('ranking')}"
+        found.append(Figure(suite, name, server, "ratio", ratio, True, detail="paired"))
     swept = figures.points(cells)
     for p in swept:
         if p.throughput is not None:
@@ -232,15 +239,19 @@ class Comparison:
     p_value: float | None  # Mann-Whitney U, two-sided
     verdict: str
     reason: str
+    margin: float = MARGIN  # the margin it was judged with (relative)
 
 
 def _percent(x: float) -> str:
     return f"{x * 100:+.1f} %"
 
 
-def judge(a: stats.Estimate, b: stats.Estimate, higher_is_better: bool = True, seed: int = 0) -> Comparison:
+def judge(
+    a: stats.Estimate, b: stats.Estimate, higher_is_better: bool = True, seed: int = 0, margin: float = MARGIN
+) -> Comparison:
     """The change from a to b with its interval, the Mann-Whitney U p-value and the verdict (the
-    rules in the module docstring). ``key``, ``a`` and ``b`` of the result are left empty."""
+    rules in the module docstring, with `margin` for MARGIN). ``key``, ``a`` and ``b`` of the
+    result are left empty."""
     if a.values and b.values:
         change = stats.relative_change(a.values, b.values, seed=seed)
         p = float(scipy.stats.mannwhitneyu(a.values, b.values, alternative="two-sided").pvalue)
@@ -250,13 +261,13 @@ def judge(a: stats.Estimate, b: stats.Estimate, higher_is_better: bool = True, s
     drifts = {side: stats.drift(e) for side, e in (("A", a), ("B", b))}
     drifting = "; ".join(f"{side} {why}" for side, why in drifts.items() if why)
     bounded = math.isfinite(low) and math.isfinite(high)
-    if bounded and -MARGIN <= low and high <= MARGIN:
+    if bounded and -margin <= low and high <= margin:
         verdict = SAME
-        reason = f"the change's interval [{_percent(low)}, {_percent(high)}] lies within ±{MARGIN * 100:g} %"
-    elif bounded and (low > MARGIN or high < -MARGIN) and (p is None or p < ALPHA) and not drifting:
+        reason = f"the change's interval [{_percent(low)}, {_percent(high)}] lies within ±{margin * 100:g} %"
+    elif bounded and (low > margin or high < -margin) and (p is None or p < ALPHA) and not drifting:
         verdict = FASTER if (low > 0) == higher_is_better else SLOWER
         test = "the intervals are disjoint" if p is None else f"Mann-Whitney U p = {p:.3g} < {ALPHA:g}"
-        reason = f"the change's interval [{_percent(low)}, {_percent(high)}] lies beyond ±{MARGIN * 100:g} % and {test}"
+        reason = f"the change's interval [{_percent(low)}, {_percent(high)}] lies beyond ±{margin * 100:g} % and {test}"
     else:
         verdict = INCONCLUSIVE
         interval = f"the change's interval [{_percent(low)}, {_percent(high)}]"
@@ -269,10 +280,10 @@ def judge(a: stats.Estimate, b: stats.Estimate, higher_is_better: bool = True, s
             if p is not None and not p < ALPHA:
                 reason = f"{interval} excludes 0 but Mann-Whitney U p = {p:.3g} (not below {ALPHA:g})"
             else:
-                reason = f"{interval} excludes 0 but reaches inside the ±{MARGIN * 100:g} % noise threshold"
+                reason = f"{interval} excludes 0 but reaches inside the ±{margin * 100:g} % noise threshold"
         else:
-            reason = f"{interval} includes 0 and reaches beyond ±{MARGIN * 100:g} %"
-    return Comparison(("", "", ""), None, None, change, p, verdict, reason)
+            reason = f"{interval} includes 0 and reaches beyond ±{margin * 100:g} %"
+    return Comparison(("", "", ""), None, None, change, p, verdict, reason, margin)
 
 
 def _interval_change(a: stats.Estimate, b: stats.Estimate) -> stats.Estimate:
@@ -286,8 +297,25 @@ def _interval_change(a: stats.Estimate, b: stats.Estimate) -> stats.Estimate:
     return stats.Estimate(center, low, high, b.n, None, (), "change from the two intervals (extreme quotients)")
 
 
-def compare(a: Iterable[Figure], b: Iterable[Figure]) -> list[Comparison]:
-    """Every figure of either side, matched by (suite, figure, server), in A's order then B's."""
+def margin_of(figure: Figure, measured: margins.Margins | None) -> float:
+    """The margin `figure` is judged with: its kind's measured one (results/margins.py) when there
+    is one, else MARGIN."""
+    found = measured.margin(margins.kind_of(figure.name, figure.unit)) if measured else None
+    return found.margin if found else MARGIN
+
+
+def applicable(measured: margins.Margins | None, a: Side, b: Side) -> margins.Margins | None:
+    """`measured` when both sides ran on the one machine it was measured on; else None (the
+    noise of another machine says nothing of this one's)."""
+    if measured is None:
+        return None
+    on = set(machines(a)) | set(machines(b))
+    return measured if on == {measured.machine} else None
+
+
+def compare(a: Iterable[Figure], b: Iterable[Figure], measured: margins.Margins | None = None) -> list[Comparison]:
+    """Every figure of either side, matched by (suite, figure, server), in A's order then B's;
+    each judged with its margin (margin_of)."""
     mine = {f.key: f for f in a}
     theirs = {f.key: f for f in b}
     found = []
@@ -297,8 +325,8 @@ def compare(a: Iterable[Figure], b: Iterable[Figure]) -> list[Comparison]:
             where = "B" if left is None else "A"
             found.append(Comparison(key, left, right, None, None, MISSING, f"measured only in {where}"))
             continue
-        judged = judge(left.estimate, right.estimate, left.higher_is_better)
-        found.append(Comparison(key, left, right, judged.change, judged.p_value, judged.verdict, judged.reason))
+        judged = judge(left.estimate, right.estimate, left.higher_is_better, margin=margin_of(left, measured))
+        found.append(replace(judged, key=key, a=left, b=right))
     return found
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from uabench import references
 from uabench.results import stats, sustain
 from uabench.results.kinds import CellKind
 
@@ -509,6 +510,34 @@ def throughput_ratio(numerator: Point, denominator: Point, paired: bool = True) 
     if len(blocks) >= 2 and len(blocks) == len(top) == len(bottom):
         return stats.paired_ratio([top[b] for b in blocks], [bottom[b] for b in blocks], seed=0), True
     return ratio_of_estimates(numerator.throughput, denominator.throughput), False
+
+
+def reference_server(run: dict) -> str:
+    """The server a run's throughputs are also given relative to: the one its plan summary
+    names, else the declared reference (suites/references.toml) for runs that did not record it."""
+    named = ((run.get("provenance") or {}).get("plan") or {}).get("reference_server")
+    return named or references.declared("server")
+
+
+def reference_ratios(run: dict, points: list[Point]) -> dict[str, stats.Estimate]:
+    """Each server's throughput over the reference server's, paired per block: both were
+    measured in the same interleaved blocks (same sweep, same load generator), so whatever the
+    host did to a block it did to both, and it cancels in the ratio (the peer suite o6
+    opcua-benchmarks gives its CI the same). Only paired ratios: a ratio of two medians would keep
+    the drift between blocks. None for the reference itself, a run not interleaved, or points
+    not measured in the same blocks."""
+    reference = reference_server(run)
+    if not interleaved(run):
+        return {}
+    found = {}
+    for p in points:
+        base = next((q for q in points if q.server == reference and (q.sweep, q.client) == (p.sweep, p.client)), None)
+        if base is None or p.server == reference:
+            continue
+        ratio, paired = throughput_ratio(p, base)
+        if ratio is not None and paired:
+            found[p.server] = ratio
+    return found
 
 
 OVERHEAD_KIND = CellKind.SAMPLING_OVERHEAD  # cells of engine.overhead, parameter "on" or "off"

@@ -1,0 +1,147 @@
+"""The margins of `uabench compare`, measured rather than assumed (issue 38): how far two runs of
+one commit on one machine (an A/A pair: two `make bench` runs back to back) differ, per kind of
+figure. A change smaller than that is what re-running does; only a change beyond it may be
+called faster or slower, and only within it is a figure "same".
+
+`uabench margins A B` measures them from an A/A pair and writes them, with the machine, the
+commit and the runs they came from, to a TOML file (reports/reference/margins.toml);
+`uabench compare` uses that file's margins where both of its sides ran on the machine it was
+measured on, and the fixed compare.MARGIN otherwise, and says which it used.
+
+The margin of a kind of figure is the NEAREST_RANK quantile, over that kind's figures, of the
+larger end of the 95 % interval of the A/A change (|B / A - 1|): it holds the change and its
+uncertainty for most of the figures, without letting the single noisiest figure set it. It is
+at least FLOOR_MARGIN (criterion's default noise threshold: no benchmark tells 1 % apart by
+re-running). A kind with fewer than MIN_FIGURES figures with an interval gets no measured margin.
+
+Margins measured from one A/A pair decide a second A/A pair and the A/B runs; applied back to the
+pair they came from they would make most of its figures "same" by construction."""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+QUANTILE = 0.9
+FLOOR_MARGIN = 0.01
+MIN_FIGURES = 3
+
+
+def kind_of(name: str, unit: str) -> str:
+    """The kind of a compare figure (results.compare.Figure's name and unit) its margin is
+    measured for: figures that share a source of noise."""
+    if "÷" in name:
+        return "throughput ratio to the reference server"  # paired per block: the host's drift cancels
+    if unit == "ratio":
+        return "security ratio"  # SignAndEncrypt / None, paired per block
+    if name.startswith("sustained"):
+        return "sustained signal rate"
+    if "held signals/s" in name:
+        return "PubSub held rate"
+    if unit == "instructions":
+        return "instructions"
+    if name.startswith("values/s"):
+        return "throughput"  # values/s absolute: the host's speed on the day is in it
+    return "sweep point"
+
+
+class MarginsError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Margin:
+    kind: str
+    margin: float  # relative: 0.05 is ±5 %
+    figures: int  # how many A/A figures it was measured from
+    largest: float  # the noisiest figure's larger interval end, for the record
+
+
+@dataclass(frozen=True)
+class Margins:
+    """Measured margins and where they come from."""
+
+    machine: str  # the machine fingerprint (results/provenance.py)
+    cpu_model: str
+    commit: str
+    a: str  # what each side of the A/A pair was (stores and runs)
+    b: str
+    by_kind: dict[str, Margin]
+
+    def margin(self, kind: str) -> Margin | None:
+        return self.by_kind.get(kind)
+
+    def toml(self) -> str:
+        """The file `uabench margins` writes (hand-written: tomllib reads TOML, nothing in the
+        standard library writes it, and these few flat keys need no library)."""
+        lines = [
+            "# uabench compare's margins, measured by `uabench margins A B` from an A/A pair: two runs of one",
+            "# commit on one machine (results/margins.py). compare uses them where both sides ran on this machine.",
+            f"machine = {_quoted(self.machine)}",
+            f"cpu_model = {_quoted(self.cpu_model)}",
+            f"commit = {_quoted(self.commit)}",
+            f"a = {_quoted(self.a)}",
+            f"b = {_quoted(self.b)}",
+            f"quantile = {QUANTILE}",
+            f"floor = {FLOOR_MARGIN}",
+            "",
+        ]
+        for kind, found in sorted(self.by_kind.items()):
+            lines += [
+                f"[margins.{_quoted(kind)}]",
+                f"margin = {found.margin:.4f}",
+                f"figures = {found.figures}",
+                f"largest = {found.largest:.4f}",
+                "",
+            ]
+        return "\n".join(lines)
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def measure(changes: list[tuple[str, float, float]]) -> dict[str, Margin]:
+    """Margins from an A/A pair's changes: (kind, interval low, interval high) per figure with a
+    bounded interval."""
+    ends: dict[str, list[float]] = {}
+    for kind, low, high in changes:
+        if math.isfinite(low) and math.isfinite(high):
+            ends.setdefault(kind, []).append(max(abs(low), abs(high)))
+    found = {}
+    for kind, values in ends.items():
+        if len(values) < MIN_FIGURES:
+            continue
+        ordered = sorted(values)
+        at = ordered[max(0, math.ceil(QUANTILE * len(ordered)) - 1)]  # nearest rank
+        found[kind] = Margin(kind, max(FLOOR_MARGIN, at), len(values), ordered[-1])
+    return found
+
+
+def load(path: Path) -> Margins:
+    """A margins file; a MarginsError of one line naming the file and what is wrong."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise MarginsError(f"{path}: cannot read the margins: {error}") from None
+    try:
+        by_kind = {
+            kind: Margin(kind, float(entry["margin"]), int(entry["figures"]), float(entry.get("largest", 0.0)))
+            for kind, entry in (data.get("margins") or {}).items()
+        }
+        found = Margins(
+            str(data["machine"]),
+            str(data.get("cpu_model", "")),
+            str(data["commit"]),
+            str(data["a"]),
+            str(data["b"]),
+            by_kind,
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise MarginsError(f"{path}: not a margins file written by `uabench margins`: {error}") from None
+    wrong = [kind for kind, m in by_kind.items() if not 0 < m.margin < 1]
+    if wrong:
+        raise MarginsError(f"{path}: the margin of {wrong[0]!r} must lie between 0 and 1")
+    return found
