@@ -723,6 +723,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from uabench.results import compare
 
     _out_directory(args.out)
+    measured, margins_path = _margins(args.margins)  # a file that cannot be read: said before any store is
     ids = [text.isdigit() for text in (args.a, args.b)]
     if all(ids):
         sides = [compare.load_side(args.store, int(text)) for text in (args.a, args.b)]
@@ -740,7 +741,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
             f"{args.a} and {args.b} ran no suite in common ({', '.join(suites[0]) or 'none'}; "
             f"{', '.join(suites[1]) or 'none'}): there is nothing to compare"
         )
-    measured, margins_path = _margins(args.margins)
     report, _, _ = comparison.document(sides[0], sides[1], measured, margins_path)
     elsewhere = compare.machine_difference(*sides)
     if elsewhere:  # said where it cannot be missed as well as at the top of the comparison

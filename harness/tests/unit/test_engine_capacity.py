@@ -92,25 +92,70 @@ def test_the_search_below_the_start_rate_halves_until_it_holds_and_is_bounded():
         capacity.capacity(Server(1), 100, 1e6, refine_steps=2, overload_factors=(2,), min_rate=10)
 
 
-def _probes(*shares: float) -> list[capacity.Probe]:
-    return [capacity.Probe(False, {"throughput": 1000 * s, "p99_ms": 40.0} if s else None, point(0)) for s in shares]
+def _probes(
+    *shares: float, shed: float = 0.0, halves: tuple[float, float] | None = (30.0, 32.0)
+) -> list[capacity.Probe]:
+    return [
+        capacity.Probe(
+            False,
+            {"throughput": 1000 * s, "p99_ms": 40.0, "shed": shed, **({"p99_halves": halves} if halves else {})}
+            if s
+            else None,
+            point(0),
+        )
+        for s in shares
+    ]
 
 
 @pytest.mark.parametrize(
     "overload,alive,behaviour",
     [
-        ({1.5: _probes(1.0, 0.98), 2: _probes(0.95, 0.93)}, True, "graceful"),
-        ({1.5: _probes(0.95, 0.97), 2: _probes(0.7, 0.72)}, True, "degrading"),
+        # completions hold, latency flat over the window: the bound was missed by a constant margin
+        ({1.5: _probes(1.0, 0.98), 2: _probes(0.95, 0.93)}, True, "holds"),
+        # they hold, but what is sent later waits longer: a queue that grows with the run
+        ({1.5: _probes(1.0, 0.98), 2: _probes(0.95, 0.93, halves=(20.0, 60.0))}, True, "queue"),
+        # busy answers to 20 % of the offered requests, the rest served without a growing queue
+        ({1.5: _probes(0.95, 0.97, shed=0.2), 2: _probes(0.7, 0.72, shed=0.4)}, True, "shed"),
+        # refusing some while the rest queue is a queue, not shedding
+        ({1.5: _probes(1.0, 1.0, shed=0.05, halves=(10.0, 40.0)), 2: _probes(1.0, 1.0)}, True, "queue"),
+        ({1.5: _probes(0.95, 0.97), 2: _probes(0.7, 0.72)}, True, "collapse"),
         ({1.5: _probes(0.8, 0.8), 2: _probes(0.3, 0.2)}, True, "collapse"),
         ({1.5: _probes(1.0, 1.0), 2: _probes(1.0, 1.0)}, False, "crash"),
         ({1.5: _probes(1.0, 1.0), 2: _probes(1.0, 0)}, True, "crash"),
+        ({1.5: _probes(1.0, 1.0, halves=None)}, True, "held (latency growth not measured)"),
     ],
 )
-def test_the_overload_behaviour_comes_from_completions_at_every_factor(overload, alive, behaviour):
+def test_the_overload_behaviour_tells_shedding_queueing_and_collapse_apart(overload, alive, behaviour):
     found = capacity.classify_overload({"throughput": 1000, "p99_ms": 4.0}, overload, alive)
     assert found["behaviour"] == behaviour
     if behaviour != "crash":
         assert found["factors"]["1.5"]["p99_growth"] == pytest.approx(10.0)
+
+
+def test_busy_answers_are_known_by_name_or_code_however_an_sdk_prints_them():
+    examples = [
+        "Bad_TooManyOperations",
+        "read: BadServerTooBusy (0x800E0000)",
+        "StatusCode 0x80100000",
+        "BadTimeout",
+        "connection reset",
+    ]
+    assert capacity.busy_examples(examples) == examples[:3]
+
+
+def test_the_p99_of_each_half_of_the_window_comes_from_every_request_sent_in_it():
+    start, window = 1_000_000_000, 1_000_000_000
+    sends = list(range(0, window, window // 1000))  # after the timeline's start, which is the window's here
+    waits = [1_000_000 + 50 * k for k in range(len(sends))]  # each request waits longer than the last: a queue
+    result = {
+        "start_ns": start,
+        "end_ns": start + window,
+        "timeline": {"start_ns": start},
+        "latencies": {"send_ns": sends, "latency_ns": waits, "truncated": 0},
+    }
+    first, second = capacity.p99_halves(result) or (0.0, 0.0)
+    assert first == pytest.approx((1_000_000 + 50 * 494) / 1e6) and second > first * 1.0
+    assert capacity.p99_halves({**result, "latencies": {"send_ns": sends[:150], "latency_ns": waits[:150]}}) is None
 
 
 def _result(timeline_ops: list[int], warmup_windows: float, latency=None, lag=None) -> dict:
@@ -215,9 +260,9 @@ def test_the_verdict_says_graceful_and_confirmed_or_a_lower_bound_when_the_gener
         1000.0, held.figures or {}, {1.5: [_probe(False, 980.0, 40.0)]}, [(1000.0, "doubling", held)]
     )
     plain = capacity.verdict(found, 10.0, 0.98, alive=True)
-    assert plain.behaviour == "graceful" and not plain.client_bound
+    assert plain.behaviour == "held (latency growth not measured)" and not plain.client_bound
     assert plain.reason.startswith(
-        "capacity 1000 requests/s completed (offered 1000); beyond it: graceful (98% at 1.5×"
+        "capacity 1000 requests/s completed (offered 1000); beyond it: held (latency growth not measured) (98% at 1.5×"
     )
     assert plain.result["overload_factors"] == {"1.5": 1500.0} and plain.result["probes"] == [
         [1000.0, "doubling", True]

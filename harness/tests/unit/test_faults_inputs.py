@@ -205,6 +205,22 @@ ROWS = [
         2,
         ["{t}/fresh.sqlite", "no runs"],
     ),
+    (
+        "margins-stores-without-runs",
+        ["margins", "{t}/fresh.sqlite", "{t}/fresh.sqlite", "--out", "{t}/margins.toml"],
+        {},
+        2,
+        ["{t}/fresh.sqlite", "no runs"],
+    ),
+    ("margins-store-and-id", ["margins", "1", "x", "--out", "{t}/m.toml"], {}, 2, ["not '1' and 'x'"]),
+    ("margins-without-out", ["margins", "a", "b"], {}, 2, ["the following arguments are required: --out"]),
+    (
+        "compare-margins-broken",
+        ["compare", "{t}/fresh.sqlite", "{t}/fresh.sqlite", "--margins", "{t}/broken.toml"],
+        {},
+        2,
+        ["{t}/broken.toml", "cannot read the margins"],
+    ),
     ("model-no-sweeps", ["--store", "{t}/fresh.sqlite", "model"], {}, 2, ["{t}/fresh.sqlite", "no sweep points"]),
     (
         "predict-no-sweeps",

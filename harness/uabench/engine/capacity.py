@@ -25,12 +25,13 @@ from dataclasses import dataclass, field
 from uabench.engine.cells import Outcome
 from uabench.engine.constants import (
     CLIENT_BOUND_PERCENT,
-    COLLAPSE_SHARE,
     CONFIRM_ROUNDS,
     GENERATOR_LAG_SHARE,
     GRACEFUL_SHARE,
     MIN_CAPACITY_RATE,
+    QUEUE_GROWTH,
     RESUME_ROUNDS,
+    SHED_SHARE,
 )
 from uabench.results import stats
 from uabench.results.kinds import CellKind
@@ -191,19 +192,50 @@ def probe_figures(outcome: Outcome, rate: float, duration_s: float) -> dict | No
     offered = rate * window_s
     completed = completed_in_window(result)
     latency = stats.merge_histograms([result["latency_ns"]])
+    busy = busy_examples((result.get("errors") or {}).get("examples") or [])
     figures = {
         "completed": completed / offered if offered else 0.0,
         "throughput": completed / window_s,
         "p50_ms": _ms(latency.percentile(50)),
         "p99_ms": _ms(latency.percentile(99)),
         "failed": result["operations"]["failed"],
+        # the failed requests count as refused for being busy when the statuses they gave name it
+        "shed": result["operations"]["failed"] / offered if busy and offered else 0.0,
+        "busy_examples": busy,
     }
+    halves = p99_halves(result)
+    if halves is not None:
+        figures["p99_halves"] = halves
     figures["client_hot_thread_cpu"] = (outcome.client_resources or {}).get("hot_thread_cpu")
     lag = result.get("send_lag_ns")
     if lag:
         p99_lag = stats.merge_histograms([lag]).percentile(99)
         figures["send_lag_p99_ms"] = _ms(p99_lag)
     return figures
+
+
+def p99_halves(result: dict) -> tuple[float, float] | None:
+    """The p99 latency (ms) of the requests sent in the first and in the second half of the
+    measured window, from the result's per-request latencies (SPEC §6, record_latencies); None
+    without them or with too few requests in a half for a p99."""
+    series = result.get("latencies") or {}
+    sends, latencies = series.get("send_ns") or [], series.get("latency_ns") or []
+    if not sends:
+        return None
+    # send_ns counts from the timeline's start; the window is start_ns..end_ns
+    middle = (result["start_ns"] + result["end_ns"]) / 2 - result["timeline"]["start_ns"]
+    first = sorted(lat for sent, lat in zip(sends, latencies, strict=True) if sent < middle)
+    second = sorted(lat for sent, lat in zip(sends, latencies, strict=True) if sent >= middle)
+    if min(len(first), len(second)) < MIN_HALF_REQUESTS:
+        return None
+    return _quantile(first, 0.99) / 1e6, _quantile(second, 0.99) / 1e6
+
+
+MIN_HALF_REQUESTS = 100  # a p99 needs a hundred values at least
+
+
+def _quantile(ordered: list[int], q: float) -> float:
+    return float(ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)])  # nearest rank
 
 
 def generator_behind(figures: dict | None, p99_bound_ms: float) -> bool:
@@ -222,18 +254,46 @@ def _ms(value_ns: float | None) -> float:
     return stats.upper_edge(value_ns) / 1e6 if value_ns is not None else math.inf
 
 
+# The OPC UA status codes of a server that refuses work it has no room for (Part 4 and 6), by
+# name and by code: how an SDK prints a failed request's status differs.
+BUSY_STATUSES = {
+    "BadTooManyOperations": 0x80100000,
+    "BadServerTooBusy": 0x800E0000,
+    "BadTcpServerTooBusy": 0x807D0000,
+    "BadTooManySessions": 0x80560000,
+    "BadTooManyPublishRequests": 0x80780000,
+    "BadResourceUnavailable": 0x80040000,
+}
+OVERLOAD_RULE = (
+    "crash = the server exited or answered nothing; shed = at least {shed:.0%} of the offered requests refused "
+    "with an explicit busy status (Bad_TooManyOperations, Bad_ServerTooBusy, …) while the latency of the "
+    "requests it served did not queue; collapse = completions fell below {hold:.0%} of the capacity's without "
+    "such refusals; queue = completions held (≥ {hold:.0%}) while the latency grew with the length of the run "
+    "(p99 of the requests sent in the window's second half ≥ {growth:g}× that of its first half); holds = "
+    "completions held and the latency did not grow (its bound was missed by a constant margin)"
+)
+
+
+def busy_examples(examples: Sequence[str]) -> list[str]:
+    """The error examples of a result that name an explicit busy status (BUSY_STATUSES)."""
+    names = {name.lower() for name in BUSY_STATUSES}
+    codes = {f"{code:08x}" for code in BUSY_STATUSES.values()}
+    found = []
+    for text in examples:
+        plain = "".join(ch for ch in text.lower() if ch.isalnum())
+        if any(name in plain for name in names) or any(code in plain for code in codes):
+            found.append(text)
+    return found
+
+
 def classify_overload(capacity_figures: dict, overload: dict[float, list[Probe]], alive: bool) -> dict:
-    """The overload behaviour from completions and latency growth at each factor × capacity
-    (the median over each factor's repetitions):
+    """The overload behaviour at each factor × capacity (the median over each factor's
+    repetitions), by the rule OVERLOAD_RULE states: crash, shed, collapse, queue or holds, in
+    that order of precedence (the worst factor decides).
 
-    - crash: the server exited, or answered nothing at some factor;
-    - graceful: completions hold at every factor (≥ GRACEFUL_SHARE of the capacity's) while
-      latency grows;
-    - degrading: they fall, but stay at or above COLLAPSE_SHARE of it;
-    - collapse: they fall below that at some factor.
-
-    Returns the behaviour and, per factor, the completed throughput's share of the capacity's
-    and the p99 latency's growth over the capacity's."""
+    Returns the behaviour and, per factor, the completed throughput's share of the capacity's,
+    the p99 latency's growth over the capacity's, the share of offered requests refused as
+    busy and the p99 of the window's second half over its first half."""
     per_factor: dict[float, dict] = {}
     capacity_throughput = capacity_figures.get("throughput") or 0.0
     crashed = not alive
@@ -247,22 +307,34 @@ def classify_overload(capacity_figures: dict, overload: dict[float, list[Probe]]
         throughput = statistics.median(f["throughput"] for f in answered)
         p99 = statistics.median(f["p99_ms"] for f in answered)
         base_p99 = capacity_figures.get("p99_ms")
+        halves = [f["p99_halves"] for f in answered if f.get("p99_halves")]
         per_factor[factor] = {
             "throughput": throughput,
             "share": throughput / capacity_throughput if capacity_throughput else 0.0,
             "p99_ms": None if math.isinf(p99) else p99,
             "p99_growth": p99 / base_p99 if base_p99 and not math.isinf(p99) else None,
+            "shed": statistics.median(float(f.get("shed") or 0.0) for f in answered),
+            # None: the probes recorded no per-request latencies (a store of an older commit)
+            "p99_halves_growth": statistics.median(second / first for first, second in halves) if halves else None,
         }
-    lowest = min((float(f["share"]) for f in per_factor.values()), default=0.0)
-    if crashed:
-        behaviour = "crash"
-    elif lowest >= GRACEFUL_SHARE:
-        behaviour = "graceful"
-    elif lowest >= COLLAPSE_SHARE:
-        behaviour = "degrading"
-    else:
-        behaviour = "collapse"
-    return {"behaviour": behaviour, "factors": {f"{factor:g}": figures for factor, figures in per_factor.items()}}
+    return {"behaviour": _behaviour(per_factor, crashed), "factors": {f"{k:g}": v for k, v in per_factor.items()}}
+
+
+def _behaviour(per_factor: dict[float, dict], crashed: bool) -> str:
+    """OVERLOAD_RULE over the factors' figures."""
+    if crashed or not per_factor:
+        return "crash"
+    factors = list(per_factor.values())
+    queued = [f for f in factors if (f["p99_halves_growth"] or 0.0) >= QUEUE_GROWTH]
+    if any(f["shed"] >= SHED_SHARE for f in factors) and not queued:
+        return "shed"
+    if any(f["share"] < GRACEFUL_SHARE for f in factors):
+        return "collapse"
+    if queued:
+        return "queue"
+    if any(f["p99_halves_growth"] is None for f in factors):
+        return "held (latency growth not measured)"
+    return "holds"
 
 
 def probe_held(figures: dict | None, min_completed: float, p99_bound_ms: float, alive: bool) -> bool:

@@ -20,12 +20,18 @@ SIGNALS_PER_EXTRA_SECOND = 5000
 # The capacity search halves the offered rate below its start rate down to this, no further.
 MIN_CAPACITY_RATE = 10.0
 
-# Overload behaviour (engine/capacity.classify_overload), from the requests completed in the
-# window at each overload factor: at or above GRACEFUL_SHARE of the capacity's completions at
-# every factor is "graceful", below COLLAPSE_SHARE at some factor "collapse", between them
-# "degrading". 0.9: a server that holds its throughput still loses a little to queueing.
+# Overload behaviour (engine/capacity.classify_overload), at each overload factor: completions
+# "hold" at or above GRACEFUL_SHARE of the capacity's (0.9: a server that holds its throughput
+# still loses a little to queueing); COLLAPSE_SHARE is kept for the stores of older commits,
+# whose "degrading" lay between the two.
 GRACEFUL_SHARE = 0.9
 COLLAPSE_SHARE = 0.5
+# A server sheds load when at least SHED_SHARE of the offered requests were refused with an
+# explicit busy status (capacity.BUSY_STATUSES); its latency queues when the p99 of the
+# requests sent in the second half of the window is QUEUE_GROWTH × or more that of the first
+# half (a queue without bound grows with the length of the run; a bounded one does not).
+SHED_SHARE = 0.01
+QUEUE_GROWTH = 1.5
 
 # The capacity search probes the capacity it found again, and the next lower rate that held if
 # that one misses, this many times at most (a short probe can miss once).

@@ -115,9 +115,15 @@ class SearchKeywords(Cells):
             except AdapterError as error:
                 raise AssertionError(f"server did not start: {error}") from None
             workload = dict(bound.workload, rate=rate, warmup_s=phase.warmup_s, duration_s=phase.duration_s)
+            # beyond capacity: every request's latency, to tell a queue that grows from one that does not
+            workload["record_latencies"] = label == "overload"
             config = session.client_config(running, workload)
             outcome = session.run_client(client_sdk, running, config)
             figures = capacity.probe_figures(outcome, rate, phase.duration_s)
+            if outcome.result and "latencies" in outcome.result:  # read into the figures; too large to store
+                outcome = dataclasses.replace(
+                    outcome, result={k: v for k, v in outcome.result.items() if k != "latencies"}
+                )
             if wrong_values(outcome):
                 session.recorder.record(
                     CellKind.CAPACITY, client_sdk, server_sdk, "wrong values", 0, config, outcome, running.config, rate
