@@ -805,6 +805,24 @@ def cmd_margins(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reference(args: argparse.Namespace) -> int:
+    """`uabench reference --check`: whether the committed reference report is current for this
+    checkout (results/reference.py); exit 0 when it is, 1 when not, each reason a line."""
+    from uabench.results import reference
+
+    store = Path(args.reference_store)
+    found = reference.problems(store)
+    for run_id, suite, command in reference.commands(store):
+        print(f"run {run_id} ({suite}): {command}")
+    if found:
+        print(f"uabench reference: {store} is not current for this checkout:")
+        for line in found:
+            print(f"  - {line}")
+        return 1
+    print(f"uabench reference: {store} is current: one clean commit, one machine, the measured code unchanged since")
+    return 0
+
+
 def _split(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
@@ -981,6 +999,17 @@ def parser() -> argparse.ArgumentParser:
         help="margins measured by `uabench margins` (default: reports/reference/margins.toml when it is there)",
     )
     compared.set_defaults(func=cmd_compare)
+
+    referenced = commands.add_parser(
+        "reference", help="whether the committed reference report was made by the code checked out"
+    )
+    referenced.add_argument("--check", action="store_true", required=True, help="check it (exit 1 when stale)")
+    referenced.add_argument(
+        "--reference-store",
+        default=str(paths.REPO / "reports" / "reference" / "uabench.sqlite"),
+        help="the reference's results store (default: %(default)s)",
+    )
+    referenced.set_defaults(func=cmd_reference)
 
     margined = commands.add_parser(
         "margins", help="measure compare's margins from an A/A pair: two runs of one commit on one machine"

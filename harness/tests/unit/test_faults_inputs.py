@@ -221,6 +221,14 @@ ROWS = [
         2,
         ["{t}/broken.toml", "cannot read the margins"],
     ),
+    ("reference-without-check", ["reference"], {}, 2, ["the following arguments are required: --check"]),
+    (
+        "reference-store-missing",
+        ["reference", "--check", "--reference-store", "{t}/missing.sqlite"],
+        {},
+        2,
+        ["{t}/missing.sqlite"],
+    ),
     ("model-no-sweeps", ["--store", "{t}/fresh.sqlite", "model"], {}, 2, ["{t}/fresh.sqlite", "no sweep points"]),
     (
         "predict-no-sweeps",

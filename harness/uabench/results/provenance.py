@@ -7,8 +7,10 @@ import hashlib
 import json
 import os
 import platform
+import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import psutil
 
@@ -67,7 +69,9 @@ def config_hash(config: dict) -> str:
 
 
 def collect(**extra) -> dict:
-    return {"git_commit": git_commit(), "machine": machine(), **extra}
+    # the command that made the run (uabench run …, or robot …: Robot runs in the same process)
+    command = shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv and sys.argv[0] else None
+    return {"git_commit": git_commit(), "machine": machine(), "command": command, **extra}
 
 
 def handicap_warning(runs: list[dict]) -> str | None:
