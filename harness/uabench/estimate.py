@@ -61,8 +61,9 @@ REFERENCE_LOAD = "reference load"
 def limit_cells(phase: Phase) -> int:
     """The cells a sweep with a stop rule adds to its grid at most: its first missed and last
     held point measured once more each (engine.search), then `bisect_steps` points of
-    `repetitions` each. Counted whether or not the sweep will stop inside its grid."""
-    return 2 + phase.bisect_steps * phase.repetitions
+    `repetitions` each, and the held point topped up to `limit_repetitions`. Counted whether
+    or not the sweep will stop inside its grid."""
+    return 2 + phase.bisect_steps * phase.repetitions + max(0, phase.limit_repetitions - phase.repetitions)
 
 
 def startup_s(sdk_id: str) -> float:

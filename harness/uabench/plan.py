@@ -84,7 +84,9 @@ SWEEP_KINDS = ("signals", "sessions", "interval", "nodes_per_request", "in_fligh
 STOP_METRICS = ("sustained", "p99_ms")
 # A sweep phase's bisection of the limit between the last held and the first missed point:
 # to `resolution` (a share of the held value) in at most `bisect_steps` measured points.
-LIMIT_KEYS = {"resolution": (0.001, 1.0), "bisect_steps": (0, 20)}
+# limit_repetitions: the held point of the limit is measured until it has this many repetitions
+# (its figure then has an interval; a held point that misses on them makes the limit a lower bound).
+LIMIT_KEYS = {"resolution": (0.001, 1.0), "bisect_steps": (0, 20), "limit_repetitions": (1, 100)}
 # repetitions: of a ranking or an interleaved comparison the minimum, max_repetitions the most
 # (more while a figure's interval is wider than the target; engine.schedule).
 PHASE_KEYS = {
@@ -127,6 +129,7 @@ class Phase:
     max_repetitions: int = 0  # interleaved comparisons: at most this many blocks (0: repetitions)
     resolution: float = SWEEP_RESOLUTION  # sweeps with a stop rule: the limit's bisection (LIMIT_KEYS)
     bisect_steps: int = 0
+    limit_repetitions: int = 1  # the held point of a limit topped up to this many repetitions (LIMIT_KEYS)
 
     @property
     def most_repetitions(self) -> int:
@@ -515,7 +518,7 @@ def _phase(raw: object, where: str, keys: frozenset[str] | set[str] = frozenset(
             f"({timing.get('repetitions', 1)}): the most cannot be fewer than the fewest"
         )
     limit = {
-        key: _number(raw[key], f"{where}.{key}", *LIMIT_KEYS[key], integer=key == "bisect_steps")
+        key: _number(raw[key], f"{where}.{key}", *LIMIT_KEYS[key], integer=key != "resolution")
         for key in LIMIT_KEYS
         if key in raw
     }
@@ -528,6 +531,7 @@ def _phase(raw: object, where: str, keys: frozenset[str] | set[str] = frozenset(
         max_repetitions=int(timing.get("max_repetitions", 0)),
         resolution=float(limit.get("resolution", SWEEP_RESOLUTION)),
         bisect_steps=int(limit.get("bisect_steps", 0)),
+        limit_repetitions=int(limit.get("limit_repetitions", 1)),
         signals=_int_list(raw.get("signals", default_signals), f"{where}.signals", fewest, most)
         if "signals" in keys
         else (),

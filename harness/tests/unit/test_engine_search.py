@@ -254,3 +254,20 @@ def test_with_three_repetitions_the_re_measure_is_a_fourth_of_both_points_and_a_
     found = search.sweep([10, 20, 40], measure, 3, median_below_2)
     assert [(v, r) for v, r in seen if r == 3] == [(10, 3), (20, 3), (20, 3)]
     assert [len(outcomes) for _, outcomes in found.measured] == [4, 4] and found.limit == search.Limit(10, 20)
+
+
+def test_the_held_point_of_the_limit_is_measured_to_its_repetitions_and_a_miss_then_makes_a_lower_bound():
+    bisection = search.Bisection(0.1, 1)
+    found = search.sweep([100, 500], truth(lambda v: v < 300), 1, BELOW_2, bisection=bisection, limit_repetitions=3)
+    held = found.limit.held
+    assert held == 224 and len(dict(found.measured)[held]) == 3 and found.held_again is True
+    assert "a lower bound" not in search.limit_verdict(found, "signals")["text"]
+    # the held point misses from its second repetition on (a server that only just held once)
+    flaky = Cells({100: point(1), 224: lambda r: point(1 if r == 0 else 5), 500: point(5)})
+    found = search.sweep([100, 500], flaky, 1, BELOW_2, bisection=bisection, limit_repetitions=3)
+    assert found.held_again is False and [r for v, r in flaky.measured if v == 224] == [0, 1, 2]
+    verdict = search.limit_verdict(found, "signals")
+    assert verdict["held_repetitions"] == 3 and verdict["text"].endswith("measured to 3 repetitions: a lower bound")
+    # fewer asked for than measured: nothing more
+    once = search.sweep([100, 500], truth(lambda v: v < 300), 1, BELOW_2, bisection=bisection)
+    assert once.held_again is None and len(dict(once.measured)[224]) == 1

@@ -198,6 +198,7 @@ def sweep(run: PubSubRun, publisher: str, subscriber: str, log: Callable[[str], 
         log=lambda line: log(f"N = {line}"),
         describe=lambda _, outcomes: "; ".join(summary(o) for o in outcomes) + " — " + judged(outcomes).text(),
         bisection=search.Bisection(phase.resolution, phase.bisect_steps),
+        limit_repetitions=phase.limit_repetitions,
     )
     if found.limit:
         verdict = search.record_limit(

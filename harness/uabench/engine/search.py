@@ -62,6 +62,9 @@ class SweepResult:
     failed: list[tuple[object, str]] = field(default_factory=list)  # points that fail the sweep
     stopped: str | None = None  # why it ended before its last point: "missed" or "limit"
     limit: Limit | None = None  # with a stop rule: where the points stopped holding
+    # the limit's held point measured to the sweep's limit_repetitions: None when it was not
+    # (fewer asked for, or no point held); False when it then missed (the limit a lower bound)
+    held_again: bool | None = None
 
     @property
     def unsupported(self) -> bool:
@@ -110,6 +113,7 @@ def sweep(
     log: Callable[[str], None] = _quiet,
     describe: Callable[[object, list[Outcome]], str] | None = None,
     bisection: Bisection | None = None,
+    limit_repetitions: int = 1,
 ) -> SweepResult:
     """Measures every value in order, `repetitions` times each (`measure(value, repetition)`).
 
@@ -121,7 +125,8 @@ def sweep(
     lies beyond the grid. A point that is not supported is skipped. `describe(value,
     outcomes)` gives the log line of a measured point. A repetition that comes back "disturbed"
     (other load on the host; recorded as such) is measured again, DISTURBED_RETRIES times at
-    most: `measure` keeps its last attempt whatever it met."""
+    most: `measure` keeps its last attempt whatever it met. The limit's held point is then
+    measured until it has `limit_repetitions` repetitions, and decided again on them all."""
     found = SweepResult()
     points = _Points(measure, log)
     walked: list = []  # the grid points measured, in order
@@ -187,7 +192,36 @@ def sweep(
     if stop and walked and not found.failed:
         found.limit = _bisect(_bracket(walked, missed_at), points, found, repetitions, holds, bisection, log, describe)
         log(f"limit: {found.limit.text()}")
+        held = found.limit.held
+        if held is not None and held in points.outcomes and len(points.outcomes[held]) < limit_repetitions:
+            found.held_again = _top_up(held, points, limit_repetitions, holds, found, log, describe)
     return found
+
+
+def _top_up(
+    value: object,
+    points: _Points,
+    repetitions: int,
+    holds: Callable[[object], bool],
+    found: SweepResult,
+    log: Callable[[str], None],
+    describe: Callable[[object, list[Outcome]], str] | None,
+) -> bool:
+    """The limit's held point measured until it has `repetitions`, so its figure has an
+    interval; whether it still holds on them all (if not, the limit is only a lower bound)."""
+    while len(points.outcomes[value]) < repetitions:
+        outcome = points.once_more(value)
+        if outcome.status != "pass":
+            if wrong_values(outcome):
+                found.failed.append((value, outcome.reason or "wrong values"))
+            break
+    held = holds(value)
+    told = describe(value, points.outcomes[value]) if describe else ("held" if held else "missed")
+    log(
+        f"{value}: {len(points.outcomes[value])} repetitions at the limit: {told}"
+        + ("" if held else " — a lower bound")
+    )
+    return held
 
 
 def _bracket(walked: list, missed_at: object | None) -> Limit:
@@ -248,12 +282,17 @@ def limit_verdict(found: SweepResult, unit: str, rule: dict | None = None) -> di
     outcomes = dict(found.measured).get(found.limit.held, [])
     rates = [o.result["throughput"]["values_per_s"] for o in outcomes if o.status == "pass" and o.result]
     rate = statistics.median(rates) if rates else None
+    text = found.limit.text(unit, rate, "signals/s" if rule is None else "values/s")
+    if found.held_again is False:
+        text += f"; its held point missed when measured to {len(outcomes)} repetitions: a lower bound"
     return {
         **found.limit.as_result(),
         "unit": unit,
         "held_values_per_s": rate,
+        "held_repetitions": len(outcomes),
+        "held_again": found.held_again,
         "rule": rule or sustain_rule(),
-        "text": found.limit.text(unit, rate, "signals/s" if rule is None else "values/s"),
+        "text": text,
     }
 
 

@@ -86,6 +86,7 @@ class SearchKeywords(Cells):
             log=lambda line: logger.info(f"{name} = {line}"),
             describe=describe,
             bisection=search.Bisection(phase.resolution, phase.bisect_steps),
+            limit_repetitions=phase.limit_repetitions,
         )
         if found.limit:
             unit = sweep.kind if sweep.kind in ("signals", "sessions") else ""
