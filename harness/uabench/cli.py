@@ -152,8 +152,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from robot.run import run as run_robot  # robot.run the function, not the module
 
     from uabench import estimate, rundir
+    from uabench.engine import budget
     from uabench.proc import cleanup, launcher
-    from uabench.results import spool
+    from uabench.results import provenance, spool
     from uabench.robot.modifier import Matrix
     from uabench.robot.pacing import Pacer, budget_note
     from uabench.robot.progress import Progress
@@ -176,11 +177,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     _network_local([one for one in chosen if one.kind == "network"], placement)
     estimates: list[estimate.Estimate] = []
     asked: set[str] = set()  # each adapter's capabilities are asked once per run
+    earlier, fingerprint = _earlier_runs(args.store), provenance.machine()["fingerprint"]
+    modelled: dict[str, float] = {}
     for one in chosen:
         one.require_profile(args.profile)
         plan.require_cells(one, only, args.profile)  # a plan that selects nothing is an error
-        estimates.append(estimate.for_plan(one, args.profile, only, asked=asked, selected=_selected(args)))
-        print(f"{one.path.stem}: {estimate.clock(estimates[-1].seconds)} ({len(estimates[-1].tests)} tests)")
+        model = estimate.for_plan(one, args.profile, only, asked=asked, selected=_selected(args))
+        modelled[one.suite] = model.seconds
+        by = estimate.calibration(earlier, one.suite, args.profile, fingerprint)
+        estimates.append(estimate.calibrated(model, by))
+        how = f" ({by.text()})" if by else ""
+        print(f"{one.path.stem}: {estimate.clock(estimates[-1].seconds)}{how} ({len(estimates[-1].tests)} tests)")
     total = estimate.total(estimates)
     print(f"{args.profile} profile: {total.text()}", flush=True)
     listeners: list[object] = [Progress(), StopSignals()]
@@ -189,6 +196,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"time budget {estimate.clock(args.time_budget)}: {budget_note(total.seconds, args.time_budget)}")
     if args.estimate:
         return 0
+    budget.set_estimates(modelled)  # the model's, recorded with each run for the next calibration
     if args.report:  # the report is written after the run: a directory that cannot be is said now
         _out_directory(args.out)
     _claim_cores(f"store {args.store}")
@@ -355,6 +363,19 @@ def _placed(
             yield
         finally:
             targets.use(None)
+
+
+def _earlier_runs(location: str) -> list[dict]:
+    """The runs of the store `run` will write to, for the estimate's calibration: none when it
+    cannot be read (the run then says why when it opens it for writing)."""
+    try:
+        store = open_store(location, readonly=True)
+    except (StoreError, OSError):
+        return []
+    try:
+        return store.runs()
+    finally:
+        store.close()
 
 
 def _writable_store(location: str) -> None:

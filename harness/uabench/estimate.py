@@ -112,6 +112,57 @@ def clock(seconds: float) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
 
 
+@dataclass(frozen=True)
+class Calibration:
+    """How the last run of a suite on this machine compared with its estimate: its estimate's
+    factor and where it comes from."""
+
+    factor: float  # actual / estimated
+    run_id: int
+    actual_s: float
+    estimated_s: float
+
+    def text(self) -> str:
+        return (
+            f"the model's estimate × {self.factor:.2f}: run {self.run_id} of this suite on this machine took "
+            f"{clock(self.actual_s)} against its {clock(self.estimated_s)}"
+        )
+
+
+def calibration(runs: Sequence[dict], suite: str, profile: str, fingerprint: str | None) -> Calibration | None:
+    """The newest finished run of `suite` in `profile` on the machine `fingerprint` that recorded
+    its estimate and ran on the fewest repetitions (no time budget, or one below its estimate:
+    a larger budget is filled by repetitions, so its duration says nothing of the estimate).
+    The model cannot know a machine's speed; its last run on it can (as hyperfine times a
+    command's first runs before it states how long the rest will take)."""
+    for run in sorted(runs, key=lambda r: r["id"], reverse=True):
+        provenance = run.get("provenance") or {}
+        schedule = provenance.get("schedule") or {}
+        estimated, budget_s = schedule.get("estimate_s"), schedule.get("time_budget_s")
+        if (
+            run["suite"] != suite
+            or run["profile"] != profile
+            or run["status"] != "finished"
+            or not run.get("finished_ns")
+            or (provenance.get("machine") or {}).get("fingerprint") != fingerprint
+            or not estimated
+            or (budget_s is not None and budget_s > estimated)
+        ):
+            continue
+        actual = (run["finished_ns"] - run["started_ns"]) / 1e9
+        return Calibration(actual / estimated, run["id"], actual, estimated)
+    return None
+
+
+def calibrated(found: Estimate, by: Calibration | None) -> Estimate:
+    """`found` scaled by `by` (every test alike), or as it is without one."""
+    if by is None:
+        return found
+    return Estimate(
+        found.seconds * by.factor, tuple(t * by.factor for t in found.tests), found.cells, found.upper * by.factor
+    )
+
+
 def for_plan(
     plan: Plan,
     profile: str,

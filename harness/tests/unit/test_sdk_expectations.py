@@ -46,3 +46,36 @@ def test_a_bad_entry_is_one_line_naming_the_key(tmp_path, text, message):
 def test_every_installed_sdk_declares_its_start_up_and_warm_up():
     for sdk in sdks.all_sdks():
         assert sdk.expectations.startup_s is not None and sdk.expectations.steady_chunks is not None, sdk.id
+
+
+def test_the_estimate_is_calibrated_by_the_last_comparable_run_of_its_suite_on_this_machine():
+    from uabench import estimate
+
+    def run(run_id, estimate_s=100.0, took_s=120.0, budget_s=None, machine="m", suite="read", status="finished"):
+        schedule = {"estimate_s": estimate_s, "time_budget_s": budget_s}
+        return {
+            "id": run_id,
+            "suite": suite,
+            "profile": "quick",
+            "status": status,
+            "started_ns": 0,
+            "finished_ns": int(took_s * 1e9),
+            "provenance": {"schedule": schedule, "machine": {"fingerprint": machine}},
+        }
+
+    runs = [
+        run(1, took_s=110.0),
+        run(2, took_s=130.0),  # the newest comparable one: 1.3
+        run(3, budget_s=500.0, took_s=480.0),  # a budget above its estimate: repetitions filled it
+        run(4, machine="other", took_s=300.0),
+        run(5, suite="write", took_s=50.0),
+        run(6, status="interrupted", took_s=10.0),
+        run(7, estimate_s=None),  # before the estimate was recorded
+    ]
+    found = estimate.calibration(runs, "read", "quick", "m")
+    assert found is not None and (found.run_id, found.factor) == (2, 1.3)
+    assert "× 1.30: run 2 of this suite on this machine took 02:10 against its 01:40" in found.text()
+    model = estimate.Estimate(60.0, (20.0, 40.0), 7, 90.0)
+    assert estimate.calibrated(model, found) == estimate.Estimate(78.0, (26.0, 52.0), 7, 117.0)
+    assert estimate.calibration(runs, "read", "quick", "elsewhere") is None
+    assert estimate.calibrated(model, None) is model

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 _due: float | None = None  # time.monotonic() by which the running test is due; None: no budget
 _run_budget: float | None = None  # the run's whole budget in seconds, for its provenance
+_estimates: dict[str, float] = {}  # each suite's estimated seconds (uabench.estimate), for its provenance
 
 
 def shares(estimated: Sequence[float], budget_s: float) -> list[float]:
@@ -41,6 +42,17 @@ def set_run_budget(seconds: float | None) -> None:
 def run_budget() -> float | None:
     """The budget the running `uabench run` was given (None: none), recorded with each run."""
     return _run_budget
+
+
+def set_estimates(estimates: dict[str, float]) -> None:
+    """The suites' estimated seconds as `uabench run` printed them: kept with each run, so that
+    the next estimate on this machine can be set beside what this one took (estimate.calibration)."""
+    _estimates.clear()
+    _estimates.update(estimates)
+
+
+def estimate_of(suite: str) -> float | None:
+    return _estimates.get(suite)
 
 
 def set_due(due: float | None) -> None:

@@ -149,6 +149,7 @@ class Session:
                 "seed": self.seed,
                 "order": "every block measures each compared item once, shuffled per block from the seed",
                 "target_half_width": schedule.TARGET_HALF_WIDTH,
+                "estimate_s": budget.estimate_of(self.suite),  # the model's, as uabench run printed it
                 "time_budget_s": budget.run_budget(),  # uabench run --time-budget: None without
                 "host_threshold_percent": host.DISTURBED_PERCENT,
                 "steady_state": self.steady.summary(),
