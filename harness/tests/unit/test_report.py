@@ -293,7 +293,7 @@ def test_a_summary_figure_above_the_headline_cv_is_marked_but_keeps_its_rank(tmp
     assert rows["a"][figure].status is None
     assert rows["wobbly"][figure].status == Status.MARKED and rows["wobbly"][figure].detail == "unstable"
     [note] = [n for n in table.notes if n.startswith("wobbly (read):")]
-    assert "CV above 5 %" in note
+    assert "CV above 3 %" in note
 
 
 def _security(store, run_id, plain, encrypted):

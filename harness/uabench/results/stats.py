@@ -155,8 +155,9 @@ CV_LIMIT = 0.10  # pyperf warns above 10 % too
 WIDTH_LIMIT = 0.5  # an interval wider than half the value says little about the value
 MIN_RANKED = 5  # fewer repetitions than this do not rank
 # A headline figure (the report's summary) is published only with a CV within this; above it the
-# figure still ranks by its interval but carries an "unstable" mark saying so (issue 11's target).
-HEADLINE_CV_LIMIT = 0.05
+# figure still ranks by its interval but carries an "unstable" mark saying so (the project's goal,
+# issue 38: CV ≤ 3 % on every headline figure).
+HEADLINE_CV_LIMIT = 0.03
 MIN_BOOTSTRAP = 5  # below this a bootstrap has too few distinct resamples to mean anything
 RESAMPLES = 10_000
 
