@@ -1,6 +1,7 @@
 """A second load generator (plan key second_load_generator): when a ranked server refuses the
-reference client (sdk.toml [interop], refused = true), every server is ranked again under the
-second one, in a table, summary column and compare figure of its own."""
+reference client (sdk.toml [interop], refused = true), it is ranked again under the second one with
+the reference server (every server when that is not ranked), in a table, summary column and compare
+figure of its own."""
 
 import pytest
 
@@ -56,8 +57,15 @@ def test_a_refused_reference_adds_the_second_ranking_of_the_headline_variant_onl
     assert _rankings(loaded) == [
         ("ref", "r", "picky,ref,two"),
         ("ref", "other", "picky,ref,two"),
-        ("two", "r", "picky,ref,two"),
+        ("two", "r", "picky,ref,two"),  # the reference server (suites/references.toml) is not ranked here
     ]
+
+
+def test_the_second_load_generator_ranks_the_refusing_server_with_the_reference_server(registry, tmp_path, monkeypatch):
+    registry()
+    monkeypatch.setenv("UABENCH_REFERENCE_SERVER", "ref")
+    loaded = _plan(tmp_path, 'second_load_generator = "two"\n')
+    assert _rankings(loaded)[-1] == ("two", "r", "picky,ref")
 
 
 def test_no_second_ranking_when_every_server_takes_the_reference_or_none_is_named(registry, tmp_path):
