@@ -35,7 +35,10 @@ def _smoke(tmp_path: Path, body: str) -> dict[str, arm.SmokeResult]:
     finally:
         session.close()
     cells = store.cells(suite="arm-smoke")
-    assert cells and all(cell["emulated"] and "emulated" in cell["variant"] for cell in cells)
+    # one kind for every step: the step its variant, the build and engine that ran it its parameter
+    assert cells and all(cell["emulated"] and cell["kind"] == "arm-smoke" for cell in cells)
+    assert all("emulated" in cell["parameter"] for cell in cells)
+    assert {cell["variant"] for cell in cells} <= {result.step for result in results}
     return {result.step: result for result in results}
 
 

@@ -1,10 +1,13 @@
-"""`uabench compare`: the verdict rules on chosen repetitions, the command on stores written
-through the real Store API (so that each verdict is known to occur), its errors, and the
-committed reference store compared with itself (real measurements: nothing may differ)."""
+"""`uabench compare` on real runs, in small (issue 38): two runs of one pair on this machine (A/A)
+and a third with one server handicapped by a known amount (A/B, engine/handicap.py: a cgroup CPU
+quota). The comparison must see the handicap as "slower", with an interval that holds the size of
+the handicap, where it is, and nowhere else: a compare that cannot fail on a real change would
+pass this only by luck."""
 
 import pytest
 
 from uabench import plan, sdks
+from uabench.engine import handicap
 from uabench.engine.cells import CellSpec
 from uabench.engine.session import Session
 from uabench.report import comparison
@@ -12,42 +15,66 @@ from uabench.results import compare
 from uabench.results.kinds import CellKind
 from uabench.results.store import open_store
 
+REPETITIONS = 6  # the fewest for which the rank test can reach p < 0.05 with room to spare (6 vs 6)
+SHARE = 0.7  # the handicapped server's share of its CPU: 30 % slower where it is CPU-bound
+SLOWED = "asyncua"  # one Python process, CPU-bound under the ranking load: its rate follows its CPU
 
-@pytest.fixture(scope="module")
-def two_real_runs(tmp_path_factory):
-    """Two short runs of the read ranking variant on this machine, each in its own store: the
-    open62541 load generator against an open62541 and an asyncua server, three repetitions each."""
-    directory = tmp_path_factory.mktemp("compare")
+
+def _run(directory, name: str) -> str:
+    """One short run of the read ranking variant: the open62541 load generator against the
+    open62541 and the asyncua server, in interleaved blocks (Session.cell), in a store of its own."""
     read = plan.load("read")
     variant = next(v for v in read.throughput if v.name == read.ranking)
     client = sdks.get("open62541")
-    stores = []
-    for name in ("a", "b"):
-        store = open_store(directory / f"{name}.sqlite")
-        session = Session(store, "read", "smoke", workdir=directory / name, plan=read)
-        try:
-            for repetition in range(3):
-                for server in ("open62541", "asyncua"):
-                    workload = dict(variant.workload, warmup_s=0.3, duration_s=0.5)
-                    outcome = session.cell(
-                        CellSpec(CellKind.THROUGHPUT, client, sdks.get(server), variant.name, repetition, workload),
-                        warm=False,
-                    )
-                    assert outcome.status == "pass", outcome.reason
-        finally:
-            session.close()
+    store = open_store(directory / f"{name}.sqlite")
+    session = Session(store, "read", "smoke", workdir=directory / name, plan=read)
+    try:
+        for block in range(REPETITIONS):
+            for server in ("open62541", SLOWED) if block % 2 else (SLOWED, "open62541"):
+                workload = dict(variant.workload, warmup_s=0.3, duration_s=0.6)
+                spec = CellSpec(CellKind.THROUGHPUT, client, sdks.get(server), variant.name, block, workload)
+                outcome = session.cell(spec, warm=False)
+                assert outcome.status == "pass", outcome.reason
+    finally:
+        session.close()
         store.close()
-        stores.append(str(directory / f"{name}.sqlite"))
-    return stores
+    return str(directory / f"{name}.sqlite")
 
 
-def test_two_real_runs_of_one_plan_do_not_differ(two_real_runs):
-    """The issue's reproducibility test in small: every figure same or inconclusive (three
-    repetitions cannot show a change to the rank test, so a verdict of faster or slower here is a
-    fault in the comparison), every figure found on both sides, the rankings agree."""
-    a, b = (compare.load_side(store) for store in two_real_runs)
-    report, found, disagreements = comparison.document(a, b)
-    assert {c.key[2] for c in found} == {"open62541", "asyncua"}
-    assert {c.verdict for c in found} <= {compare.SAME, compare.INCONCLUSIVE}, [c.reason for c in found]
-    assert all(c.change is not None and c.change.n == 3 for c in found)
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("compare")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv(handicap.VARIABLE, raising=False)
+        plain = [_run(directory, name) for name in ("a", "b")]
+        patch.setenv(handicap.VARIABLE, f"{SLOWED}={SHARE}")
+        slowed = _run(directory, "handicapped")
+    return plain, slowed
+
+
+def _verdicts(a: str, b: str) -> dict[str, compare.Comparison]:
+    sides = [compare.load_side(store) for store in (a, b)]
+    _, found, disagreements = comparison.document(*sides)
     assert disagreements == []
+    return {c.key[2]: c for c in found if c.key[1].startswith("values/s,")}
+
+
+def test_two_runs_of_one_pair_call_nothing_faster_or_slower(runs):
+    (a, b), _ = runs
+    found = _verdicts(a, b)
+    assert set(found) == {"open62541", SLOWED}
+    assert all(c.change is not None and c.change.n == REPETITIONS for c in found.values())
+    assert {c.verdict for c in found.values()} <= {compare.SAME, compare.INCONCLUSIVE}, [
+        c.reason for c in found.values()
+    ]
+
+
+def test_a_server_handicapped_by_30_percent_is_slower_by_about_that_and_the_other_is_not(runs):
+    (a, _), slowed = runs
+    found = _verdicts(a, slowed)
+    hit = found[SLOWED]
+    assert hit.verdict == compare.SLOWER, hit.reason
+    assert hit.change is not None and hit.change.low <= SHARE - 1 <= hit.change.high, hit.reason
+    assert found["open62541"].verdict in (compare.SAME, compare.INCONCLUSIVE), found["open62541"].reason
+    warning = comparison.document(*(compare.load_side(s) for s in (a, slowed)))[0].sections[0].warning or ""
+    assert f"{SLOWED}'s server limited to 70% of its CPU" in warning

@@ -87,7 +87,8 @@ def test_an_arm_smoke_cell_goes_through_the_spool(tmp_path, capsys):
         f"spool of {tmp_path / 'run'}: `uabench import {tmp_path / 'run'}` loads it"
     )
     [cell] = [record["cell"] for record in _spooled(tmp_path / "run") if record["record"] == "cell"]
-    assert cell["kind"] == "server ready" and cell["emulated"] is True and cell["parameter"] == "aarch64"
+    assert cell["kind"] == "arm-smoke" and cell["variant"] == "server ready" and cell["emulated"] is True
+    assert cell["parameter"] == "read"  # the build and engine that ran it (here the test's "read")
     assert not list(tmp_path.glob("*unwritten*"))  # the spool is the one copy
     capsys.readouterr()
 

@@ -34,17 +34,23 @@ class FixtureSdk(sdks.Sdk):
         return self.launcher
 
 
+class Servers:
+    """What an incident needs of a session's server pool: a server's config (no security: the
+    incidents are about connections)."""
+
+    def config(self, sdk: sdks.Sdk, **overrides) -> dict:
+        return {"host": "127.0.0.1", "port": free_port(), "update_interval_ms": 100, **overrides}
+
+
 class Bench:
-    """What an incident needs of a benchmark session: a working directory, the server's config
-    (no security: the incidents are about connections), and no CPU pinning."""
+    """What an incident needs of a benchmark session: a working directory, its server pool's
+    configs, and no CPU pinning."""
 
     server_cpus = client_cpus = None
 
     def __init__(self, workdir: Path) -> None:
         self.workdir = workdir
-
-    def server_config(self, sdk: sdks.Sdk, **overrides) -> dict:
-        return {"host": "127.0.0.1", "port": free_port(), "update_interval_ms": 100, **overrides}
+        self.pool = Servers()
 
 
 def _no_namespaces_left() -> list[str]:
