@@ -26,6 +26,7 @@ from uabench.results.store import Store, StoreError, open_store
 DEFAULT_SUITES = ("read", "write")
 
 if TYPE_CHECKING:
+    from uabench.results.compare import Side
     from uabench.results.margins import Margins
 
 
@@ -737,6 +738,31 @@ def cmd_arm_smoke(args: argparse.Namespace) -> int:
     return status
 
 
+def _two_sides(args: argparse.Namespace, doing: str, note_skipped: bool = False) -> list[Side]:
+    """compare's and margins' A and B: two stores (the newest run of every suite in each; with
+    `note_skipped`, the runs skipped are named first) or two run ids of the --store store."""
+    from uabench.results import compare
+
+    ids = [text.isdigit() for text in (args.a, args.b)]
+    if any(ids) and not all(ids):
+        raise ValueError(f"{doing} two stores or two run ids, not '{args.a}' and '{args.b}'")
+    if all(ids):
+        return [compare.load_side(args.store, int(text)) for text in (args.a, args.b)]
+    for location in (args.a, args.b) if note_skipped else ():  # the newest finished runs: say which were skipped
+        opened = open_store(location, readonly=True)
+        _note_skipped(opened, None)
+        opened.close()
+    return [compare.load_side(text) for text in (args.a, args.b)]
+
+
+def _pair_arguments(parser: argparse.ArgumentParser) -> None:
+    """A and B of compare and margins."""
+    parser.add_argument("a", help="store (path or sqlite:///path), or a run id in --store")
+    parser.add_argument("b", help="store, or a run id in --store")
+    # given after the subcommand it overrides the global --store; not given, the global one stands
+    parser.add_argument("--store", default=argparse.SUPPRESS, help="the store of two run ids")
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     """`uabench compare A B`: two stores (the newest run of every suite in each), or two run ids
     of the --store store; the table printed, compare.md and compare.html written."""
@@ -745,17 +771,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     _out_directory(args.out)
     measured, margins_path = _margins(args.margins)  # a file that cannot be read: said before any store is
-    ids = [text.isdigit() for text in (args.a, args.b)]
-    if all(ids):
-        sides = [compare.load_side(args.store, int(text)) for text in (args.a, args.b)]
-    elif not any(ids):
-        for location in (args.a, args.b):  # the newest finished runs: say which were skipped
-            opened = open_store(location, readonly=True)
-            _note_skipped(opened, None)
-            opened.close()
-        sides = [compare.load_side(text) for text in (args.a, args.b)]
-    else:
-        raise ValueError(f"compare two stores or two run ids, not '{args.a}' and '{args.b}'")
+    sides = _two_sides(args, "compare", note_skipped=True)
     suites = [sorted({run["suite"] for run in side.runs}) for side in sides]
     if not set(suites[0]) & set(suites[1]):
         raise ValueError(
@@ -775,9 +791,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _margins(given: str | None) -> tuple[Margins | None, str | None]:
     """The margins compare judges with: the file given, else the committed reference's when it
     is there (results/margins.py); (None, None) when there are none."""
-    from uabench.results import margins
+    from uabench.results import margins, reference
 
-    path = Path(given) if given else paths.REPO / "reports" / "reference" / "margins.toml"
+    path = Path(given) if given else reference.DIRECTORY / "margins.toml"
     if not given and not path.is_file():
         return None, None
     return margins.load(path), str(path)
@@ -788,10 +804,7 @@ def cmd_margins(args: argparse.Namespace) -> int:
     run ids of --store, each of one commit on one machine), written to --out."""
     from uabench.results import compare, margins
 
-    ids = [text.isdigit() for text in (args.a, args.b)]
-    if any(ids) and not all(ids):
-        raise ValueError(f"measure margins from two stores or two run ids, not '{args.a}' and '{args.b}'")
-    sides = [compare.load_side(args.store, int(t)) if all(ids) else compare.load_side(t) for t in (args.a, args.b)]
+    sides = _two_sides(args, "measure margins from")
     commits = {run["provenance"].get("git_commit") for side in sides for run in side.runs}
     if len(commits) != 1 or any(str(c).endswith("-dirty") or c in (None, "unknown") for c in commits):
         raise ValueError(
@@ -1008,10 +1021,7 @@ def parser() -> argparse.ArgumentParser:
     compared = commands.add_parser(
         "compare", help="compare two stores, or two runs of one store: every figure's change and a verdict"
     )
-    compared.add_argument("a", help="store (path or sqlite:///path), or a run id in --store")
-    compared.add_argument("b", help="store, or a run id in --store")
-    # given after the subcommand it overrides the global --store; not given, the global one stands
-    compared.add_argument("--store", default=argparse.SUPPRESS, help="the store of two run ids")
+    _pair_arguments(compared)
     compared.add_argument(
         "--out", default=str(paths.RESULTS / "compare"), help="output directory (default: %(default)s)"
     )
@@ -1021,13 +1031,15 @@ def parser() -> argparse.ArgumentParser:
     )
     compared.set_defaults(func=cmd_compare)
 
+    from uabench.results import reference as reference_check
+
     referenced = commands.add_parser(
         "reference", help="whether the committed reference report was made by the code checked out"
     )
     referenced.add_argument("--check", action="store_true", required=True, help="check it (exit 1 when stale)")
     referenced.add_argument(
         "--reference-store",
-        default=str(paths.REPO / "reports" / "reference" / "uabench.sqlite"),
+        default=str(reference_check.STORE),
         help="the reference's results store (default: %(default)s)",
     )
     referenced.set_defaults(func=cmd_reference)
@@ -1035,9 +1047,7 @@ def parser() -> argparse.ArgumentParser:
     margined = commands.add_parser(
         "margins", help="measure compare's margins from an A/A pair: two runs of one commit on one machine"
     )
-    margined.add_argument("a", help="store (path or sqlite:///path), or a run id in --store")
-    margined.add_argument("b", help="store, or a run id in --store")
-    margined.add_argument("--store", default=argparse.SUPPRESS, help="the store of two run ids")
+    _pair_arguments(margined)
     margined.add_argument(
         "--out", required=True, help="the margins file to write (e.g. reports/reference/margins.toml)"
     )

@@ -22,12 +22,12 @@ def parse(text: str) -> dict[str, float]:
     """`SDK=FRACTION[,SDK=FRACTION]` as {SDK: fraction}; a ValueError of one line naming what is
     wrong (an SDK with no adapter, a fraction outside (0, 1))."""
     found: dict[str, float] = {}
+    known = [one.id for one in sdks.with_role("server")]
     for part in (one.strip() for one in text.split(",")):
         sdk, equals, value = part.partition("=")
         sdk = sdk.strip()
         if not equals or not sdk:
             raise ValueError(f"handicap '{part}': give SDK=FRACTION, e.g. asyncua=0.7")
-        known = [one.id for one in sdks.with_role("server")]
         if sdk not in known:
             raise ValueError(f"handicap '{part}': no server SDK '{sdk}' (known: {', '.join(known)})")
         try:
