@@ -21,8 +21,12 @@ LATENCY_METHOD = (
 
 # shed is what an overloaded server should do; holds says nothing against it; what older commits
 # called graceful could not tell a queue from a bound, so it is marked, not passed
-BEHAVIOUR_STATUS = {"shed": Status.PASS, "holds": None, "held (latency growth not measured)": Status.MARKED}
-BEHAVIOUR_STATUS["graceful"] = Status.MARKED
+BEHAVIOUR_STATUS = {
+    "shed": Status.PASS,
+    "holds": None,
+    "held (latency growth not measured)": Status.MARKED,
+    "graceful": Status.MARKED,
+}
 
 
 def _finite(value: float | None) -> float | None:
