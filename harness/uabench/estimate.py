@@ -46,6 +46,7 @@ LATER_CHUNKS = STEADY_RUN + 8
 CAPACITY_REPROBES = 5
 # A client cell's own overhead besides its phases: connecting, writing the result, judging.
 CELL_OVERHEAD_S = 0.15
+HOST_PROBE_OVERHEAD_S = 0.05  # perf's start and its share of the calibration run
 # The negative security tests run a fixed short workload (library.NEGATIVE_WORKLOAD), the
 # trusted client after the refusal, and before it the security probe's handshake: its own
 # process in the tools' venv (tools/.venv) (about 1 s to start and import asyncua on the 2-core reference
@@ -299,7 +300,8 @@ def _test_cost(plan: Plan, profile: str, case: TestCase, servers: _Servers, aske
         """An interleaved comparison's blocks: the fewest, or the most with every repetition
         disturbed as often as it is measured again."""
         phase = plan.phase(profile, kind)
-        one = items * cell(kind, client)
+        # and the host probe after each block: its calibration, then one window (proc/hostprobe.py)
+        one = items * cell(kind, client) + phase.duration_s + HOST_PROBE_OVERHEAD_S
         most = phase.most_repetitions * one * (1 + DISTURBED_RETRIES)
         cost.add(phase.repetitions * one, most, phase.repetitions * items)
 

@@ -85,9 +85,28 @@ def test_figures_without_repetitions_are_judged_by_their_intervals():
     assert compare.judge(known(0.5, 0.45, 0.55), known(0.52, 0.47, 0.57)).verdict == compare.INCONCLUSIVE
 
 
-def _store(path, servers: dict[str, list[float]], suite: str = "read", provenance: dict | None = None):
+def _store(
+    path,
+    servers: dict[str, list[float]],
+    suite: str = "read",
+    provenance: dict | None = None,
+    probes: list[float] = (),
+):
     store = open_store(path)
     run_id = store.begin_run(suite, "quick", {"plan": PLAN, **(provenance or {})})
+    for block, ops_per_s in enumerate(probes):  # the host probe after each block (proc/hostprobe.py)
+        store.add_cell(
+            run_id,
+            suite=suite,
+            kind="host-probe",
+            client="host",
+            server="host",
+            variant="bulk",
+            parameter="throughput",
+            repetition=block,
+            status="pass",
+            result={"tool": "perf bench sched pipe", "ops_per_s": ops_per_s},
+        )
     for server, values in servers.items():
         for repetition, value in enumerate(values):
             store.add_cell(
@@ -369,3 +388,20 @@ def test_uabench_margins_measures_an_aa_pair_and_refuses_two_commits(tmp_path, c
     assert written.commit == "c1" and written.machine == "m1" and 0.01 <= written.by_kind["throughput"].margin < 0.05
     assert cli.main(["margins", str(tmp_path / "a.sqlite"), str(tmp_path / "c.sqlite"), "--out", str(out)]) == 2
     assert "two runs of one clean commit; these ran at c1, c2" in capsys.readouterr().err
+
+
+def test_the_host_probe_is_compared_and_its_drift_said_but_never_ranked(tmp_path):
+    """A machine 30 % slower in B: the probe's figure is "slower" (server "host", not a headline,
+    in no ranking) and the comparison says the machine's own change beside the servers'."""
+    _store(tmp_path / "a.sqlite", {"x": BASE, "y": [v * 2 for v in BASE]}, probes=[v * 1000 for v in BASE])
+    _store(tmp_path / "b.sqlite", {"x": BASE, "y": [v * 2 for v in BASE]}, probes=[v * 700 for v in BASE])
+    a, b = compare.load_side(str(tmp_path / "a.sqlite")), compare.load_side(str(tmp_path / "b.sqlite"))
+    probe = next(f for f in a.figures if f.server == compare.HOST)
+    assert probe.name == "host probe operations/s, bulk" and not probe.headline and probe.ranking is None
+    report, found, _ = comparison.document(a, b)
+    verdicts = {c.key[2]: c.verdict for c in found}
+    assert verdicts == {"x": "same", "y": "same", compare.HOST: "slower"}
+    drift = next(p for p in report.sections[0].paragraphs if p.startswith("Host probe"))
+    assert "read (bulk) -30.0% [" in drift and "(slower)" in drift
+    plain = comparison.document(compare.load_side(str(tmp_path / "a.sqlite")), a)[0]
+    assert not any(p.startswith("Host probe") and "slower" in p for p in plain.sections[0].paragraphs)

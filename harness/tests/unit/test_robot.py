@@ -212,6 +212,7 @@ def test_estimate_adds_phases_startups_and_server_starts(tmp_path):
     path.write_text(textwrap.dedent(PLAN))
     plan = plans.load(path)
     overhead = estimate.CELL_OVERHEAD_S
+    probe = 1.5 + estimate.HOST_PROBE_OVERHEAD_S  # the host probe after each block: a cell's window
     cases = [
         case("Interop Cell Should Pass", "c", "s", "a"),  # starts server s, not warmed: correctness only
         case("Interop Cell Should Pass", "c2", "s", "a"),  # s is kept running
@@ -227,7 +228,7 @@ def test_estimate_adds_phases_startups_and_server_starts(tmp_path):
     expected = [
         5 + (2 + 1 + 2 + overhead),
         1 + 1 + 2 + overhead,
-        3 * chunk + 3 * (2 + 0.5 + 1.5 + overhead),
+        3 * chunk + 3 * (2 + 0.5 + 1.5 + overhead + probe),
         3 * 5 + 3 * 2 * (2 + 0.25 + 0.75 + overhead),
         # 100..800: 4 doublings, 2 refinements, 2 confirmations, the typical re-probes, 2 × 2 overload probes
         3 + 3 * chunk + (4 + 2 + 2 + estimate.CAPACITY_REPROBES + 4) * (2 + 1 + 1 + overhead),
@@ -240,7 +241,7 @@ def test_estimate_adds_phases_startups_and_server_starts(tmp_path):
     assert found.seconds == pytest.approx(sum(expected))
     assert found.cells == 1 + 1 + (3 + 3) + 6 + (3 + 12 + estimate.CAPACITY_REPROBES) + 6 + 1
     # at most: the ranking's most blocks and the sweep's points, each repetition measured again once
-    again = 3 * (2 + 0.5 + 1.5 + overhead) + 3 * 2 * (2 + 0.25 + 0.75 + overhead)
+    again = 3 * (2 + 0.5 + 1.5 + overhead + probe) + 3 * 2 * (2 + 0.25 + 0.75 + overhead)
     assert found.upper == pytest.approx(found.seconds + again)
 
 

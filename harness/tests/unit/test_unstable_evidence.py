@@ -88,3 +88,37 @@ def test_a_client_bound_figure_ranks_as_a_lower_bound():
     assert (standing["bound"].rank.low, standing["bound"].rank.high) == (1, 2)  # "close" may be above or below
     assert (standing["slow"].rank.low, standing["slow"].rank.high) == (3, 3)
     assert standing["bound"].cell().detail == uncertainty.LOWER_BOUND
+
+
+def probe_cell(ops_per_s, block, variant="100 nodes/request", kind="throughput"):
+    return {
+        "run_id": 1,
+        "kind": "host-probe",
+        "status": "pass",
+        "variant": variant,
+        "server": "host",
+        "client": "host",
+        "parameter": kind,
+        "repetition": block,
+        "result": {"tool": "perf bench sched pipe", "ops_per_s": ops_per_s, "seconds": 0.8, "loops": 1, "cpus": [0]},
+    }
+
+
+def test_the_host_probe_is_read_per_comparison_and_named_as_evidence_only_beyond_the_headline_limit():
+    """The probe of a ranking's blocks (its variant and kind): one that varied beyond the headline
+    CV limit is named in an unstable figure's note; a steady one is not, and another ranking's
+    probe or a failed one is not read."""
+    noisy = [probe_cell(v, b) for b, v in enumerate([100_000, 80_000, 120_000, 95_000, 105_000])]
+    other = [probe_cell(1.0, b, variant="1 node/request") for b in range(3)]
+    failed = {**probe_cell(1.0, 9), "status": "fail", "result": None}
+    found = figures.host_probe([*noisy, *other, failed], "100 nodes/request", "throughput")
+    assert found is not None
+    estimate, tool = found
+    assert estimate.n == 5 and estimate.cv == pytest.approx(0.146, abs=0.01) and tool == "perf bench sched pipe"
+    assert figures.host_probe(noisy, "100 nodes/request", "sweep") is None
+    points = _points({"a": [1000, 1010, 800, 990, 1005], "b": [2000, 2020, 2000, 1980, 2010], "c": [500] * 5})
+    a = next(p for p in points if p.server == "a")
+    note = explained("Unstable: x.", a, None, estimate)
+    assert "the host probe of the same blocks varied by 14.6 % itself" in note
+    steady = figures.host_probe([probe_cell(100_000 + b, b) for b in range(5)], "100 nodes/request", "throughput")
+    assert steady is not None and explained("Unstable: x.", a, None, steady[0]) == "Unstable: x."

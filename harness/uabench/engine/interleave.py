@@ -53,6 +53,7 @@ def interleave(
     log: Callable[[str], None] = _quiet,
     derived: Callable[[dict[K, list[float]]], dict[Hashable, list[float]]] | None = None,
     fits: Callable[[float], bool] = _unbounded,
+    after_block: Callable[[int], None] | None = None,
 ) -> Interleaved[K]:
     """Measures `items` in blocks. `measure(item, block, judge_host)` runs and records one
     repetition; with `judge_host` it returns status "disturbed" (already recorded as such) when
@@ -61,7 +62,8 @@ def interleave(
     `derived(values)` gives further figures the stop rule judges too, such as the per-block
     ratios of two items (a paired ratio is narrower than either figure when they drift together).
     `fits(seconds)` tells whether a further block, as long as the last one took, fits the time
-    budget; the fewest blocks are measured whatever it says."""
+    budget; the fewest blocks are measured whatever it says. `after_block(block)` runs once each
+    block is measured (the host probe: the machine's own noise in the same blocks)."""
     found: Interleaved[K] = Interleaved(kept={item: [] for item in items})
     active = list(items)
     while active:
@@ -81,6 +83,8 @@ def interleave(
                 active.remove(item)
                 continue
             found.kept[item].append(outcome)
+        if after_block is not None and found.kept:
+            after_block(found.blocks)
         found.blocks += 1
         values = found.values(figure)
         judged: dict[Hashable, list[float]] = dict(values.items())

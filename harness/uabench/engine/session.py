@@ -18,7 +18,7 @@ from uabench.engine.recorder import RunRecorder
 from uabench.engine.servers import Server, ServerPool
 from uabench.engine.warmup import SteadyRule, SteadyState
 from uabench.plan import Plan
-from uabench.proc import cleanup, host, launcher, pinning, sampling
+from uabench.proc import cleanup, host, hostprobe, launcher, pinning, sampling
 from uabench.proc.sampling import INTERVAL_S, PerfStat
 from uabench.results import provenance, spool
 from uabench.results.kinds import CellKind
@@ -191,6 +191,31 @@ class Session:
             # what a suite's own kind of plan adds (plan.SuiteKind.provenance: the instructions suite's tolerance)
             **self.plan.provenance(),
         }
+
+    def probe_host(self, probe: hostprobe.HostProbe, variant: str, block: int, parameter: object = None) -> None:
+        """One window of the host probe (proc/hostprobe.py) after an interleaved block, recorded
+        as a host-probe cell of `variant`: the host's own noise in the blocks its figures came
+        from. A server on another machine (an SSH target) is not this host's: not probed."""
+        if getattr(targets.for_role("server"), "kind", "local") == "ssh":
+            return
+        reason: str | None = None
+        result: dict | None = None
+        try:
+            result, status = probe.measure().as_result(), "pass"
+        except hostprobe.ProbeError as error:
+            status, reason = "fail", str(error)
+        self.recorder.add_cell(
+            suite=self.suite,
+            kind=CellKind.HOST_PROBE,
+            client="host",
+            server="host",
+            variant=variant,
+            parameter=None if parameter is None else str(parameter),
+            repetition=block,
+            status=status,
+            reason=reason,
+            result=result,
+        )
 
     def steady_state(self, server: Server, client: Sdk, workload: dict, label: str) -> SteadyState | None:
         """Loads `server` with `workload` (verification off) in short unmeasured chunks until

@@ -14,6 +14,8 @@ from uabench.results import margins, stats
 from uabench.results.compare import (
     ALPHA,
     FASTER,
+    HOST,
+    HOST_PROBE_NAME,
     INCONCLUSIVE,
     MARGIN,
     MISSING,
@@ -157,6 +159,9 @@ def document(
         "their intervals alone. Ranks are intervals: servers whose 95% intervals overlap share ranks.",
     ]
     paragraphs.append(margins_paragraph(measured, used, margins_path, found))
+    drift = host_drift(found)
+    if drift:
+        paragraphs.append(drift)
     methods = dict.fromkeys(c.change.method for c in found if c.change is not None)
     notes = [f"Change intervals: {m}." for m in methods]
     section = Section(
@@ -169,6 +174,24 @@ def document(
         else None,
     )
     return Report(f"uabench compare: {a.label} against {b.label}", [section]), found, disagreements
+
+
+def host_drift(found: list[Comparison]) -> str | None:
+    """What the host probe (proc/hostprobe.py) says of the machine between A and B: a change of a
+    server's figure no larger than the machine's own is not the server's."""
+    probes = [c for c in found if c.key[2] == HOST and c.change is not None]
+    if not probes:
+        return None
+    parts = [
+        f"{c.key[0]} ({c.key[1].removeprefix(HOST_PROBE_NAME)}) "
+        f"{change.center:+.1%} [{change.low:+.1%}, {change.high:+.1%}] ({c.verdict})"
+        for c in probes
+        if (change := c.change) is not None
+    ]
+    return (
+        "Host probe (perf bench sched pipe pinned to the servers' CPUs, once per block): the machine's own change "
+        f"from A to B, {'; '.join(parts)}. A server's change of that size and direction may be the machine's."
+    )
 
 
 def margins_paragraph(

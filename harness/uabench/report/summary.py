@@ -52,10 +52,13 @@ def _rankings(run: dict, cells: list[dict], found: Figures) -> None:
     standing = uncertainty.standings(points)
     reasons = {}
     host = figures.host_cv(points)
+    probe = figures.host_probe(cells, ranking, CellKind.THROUGHPUT)
     for p in points:
         mine = standing[p.server]
         # the rank rests on the interval; the headline figure itself is marked above the headline CV
-        reasons[p.server] = explained(mine.unstable or headline_unstable(p.throughput), p, host.get(p.server))
+        reasons[p.server] = explained(
+            mine.unstable or headline_unstable(p.throughput), p, host.get(p.server), probe[0] if probe else None
+        )
         found.put(p.server, Column(f"{suite} rank"), mine.cell())
         found.put(
             p.server,
@@ -84,17 +87,38 @@ def _rankings(run: dict, cells: list[dict], found: Figures) -> None:
         apart = uncertainty.standings(seconds)
         for p in seconds:
             found.put(p.server, Column(f"{suite} rank ({second} load)"), apart[p.server].cell())
+    if probe:
+        found.note(probe_note(suite, *probe))
     found.note(*uncertainty.method_notes(p.throughput for p in points))
     found.note(*uncertainty.unstable_notes({f"{server} ({suite})": reason for server, reason in reasons.items()}))
 
 
-def explained(reason: str | None, point: figures.Point, host_cv: float | None) -> str | None:
+def probe_note(suite: str, probe: stats.Estimate, tool: str) -> str:
+    """What the host probe of a ranking's blocks says of the machine."""
+    spread = f"varied by {probe.cv * 100:.1f} %" if probe.cv is not None else "ran once"
+    return (
+        f"Host probe ({suite}): {tool}, pinned to the servers' CPUs, one window as long as a cell's after every "
+        f"block, {spread} over {probe.n} blocks (median {probe.center:,.0f} operations/s): the machine's own spread "
+        "in windows of this length, at the system calls and wake-ups a server over loopback spends its time on; no "
+        "figure measured in such windows can be expected to be steadier."
+    )
+
+
+def explained(
+    reason: str | None, point: figures.Point, host_cv: float | None, probe: stats.Estimate | None = None
+) -> str | None:
     """An unstable figure's reason with what the data show made its repetitions differ: pauses
-    within them (their timelines), or the host, when the variation the servers of a block had in
-    common accounts for most of it (figures.host_cv)."""
+    within them (their timelines), the host probe of the same blocks where it varied beyond the
+    headline limit itself (figures.host_probe), or the host, when the variation the servers of a
+    block had in common accounts for most of it (figures.host_cv)."""
     if not reason:
         return reason
     evidence = [point.pauses.text()] if point.pauses else []
+    if probe is not None and probe.cv is not None and probe.cv > stats.HEADLINE_CV_LIMIT:
+        evidence.append(
+            f"the host probe of the same blocks varied by {probe.cv * 100:.1f} % itself: "
+            "the machine, not only the server"
+        )
     cv = point.throughput.cv if point.throughput else None
     if host_cv is not None and cv and host_cv < HOST_SHARE * cv:
         evidence.append(
@@ -128,7 +152,7 @@ def _sweeps(run: dict, cells: list[dict], found: Figures) -> None:
     security = [p for p in swept if sweeps.get(p.sweep, {}).get("kind") == "security"]
     if not security:
         return
-    _security(run, sweeps, security, found)
+    _security(run, cells, sweeps, security, found)
 
 
 def _sweep_limits(points: list[figures.Point], limits: dict, found: Figures) -> None:
@@ -178,7 +202,7 @@ def _highest_sustained(points: list[figures.Point], found: Figures) -> None:
         found.note(*uncertainty.unstable_notes({f"{server} ({title})": reason}))
 
 
-def _security(run: dict, sweeps: dict, security: list[figures.Point], found: Figures) -> None:
+def _security(run: dict, cells: list[dict], sweeps: dict, security: list[figures.Point], found: Figures) -> None:
     # the throughput figure: the security sweep that keeps the most requests in flight
     names = [name for name, about in sweeps.items() if about.get("kind") == "security"]
     busiest = max(
@@ -187,6 +211,9 @@ def _security(run: dict, sweeps: dict, security: list[figures.Point], found: Fig
     base = {p.server: p for p in security if p.sweep == busiest and p.parameter == NO_SECURITY}
     mode = HEADLINE_SECURITY.split("/")[1]
     label = f"{mode} / None throughput"
+    probe = figures.host_probe(cells, busiest, CellKind.SWEEP)
+    if probe:
+        found.note(probe_note(f"{run['suite']}, {busiest}", *probe))
     for p in security:
         baseline = base.get(p.server)
         if p.sweep == busiest and p.parameter == HEADLINE_SECURITY and baseline:

@@ -40,6 +40,8 @@ ALPHA = 0.05
 SAME, FASTER, SLOWER, INCONCLUSIVE, MISSING = "same", "faster", "slower", "inconclusive", "missing"
 HEADLINE_SECURITY = "Basic256Sha256/SignAndEncrypt"
 NO_SECURITY = "None/None"
+HOST = "host"  # the server of the host probe's figures (proc/hostprobe.py): the machine itself
+HOST_PROBE_NAME = "host probe operations/s, "  # and the start of their names, the comparison's variant follows
 
 
 # --- the figures of one side ---------------------------------------------------------------------
@@ -133,6 +135,11 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
             detail = limits[server].text if server in limits else f"at {p.parameter}"
             found.append(Figure(suite, name, server, "signals/s", p.throughput, True, detail=detail))
     found += _security_ratios(suite, sweeps, swept, run)
+    probed = dict.fromkeys((c["variant"], str(c.get("parameter"))) for c in cells if c["kind"] == CellKind.HOST_PROBE)
+    for variant, probed_kind in probed:
+        probe = figures.host_probe(cells, variant, probed_kind)
+        if probe:  # the machine's own speed in the blocks of a comparison: its drift between A and B
+            found.append(Figure(suite, f"{HOST_PROBE_NAME}{variant}", HOST, "operations/s", probe[0], False))
     measured = {c["kind"] for c in cells if c["kind"] in kinds.PUBSUB_MEASURED}
     for kind in sorted(measured):
         for row in figures.pubsub_rows(cells, kind):

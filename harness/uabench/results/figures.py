@@ -111,6 +111,25 @@ def host_cv(points: list[Point]) -> dict[str, float]:
     return found
 
 
+def host_probe(cells: list[dict], variant: str, kind: str) -> tuple[stats.Estimate, str] | None:
+    """The host probe's operations per second over the blocks of one interleaved comparison (the
+    variant it measured and the kind of its cells), and the probe's name: the machine's own spread
+    in the windows the figures were measured in (proc/hostprobe.py). None where it was not probed
+    (an older store, a server on another machine) or failed every time."""
+    found = [
+        c["result"]
+        for c in cells
+        if c["kind"] == CellKind.HOST_PROBE
+        and c["status"] == "pass"
+        and c.get("result")
+        and c["variant"] == variant
+        and c.get("parameter") == str(kind)
+    ]
+    if not found:
+        return None
+    return stats.estimate([r["ops_per_s"] for r in found]), found[0].get("tool", "host probe")
+
+
 @dataclass
 class Point:
     sweep: str

@@ -25,6 +25,7 @@ class CellKind(StrEnum):
     STEADY_STATE = "steady-state"  # a warm-up's verdict
     SAMPLING_OVERHEAD = "sampling-overhead"  # engine.overhead, parameter "on" or "off"
     NEGATIVE = "negative"  # a refusal the server must give (security)
+    HOST_PROBE = "host-probe"  # the host's own noise, once per interleaved block (proc/hostprobe.py)
     # open-loop capacity and latency (engine.capacity)
     CAPACITY = "capacity"
     CAPACITY_VERDICT = "capacity-verdict"

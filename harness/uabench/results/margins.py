@@ -42,6 +42,8 @@ def kind_of(name: str, unit: str) -> str:
         return "PubSub held rate"
     if unit == "instructions":
         return "instructions"
+    if name.startswith("host probe"):  # compare.HOST_PROBE_NAME (compare imports this module)
+        return "host probe"  # the machine itself (proc/hostprobe.py)
     if name.startswith("values/s"):
         return "throughput"  # values/s absolute: the host's speed on the day is in it
     return "sweep point"

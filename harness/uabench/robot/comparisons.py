@@ -14,6 +14,7 @@ from uabench.engine import budget, interleave, overhead, schedule, search
 from uabench.engine.cells import CellSpec, Outcome
 from uabench.engine.constants import HEADROOM_REPETITIONS
 from uabench.engine.keywords import included, us
+from uabench.proc import hostprobe
 from uabench.results import stats
 from uabench.results.kinds import CellKind
 from uabench.robot.cells import Cells
@@ -116,7 +117,14 @@ class ComparisonKeywords(Cells):
             log=logger.info,
             derived=derived,
             fits=budget.block_fits,
+            after_block=self._host_probe(variant, kind, phase.duration_s),
         )
+
+    def _host_probe(self, variant: str, kind: StrEnum, window_s: float) -> Callable[[int], None]:
+        """After each block: the host probe, pinned like the servers, over a cell's window."""
+        session = self.run.session()
+        probe = hostprobe.HostProbe(window_s, session.server_cpus)
+        return lambda block: session.probe_host(probe, variant, block, kind)
 
     @staticmethod
     def _compared(found: interleave.Interleaved[tuple[str, object]]) -> None:
