@@ -132,14 +132,17 @@ class Calibration:
 
 def calibration(runs: Sequence[dict], suite: str, profile: str, fingerprint: str | None) -> Calibration | None:
     """The newest finished run of `suite` in `profile` on the machine `fingerprint` that recorded
-    its estimate and ran on the fewest repetitions (no time budget, or one below its estimate:
-    a larger budget is filled by repetitions, so its duration says nothing of the estimate).
+    its estimate and ran on the fewest repetitions (no time budget, or one below the estimate of
+    the whole `uabench run` it was part of, which the budget is set against: a larger budget is
+    filled by repetitions, so its duration says nothing of the estimate; a run that did not
+    record that total cannot tell, and is not used).
     The model cannot know a machine's speed; its last run on it can (as hyperfine times a
     command's first runs before it states how long the rest will take)."""
     for run in sorted(runs, key=lambda r: r["id"], reverse=True):
         provenance = run.get("provenance") or {}
         schedule = provenance.get("schedule") or {}
         estimated, budget_s = schedule.get("estimate_s"), schedule.get("time_budget_s")
+        total = schedule.get("estimate_total_s")
         if (
             run["suite"] != suite
             or run["profile"] != profile
@@ -147,7 +150,7 @@ def calibration(runs: Sequence[dict], suite: str, profile: str, fingerprint: str
             or not run.get("finished_ns")
             or (provenance.get("machine") or {}).get("fingerprint") != fingerprint
             or not estimated
-            or (budget_s is not None and budget_s > estimated)
+            or (budget_s is not None and (total is None or budget_s > total))
         ):
             continue
         actual = (run["finished_ns"] - run["started_ns"]) / 1e9

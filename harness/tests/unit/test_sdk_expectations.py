@@ -51,8 +51,10 @@ def test_every_installed_sdk_declares_its_start_up_and_warm_up():
 def test_the_estimate_is_calibrated_by_the_last_comparable_run_of_its_suite_on_this_machine():
     from uabench import estimate
 
-    def run(run_id, estimate_s=100.0, took_s=120.0, budget_s=None, machine="m", suite="read", status="finished"):
-        schedule = {"estimate_s": estimate_s, "time_budget_s": budget_s}
+    def run(
+        run_id, estimate_s=100.0, took_s=120.0, budget_s=None, machine="m", suite="read", status="finished", total=None
+    ):
+        schedule = {"estimate_s": estimate_s, "time_budget_s": budget_s, "estimate_total_s": total}
         return {
             "id": run_id,
             "suite": suite,
@@ -66,7 +68,10 @@ def test_the_estimate_is_calibrated_by_the_last_comparable_run_of_its_suite_on_t
     runs = [
         run(1, took_s=110.0),
         run(2, took_s=130.0),  # the newest comparable one: 1.3
-        run(3, budget_s=500.0, took_s=480.0),  # a budget above its estimate: repetitions filled it
+        run(3, budget_s=500.0, total=400.0, took_s=480.0),  # a budget above the run's estimate: repetitions filled it
+        # a budget for the whole run (four suites) above this suite's estimate but below the total's: comparable
+        run(8, budget_s=500.0, total=800.0, took_s=100.0, suite="write"),
+        run(9, budget_s=500.0, took_s=90.0, suite="write"),  # no total recorded: cannot tell, not used
         run(4, machine="other", took_s=300.0),
         run(5, suite="write", took_s=50.0),
         run(6, status="interrupted", took_s=10.0),
@@ -78,4 +83,5 @@ def test_the_estimate_is_calibrated_by_the_last_comparable_run_of_its_suite_on_t
     model = estimate.Estimate(60.0, (20.0, 40.0), 7, 90.0)
     assert estimate.calibrated(model, found) == estimate.Estimate(78.0, (26.0, 52.0), 7, 117.0)
     assert estimate.calibration(runs, "read", "quick", "elsewhere") is None
+    assert estimate.calibration(runs, "write", "quick", "m").run_id == 8
     assert estimate.calibrated(model, None) is model

@@ -55,6 +55,11 @@ def estimate_of(suite: str) -> float | None:
     return _estimates.get(suite)
 
 
+def estimate_total() -> float | None:
+    """The whole `uabench run`'s estimated seconds: what its time budget is set against."""
+    return sum(_estimates.values()) if _estimates else None
+
+
 def set_due(due: float | None) -> None:
     """The running test is due at `due` (time.monotonic()), or has no budget (None)."""
     global _due

@@ -150,6 +150,8 @@ class Session:
                 "order": "every block measures each compared item once, shuffled per block from the seed",
                 "target_half_width": schedule.TARGET_HALF_WIDTH,
                 "estimate_s": budget.estimate_of(self.suite),  # the model's, as uabench run printed it
+                # the whole invocation's (every suite it ran): what its time budget is set against
+                "estimate_total_s": budget.estimate_total(),
                 "time_budget_s": budget.run_budget(),  # uabench run --time-budget: None without
                 "host_threshold_percent": host.DISTURBED_PERCENT,
                 "steady_state": self.steady.summary(),
