@@ -280,3 +280,33 @@ def test_the_verdict_says_graceful_and_confirmed_or_a_lower_bound_when_the_gener
     unconfirmed = capacity.CapacityResult(1000.0, found.figures, found.overload, found.history, confirmed=False)
     assert "not confirmed: it missed when probed again" in capacity.verdict(unconfirmed, 10.0, 0.98, True).reason
     assert capacity.verdict(found, 10.0, 0.98, alive=False).behaviour == "crash"
+
+
+def test_the_latency_table_climbs_each_server_lightest_load_first_and_spares_it_the_heavier_ones():
+    """Loads by request size, then rate, the servers of each shuffled per block; a load a
+    server did not sustain skips its heavier loads of the same request size, not the others."""
+    planned = [
+        (server, f"{rate} × {nodes}", rate, nodes)
+        for server in ("a", "b", "c")
+        for rate, nodes in ((20000, 1), (1000, 1), (200, 100), (5000, 1))
+    ]
+    for block in range(3):
+        ordered = capacity.latency_order(planned, seed=7, block=block)
+        assert sorted(ordered) == sorted(planned)
+        assert [(c[3], c[2]) for c in ordered] == sorted((c[3], c[2]) for c in ordered)
+    orders = {tuple(c[0] for c in capacity.latency_order(planned, 7, block)[:3]) for block in range(8)}
+    assert len(orders) > 1  # the servers of a load are shuffled per block
+    missed = {("a", 1): (5000, "5000 × 1")}
+    assert capacity.latency_skip(missed, "a", 20000, 1).startswith("not run: 5000 × 1 was not sustained")
+    assert capacity.latency_skip(missed, "a", 5000, 1) is not None  # the same load in a later block
+    assert capacity.latency_skip(missed, "a", 1000, 1) is None
+    assert capacity.latency_skip(missed, "a", 200, 100) is None  # another request size
+    assert capacity.latency_skip(missed, "b", 20000, 1) is None
+
+
+def test_a_latency_cell_holds_only_when_it_passed_and_completed_its_load_in_the_window():
+    full = _result([100] * 5 + [100] * 5, warmup_windows=5)  # 1000/s offered, 1000/s completed
+    assert capacity.latency_held(Outcome("pass", None, full), 1000, 0.5, 0.99)
+    behind = _result([100] * 5 + [50] * 5, warmup_windows=5)
+    assert not capacity.latency_held(Outcome("pass", None, behind), 1000, 0.5, 0.99)
+    assert not capacity.latency_held(Outcome("fail", "288 of 20000 operations failed", full), 1000, 0.5, 0.99)

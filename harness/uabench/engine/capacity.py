@@ -22,6 +22,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from uabench.engine import schedule
 from uabench.engine.cells import Outcome
 from uabench.engine.constants import (
     CLIENT_BOUND_PERCENT,
@@ -451,3 +452,34 @@ def latency_loads(
             else:
                 todo.append((server, share_label(share), share * limit, 1))
     return todo, skipped
+
+
+def latency_order(planned: Sequence[tuple], seed: int, block: int) -> list[tuple]:
+    """The latency table's (server, label, rate, nodes) cells of one block, lightest load first
+    (by nodes per request, then rate), the servers of each load in an order shuffled per block
+    from the run's seed: a server's loads climb, so the first one it does not sustain spares it
+    the heavier ones (latency_skips)."""
+    levels: dict[tuple[int, float], list[tuple]] = {}
+    for cell in planned:
+        levels.setdefault((cell[3], cell[2]), []).append(cell)
+    ordered = []
+    for level in sorted(levels):
+        cells = levels[level]
+        ordered += [cells[i] for i in schedule.block_order(range(len(cells)), seed, block)]
+    return ordered
+
+
+def latency_held(outcome: Outcome, rate: float, duration_s: float, min_completed: float) -> bool:
+    """Whether a latency cell sustained its load: it passed (every operation answered, every
+    value right) and completed at least `min_completed` of the offered requests in its window."""
+    figures = probe_figures(outcome, rate, duration_s) if outcome.status == "pass" else None
+    return figures is not None and figures["completed"] >= min_completed
+
+
+def latency_skip(missed: dict[tuple[str, int], tuple[float, str]], server: str, rate: float, nodes: int) -> str | None:
+    """Why a load is not run: a lighter one of the same server and request size (`missed`: the
+    lowest rate it did not sustain, and its label) was not sustained, so this one queues too."""
+    lower = missed.get((server, nodes))
+    if lower is None or lower[0] > rate:
+        return None
+    return f"not run: {lower[1]} was not sustained, so a higher rate is not either"

@@ -243,11 +243,12 @@ def latency_section(run: dict, cells: list[dict]) -> Section | None:
         "Latency at common loads",
         paragraphs=[
             f"Every server at the same offered loads and at 50 % and 80 % of its own capacity: {LATENCY_METHOD}. "
-            "The (server, load) cells ran in an order shuffled per block from the run's seed. Percentiles are each "
-            "bucket's upper edge; a percentile needs n ≥ 10/(1 − q) requests (p99 from 1,000, p99.9 from 10,000) "
-            "and is left out below that. The p99 interval is the binomial order-statistic interval of the quantile: it "
-            "holds for independent requests, and requests of one run are not (a queue correlates neighbours), so the "
-            "true uncertainty is wider. Not a ranking."
+            "Each block climbs the loads, lightest first, the servers of each in an order shuffled per block from "
+            "the run's seed; a load a server did not sustain spares it the heavier ones of the same request size. "
+            "Percentiles are each bucket's upper edge; a percentile needs n ≥ 10/(1 − q) requests (p99 from "
+            "1,000, p99.9 from 10,000) and is left out below that. The p99 interval is the binomial "
+            "order-statistic interval of the quantile: it holds for independent requests, and requests of one run "
+            "are not (a queue correlates neighbours), so the true uncertainty is wider. Not a ranking."
         ],
         tables=[Table(columns, rows)],
     )

@@ -10,7 +10,7 @@ from robot.api import SkipExecution, logger
 from robot.api.deco import keyword
 
 from uabench import sdks
-from uabench.engine import capacity, schedule, search
+from uabench.engine import capacity, search
 from uabench.engine.cells import CellSpec, Outcome, wrong_values
 from uabench.engine.constants import DISTURBED_RETRIES
 from uabench.engine.keywords import included, us
@@ -165,9 +165,7 @@ class SearchKeywords(Cells):
             raise AssertionError(
                 f"{server} does not sustain even {none.rate:g} requests/s within p99 ≤ {bound.p99_ms:g} ms"
             ) from None
-        # the server the probes ran on (others may be kept paused beside it)
-        running = next((one for one in session.pool.servers.values() if one.sdk.id == server and not one.paused), None)
-        alive = bool(running and running.alive)
+        alive = self._server_alive(server)
         judged = capacity.verdict(found, bound.p99_ms, bound.min_completed, alive)
         session.recorder.add_cell(
             suite=self.run.suite,
@@ -185,36 +183,57 @@ class SearchKeywords(Cells):
             session.pool.stop_all()
         logger.info(judged.line(server, found))
 
+    def _not_run(self, client: str, server: str, label: str, rate: float | None, why: str) -> None:
+        """A latency cell not run, stored with why (the report's row says it)."""
+        self.run.session().recorder.add_cell(
+            suite=self.run.suite,
+            kind=CellKind.LATENCY,
+            client=client,
+            server=server,
+            variant=label,
+            parameter=rate,
+            repetition=0,
+            status="not_run",
+            reason=why,
+            result=None,
+        )
+        logger.info(f"{server} at {label}: {why}")
+
+    def _server_alive(self, server: str) -> bool:
+        """Whether `server`'s process still runs: the one its cells ran on (others may be kept paused
+        beside it)."""
+        running = next(
+            (one for one in self.run.session().pool.servers.values() if one.sdk.id == server and not one.paused), None
+        )
+        return bool(running and running.alive)
+
     @keyword
     def latency_at_common_loads_should_be_measured(self, client: str, servers: str) -> None:
         """The open-loop latency table (wrk2's method): every server in `servers` at the plan's
         common offered loads and at shares of its own capacity found in this run, latency from
-        each request's scheduled send time. The (server, load) cells run in an order shuffled
-        per block from the run's seed; a load whose request rate is beyond a server's measured
-        capacity is not run (a growing queue has no latency to tell) and is stored as such."""
+        each request's scheduled send time. Each block climbs the loads, lightest first, the
+        servers of each in an order shuffled per block from the run's seed (engine.capacity
+        latency_order). A load whose request rate is beyond a server's measured capacity, or
+        heavier than one it did not sustain, is not run (a growing queue has no latency to tell)
+        and is stored as such; where no capacity was searched (make bench) a load beyond it is run
+        once and is a row that says not sustained, not a failure: only wrong values or a server
+        gone fail the test."""
         bound, phase = self.run.plan.capacity, self.run.plan.phase(self.run.profile, "latency")
         assert bound and bound.latency, f"{self.run.plan.path} has no [capacity.latency]"
         session = self.run.session()
         found = capacity.capacities(session.store.cells([session.run_id]))
         planned, skipped = capacity.latency_loads(bound.latency, included(servers), found, phase.duration_s)
         for server, label, rate, why in skipped:
-            session.recorder.add_cell(
-                suite=self.run.suite,
-                kind=CellKind.LATENCY,
-                client=client,
-                server=server,
-                variant=label,
-                parameter=rate,
-                repetition=0,
-                status="not_run",
-                reason=why,
-                result=None,
-            )
-            logger.info(f"{server} at {label}: {why}")
+            self._not_run(client, server, label, rate, why)
         failed = []
+        missed: dict[tuple[str, int], tuple[float, str]] = {}  # (server, nodes) -> the lowest rate not sustained
         for block in range(phase.repetitions):
-            for index in schedule.block_order(range(len(planned)), session.seed, block):
-                server, label, rate, nodes = planned[index]
+            for server, label, rate, nodes in capacity.latency_order(planned, session.seed, block):
+                why = capacity.latency_skip(missed, server, rate, nodes)
+                if why:
+                    if block == 0:  # said once: a later block skips it for the same reason
+                        self._not_run(client, server, label, rate, why)
+                    continue
                 workload = dict(
                     bound.workload,
                     rate=rate,
@@ -229,8 +248,15 @@ class SearchKeywords(Cells):
                 if outcome.status == "not_supported":  # stored with its reason, e.g. a refused client
                     logger.info(f"{server} at {label}: not supported: {search.first_line(outcome.reason)}")
                     continue
+                if not capacity.latency_held(outcome, rate, phase.duration_s, bound.min_completed):
+                    missed.setdefault((server, nodes), (rate, label))
                 if outcome.status != "pass":
-                    failed.append(f"{server} at {label}: {search.first_line(outcome.reason)}")
+                    # beyond what the server sustains (requests unanswered or refused) it is a row of the
+                    # table, not sustained; a wrong value or a server gone is a failure
+                    if wrong_values(outcome) or not self._server_alive(server):
+                        failed.append(f"{server} at {label}: {search.first_line(outcome.reason)}")
+                    else:
+                        logger.info(f"{server} at {label}: not sustained: {search.first_line(outcome.reason)}")
                     continue
                 figures = capacity.probe_figures(outcome, rate, phase.duration_s) or {}
                 latency = stats.latency_summary(search.merged_latency([outcome]))
