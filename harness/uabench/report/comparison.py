@@ -190,7 +190,9 @@ def host_drift(found: list[Comparison]) -> str | None:
     ]
     return (
         "Host probe (perf bench sched pipe pinned to the servers' CPUs, once per block): the machine's own change "
-        f"from A to B, {'; '.join(parts)}. A server's change of that size and direction may be the machine's."
+        f"from A to B, {'; '.join(parts)}. Each server's values/s measured in those blocks is judged with the "
+        "machine's change divided out (its median over each side's probe median, the interval widened by the probe "
+        "change's own): a change has to beat the machine's drift before it is called one."
     )
 
 

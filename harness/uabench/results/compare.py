@@ -62,6 +62,9 @@ class Figure:
     ranking: str | None = None
     detail: str | None = None  # e.g. the sweep point a sustained rate was found at, "client-bound"
     higher_is_better: bool = True  # an instruction count is better lower
+    # the host probe of the blocks it was measured in (proc/hostprobe.py): the machine's speed, which
+    # compare divides out of a change between runs (judge); None where nothing probed the machine
+    machine: stats.Estimate | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -95,6 +98,11 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
     found: list[Figure] = []
     # a second load generator's ranking (plan.second_load_generator) is a figure and ranking of its own
     primary = plan.get("load_generator")
+
+    def machine(variant: str, kind: str) -> stats.Estimate | None:
+        probe = figures.host_probe(cells, variant, kind)
+        return probe[0] if probe else None
+
     for p in figures.points(cells, "throughput"):
         if p.throughput is not None:
             under = f" ({p.client} load)" if primary and p.client != primary else ""
@@ -108,6 +116,7 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
                     p.sweep == plan.get("ranking"),
                     ranking=f"{suite}: {p.sweep}{under}",
                     detail=_marks(p),
+                    machine=machine(p.sweep, CellKind.THROUGHPUT),
                 )
             )
     ranked = [p for p in figures.points(cells, CellKind.THROUGHPUT) if p.sweep == plan.get("ranking")]
@@ -120,7 +129,10 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
     for p in swept:
         if p.throughput is not None:
             name = f"values/s, {p.sweep} = {p.parameter}"
-            found.append(Figure(suite, name, p.server, "values/s", p.throughput, False, detail=_marks(p)))
+            speed = machine(p.sweep, CellKind.SWEEP)
+            found.append(
+                Figure(suite, name, p.server, "values/s", p.throughput, False, detail=_marks(p), machine=speed)
+            )
     signal_sweeps = {name for name, about in sweeps.items() if about.get("kind") == "signals"}
     limits = {server: limit for (sweep, server), limit in figures.sweep_limits(cells).items() if sweep in signal_sweeps}
     sustained = figures.highest_sustained([p for p in swept if p.sweep in signal_sweeps])
@@ -247,6 +259,7 @@ class Comparison:
     verdict: str
     reason: str
     margin: float = MARGIN  # the margin it was judged with (relative)
+    machine: stats.Estimate | None = None  # the host probe's change divided out of `change`, if any
 
 
 def _percent(x: float) -> str:
@@ -254,12 +267,21 @@ def _percent(x: float) -> str:
 
 
 def judge(
-    a: stats.Estimate, b: stats.Estimate, higher_is_better: bool = True, seed: int = 0, margin: float = MARGIN
+    a: stats.Estimate,
+    b: stats.Estimate,
+    higher_is_better: bool = True,
+    seed: int = 0,
+    margin: float = MARGIN,
+    machine: tuple[stats.Estimate, stats.Estimate] | None = None,
 ) -> Comparison:
     """The change from a to b with its interval, the Mann-Whitney U p-value and the verdict (the
-    rules in the module docstring, with `margin` for MARGIN). ``key``, ``a`` and ``b`` of the
-    result are left empty."""
-    if a.values and b.values:
+    rules in the module docstring, with `margin` for MARGIN). With `machine` (the host probe of
+    A's and of B's blocks) the machine's speed is divided out first (machine_adjusted). ``key``,
+    ``a`` and ``b`` of the result are left empty."""
+    adjusted = machine is not None and bool(a.values and b.values and machine[0].values and machine[1].values)
+    if adjusted and machine is not None:
+        change, p, machine_change = machine_adjusted(a, b, machine, seed)
+    elif a.values and b.values:
         change = stats.relative_change(a.values, b.values, seed=seed)
         p = float(scipy.stats.mannwhitneyu(a.values, b.values, alternative="two-sided").pvalue)
     else:
@@ -290,7 +312,42 @@ def judge(
                 reason = f"{interval} excludes 0 but reaches inside the ±{margin * 100:g} % noise threshold"
         else:
             reason = f"{interval} includes 0 and reaches beyond ±{margin * 100:g} %"
-    return Comparison(("", "", ""), None, None, change, p, verdict, reason, margin)
+    if adjusted:
+        reason += f" (the machine's own change, {_percent(machine_change.center)}, divided out)"
+    return Comparison(
+        ("", "", ""), None, None, change, p, verdict, reason, margin, machine_change if adjusted else None
+    )
+
+
+def machine_adjusted(
+    a: stats.Estimate, b: stats.Estimate, machine: tuple[stats.Estimate, stats.Estimate], seed: int = 0
+) -> tuple[stats.Estimate, float, stats.Estimate]:
+    """A change with the machine's own change between the runs divided out: each side's values
+    over the median of its host probe (the machine's speed in the blocks they came from), their
+    change, and its interval widened by the probe change's own (both uncertainties added, a
+    conservative bound); the Mann-Whitney U p-value of the divided values; the probe's change.
+    On the 2-core VM (28 Nov 2026) every write figure of one make bench was 38-103 % above the one
+    15 minutes before and so was the probe (+57 %): divided out, the changes were -12 to +30 %."""
+    probe_a, probe_b = machine
+    mine = [v / probe_a.center for v in a.values]
+    theirs = [v / probe_b.center for v in b.values]
+    plain = stats.relative_change(mine, theirs, seed=seed)
+    probe = stats.relative_change(probe_a.values, probe_b.values, seed=seed)
+    low, high = plain.low, plain.high
+    if all(math.isfinite(x) for x in (low, high, probe.low, probe.high)) and probe.low > -1:
+        low = (1 + low) * (1 + probe.center) / (1 + probe.high) - 1
+        high = (1 + high) * (1 + probe.center) / (1 + probe.low) - 1
+    change = stats.Estimate(
+        plain.center,
+        low,
+        high,
+        plain.n,
+        plain.cv,
+        plain.values,
+        f"{plain.method}, of each side's values over its host probe's median, widened by the probe change's interval",
+    )
+    p = float(scipy.stats.mannwhitneyu(mine, theirs, alternative="two-sided").pvalue)
+    return change, p, probe
 
 
 def _interval_change(a: stats.Estimate, b: stats.Estimate) -> stats.Estimate:
@@ -332,7 +389,10 @@ def compare(a: Iterable[Figure], b: Iterable[Figure], measured: margins.Margins 
             where = "B" if left is None else "A"
             found.append(Comparison(key, left, right, None, None, MISSING, f"measured only in {where}"))
             continue
-        judged = judge(left.estimate, right.estimate, left.higher_is_better, margin=margin_of(left, measured))
+        probes = (left.machine, right.machine) if left.machine and right.machine else None
+        judged = judge(
+            left.estimate, right.estimate, left.higher_is_better, margin=margin_of(left, measured), machine=probes
+        )
         found.append(replace(judged, key=key, a=left, b=right))
     return found
 
