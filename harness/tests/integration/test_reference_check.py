@@ -50,3 +50,26 @@ def test_the_checkout_s_own_commit_is_current_unless_its_measured_code_has_uncom
     status = cli.main(["reference", "--check", "--reference-store", str(store)])
     assert status == (1 if edited else 0)
     assert "run 1 (read): not recorded" in capsys.readouterr().out  # runs before the command was recorded
+
+
+def test_commits_that_differ_only_outside_the_measured_code_are_one_reference(tmp_path):
+    """A reference measured over two sessions: the data of the first committed between them
+    changes no measured file, so both commits measured one code."""
+    log = _git("log", "--format=%H", "-200").split()
+    pairs = [
+        (c, p)
+        for c, p in zip(log, log[1:], strict=False)
+        if not _git("diff", "--name-only", p, c, "--", *reference.MEASURED)
+    ]
+    measured = [
+        (c, p)
+        for c, p in zip(log, log[1:], strict=False)
+        if _git("diff", "--name-only", p, c, "--", *reference.MEASURED)
+    ]
+    assert pairs and measured
+    child, parent = pairs[0]
+    found = reference.problems(_store(tmp_path / "a.sqlite", (parent, "m"), (child, "m")))
+    assert not any("commits whose measured code differs" in line for line in found)
+    child, parent = measured[0]
+    found = reference.problems(_store(tmp_path / "b.sqlite", (parent, "m"), (child, "m")))
+    assert any("measured at 2 commits whose measured code differs" in line for line in found)

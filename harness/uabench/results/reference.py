@@ -24,6 +24,16 @@ def _git(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["git", *args], cwd=paths.REPO, capture_output=True, text=True)
 
 
+def _same_code(one: str, other: str) -> bool:
+    """Whether two clean commits of this history hold the same measured code (MEASURED)."""
+    if one == other:
+        return True
+    if any(c.endswith("-dirty") or c == "unknown" for c in (one, other)):
+        return False
+    differs = _git("diff", "--quiet", one, other, "--", *MEASURED).returncode
+    return differs == 0
+
+
 def problems(store_path: Path = STORE) -> list[str]:
     """Why the reference in `store_path` is not current for the checkout; empty when it is.
     A store that cannot be read is a StoreError (one line)."""
@@ -37,9 +47,16 @@ def problems(store_path: Path = STORE) -> list[str]:
     found = []
     commits = sorted({str(run["provenance"].get("git_commit") or "unknown") for run in runs})
     machines = sorted({str((run["provenance"].get("machine") or {}).get("fingerprint")) for run in runs})
-    if len(commits) > 1:
+    # commits that differ only outside the measured code (a README, the reference's own data committed
+    # between two sessions of runs) measured with one code: they are one commit for the reference
+    codes: list[str] = []
+    for commit in commits:
+        if not any(_same_code(commit, other) for other in codes):
+            codes.append(commit)
+    if len(codes) > 1:
         found.append(
-            f"its runs were measured at {len(commits)} commits ({', '.join(c[:12] for c in commits)}), not one"
+            f"its runs were measured at {len(codes)} commits whose measured code differs "
+            f"({', '.join(c[:12] for c in codes)}), not one"
         )
     if len(machines) > 1:
         found.append(
