@@ -815,13 +815,13 @@ def cmd_margins(args: argparse.Namespace) -> int:
         raise ValueError(f"an A/A pair is two runs on one machine: {compare.machine_difference(sides[0], sides[1])}")
     found = compare.compare(sides[0].figures, sides[1].figures)
     changes = [
-        (margins.kind_of(c.a.name, c.a.unit), c.change.low, c.change.high)
+        (margins.kind_of(c.a.name, c.a.unit), c.change.center)
         for c in found
         if c.a is not None and c.change is not None
     ]
     measured = margins.measure(changes)
     if not measured:
-        raise ValueError("the pair has too few figures with an interval to measure any margin")
+        raise ValueError("the pair has too few figures in common to measure any margin")
     machine = next(run["provenance"]["machine"] for run in sides[0].runs)
     written = margins.Margins(
         str(fingerprints.pop()),

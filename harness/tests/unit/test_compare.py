@@ -2,6 +2,7 @@
 through the real Store API (so that each verdict is known to occur), its errors, and the
 committed reference store compared with itself (real measurements: nothing may differ)."""
 
+import math
 import shutil
 
 import pytest
@@ -316,14 +317,15 @@ def test_a_handicapped_side_is_said_first_in_the_comparison_and_the_report_summa
     assert warning.startswith("B: Handicapped on purpose") and "not that SDK's performance" in warning
 
 
-def test_margins_are_a_quantile_of_the_aa_interval_ends_with_a_floor_and_enough_figures():
+def test_margins_are_a_quantile_of_how_far_the_aa_pair_moved_its_figures_with_a_floor_and_enough_figures():
     from uabench.results import margins
 
-    # nine ratios whose A/A intervals reach 1 %..9 %, one outlier at 40 %; two sweep points only
-    changes = [("ratio", -k / 100, k / 200) for k in range(1, 10)] + [("ratio", -0.4, 0.1)]
-    changes += [("quiet", -0.001, 0.002)] * 3 + [("sweep point", -0.2, 0.2)] * 2
+    # nine ratios the A/A pair moved by 1 %..9 % (either way), one outlier at 40 %; two sweep points only
+    changes = [("ratio", (-1) ** k * k / 100) for k in range(1, 10)] + [("ratio", -0.4)]
+    changes += [("quiet", 0.002)] * 3 + [("sweep point", 0.2)] * 2 + [("ratio", math.nan)]
     found = margins.measure(changes)
     assert found["ratio"].margin == pytest.approx(0.09) and found["ratio"].largest == pytest.approx(0.4)
+    assert found["ratio"].figures == 10  # the change without a value is no figure
     assert found["quiet"].margin == margins.FLOOR_MARGIN  # no re-run tells 0.2 % apart
     assert "sweep point" not in found  # too few figures to measure it
 
@@ -344,9 +346,14 @@ def test_a_margins_file_reads_back_and_a_broken_one_is_one_line(tmp_path):
     path = tmp_path / "margins.toml"
     path.write_text(written.toml())
     assert margins.load(path) == written
-    path.write_text(written.toml().replace("margin = 0.2000", "margin = 2.0"))
-    with pytest.raises(margins.MarginsError, match="between 0 and 1"):
-        margins.load(path)
+    # a host whose re-runs move figures by more than 100 % measures a margin that large (27 Nov):
+    # it is read back, not refused, so that compare runs and says what it cannot decide
+    path.write_text(written.toml().replace("margin = 0.2000", "margin = 1.1063"))
+    assert margins.load(path).by_kind["throughput"].margin == pytest.approx(1.1063)
+    for wrong in ("0.0", "-0.1", "nan", "inf"):
+        path.write_text(written.toml().replace("margin = 0.2000", f"margin = {wrong}"))
+        with pytest.raises(margins.MarginsError, match="must be a finite number above 0"):
+            margins.load(path)
     path.write_text("machine = \n")
     with pytest.raises(margins.MarginsError, match="cannot read the margins"):
         margins.load(path)
@@ -388,6 +395,40 @@ def test_uabench_margins_measures_an_aa_pair_and_refuses_two_commits(tmp_path, c
     assert written.commit == "c1" and written.machine == "m1" and 0.01 <= written.by_kind["throughput"].margin < 0.05
     assert cli.main(["margins", str(tmp_path / "a.sqlite"), str(tmp_path / "c.sqlite"), "--out", str(out)]) == 2
     assert "two runs of one clean commit; these ran at c1, c2" in capsys.readouterr().err
+
+
+def test_a_pair_that_moved_its_figures_beyond_100_percent_writes_margins_compare_reads(tmp_path, capsys):
+    """27 Nov: on a noisy host the A/A pair's throughput margin came out at 110 % and compare
+    refused the file `uabench margins` had just written. Now the margin is measured and used,
+    and the comparison says that nothing of that kind can be called slower."""
+    from uabench.results import margins
+
+    machine = {"fingerprint": "m1", "cpu_model": "Test CPU", "cores": 2}
+    servers = {f"s{k}": [v * (1 + k / 10) for v in BASE] for k in range(4)}
+    again = {name: [v * 2.5 for v in reversed(values)] for name, values in servers.items()}
+    for name, values in (("a", servers), ("b", again)):
+        _store(tmp_path / f"{name}.sqlite", values, provenance={"git_commit": "c1", "machine": machine})
+    out = tmp_path / "margins.toml"
+    assert cli.main(["margins", str(tmp_path / "a.sqlite"), str(tmp_path / "b.sqlite"), "--out", str(out)]) == 0
+    assert margins.load(out).by_kind["throughput"].margin == pytest.approx(1.5, rel=0.01)
+    compared = tmp_path / "compared"
+    assert (
+        cli.main(
+            [
+                "compare",
+                str(tmp_path / "b.sqlite"),
+                str(tmp_path / "a.sqlite"),
+                "--margins",
+                str(out),
+                "--out",
+                str(compared),
+            ]
+        )
+        == 0
+    )
+    text = (compared / "compare.md").read_text()
+    assert "beyond 100 %: none of them can be called slower here" in text
+    assert "| slower |" not in text  # 60 % down, within a ±150 % margin
 
 
 def test_the_host_probe_is_compared_and_its_drift_said_but_never_ranked(tmp_path):

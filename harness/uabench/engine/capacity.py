@@ -458,7 +458,7 @@ def latency_order(planned: Sequence[tuple], seed: int, block: int) -> list[tuple
     """The latency table's (server, label, rate, nodes) cells of one block, lightest load first
     (by nodes per request, then rate), the servers of each load in an order shuffled per block
     from the run's seed: a server's loads climb, so the first one it does not sustain spares it
-    the heavier ones (latency_skips)."""
+    the heavier ones (latency_skip)."""
     levels: dict[tuple[int, float], list[tuple]] = {}
     for cell in planned:
         levels.setdefault((cell[3], cell[2]), []).append(cell)

@@ -86,9 +86,12 @@ class HostProbe:
         self.window_s, self.cpus = window_s, cpus
         self._loops: int | None = None
 
+    def _timeout_s(self) -> float:
+        return TIMEOUT_FACTOR * self.window_s + 5.0
+
     def _size(self) -> int:
         if self._loops is None:
-            seconds = _run(CALIBRATION_LOOPS, self.cpus, TIMEOUT_FACTOR * self.window_s + 5.0)
+            seconds = _run(CALIBRATION_LOOPS, self.cpus, self._timeout_s())
             rate = CALIBRATION_LOOPS / max(seconds, 0.001)
             self._loops = max(CALIBRATION_LOOPS, round(rate * self.window_s))
         return self._loops
@@ -99,7 +102,7 @@ class HostProbe:
         if why:
             raise ProbeError(why)
         loops = self._size()
-        seconds = _run(loops, self.cpus, TIMEOUT_FACTOR * self.window_s + 5.0)
+        seconds = _run(loops, self.cpus, self._timeout_s())
         if seconds <= 0:
             raise ProbeError(f"{DESCRIPTION} reported {seconds} s for {loops} operations")
         return Probe(loops / seconds, seconds, loops, sorted(self.cpus) if self.cpus else None)

@@ -203,15 +203,16 @@ def margins_paragraph(
     kinds = dict.fromkeys(margins.kind_of((c.a or c.b).name, (c.a or c.b).unit) for c in found if c.a or c.b)  # type: ignore[union-attr]
     if used is not None:
         each = "; ".join(
-            f"{kind} ±{m.margin * 100:.1f} % (from {m.figures} figures)"
+            f"{kind} ±{m.margin * 100:.1f} % (from {m.figures} figures"
+            + ("; beyond 100 %: none of them can be called slower here)" if m.margin >= 1 else ")")
             if (m := used.margin(kind))
             else f"{kind} ±{MARGIN * 100:g} % (assumed: too few of its figures in the A/A pair)"
             for kind in kinds
         )
         return (
             f"Margins measured on this machine by an A/A pair (two runs of commit {used.commit[:12]}: {used.a}; "
-            f"{used.b}), in {path}: the {margins.QUANTILE:.0%} quantile of how far the 95 % intervals of its "
-            f"changes reached, at least {margins.FLOOR_MARGIN:.0%}: {each}."
+            f"{used.b}), in {path}: the {margins.QUANTILE:.0%} quantile of how far the pair moved the figures of "
+            f"each kind (|B / A - 1|), at least {margins.FLOOR_MARGIN:.0%}: {each}."
         )
     why = (
         f"the margins in {path} were measured on {measured.cpu_model or 'another machine'} (fingerprint "
