@@ -17,7 +17,7 @@ from uabench.report import files, html, markdown
 from uabench.report.pubsub import client_server_signal_points, pubsub_section
 from uabench.report.sections import sweep_section
 from uabench.report.summary import summary_section
-from uabench.results import compare, sustain
+from uabench.results import compare, stats, sustain
 from uabench.results.store import open_store
 
 SWEEP = "signal rate at 100 ms"
@@ -173,3 +173,23 @@ def test_compare_takes_the_sustained_figure_at_the_recorded_limit_with_its_brack
     }
     assert found["a"].detail == GRID and found["b"].detail == BISECTED
     assert found["b"].estimate.center == 3160.0  # the held point's figure, not the top of the grid
+    # and what the sweep knows of the limit: at least the held rate, below the missed point's
+    assert (found["b"].estimate.low, found["b"].estimate.high) == (3160.0, 10000.0)
+    assert (found["a"].estimate.low, found["a"].estimate.high) == (50000.0, float("inf"))  # a lower bound
+
+
+def test_a_limit_that_moved_one_grid_step_between_two_runs_is_inconclusive_not_faster():
+    """28 Nov, two make bench runs of one commit: Milo's limit 2,236 signals (held, 5,000 missed)
+    in one, the top point 5,000 held in the other. Judged by the repetitions at the two held
+    points the change was "faster", +124 % at an interval of zero width; the brackets overlap."""
+
+    def at(rate):
+        return stats.Estimate(rate, rate, rate, 3, 0.0, (rate, rate, rate), "median")
+
+    a = compare._bracketed(at(22360.0), sustain.Limit(2236, 5000, 1))
+    b = compare._bracketed(at(50000.0), sustain.Limit(5000, None))
+    assert compare.judge(at(22360.0), at(50000.0), margin=0.6).verdict == compare.FASTER  # the held points
+    assert compare.judge(a, b, margin=0.6).verdict == compare.INCONCLUSIVE
+    assert compare.judge(a, a, margin=0.6).verdict == compare.INCONCLUSIVE  # one bracket 2.2x wide: not "same"
+    narrow = compare._bracketed(at(22360.0), sustain.Limit(2236, 2400, 3))
+    assert compare.judge(narrow, narrow, margin=0.1).verdict == compare.SAME

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 
 import scipy.stats
 
-from uabench.results import figures, kinds, margins, stats
+from uabench.results import figures, kinds, margins, stats, sustain
 from uabench.results import instruction_counts as counts
 from uabench.results.kinds import CellKind
 from uabench.results.runs import latest_finished
@@ -89,6 +89,21 @@ def _marks(point: figures.Point) -> str | None:
     return ", ".join(m for m, on in (("client-bound", point.client_bound), ("emulated", point.emulated)) if on) or None
 
 
+def _bracketed(held: stats.Estimate, limit: sustain.Limit) -> stats.Estimate:
+    """A sustained rate as what its sweep knows of the limit: at least the rate delivered at the
+    point that held, below the rate of the point that missed (the held rate scaled by the two
+    points' signal counts), unbounded where the top grid point held. Its repetitions at the held
+    point measure that point, not the limit: judged by them, a limit that moved one grid step
+    between two make bench runs of one commit was called "faster" by +124 % at an interval of
+    zero width (28 Nov); judged by the bracket (_interval_change) it is inconclusive, and "same"
+    or "faster" only when the brackets are narrow enough to say so."""
+    try:
+        high = held.center * float(limit.missed) / float(limit.held)  # type: ignore[arg-type]
+    except (TypeError, ValueError, ZeroDivisionError):
+        high = math.inf  # the top grid point held: a lower bound
+    return stats.Estimate(held.center, held.center, high, held.n, None, (), "the sweep's bracket: held to missed")
+
+
 def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
     """Every figure with repetitions of one run: throughput per variant (the plan's ranking
     variant is a headline), the highest sustained rate of each signal sweep and the
@@ -145,7 +160,8 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
             publishing_ms = p.config.get("publishing_interval_ms", 100)
             name = f"sustained signals/s at {publishing_ms:g} ms"
             detail = limits[server].text if server in limits else f"at {p.parameter}"
-            found.append(Figure(suite, name, server, "signals/s", p.throughput, True, detail=detail))
+            rate = _bracketed(p.throughput, limits[server].limit) if server in limits else p.throughput
+            found.append(Figure(suite, name, server, "signals/s", rate, True, detail=detail))
     found += _security_ratios(suite, sweeps, swept, run)
     probed = dict.fromkeys((c["variant"], str(c.get("parameter"))) for c in cells if c["kind"] == CellKind.HOST_PROBE)
     for variant, probed_kind in probed:
