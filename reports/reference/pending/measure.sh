@@ -49,15 +49,14 @@ fi
 
 # publish: the stores beside the report, in the rollback journal (reading leaves nothing beside them)
 rm -f $D/uabench-run1.sqlite  # the previous reference's second store
+published() { [ "$1" = uabench ] && echo $D/uabench.sqlite || echo $D/uabench-$1.sqlite; }
 for name in uabench aa1 aa2 handicap; do
-  target=$D/$([ $name = uabench ] && echo uabench || echo uabench-$name).sqlite
-  cp $W/$name.sqlite $target && sqlite3 $target 'PRAGMA journal_mode=DELETE' > /dev/null
+  cp $W/$name.sqlite "$(published $name)" && sqlite3 "$(published $name)" 'PRAGMA journal_mode=DELETE' > /dev/null
 done
-$U margins --out $D/margins.toml $D/uabench-aa1.sqlite $D/uabench-aa2.sqlite || fail "uabench margins failed"
+$U margins --out $D/margins.toml "$(published aa1)" "$(published aa2)" || fail "uabench margins failed"
 for pair in "aa2 uabench compare" "uabench handicap compare-handicap"; do
   set -- $pair
-  a=$D/$([ $1 = uabench ] && echo uabench || echo uabench-$1).sqlite
-  b=$D/$([ $2 = uabench ] && echo uabench || echo uabench-$2).sqlite
+  a=$(published $1) b=$(published $2)
   rm -rf $W/$3 && $U compare --margins $D/margins.toml --out $W/$3 $a $b > /dev/null || fail "compare $a $b failed"
   mv $W/$3/compare.md $D/$3.md && mv $W/$3/compare.html $D/$3.html
 done
