@@ -270,7 +270,9 @@ def test_an_unstable_figure_is_marked_with_its_reason_and_not_ranked(tmp_path):
     _add(store, run_id, "throughput", "noisy", "bulk", [100.0, 60.0, 140.0, 90.0, 110.0])
     _add(store, run_id, "throughput", "short", "bulk", [75.0, 75.5, 74.5])
     ranks, notes, _ = _ranking(store, run_id)
-    assert ranks["a"][0] == "1" and ranks["c"][0] == "2"  # the unstable ones take no rank from them
+    # the unstable ones take no rank, but their intervals still place the others: noisy's reaches
+    # over a's, and every other interval lies wholly above c's
+    assert ranks["a"][0] == "1–2" and ranks["c"][0] == "4"
     for server in ("noisy", "short"):
         assert ranks[server][0] == "– (unstable)" and ranks[server][1].endswith("(unstable)"), ranks[server]
     [noisy] = [n for n in notes if n.startswith("noisy:")]
@@ -278,6 +280,20 @@ def test_an_unstable_figure_is_marked_with_its_reason_and_not_ranked(tmp_path):
     [short] = [n for n in notes if n.startswith("short:")]
     assert "too few to rank" in short
     assert not any(n.startswith(("a:", "c:")) for n in notes)
+
+
+def test_a_stable_figure_is_ranked_below_an_unstable_one_whose_interval_lies_wholly_above_it(tmp_path):
+    """28 Nov: Milo, the only stable figure of a read ranking, was ranked "1" at 145,750 values/s
+    beside an unstable open62541 at 2.77 M [2.26 M–3.26 M]."""
+    store, run_id = _store_run(tmp_path, "above")
+    _add(store, run_id, "throughput", "fast", "bulk", [2_263_500.0, 3_263_500.0, 2_777_250.0, 2_767_625.0, 2_444_875.0])
+    _add(store, run_id, "throughput", "steady", "bulk", [150_375.0, 137_875.0, 145_750.0, 164_625.0, 128_125.0])
+    ranks, _, _ = _ranking(store, run_id)
+    assert ranks["fast"][0] == "– (unstable)" and ranks["steady"][0] == "2"
+    run, cells = _run_and_cells(store, run_id)
+    [table] = summary_section([run], {run_id: cells}).tables
+    rows = {r[0].value: r for r in table.rows}
+    assert rows["steady"][table.column("read rank")].value == Rank(2, 2)
 
 
 def test_a_summary_figure_above_the_headline_cv_is_marked_but_keeps_its_rank(tmp_path):
@@ -432,3 +448,30 @@ def test_an_old_store_has_no_steady_state_and_marks_its_unstable_figures(version
     assert all(r[table.column("read rank")].value is None for r in table.rows)
     ratios = [r[table.column("SignAndEncrypt / None throughput")] for r in table.rows]
     assert ratios and all(cell.detail.startswith("unpaired") for cell in ratios if cell.value)
+
+
+def test_a_report_is_rendered_as_its_store_says_or_the_reference_check_says_where_not(tmp_path):
+    """make test renders the committed report again (report/files.unrendered):
+    a report rendered by other code than the checkout's is stale though its figures are not."""
+    from uabench.report.files import build, unrendered
+    from uabench.results.reference import STORE
+
+    measured = open_store(STORE, readonly=True)
+    provenance = {**measured.runs()[0]["provenance"], "plan": PLAN, "schedule": SCHEDULE}  # a whole one
+    measured.close()
+    store = open_store(tmp_path / "rendered.sqlite")
+    run_id = store.begin_run("read", "quick", provenance)
+    _add(store, run_id, "throughput", "a", "bulk", STABLE_A)
+    store.finish_run(run_id)
+    out = tmp_path / "report"
+    build(store, out)
+    assert unrendered(store, out) is None
+    page = (out / "report.md").read_text(encoding="utf-8").splitlines()
+    edited = [line.replace("100", "101") if "| a |" in line else line for line in page]
+    assert edited != page
+    (out / "report.md").write_text("\n".join(edited) + "\n", encoding="utf-8")
+    stale = unrendered(store, out)
+    assert stale is not None and "is not what this checkout renders" in stale
+    assert f"first at line {next(i for i, (x, y) in enumerate(zip(page, edited, strict=True)) if x != y) + 1}" in stale
+    (out / "report.md").unlink()
+    assert unrendered(store, out) == f"{out / 'report.md'} is missing"

@@ -5,6 +5,8 @@ stated, written as Markdown and HTML."""
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import replace
 from pathlib import Path
 
 from uabench.document.model import Cell, Column, Interval, Rank, Report, Section, Status, Table
@@ -25,6 +27,7 @@ from uabench.results.compare import (
     Side,
     applicable,
     compare,
+    load_side,
     machine_difference,
     ranking_disagreements,
     ranks,
@@ -190,9 +193,8 @@ def host_drift(found: list[Comparison]) -> str | None:
     ]
     return (
         "Host probe (perf bench sched pipe pinned to the servers' CPUs, once per block): the machine's own change "
-        f"from A to B, {'; '.join(parts)}. Each server's values/s measured in those blocks is judged with the "
-        "machine's change divided out (its median over each side's probe median, the interval widened by the probe "
-        "change's own): a change has to beat the machine's drift before it is called one."
+        f"from A to B, {'; '.join(parts)}. It is said beside the servers' changes, not divided out of them: "
+        "the margins measured by an A/A pair hold the machine's drift (results/compare.judge says why)."
     )
 
 
@@ -221,6 +223,37 @@ def margins_paragraph(
         else "no margins measured by an A/A pair were given (`uabench margins A B` measures them)"
     )
     return f"Margin ±{MARGIN * 100:g} % for every figure, assumed, not measured: {why}."
+
+
+# The title a comparison's page starts with (document): the two stores as they were named
+TITLE = re.compile(r"^# uabench compare: (?P<a>.+) against (?P<b>.+)$")
+
+
+def unrendered(page: Path, margins_path: Path, root: Path) -> str | None:
+    """Why `page`, a compare.md of two stores, is not what this checkout renders from the stores
+    its title names, judged with the margins in `margins_path` (None when it is). Names relative
+    to `root` are as `uabench compare` was given them from there, and are rendered so again."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    named = TITLE.match(lines[0]) if lines else None
+    if named is None:
+        return f"{page}: its first line names no two stores ('# uabench compare: A against B')"
+    sides = []
+    for name in (named["a"], named["b"]):
+        where = Path(name) if Path(name).is_absolute() else root / name
+        if not where.is_file():
+            return f"{page}: the store {name} it compares is missing"
+        sides.append(replace(load_side(str(where)), label=name, store=name))
+    measured = margins.load(margins_path) if margins_path.is_file() else None
+    shown = str(margins_path.relative_to(root)) if margins_path.is_relative_to(root) else str(margins_path)
+    report, _, _ = document(sides[0], sides[1], measured, shown if measured else None)
+    fresh = markdown.render(report).splitlines()
+    if fresh == lines:
+        return None
+    line = next((i for i, (x, y) in enumerate(zip(lines, fresh, strict=False)) if x != y), min(len(lines), len(fresh)))
+    return (
+        f"{page} is not what this checkout's compare renders from {named['a']} and {named['b']} (first at line "
+        f"{line + 1}): compare them again with --margins {shown}"
+    )
 
 
 def write(report: Report, out_dir: Path) -> dict[str, Path]:

@@ -42,6 +42,32 @@ def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict
     return outputs
 
 
+def unrendered(store: Store, directory: Path, images: bool = True) -> str | None:
+    """Why `directory`'s report.md is not what this checkout renders from `store` (None when it
+    is): the reference's figures may have been measured by the code checked out while its report
+    was rendered by other code (results/reference.MEASURED leaves the report's code out). Without
+    `images` the lines of images (and of an image not drawn) and blank lines are left out on both sides: a flame
+    graph is drawn by inferno, a process a unit test does not start."""
+    runs = latest_finished(store)[0]
+    committed = directory / "report.md"
+    if not committed.is_file():
+        return f"{committed} is missing"
+    fresh = markdown.render(document(runs, {run["id"]: store.cells([run["id"]]) for run in runs})).splitlines()
+    found = committed.read_text(encoding="utf-8").splitlines()
+    if not images:
+        fresh, found = (
+            [line for line in lines if line and not line.startswith("![") and "no flame graph drawn" not in line]
+            for lines in (fresh, found)
+        )
+    if fresh == found:
+        return None
+    line = next((i for i, (a, b) in enumerate(zip(found, fresh, strict=False)) if a != b), min(len(found), len(fresh)))
+    return (
+        f"{committed} is not what this checkout renders from {store.path} (first at line {line + 1}): "
+        f"render it again with `uabench --store {store.path} report --out {directory}`"
+    )
+
+
 CSV_COLUMNS = (
     "run_id",
     "suite",

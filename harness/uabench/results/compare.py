@@ -62,9 +62,6 @@ class Figure:
     ranking: str | None = None
     detail: str | None = None  # e.g. the sweep point a sustained rate was found at, "client-bound"
     higher_is_better: bool = True  # an instruction count is better lower
-    # the host probe of the blocks it was measured in (proc/hostprobe.py): the machine's speed, which
-    # compare divides out of a change between runs (judge); None where nothing probed the machine
-    machine: stats.Estimate | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -97,10 +94,10 @@ def _bracketed(held: stats.Estimate, limit: sustain.Limit) -> stats.Estimate:
     between two make bench runs of one commit was called "faster" by +124 % at an interval of
     zero width (28 Nov); judged by the bracket (_interval_change) it is inconclusive, and "same"
     or "faster" only when the brackets are narrow enough to say so."""
-    try:
-        high = held.center * float(limit.missed) / float(limit.held)  # type: ignore[arg-type]
-    except (TypeError, ValueError, ZeroDivisionError):
+    if limit.missed is None or not limit.held:
         high = math.inf  # the top grid point held: a lower bound
+    else:
+        high = held.center * float(limit.missed) / float(limit.held)  # type: ignore[arg-type]
     return stats.Estimate(held.center, held.center, high, held.n, None, (), "the sweep's bracket: held to missed")
 
 
@@ -113,10 +110,6 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
     found: list[Figure] = []
     # a second load generator's ranking (plan.second_load_generator) is a figure and ranking of its own
     primary = plan.get("load_generator")
-
-    def machine(variant: str, kind: str) -> stats.Estimate | None:
-        probe = figures.host_probe(cells, variant, kind)
-        return probe[0] if probe else None
 
     for p in figures.points(cells, "throughput"):
         if p.throughput is not None:
@@ -131,7 +124,6 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
                     p.sweep == plan.get("ranking"),
                     ranking=f"{suite}: {p.sweep}{under}",
                     detail=_marks(p),
-                    machine=machine(p.sweep, CellKind.THROUGHPUT),
                 )
             )
     ranked = [p for p in figures.points(cells, CellKind.THROUGHPUT) if p.sweep == plan.get("ranking")]
@@ -144,10 +136,7 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
     for p in swept:
         if p.throughput is not None:
             name = f"values/s, {p.sweep} = {p.parameter}"
-            speed = machine(p.sweep, CellKind.SWEEP)
-            found.append(
-                Figure(suite, name, p.server, "values/s", p.throughput, False, detail=_marks(p), machine=speed)
-            )
+            found.append(Figure(suite, name, p.server, "values/s", p.throughput, False, detail=_marks(p)))
     signal_sweeps = {name for name, about in sweeps.items() if about.get("kind") == "signals"}
     limits = {server: limit for (sweep, server), limit in figures.sweep_limits(cells).items() if sweep in signal_sweeps}
     sustained = figures.highest_sustained([p for p in swept if p.sweep in signal_sweeps])
@@ -275,7 +264,6 @@ class Comparison:
     verdict: str
     reason: str
     margin: float = MARGIN  # the margin it was judged with (relative)
-    machine: stats.Estimate | None = None  # the host probe's change divided out of `change`, if any
 
 
 def _percent(x: float) -> str:
@@ -288,16 +276,20 @@ def judge(
     higher_is_better: bool = True,
     seed: int = 0,
     margin: float = MARGIN,
-    machine: tuple[stats.Estimate, stats.Estimate] | None = None,
 ) -> Comparison:
     """The change from a to b with its interval, the Mann-Whitney U p-value and the verdict (the
-    rules in the module docstring, with `margin` for MARGIN). With `machine` (the host probe of
-    A's and of B's blocks) the machine's speed is divided out first (machine_adjusted). ``key``,
-    ``a`` and ``b`` of the result are left empty."""
-    adjusted = machine is not None and bool(a.values and b.values and machine[0].values and machine[1].values)
-    if adjusted and machine is not None:
-        change, p, machine_change = machine_adjusted(a, b, machine, seed)
-    elif a.values and b.values:
+    rules in the module docstring, with `margin` for MARGIN). ``key``, ``a`` and ``b`` of the
+    result are left empty.
+
+    The host probe of each side's blocks is not divided out of the change (it was, 3bee051 to
+    this): on the 2-core VM of 28 Nov, in three pairs of make bench runs of one commit, the probe
+    moved -19 % to +14 % between runs while the servers moved as much either way, unrelated to it,
+    so the division left the changes as large (median |change| 0.11-0.17 either way) and, adding
+    the probe's own uncertainty, doubled their intervals (median width 1.05-1.36 against
+    0.50-0.69): with margins measured by an A/A pair, which hold the machine's drift, the plain
+    change decided more (A/A 8-9 same against 5-6; the handicap 3 slower against 2, none false).
+    The probe is compared as a figure of its own, and said beside the servers'."""
+    if a.values and b.values:
         change = stats.relative_change(a.values, b.values, seed=seed)
         p = float(scipy.stats.mannwhitneyu(a.values, b.values, alternative="two-sided").pvalue)
     else:
@@ -328,42 +320,7 @@ def judge(
                 reason = f"{interval} excludes 0 but reaches inside the ±{margin * 100:g} % noise threshold"
         else:
             reason = f"{interval} includes 0 and reaches beyond ±{margin * 100:g} %"
-    if adjusted:
-        reason += f" (the machine's own change, {_percent(machine_change.center)}, divided out)"
-    return Comparison(
-        ("", "", ""), None, None, change, p, verdict, reason, margin, machine_change if adjusted else None
-    )
-
-
-def machine_adjusted(
-    a: stats.Estimate, b: stats.Estimate, machine: tuple[stats.Estimate, stats.Estimate], seed: int = 0
-) -> tuple[stats.Estimate, float, stats.Estimate]:
-    """A change with the machine's own change between the runs divided out: each side's values
-    over the median of its host probe (the machine's speed in the blocks they came from), their
-    change, and its interval widened by the probe change's own (both uncertainties added, a
-    conservative bound); the Mann-Whitney U p-value of the divided values; the probe's change.
-    On the 2-core VM (28 Nov 2026) every write figure of one make bench was 38-103 % above the one
-    15 minutes before and so was the probe (+57 %): divided out, the changes were -12 to +30 %."""
-    probe_a, probe_b = machine
-    mine = [v / probe_a.center for v in a.values]
-    theirs = [v / probe_b.center for v in b.values]
-    plain = stats.relative_change(mine, theirs, seed=seed)
-    probe = stats.relative_change(probe_a.values, probe_b.values, seed=seed)
-    low, high = plain.low, plain.high
-    if all(math.isfinite(x) for x in (low, high, probe.low, probe.high)) and probe.low > -1:
-        low = (1 + low) * (1 + probe.center) / (1 + probe.high) - 1
-        high = (1 + high) * (1 + probe.center) / (1 + probe.low) - 1
-    change = stats.Estimate(
-        plain.center,
-        low,
-        high,
-        plain.n,
-        plain.cv,
-        plain.values,
-        f"{plain.method}, of each side's values over its host probe's median, widened by the probe change's interval",
-    )
-    p = float(scipy.stats.mannwhitneyu(mine, theirs, alternative="two-sided").pvalue)
-    return change, p, probe
+    return Comparison(("", "", ""), None, None, change, p, verdict, reason, margin)
 
 
 def _interval_change(a: stats.Estimate, b: stats.Estimate) -> stats.Estimate:
@@ -405,10 +362,7 @@ def compare(a: Iterable[Figure], b: Iterable[Figure], measured: margins.Margins 
             where = "B" if left is None else "A"
             found.append(Comparison(key, left, right, None, None, MISSING, f"measured only in {where}"))
             continue
-        probes = (left.machine, right.machine) if left.machine and right.machine else None
-        judged = judge(
-            left.estimate, right.estimate, left.higher_is_better, margin=margin_of(left, measured), machine=probes
-        )
+        judged = judge(left.estimate, right.estimate, left.higher_is_better, margin=margin_of(left, measured))
         found.append(replace(judged, key=key, a=left, b=right))
     return found
 

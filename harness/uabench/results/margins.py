@@ -15,7 +15,7 @@ figures, without letting the single noisiest figure set it. It is at least FLOOR
 fewer than MIN_FIGURES figures gets no measured margin. The point change, not the end of its
 interval: compare judges a change by its interval against the margin, so a margin that held the
 A/A intervals too would count their width twice and make "same" certain and "slower"
-unreachable (27 Nov, 3 repetitions a figure: interval ends of ±110 % against point changes of
+unreachable (28 Nov, 3 repetitions a figure: interval ends of ±110 % against point changes of
 ±35 %). A margin may exceed 100 % on a host that noisy; nothing of that kind can then be called
 slower, and the comparison says so.
 

@@ -1,0 +1,27 @@
+"""The published reference (reports/reference/) is what this checkout renders from its stores:
+`uabench reference --check` says whether the code that measured its figures is the checkout's
+(results/reference.MEASURED leaves out the code that only renders them); this says whether its
+report and comparisons are rendered by the checkout's code. A change to the report's or compare's
+code fails here until the reference is rendered again (README: the reference report)."""
+
+import pytest
+
+from uabench import paths
+from uabench.report import comparison
+from uabench.report.files import unrendered
+from uabench.results.reference import DIRECTORY, STORE
+from uabench.results.store import open_store
+
+
+def test_the_reference_report_is_what_this_checkout_renders():
+    store = open_store(STORE, readonly=True)
+    try:
+        found = unrendered(store, DIRECTORY, images=False)  # the flame graphs: inferno, a process
+        assert found is None, found
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in DIRECTORY.glob("compare*.md")))
+def test_each_published_comparison_is_what_this_checkout_renders(page):
+    assert comparison.unrendered(DIRECTORY / page, DIRECTORY / "margins.toml", paths.REPO) is None
