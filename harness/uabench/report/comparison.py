@@ -206,7 +206,7 @@ def margins_paragraph(
     if used is not None:
         each = "; ".join(
             f"{kind} ±{m.margin * 100:.1f} % (from {m.figures} figures"
-            + ("; beyond 100 %: none of them can be called slower here)" if m.margin >= 1 else ")")
+            + ("; beyond 100 %: no change of them can be told from the noise here)" if m.margin >= 1 else ")")
             if (m := used.margin(kind))
             else f"{kind} ±{MARGIN * 100:g} % (assumed: too few of its figures in the A/A pair)"
             for kind in kinds

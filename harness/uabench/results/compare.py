@@ -298,7 +298,16 @@ def judge(
     drifts = {side: stats.drift(e) for side, e in (("A", a), ("B", b))}
     drifting = "; ".join(f"{side} {why}" for side, why in drifts.items() if why)
     bounded = math.isfinite(low) and math.isfinite(high)
-    if bounded and -margin <= low and high <= margin:
+    if margin >= 1:
+        # an A/A pair of this machine moved figures of this kind by 100 % or more: "same" within it
+        # says nothing (on 28 Nov it called a sustained rate -63.5 % [-83.7, +15.4] the same) and
+        # "slower" cannot be reached, so no verdict is given
+        verdict = INCONCLUSIVE
+        reason = (
+            f"the change's interval [{_percent(low)}, {_percent(high)}]; this kind's A/A margin, "
+            f"±{margin * 100:g} %, is beyond 100 %: on this machine no change of it can be told from the noise"
+        )
+    elif bounded and -margin <= low and high <= margin:
         verdict = SAME
         reason = f"the change's interval [{_percent(low)}, {_percent(high)}] lies within ±{margin * 100:g} %"
     elif bounded and (low > margin or high < -margin) and (p is None or p < ALPHA) and not drifting:
