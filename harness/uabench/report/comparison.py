@@ -246,10 +246,9 @@ def unrendered(page: Path, margins_path: Path, root: Path) -> str | None:
     measured = margins.load(margins_path) if margins_path.is_file() else None
     shown = str(margins_path.relative_to(root)) if margins_path.is_relative_to(root) else str(margins_path)
     report, _, _ = document(sides[0], sides[1], measured, shown if measured else None)
-    fresh = markdown.render(report).splitlines()
-    if fresh == lines:
+    line = markdown.first_difference(lines, markdown.render(report).splitlines())
+    if line is None:
         return None
-    line = next((i for i, (x, y) in enumerate(zip(lines, fresh, strict=False)) if x != y), min(len(lines), len(fresh)))
     return (
         f"{page} is not what this checkout's compare renders from {named['a']} and {named['b']} (first at line "
         f"{line + 1}): compare them again with --margins {shown}"

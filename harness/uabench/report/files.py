@@ -46,8 +46,8 @@ def unrendered(store: Store, directory: Path, images: bool = True) -> str | None
     """Why `directory`'s report.md is not what this checkout renders from `store` (None when it
     is): the reference's figures may have been measured by the code checked out while its report
     was rendered by other code (results/reference.MEASURED leaves the report's code out). Without
-    `images` the lines of images (and of an image not drawn) and blank lines are left out on both sides: a flame
-    graph is drawn by inferno, a process a unit test does not start."""
+    `images`, the lines of images (and of an image not drawn) and blank lines are left out on both
+    sides: a flame graph is drawn by inferno, a process a unit test does not start."""
     runs = latest_finished(store)[0]
     committed = directory / "report.md"
     if not committed.is_file():
@@ -59,9 +59,9 @@ def unrendered(store: Store, directory: Path, images: bool = True) -> str | None
             [line for line in lines if line and not line.startswith("![") and "no flame graph drawn" not in line]
             for lines in (fresh, found)
         )
-    if fresh == found:
+    line = markdown.first_difference(found, fresh)
+    if line is None:
         return None
-    line = next((i for i, (a, b) in enumerate(zip(found, fresh, strict=False)) if a != b), min(len(found), len(fresh)))
     return (
         f"{committed} is not what this checkout renders from {store.path} (first at line {line + 1}): "
         f"render it again with `uabench --store {store.path} report --out {directory}`"

@@ -48,3 +48,13 @@ def render(report: Report) -> str:
     for part in report.sections:
         lines += section(part)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def first_difference(committed: list[str], fresh: list[str]) -> int | None:
+    """The index of the first line where a committed page and a fresh rendering of it differ
+    (where the shorter one ends, if it is a prefix of the other); None when they are the same."""
+    if committed == fresh:
+        return None
+    return next(
+        (i for i, (a, b) in enumerate(zip(committed, fresh, strict=False)) if a != b), min(len(committed), len(fresh))
+    )

@@ -16,8 +16,8 @@ fewer than MIN_FIGURES figures gets no measured margin. The point change, not th
 interval: compare judges a change by its interval against the margin, so a margin that held the
 A/A intervals too would count their width twice and make "same" certain and "slower"
 unreachable (28 Nov, 3 repetitions a figure: interval ends of ±110 % against point changes of
-±35 %). A margin may exceed 100 % on a host that noisy; nothing of that kind can then be called
-slower, and the comparison says so.
+±35 %). A margin may exceed 100 % on a host that noisy; compare then gives figures of that kind
+no verdict (compare.judge), and the comparison says so.
 
 Margins measured from one A/A pair decide a second A/A pair and the A/B runs; applied back to the
 pair they came from they would make most of its figures "same" by construction."""
