@@ -58,10 +58,11 @@ def cmd_check(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    junit = _junit(args.junit, "check")
     if not args.all:
         for sdk_id in args.sdk:
             sdks.get(sdk_id)  # an unknown name is an error, not an empty selection
+    _results_directory()  # the adapters' sessions work in its runs/, the JUnit file by default too
+    junit = _junit(args.junit, "check")
     _claim_cores("uabench check")  # its adapters run on these cores as a run's do
     if args.quick:  # make test's form: the pinned version of each SDK, no check marked `full`, no ARM
         pinned = args.sdk or [sdk.id for sdk in sdks.all_sdks()]
@@ -200,6 +201,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     budget.set_estimates(modelled)  # the model's, recorded with each run for the next calibration
     if args.report:  # the report is written after the run: a directory that cannot be is said now
         _out_directory(args.out)
+    _results_directory()
     _claim_cores(f"store {args.store}")
     _writable_store(args.store)
     cleanup.note_signals()  # until Robot runs: robot.signals.StopSignals takes over then
@@ -461,16 +463,29 @@ def _out_directory(given: str) -> Path:
     """The directory a report or comparison will be written to (--out), checked now and made
     only when written: one that cannot be, or a file in its place, is one line before anything
     is read or measured, and a refused command leaves nothing behind."""
-    out = Path(given)
+    return _creatable(Path(given), f"--out {given}", "the report's files are written into it")
+
+
+def _results_directory() -> Path:
+    """The results directory (UABENCH_RESULTS, else results/ in the checkout), checked as --out
+    is before a command that writes into it (runs, check logs, image logs) starts: a file in its
+    place was a NotADirectoryError traceback once the store had been made (issue 39)."""
+    where = paths.RESULTS
+    return _creatable(where, f"the results directory {where} (UABENCH_RESULTS)", "runs and logs are written into it")
+
+
+def _creatable(out: Path, what: str, why: str) -> Path:
+    """`out` when it is a directory or can be made as one (it is not made here); else a
+    ValueError of one line that starts with `what`."""
     if out.exists():
         if not out.is_dir():
-            raise ValueError(f"--out {given}: is a file, not a directory (the report's files are written into it)")
+            raise ValueError(f"{what}: is a file, not a directory ({why})")
         return out
     parent = next(ancestor for ancestor in out.absolute().parents if ancestor.exists())
     if not parent.is_dir():
-        raise ValueError(f"--out {given}: cannot create it: {parent} is a file, not a directory")
+        raise ValueError(f"{what}: cannot create it: {parent} is a file, not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"--out {given}: cannot create it: {parent} is not writable")
+        raise ValueError(f"{what}: cannot create it: {parent} is not writable")
     return out
 
 
@@ -665,6 +680,7 @@ def cmd_images(args: argparse.Namespace) -> int:
             )
         return 0
     targets = [images.arch(name) for name in _split(args.arch)]
+    _results_directory()  # the build logs and the summary are written into it
     with_image = images.sdk_ids()
     chosen = _split(args.sdk) or with_image
     unknown = [sdk for sdk in chosen if sdk not in with_image]

@@ -14,7 +14,7 @@ import psutil
 import pytest
 from helpers.faults_inputs import _errors
 
-from uabench import cli
+from uabench import cli, paths
 
 SMOKE = ["--profile", "smoke", "--sdk", "open62541"]
 
@@ -338,3 +338,26 @@ def test_the_table_covers_every_command():
     commands = {action.dest: action for action in cli.parser()._subparsers._group_actions}["command"].choices
     named = {part for row in ROWS for part in row[1] if part in commands}
     assert set(commands) <= named
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--store", "{t}/fresh.sqlite", "run", "read", *SMOKE],
+        ["--store", "{t}/fresh.sqlite", "capacity", "open62541", "--profile", "smoke"],
+        ["check", "open62541", "--quick", "--junit", "{t}/out/junit.xml"],
+        ["images", "--sdk", "open62541"],
+    ],
+    ids=["run", "capacity", "check", "images"],
+)
+def test_a_results_directory_that_is_a_file_is_one_line_before_anything_starts(inputs, monkeypatch, capsys, argv):
+    """UABENCH_RESULTS naming a file: a NotADirectoryError traceback once the store had been
+    made (issue 39); now one line naming it, and nothing made."""
+    monkeypatch.setattr(paths, "RESULTS", inputs / "afile")
+    before = _files(inputs)
+    code = cli.main([part.format(t=inputs) for part in argv])
+    lines = _errors(capsys.readouterr().err)
+    assert (code, len(lines)) == (2, 1), lines
+    assert f"the results directory {inputs / 'afile'} (UABENCH_RESULTS): is a file, not a directory" in lines[0]
+    assert psutil.Process().children(recursive=True) == []
+    assert _files(inputs) == before

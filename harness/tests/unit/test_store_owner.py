@@ -2,6 +2,7 @@
 and left as it was (issue 39)."""
 
 import sqlite3
+from contextlib import closing
 
 import pytest
 from helpers import version0_store
@@ -50,11 +51,14 @@ def test_a_new_store_is_marked_and_an_older_unmarked_one_still_opens(tmp_path):
     older.close()
 
 
-def test_a_closed_store_is_left_in_the_rollback_journal(tmp_path):
+def test_a_store_is_in_the_rollback_journal_while_it_runs_and_after(tmp_path):
+    """No -shm mapped into memory while a run writes (issue 39: SIGBUS when it became read-only),
+    none left beside the store after."""
     path = tmp_path / "s.sqlite"
     store = open_store(path)
     store.finish_run(store.begin_run("read", "smoke", {}))
-    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"  # while it runs
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # while it runs
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite"]
     store.close()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
@@ -68,3 +72,13 @@ def test_the_committed_reference_store_is_in_the_rollback_journal():
     with sqlite3.connect(f"{(REFERENCE / 'uabench.sqlite').as_uri()}?mode=ro", uri=True) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     db.close()
+
+
+def test_a_store_an_older_uabench_left_in_wal_mode_is_written_in_the_rollback_journal(tmp_path):
+    path = tmp_path / "s.sqlite"
+    open_store(path).close()
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA journal_mode=WAL").fetchone()[0] == "wal"
+    store = open_store(path)
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    store.close()

@@ -184,7 +184,12 @@ class Store:
             self.db.execute(f"PRAGMA user_version = {self.version}")
         finally:
             self.db.execute("ROLLBACK")
-        self.db.execute("PRAGMA journal_mode=WAL")
+        # The rollback journal, also while a run writes: in WAL mode SQLite maps the -shm file
+        # into memory, and a write through that mapping to a file made immutable or read-only
+        # under it (a file system gone read-only) killed the harness with SIGBUS, a cell lost
+        # (issue 39). Without a mapping the write fails as an error, and the cell goes to the
+        # run's spool. A reader blocks a writer only while it reads, well inside CELL_WAIT_S.
+        self.db.execute("PRAGMA journal_mode=DELETE")
 
     def _until(self, bound_s: float, write: Callable[[], Any]) -> Any:
         """`write` retried while another writer holds the lock, for at most `bound_s`."""
@@ -254,11 +259,10 @@ class Store:
             self.db.close()
 
     def _rollback_journal(self) -> None:
-        """Back to the rollback journal once this writer is done: WAL lets readers and a writer
-        work at once during a run, but a store left in WAL mode makes every later reader that is
-        not uabench (sqlite3, a notebook) leave -wal and -shm files beside it, a committed one too.
-        Another connection still open keeps WAL (the switch needs the store to itself) and the
-        last writer to close switches it."""
+        """A store an older uabench left in WAL mode back in the rollback journal once this
+        writer is done (_prepare_writer's switch needs the store to itself: another connection
+        still open keeps WAL, and the last writer to close switches it): in WAL mode every later
+        reader that is not uabench (sqlite3, a notebook) leaves -wal and -shm files beside it."""
         try:
             self.db.execute("PRAGMA busy_timeout = 0")  # never wait for the others: the last one switches
             self.db.execute("PRAGMA journal_mode=DELETE")
