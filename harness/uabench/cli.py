@@ -18,6 +18,7 @@ from uabench.containers import isolation
 from uabench.containers.engine import EngineError
 from uabench.containers.isolation import IsolationError
 from uabench.plan import PlanError
+from uabench.proc import cleanup, whole
 from uabench.proc.lock import LockError
 from uabench.proc.lock import release as release_cores
 from uabench.results.model import ModelError
@@ -155,7 +156,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from uabench import estimate, rundir
     from uabench.engine import budget
-    from uabench.proc import cleanup, launcher
+    from uabench.proc import launcher
     from uabench.results import provenance, spool
     from uabench.robot.modifier import Matrix
     from uabench.robot.pacing import Pacer, budget_note
@@ -236,7 +237,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     if _close_runs(args.store, marker, cleanup.received()):
         return 130
     if args.report and not args.dryrun:
-        status |= cmd_report(argparse.Namespace(store=args.store, out=args.out, run=None))
+        try:
+            status |= cmd_report(argparse.Namespace(store=args.store, out=args.out, run=None))
+        except KeyboardInterrupt:  # the run is whole and stored finished; only its report was cut
+            print(
+                f"uabench: interrupted while writing the report; the run is stored finished, {WRITTEN_WHOLE}: "
+                f"`uabench --store {args.store} report --out {args.out}` writes it",
+                file=sys.stderr,
+            )
+            return 130
     return 1 if status else 0
 
 
@@ -492,6 +501,7 @@ def _creatable(out: Path, what: str, why: str) -> Path:
 def cmd_report(args: argparse.Namespace) -> int:
     from uabench.report.files import build
 
+    cleanup.note_signals()  # a stop signal: exit 130, each file as it was or whole (proc/whole.py)
     _out_directory(args.out)
     store = open_store(args.store, readonly=True)
     _note_skipped(store, args.run)
@@ -785,6 +795,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from uabench.report import comparison, markdown
     from uabench.results import compare
 
+    cleanup.note_signals()  # a stop signal: exit 130, each file as it was or whole (proc/whole.py)
     _out_directory(args.out)
     measured, margins_path = _margins(args.margins)  # a file that cannot be read: said before any store is
     sides = _two_sides(args, "compare", note_skipped=True)
@@ -820,6 +831,7 @@ def cmd_margins(args: argparse.Namespace) -> int:
     run ids of --store, each of one commit on one machine), written to --out."""
     from uabench.results import compare, margins
 
+    cleanup.note_signals()  # a stop signal: exit 130, the file as it was or whole (proc/whole.py)
     sides = _two_sides(args, "measure margins from")
     commits = {run["provenance"].get("git_commit") for side in sides for run in side.runs}
     if len(commits) != 1 or any(str(c).endswith("-dirty") or c in (None, "unknown") for c in commits):
@@ -848,7 +860,7 @@ def cmd_margins(args: argparse.Namespace) -> int:
         measured,
     )
     out = Path(args.out)
-    out.write_text(written.toml(), encoding="utf-8")
+    whole.write({out: written.toml()})
     for kind, m in sorted(measured.items()):
         print(f"{kind:45} ±{m.margin * 100:5.1f} %  ({m.figures} figures; noisiest {m.largest * 100:.1f} %)")
     print(f"written to {out}")
@@ -1151,6 +1163,16 @@ def _negative_values_attached(argv: list[str]) -> list[str]:
     return merged
 
 
+# What an interrupted command (Ctrl-C, SIGTERM, SIGHUP: exit 130) leaves, said in its one line.
+WRITTEN_WHOLE = "each file it writes is as it was or whole (no half-written report)"
+INTERRUPTED = {
+    "run": "adapters stopped, results so far are in the store",
+    "report": WRITTEN_WHOLE,
+    "compare": WRITTEN_WHOLE,
+    "margins": WRITTEN_WHOLE,
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(_negative_values_attached(sys.argv[1:] if argv is None else argv))
     try:
@@ -1170,7 +1192,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"uabench: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("uabench: interrupted; adapters stopped, results so far are in the store", file=sys.stderr)
+        print(f"uabench: interrupted; {INTERRUPTED.get(args.command, INTERRUPTED['run'])}", file=sys.stderr)
         return 130
     finally:
         release_cores()  # a run's cores are free once its command ends, also when called in-process

@@ -2,7 +2,9 @@
 reference store (real measurements of every SDK): the document model, its Markdown and HTML
 renderings, the plots, and the figures the reference report publishes."""
 
+import os
 import re
+import signal
 
 import pytest
 from helpers import version0_store
@@ -454,15 +456,8 @@ def test_a_report_is_rendered_as_its_store_says_or_the_reference_check_says_wher
     """make test renders the committed report again (report/files.unrendered):
     a report rendered by other code than the checkout's is stale though its figures are not."""
     from uabench.report.files import build, unrendered
-    from uabench.results.reference import STORE
 
-    measured = open_store(STORE, readonly=True)
-    provenance = {**measured.runs()[0]["provenance"], "plan": PLAN, "schedule": SCHEDULE}  # a whole one
-    measured.close()
-    store = open_store(tmp_path / "rendered.sqlite")
-    run_id = store.begin_run("read", "quick", provenance)
-    _add(store, run_id, "throughput", "a", "bulk", STABLE_A)
-    store.finish_run(run_id)
+    store = open_store(_small_store(tmp_path))
     out = tmp_path / "report"
     build(store, out)
     assert unrendered(store, out) is None
@@ -475,3 +470,75 @@ def test_a_report_is_rendered_as_its_store_says_or_the_reference_check_says_wher
     assert f"first at line {next(i for i, (x, y) in enumerate(zip(page, edited, strict=True)) if x != y) + 1}" in stale
     (out / "report.md").unlink()
     assert unrendered(store, out) == f"{out / 'report.md'} is missing"
+
+
+@pytest.fixture
+def stop_signals(monkeypatch):
+    """The signal handlers `uabench report` installs, put back after the test; no signal remembered."""
+    from uabench.proc import cleanup
+
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    monkeypatch.setattr(cleanup, "_received", None)
+    yield
+    for sig, handler in saved.items():
+        signal.signal(sig, handler)
+
+
+def _small_store(tmp_path):
+    """One finished run of one figure, with a whole provenance (the reference's)."""
+    from uabench.results.reference import STORE
+
+    measured = open_store(STORE, readonly=True)
+    provenance = {**measured.runs()[0]["provenance"], "plan": PLAN, "schedule": SCHEDULE}
+    measured.close()
+    store = open_store(tmp_path / "small.sqlite")
+    run_id = store.begin_run("read", "quick", provenance)
+    _add(store, run_id, "throughput", "a", "bulk", STABLE_A)
+    store.finish_run(run_id)
+    store.close()
+    return store.path
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("when", ["rendering", "writing"])
+def test_a_stop_signal_during_the_report_is_130_and_one_line_and_leaves_no_half_report(
+    tmp_path, monkeypatch, capsys, stop_signals, sig, when
+):
+    """Issue 39: SIGTERM during `uabench report` killed it (143) with report.md written and
+    report.html not, SIGHUP (129) likewise. Now each stop signal is exit 130 and one line; while
+    the pages are rendered nothing is written (the previous report.md stays as it was), and one
+    arriving while they are written waits until every file is whole, with no temporary file."""
+    from pathlib import Path
+
+    from uabench import cli
+
+    path, out = _small_store(tmp_path), tmp_path / "out"
+    out.mkdir()
+    (out / "report.md").write_text("the previous report\n", encoding="utf-8")
+    if when == "rendering":
+        render = markdown.render
+
+        def interrupted_render(report):
+            os.kill(os.getpid(), sig)
+            return render(report)
+
+        monkeypatch.setattr(markdown, "render", interrupted_render)
+    else:
+        write_text = Path.write_text
+
+        def interrupted_write(self, *args, **kwargs):
+            if self.name.endswith(".tmp") and self.parent == out:
+                os.kill(os.getpid(), sig)
+            return write_text(self, *args, **kwargs)
+
+        monkeypatch.setattr(Path, "write_text", interrupted_write)
+    assert cli.main(["--store", str(path), "report", "--out", str(out)]) == 130
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["uabench: interrupted; each file it writes is as it was or whole (no half-written report)"]
+    if when == "rendering":
+        assert sorted(p.name for p in out.iterdir()) == ["report.md"]
+        assert (out / "report.md").read_text(encoding="utf-8") == "the previous report\n"
+    else:
+        assert sorted(p.name for p in out.iterdir()) == ["cells.csv", "cells.json", "report.html", "report.md"]
+        assert (out / "report.html").read_text(encoding="utf-8").rstrip().endswith("</html>")
+        assert "the previous report" not in (out / "report.md").read_text(encoding="utf-8")

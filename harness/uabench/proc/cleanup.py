@@ -72,11 +72,18 @@ def note_signals() -> None:
     def handler(signum, _frame):
         global _received
         _received = _received or signum
+        if _deferring:  # files being written (proc/whole.py) are finished first
+            _pending.append(_interrupt)
+            return
         raise KeyboardInterrupt
 
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, handler)
+
+
+def _interrupt() -> None:
+    raise KeyboardInterrupt
 
 
 def remove_everything() -> None:

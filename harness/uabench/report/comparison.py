@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from uabench.document.model import Cell, Column, Interval, Rank, Report, Section, Status, Table
+from uabench.proc import whole
 from uabench.report import html, markdown
 from uabench.report.sections import placement_note
 from uabench.results import margins, stats
@@ -256,8 +257,6 @@ def unrendered(page: Path, margins_path: Path, root: Path) -> str | None:
 
 
 def write(report: Report, out_dir: Path) -> dict[str, Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
     outputs = {"markdown": out_dir / "compare.md", "html": out_dir / "compare.html"}
-    outputs["markdown"].write_text(markdown.render(report), encoding="utf-8")
-    outputs["html"].write_text(html.render(report), encoding="utf-8")
+    whole.write({outputs["markdown"]: markdown.render(report), outputs["html"]: html.render(report)})
     return outputs

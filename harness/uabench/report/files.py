@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from uabench.document.parts import first_line
+from uabench.proc import whole
 from uabench.report import html, markdown
 from uabench.report.document import document
 from uabench.results import figures, stats
@@ -23,22 +24,22 @@ def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict
     cells_of = {run["id"]: store.cells([run["id"]]) for run in runs}
     report = document(runs, cells_of)
     exported = [with_block(c, run) for run in runs for c in cells_of[run["id"]]]
-    out_dir.mkdir(parents=True, exist_ok=True)
     outputs = {
         "markdown": out_dir / "report.md",
         "html": out_dir / "report.html",
         "json": out_dir / "cells.json",
         "csv": out_dir / "cells.csv",
     }
-    for part in report.sections:
-        for section in part.walk():
-            for image in section.images:
-                (out_dir / image.file).parent.mkdir(parents=True, exist_ok=True)
-                _write_atomic(out_dir / image.file, image.svg)
-    _write_atomic(outputs["markdown"], markdown.render(report))
-    _write_atomic(outputs["html"], html.render(report))
-    _write_atomic(outputs["json"], json.dumps({"runs": runs, "cells": exported}, indent=1))
-    _write_atomic(outputs["csv"], cells_csv(exported))
+    images = {out_dir / i.file: i.svg for part in report.sections for s in part.walk() for i in s.images}
+    whole.write(
+        {
+            **images,
+            outputs["markdown"]: markdown.render(report),
+            outputs["html"]: html.render(report),
+            outputs["json"]: json.dumps({"runs": runs, "cells": exported}, indent=1),
+            outputs["csv"]: cells_csv(exported),
+        }
+    )
     return outputs
 
 
@@ -147,9 +148,3 @@ def cells_csv(cells: list[dict]) -> str:
         }
         writer.writerow(["" if row.get(k) is None else row.get(k) for k in CSV_COLUMNS])
     return buffer.getvalue()
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    temporary = path.with_suffix(path.suffix + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
