@@ -477,3 +477,74 @@ def test_a_published_comparison_is_rendered_again_from_the_stores_its_title_name
     )
     page.write_text("# something else\n", encoding="utf-8")
     assert "names no two stores" in comparison.unrendered(page, none, tmp_path)
+
+
+# --- simulated instruction counts: deterministic, judged by fixed thresholds -----------------------
+
+
+def _counts_store(path, counts: dict[str, list[float]], tolerance: float = 0.001):
+    """A run of the instructions suite whose servers' repeated differences are `counts` (per
+    request): each pair of loads stored as the runner stores it (instructions/runner.py), 100
+    requests at the low load and 1,100 at the high one over a fixed 5 M instructions."""
+    store = open_store(path)
+    run_id = store.begin_run("instructions", "quick", {"plan": {"instructions": {"tolerance": tolerance}}})
+    for server, per_request in counts.items():
+        for pair, count in enumerate(per_request):
+            for load, requests in enumerate((100, 1100)):
+                result = {"requests": requests, "values": requests, "instructions": int(5e6 + requests * count)}
+                store.add_cell(
+                    run_id,
+                    suite="instructions",
+                    kind="instructions",
+                    client="open62541",
+                    server=server,
+                    variant="read, 1 node",
+                    parameter=str(load),
+                    repetition=pair,
+                    status="pass",
+                    result={**result, "per": "request", "language": "C"},
+                )
+    store.finish_run(run_id)
+    store.close()
+
+
+def _count(*values):
+    return compare._count([compare.counts.Difference(v, v, 1000) for v in values])
+
+
+@pytest.mark.parametrize(
+    ("b", "verdict"),
+    [
+        ((28_650.0, 28_660.0), compare.SAME),  # +0.1 %
+        ((28_700.0, 28_710.0), compare.SAME),  # +0.3 %: within 0.5 %
+        ((28_800.0, 28_810.0), compare.INCONCLUSIVE),  # +0.6 %: neither the same count nor a change
+        ((29_200.0, 29_210.0), compare.MORE),  # +2 %: more instructions
+        ((28_000.0, 28_010.0), compare.FEWER),  # -2.2 %
+    ],
+)
+def test_a_deterministic_count_is_same_within_half_a_percent_and_more_or_fewer_beyond_one(b, verdict):
+    """Issue 40: two repeated differences a side can never give a rank test's p < 0.05, so judged
+    as a measured figure a count could never be more or fewer; a count is judged by thresholds."""
+    judged = compare.judge_count(_count(28_620.0, 28_630.0), _count(*b))
+    assert judged.verdict == verdict, judged.reason
+
+
+def test_counts_compare_as_deterministic_and_a_count_not_reproduced_as_measured(tmp_path, capsys):
+    """Between two stores: a reproduced count 1.5 % higher is "more" (the fixed ±5 % margin of a
+    measured figure would have called it the same); a count whose differences lie 2 % apart (a
+    runtime that schedules by the clock) is judged as a measured figure, and two differences
+    cannot decide that."""
+    _counts_store(tmp_path / "a.sqlite", {"open62541": [28_620.0, 28_625.0], "gopcua": [90_000.0, 91_800.0]})
+    _counts_store(tmp_path / "b.sqlite", {"open62541": [29_050.0, 29_055.0], "gopcua": [90_000.0, 91_800.0]})
+    a, b = compare.load_side(str(tmp_path / "a.sqlite")), compare.load_side(str(tmp_path / "b.sqlite"))
+    assert {f.server: f.deterministic for f in a.figures} == {"open62541": True, "gopcua": False}
+    found = {c.key[2]: c for c in compare.compare(a.figures, b.figures)}
+    assert found["open62541"].verdict == compare.MORE, found["open62541"].reason
+    assert found["gopcua"].verdict == compare.INCONCLUSIVE and found["gopcua"].p_value is not None
+    code = cli.main(["compare", str(tmp_path / "a.sqlite"), str(tmp_path / "b.sqlite"), "--out", str(tmp_path / "o")])
+    assert code == 0
+    written = (tmp_path / "o" / "compare.md").read_text()
+    assert "1 more" in written and "Instruction counts (simulated" in written
+    # the planted change gone: the same counts are the same
+    same = compare.compare(a.figures, a.figures)
+    assert [c.verdict for c in same if c.key[2] == "open62541"] == [compare.SAME]

@@ -6,6 +6,7 @@ import pytest
 from cryptography import x509
 
 from uabench import pki, plan
+from uabench.document.model import Report
 from uabench.instructions import counts, runner
 from uabench.instructions import suite as instructions_suite
 from uabench.results import instruction_counts
@@ -161,3 +162,35 @@ def test_a_kept_pki_that_lacks_a_file_is_refused_not_made_anew(tmp_path):
     with pytest.raises(FileNotFoundError, match="client.pem"):
         pki.kept_pki(tmp_path)
     assert not (tmp_path / "client.pem").exists()
+
+
+def _counted_cell(server: str, pair: int, load: int, per_request: float) -> dict:
+    requests = (100, 1100)[load]
+    result = {"requests": requests, "values": requests, "instructions": int(5e6 + requests * per_request)}
+    return {
+        "kind": "instructions",
+        "server": server,
+        "variant": "read, 1 node",
+        "parameter": str(load),
+        "repetition": pair,
+        "status": "pass",
+        "result": {**result, "per": "request", "language": "C", "valgrind": "valgrind-3.19.0"},
+    }
+
+
+def test_the_section_says_simulated_by_which_valgrind_and_that_no_count_was_measured():
+    """Issue 40: the counts are labelled simulated with the tool and its version, and a host whose
+    perf counts no instructions is said once, the simulated count standing in."""
+    from uabench.instructions.report import instructions_section
+    from uabench.report import markdown
+
+    cells = [_counted_cell("open62541", pair, load, 28_620.0 + pair) for pair in range(2) for load in range(2)]
+    section = instructions_section({"provenance": {"plan": {"instructions": {"tolerance": 0.001}}}}, cells)
+    assert section is not None and section.title == "Instructions per request (simulated)"
+    page = markdown.render(Report("t", [section]))
+    assert "Simulated by valgrind-3.19.0 (its callgrind tool" in page
+    [table] = section.tables
+    [counted] = table.rows
+    assert counted[table.column("instructions per operation")].value.center == pytest.approx(28_620.5, abs=0.01)
+    assert counted[table.column("measured per operation")].value is None
+    assert sum("perf counts no hardware instructions" in note for note in section.notes) == 1

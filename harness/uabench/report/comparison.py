@@ -16,14 +16,19 @@ from uabench.report.sections import placement_note
 from uabench.results import margins, stats
 from uabench.results.compare import (
     ALPHA,
+    COUNT_CHANGE,
+    COUNT_SAME,
     FASTER,
+    FEWER,
     HOST,
     HOST_PROBE_NAME,
     INCONCLUSIVE,
     MARGIN,
     MISSING,
+    MORE,
     SAME,
     SLOWER,
+    VERDICTS,
     Comparison,
     Side,
     applicable,
@@ -35,7 +40,20 @@ from uabench.results.compare import (
 )
 from uabench.results.provenance import handicap_warning
 
-STATUS = {SAME: Status.PASS, FASTER: Status.FAIL, SLOWER: Status.FAIL, INCONCLUSIVE: Status.MARKED, MISSING: None}
+STATUS = {
+    SAME: Status.PASS,
+    FASTER: Status.FAIL,
+    SLOWER: Status.FAIL,
+    MORE: Status.FAIL,
+    FEWER: Status.FAIL,
+    INCONCLUSIVE: Status.MARKED,
+    MISSING: None,
+}
+
+
+def _deterministic(c: Comparison) -> bool:
+    """Judged as a deterministic count (compare.judge_count), not against a margin."""
+    return c.a is not None and c.b is not None and c.a.deterministic and c.b.deterministic
 
 
 def interval(e: stats.Estimate | None, scale: float = 1.0) -> Interval | None:
@@ -130,7 +148,7 @@ def document(
             [c for c in found if not headline(c)], 0, ranks_a, ranks_b, collapsed="Every other figure with repetitions"
         ),
     ]
-    counts = {v: sum(1 for c in found if c.verdict == v) for v in (SAME, FASTER, SLOWER, INCONCLUSIVE, MISSING)}
+    counts = {v: sum(1 for c in found if c.verdict == v) for v in VERDICTS}
     tally = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
     if disagreements:
         agreement = "The rankings disagree: " + "; ".join(disagreements) + "."
@@ -162,7 +180,18 @@ def document(
         "Figures without repetitions (ratios of medians) are judged by "
         "their intervals alone. Ranks are intervals: servers whose 95% intervals overlap share ranks.",
     ]
-    paragraphs.append(margins_paragraph(measured, used, margins_path, found))
+    if any(_deterministic(c) for c in found):
+        paragraphs.append(
+            "Instruction counts (simulated: valgrind counts what the server executes) are deterministic: each "
+            "side's repeated differences agree within the plan's tolerance. One is the same count when the change "
+            f"between the lowest and highest differences of A and B lies within ±{COUNT_SAME * 100:g} %, more or "
+            f"fewer instructions when it lies wholly beyond ±{COUNT_CHANGE * 100:g} %, inconclusive between; no "
+            "margin or rank test applies (the host's noise does not reach a count). A count whose differences lie "
+            "further apart is judged as a measured figure."
+        )
+    judged = [c for c in found if not _deterministic(c)]
+    if judged or not found:
+        paragraphs.append(margins_paragraph(measured, used, margins_path, judged))
     drift = host_drift(found)
     if drift:
         paragraphs.append(drift)

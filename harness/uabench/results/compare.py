@@ -19,7 +19,16 @@ The verdict of a figure, from its per-repetition values on either side:
   was still moving when it was measured cannot be compared.
 
 A figure without per-repetition values (a ratio of two medians) is judged by its intervals alone:
-disjoint intervals are a change, anything else is inconclusive."""
+disjoint intervals are a change, anything else is inconclusive.
+
+A simulated instruction count (the instructions suite) is deterministic, not sampled: its repeated
+differences agree within the plan's tolerance (0.1 %) or it is no reproduced count. Such a count
+is judged by the change between the lowest and highest differences of either side
+(_interval_change), with fixed thresholds instead of a margin and a test: "same" within
+±COUNT_SAME (0.5 %), "more" or "fewer" instructions beyond COUNT_CHANGE (1 %), inconclusive
+between. A rank test cannot decide here (two differences a side never give p < 0.05), and the
+host's noise, which the margins hold, does not reach a count. A count whose differences lie
+further apart (Go's and tokio's runtimes schedule by the clock) is judged as a measured figure."""
 
 from __future__ import annotations
 
@@ -38,6 +47,11 @@ from uabench.results.store import Store, open_store
 MARGIN = 0.05  # the equivalence margin: a change within ±5 % is "same"
 ALPHA = 0.05
 SAME, FASTER, SLOWER, INCONCLUSIVE, MISSING = "same", "faster", "slower", "inconclusive", "missing"
+MORE, FEWER = "more", "fewer"  # a deterministic count's change: more or fewer instructions
+VERDICTS = (SAME, FASTER, SLOWER, MORE, FEWER, INCONCLUSIVE, MISSING)
+COUNT_SAME = 0.005  # a count that moved less than this either way is the same count
+COUNT_CHANGE = 0.01  # and one that moved more than this is more or fewer instructions
+COUNT_TOLERANCE = 0.001  # repeated differences this close are a reproduced count (the plan's default)
 HEADLINE_SECURITY = "Basic256Sha256/SignAndEncrypt"
 NO_SECURITY = "None/None"
 HOST = "host"  # the server of the host probe's figures (proc/hostprobe.py): the machine itself
@@ -62,6 +76,7 @@ class Figure:
     ranking: str | None = None
     detail: str | None = None  # e.g. the sweep point a sustained rate was found at, "client-bound"
     higher_is_better: bool = True  # an instruction count is better lower
+    deterministic: bool = False  # a reproduced instruction count: judged by judge_count
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -163,11 +178,24 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
             if row.held_throughput is not None:
                 name = f"{kind} held signals/s, {row.parameter}"
                 found.append(Figure(suite, name, row.publisher, "signals/s", row.held_throughput, False))
+    tolerance = float((plan.get("instructions") or {}).get("tolerance", COUNT_TOLERANCE))
     for (server, workload), (differences, per) in counts.counted(cells).items():
-        counted = stats.estimate([d.per_request for d in differences])
         name = f"instructions per {per}, {workload}"
-        found.append(Figure(suite, name, server, "instructions", counted, False, higher_is_better=False))
+        apart = counts.spread(differences)
+        reproduced = apart is not None and apart <= tolerance
+        counted = _count(differences) if reproduced else stats.estimate([d.per_request for d in differences])
+        count = Figure(suite, name, server, "instructions", counted, False, higher_is_better=False)
+        found.append(replace(count, deterministic=reproduced))
     return found
+
+
+def _count(differences: list[counts.Difference]) -> stats.Estimate:
+    """A reproduced count as an estimate: its mean, and its lowest and highest differences as
+    its interval (no sampling interval: each difference is the count, up to the tolerance)."""
+    values = tuple(d.per_request for d in differences)
+    return stats.Estimate(
+        sum(values) / len(values), min(values), max(values), len(values), None, values, "the repeated differences"
+    )
 
 
 def _security_ratios(suite: str, sweeps: dict, swept: list[figures.Point], run: dict) -> list[Figure]:
@@ -332,6 +360,29 @@ def judge(
     return Comparison(("", "", ""), None, None, change, p, verdict, reason, margin)
 
 
+def judge_count(a: stats.Estimate, b: stats.Estimate) -> Comparison:
+    """The change from count a to count b (the module docstring's rule for deterministic counts):
+    the change between their lowest and highest differences, "same" within ±COUNT_SAME, "more" or
+    "fewer" beyond COUNT_CHANGE."""
+    change = _interval_change(a, b)
+    low, high = change.low, change.high
+    interval = f"the change between the two counts' differences [{_percent(low)}, {_percent(high)}]"
+    if not (math.isfinite(low) and math.isfinite(high)):
+        verdict, reason = INCONCLUSIVE, "no count to compare against (A counted no instructions)"
+    elif -COUNT_SAME <= low and high <= COUNT_SAME:
+        verdict, reason = SAME, f"{interval} lies within ±{COUNT_SAME * 100:g} % (a deterministic count)"
+    elif low > COUNT_CHANGE or high < -COUNT_CHANGE:
+        verdict = MORE if low > 0 else FEWER
+        reason = f"{interval} lies beyond ±{COUNT_CHANGE * 100:g} % (a deterministic count)"
+    else:
+        verdict = INCONCLUSIVE
+        reason = (
+            f"{interval} reaches between the ±{COUNT_SAME * 100:g} % of the same count and the "
+            f"±{COUNT_CHANGE * 100:g} % of a change"
+        )
+    return Comparison(("", "", ""), None, None, change, None, verdict, reason, COUNT_SAME)
+
+
 def _interval_change(a: stats.Estimate, b: stats.Estimate) -> stats.Estimate:
     """The change between two figures known only by their intervals: its extreme quotients, a
     conservative interval (as figures.ratio_of_estimates bounds a ratio)."""
@@ -371,7 +422,10 @@ def compare(a: Iterable[Figure], b: Iterable[Figure], measured: margins.Margins 
             where = "B" if left is None else "A"
             found.append(Comparison(key, left, right, None, None, MISSING, f"measured only in {where}"))
             continue
-        judged = judge(left.estimate, right.estimate, left.higher_is_better, margin=margin_of(left, measured))
+        if left.deterministic and right.deterministic:
+            judged = judge_count(left.estimate, right.estimate)
+        else:
+            judged = judge(left.estimate, right.estimate, left.higher_is_better, margin=margin_of(left, measured))
         found.append(replace(judged, key=key, a=left, b=right))
     return found
 
