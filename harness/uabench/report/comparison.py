@@ -182,12 +182,12 @@ def document(
     ]
     if any(_deterministic(c) for c in found):
         paragraphs.append(
-            "Instruction counts (simulated: valgrind counts what the server executes) are deterministic: each "
-            "side's repeated differences agree within the plan's tolerance. One is the same count when the change "
-            f"between the lowest and highest differences of A and B lies within ±{COUNT_SAME * 100:g} %, more or "
-            f"fewer instructions when it lies wholly beyond ±{COUNT_CHANGE * 100:g} %, inconclusive between; no "
-            "margin or rank test applies (the host's noise does not reach a count). A count whose differences lie "
-            "further apart is judged as a measured figure."
+            "Instruction counts (simulated: valgrind counts what the server executes) are deterministic: one is "
+            "the same count when the change between the lowest and highest differences of A and B lies within "
+            f"±{COUNT_SAME * 100:g} %, more or fewer instructions when it lies wholly beyond "
+            f"±{COUNT_CHANGE * 100:g} %, inconclusive between; no margin or rank test applies (the host's noise "
+            "does not reach a count). The count of a runtime that schedules by the wall clock (Go, tokio) is "
+            "judged as a measured figure."
         )
     judged = [c for c in found if not _deterministic(c)]
     if judged or not found:

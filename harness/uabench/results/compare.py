@@ -21,14 +21,15 @@ The verdict of a figure, from its per-repetition values on either side:
 A figure without per-repetition values (a ratio of two medians) is judged by its intervals alone:
 disjoint intervals are a change, anything else is inconclusive.
 
-A simulated instruction count (the instructions suite) is deterministic, not sampled: its repeated
-differences agree within the plan's tolerance (0.1 %) or it is no reproduced count. Such a count
-is judged by the change between the lowest and highest differences of either side
-(_interval_change), with fixed thresholds instead of a margin and a test: "same" within
-±COUNT_SAME (0.5 %), "more" or "fewer" instructions beyond COUNT_CHANGE (1 %), inconclusive
-between. A rank test cannot decide here (two differences a side never give p < 0.05), and the
-host's noise, which the margins hold, does not reach a count. A count whose differences lie
-further apart (Go's and tokio's runtimes schedule by the clock) is judged as a measured figure."""
+A simulated instruction count (the instructions suite) is deterministic, not sampled: valgrind
+counts what the server executes, whatever the host does. Such a count is judged by the change
+between the lowest and highest of its repeated differences on either side (_interval_change: a
+spread between them widens it), with fixed thresholds instead of a margin and a test: "same"
+within ±COUNT_SAME (0.5 %), "more" or "fewer" instructions beyond COUNT_CHANGE (1 %),
+inconclusive between. A rank test cannot decide here (two differences a side never give
+p < 0.05), and the host's noise, which the margins hold, does not reach a count. The count of a
+runtime that schedules by the wall clock (the plan's time_driven languages: Go, tokio), or one of
+a single difference, is judged as a measured figure."""
 
 from __future__ import annotations
 
@@ -51,7 +52,6 @@ MORE, FEWER = "more", "fewer"  # a deterministic count's change: more or fewer i
 VERDICTS = (SAME, FASTER, SLOWER, MORE, FEWER, INCONCLUSIVE, MISSING)
 COUNT_SAME = 0.005  # a count that moved less than this either way is the same count
 COUNT_CHANGE = 0.01  # and one that moved more than this is more or fewer instructions
-COUNT_TOLERANCE = 0.001  # repeated differences this close are a reproduced count (the plan's default)
 HEADLINE_SECURITY = "Basic256Sha256/SignAndEncrypt"
 NO_SECURITY = "None/None"
 HOST = "host"  # the server of the host probe's figures (proc/hostprobe.py): the machine itself
@@ -76,7 +76,7 @@ class Figure:
     ranking: str | None = None
     detail: str | None = None  # e.g. the sweep point a sustained rate was found at, "client-bound"
     higher_is_better: bool = True  # an instruction count is better lower
-    deterministic: bool = False  # a reproduced instruction count: judged by judge_count
+    deterministic: bool = False  # an instruction count of a runtime that does not run by the clock: judge_count
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -178,14 +178,15 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
             if row.held_throughput is not None:
                 name = f"{kind} held signals/s, {row.parameter}"
                 found.append(Figure(suite, name, row.publisher, "signals/s", row.held_throughput, False))
-    tolerance = float((plan.get("instructions") or {}).get("tolerance", COUNT_TOLERANCE))
+    # runtimes that schedule by the wall clock (the plan's [instructions.time_driven]: Go, tokio)
+    time_driven = set((plan.get("instructions") or {}).get("time_driven") or {})
+    language = {c["server"]: (c.get("result") or {}).get("language") for c in cells if c["kind"] == counts.KIND}
     for (server, workload), (differences, per) in counts.counted(cells).items():
         name = f"instructions per {per}, {workload}"
-        apart = counts.spread(differences)
-        reproduced = apart is not None and apart <= tolerance
-        counted = _count(differences) if reproduced else stats.estimate([d.per_request for d in differences])
+        deterministic = len(differences) >= 2 and language.get(server) not in time_driven
+        counted = _count(differences) if deterministic else stats.estimate([d.per_request for d in differences])
         count = Figure(suite, name, server, "instructions", counted, False, higher_is_better=False)
-        found.append(replace(count, deterministic=reproduced))
+        found.append(replace(count, deterministic=deterministic))
     return found
 
 
