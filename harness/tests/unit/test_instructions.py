@@ -76,6 +76,7 @@ def _plan(tmp_path, profile: str, workload: str = 'nodes = "Signal_0..99"', load
 
 
 GOOD = "duration_s = 2\npairs = 2\ntiming = { duration_s = 1, repetitions = 1 }"
+SESSIONS = 'per = "session"\nloads = [{{ sessions = {} }}, {{ sessions = {} }}]'
 
 
 def test_a_good_plan_expands_its_nodes_and_its_loads_nodes():
@@ -83,6 +84,8 @@ def test_a_good_plan_expands_its_nodes_and_its_loads_nodes():
     assert instructions_suite.of(loaded) is not None
     read = instructions_suite.of(loaded).workload("read, 1 node")
     assert read.workload["nodes"][:2] == ["Signal_0", "Signal_1"] and len(read.workload["nodes"]) == 100
+    sessions = instructions_suite.of(loaded).workload("session creation")
+    assert sessions.per == "session" and [load["sessions"] for load in sessions.loads] == [1, 4]
     notification = instructions_suite.of(loaded).workload("subscription notification")
     assert len(notification.workload["nodes"]) == 200 and notification.loads == (
         {"subscriptions": 1},
@@ -107,6 +110,14 @@ def test_a_good_plan_expands_its_nodes_and_its_loads_nodes():
         (GOOD, 'nodes = "Signal_0"', "loads = [{ rate = 100 }]", "loads"),
         (GOOD, 'nodes = "Signal_0"', "loads = [{ rate = 100 }, { rate = -1 }]", r"loads\[1\]: .*rate"),
         (GOOD, 'nodes = "Signal_0"', 'loads = [{ rate = 1 }, { nodes = "Signal_0..5000" }]', r"loads\[1\]\.nodes"),
+        # sessions (issue 40): only a session workload's loads name them, two different whole numbers
+        (GOOD, 'nodes = "Signal_0"', "loads = [{ sessions = 1 }, { sessions = 4 }]", 'for per = "session" only'),
+        (GOOD, 'nodes = "Signal_0"', SESSIONS.format(1, 1), "open 1 sessions each: nothing to difference"),
+        (GOOD, 'nodes = "Signal_0"', SESSIONS.format(1, 11), r"loads\[1\]\.sessions = 11: a whole number"),
+        (GOOD, 'nodes = "Signal_0"', SESSIONS.format(0, 2), r"loads\[0\]\.sessions = 0"),
+        (GOOD, 'nodes = "Signal_0"', SESSIONS.format(1.5, 2), r"loads\[0\]\.sessions = 1\.5"),
+        (GOOD, 'nodes = "Signal_0"', SESSIONS.format("true", 2), r"loads\[0\]\.sessions = True"),
+        (GOOD, 'nodes = "Signal_0"', 'per = "session"\nloads = [{ rate = 1 }, {}]', r"loads\[0\]\.sessions = None"),
     ],
 )
 def test_a_bad_plan_is_refused_naming_the_key(tmp_path, profile, workload, loads, message):

@@ -9,6 +9,7 @@ from uabench import plan as plans
 from uabench import sdks
 from uabench.engine.cells import CellSpec, Outcome
 from uabench.engine.keywords import RunContext, load_client
+from uabench.instructions import plan as instructions_plan
 from uabench.instructions import runner as instructions_runner
 from uabench.instructions import suite as instructions_suite
 from uabench.instructions.cells import InstructionsCell
@@ -49,7 +50,9 @@ class InstructionsKeywords:
         one = setup.workload(workload_name)
         client = load_client(reference, server, one.workload["workload"])
         # the timing first: the same workload natively, its own warm server, the profile's repetitions
-        for repetition in range(chosen.timing_repetitions):
+        # (not of sessions: a session's cost is its set-up, which a throughput cell does not time)
+        timings = 0 if one.per == instructions_plan.SESSION else chosen.timing_repetitions
+        for repetition in range(timings):
             workload = {**one.workload, "duration_s": chosen.timing_duration_s}
             spec = CellSpec(
                 InstructionsCell.TIMING, client, server, one.name, repetition, workload, server_overrides=one.server

@@ -92,6 +92,8 @@ def parse(raw: dict) -> tuple[InstructionsSetup, dict[str, dict]]:
     unloaded = [w.name for w in workloads if len(w.loads) != 2]
     if unloaded:
         raise plan_table.PlanTableError(f"instructions.workloads: {unloaded} need two loads to difference")
+    for w in workloads:
+        _sessions(w)
     profiles = {}
     for name, t in plan_table.profile_tables(raw, "instructions", PROFILE_SCHEMA).items():
         where = f"profiles.{name}.instructions"
@@ -114,3 +116,25 @@ def parse(raw: dict) -> tuple[InstructionsSetup, dict[str, dict]]:
         ),
         {name: {} for name in profiles},
     )
+
+
+SESSION = "session"  # a workload `per` this: each load is a number of sessions, one client process each
+MAX_SESSIONS = 10  # a load's sessions must fit its span under valgrind (instructions/runner.py)
+
+
+def _sessions(workload: Workload) -> None:
+    """A session workload's loads are two different numbers of sessions (`sessions`, 1 to
+    MAX_SESSIONS), and only a session workload's loads name any: refused with the key path."""
+    where = f"instructions.workloads '{workload.name}'"
+    counts = [load.get("sessions") for load in workload.loads]
+    if workload.per != SESSION:
+        if any(c is not None for c in counts):
+            raise plan_table.PlanTableError(f'{where}: loads.sessions is for per = "{SESSION}" only')
+        return
+    for index, count in enumerate(counts):
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_SESSIONS:
+            raise plan_table.PlanTableError(
+                f"{where}: loads[{index}].sessions = {count!r}: a whole number of sessions, 1 to {MAX_SESSIONS}"
+            )
+    if counts[0] == counts[1]:
+        raise plan_table.PlanTableError(f"{where}: its two loads open {counts[0]} sessions each: nothing to difference")

@@ -32,6 +32,9 @@ DUMP_TIMEOUT_S = 60.0
 # a load's span: its phase and this margin for the client's start, session and drain (about 1 s
 # against a server under valgrind; a load that takes longer is no count)
 SPAN_MARGIN_S = 4.0  # callgrind_control answers in about 0.4 s; a big dump takes longer
+# each session of a session workload: a client process whose phase is this long (at one request
+# a second, its one request), all of a load's sessions within the load's span
+SESSION_S = 0.3
 
 # What a runtime needs to run under callgrind. Go preempts goroutines with signals (SIGURG), and
 # callgrind 3.19 aborts on them (threads.c:247, vgCallgrind_post_signal: 'sigNum ==
@@ -125,18 +128,22 @@ def differences(
         begun = time.monotonic()
         config = session.client_config_for(
             counted.endpoint,
-            {k: v for k, v in {**one.workload, **load}.items() if k != "security"},
+            {k: v for k, v in {**one.workload, **load}.items() if k not in ("security", "sessions")},
             one.workload.get("security"),
             pki.kept_pki(KEPT_PKI).client,
         )
-        config = {**config, "warmup_s": 0, "duration_s": chosen.duration_s}
-        outcome = session.run_client(client, None, config)
-        if outcome.status != "pass" or outcome.result is None:
-            raise CountError(f"{what}: the client did not pass: {outcome.reason}")
-        operations = outcome.result["operations"]
-        if operations["failed"]:
-            raise CountError(f"{what}: {operations['failed']} of {operations['attempted']} operations failed")
-        values = int(outcome.result.get("values") or operations["attempted"])
+        sessions = load.get("sessions")  # a session workload: that many client processes in turn
+        config = {**config, "warmup_s": 0, "duration_s": SESSION_S if sessions else chosen.duration_s}
+        attempted = values = 0
+        for _ in range(sessions or 1):
+            outcome = session.run_client(client, None, config)
+            if outcome.status != "pass" or outcome.result is None:
+                raise CountError(f"{what}: the client did not pass: {outcome.reason}")
+            operations = outcome.result["operations"]
+            if operations["failed"]:
+                raise CountError(f"{what}: {operations['failed']} of {operations['attempted']} operations failed")
+            attempted += int(operations["attempted"])
+            values += int(outcome.result.get("values") or operations["attempted"])
         # every load's dump ends the same wall-clock span after its start: what the server does by
         # the clock (its timers, an update loop: open62541's subscription counts of equal
         # notifications lay 3.5 % apart with spans left to the client's and the dump's timing)
@@ -147,7 +154,9 @@ def differences(
                 f"{what}: the load took {SPAN_MARGIN_S - left:.1f} s past its phase (at most {SPAN_MARGIN_S:g} s)"
             )
         time.sleep(left)
-        return config, Count(int(operations["attempted"]), values, counted.dump())
+        if sessions:  # what one operation is: a session (its requests are in every session alike)
+            return config, Count(sessions, sessions, counted.dump())
+        return config, Count(attempted, values, counted.dump())
 
     try:
         counted.start()

@@ -87,10 +87,11 @@ def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
         return
     counting = setup.profiles[profile]
     client = reference_client() or server
-    cost.add(cost.startup(server))
-    cost.warm(server, client, f"instructions: {workload}", fresh=True)
-    timed = cost.startup(client) + 1.0 + counting.timing_duration_s + cost.cell_overhead_s  # the contract's 1 s warm-up
-    cost.add(counting.timing_repetitions * timed, cells=counting.timing_repetitions)
+    if setup.workload(workload).per != instructions_plan.SESSION:  # sessions are not timed (keywords.py)
+        cost.add(cost.startup(server))
+        cost.warm(server, client, f"instructions: {workload}", fresh=True)
+        timed = cost.startup(client) + 1.0 + counting.timing_duration_s + cost.cell_overhead_s  # 1 s warm-up
+        cost.add(counting.timing_repetitions * timed, cells=counting.timing_repetitions)
     # one server under valgrind; each load (the first set aside): the client's start and phase, a dump
     loads = (2 * counting.pairs + 1) * (counting.duration_s + runner.SPAN_MARGIN_S + VALGRIND_DUMP_S)
     cost.add(VALGRIND_START_S + loads + VALGRIND_STOP_S, cells=2 * counting.pairs)
