@@ -175,11 +175,12 @@ def test_a_kept_pki_that_lacks_a_file_is_refused_not_made_anew(tmp_path):
     assert not (tmp_path / "client.pem").exists()
 
 
-def _counted_cell(server: str, pair: int, load: int, per_request: float) -> dict:
+def _counted_cell(server: str, pair: int, load: int, per_request: float, kind: str = "instructions") -> dict:
     requests = (100, 1100)[load]
     result = {"requests": requests, "values": requests, "instructions": int(5e6 + requests * per_request)}
     return {
-        "kind": "instructions",
+        "kind": kind,
+        "client": "open62541",
         "server": server,
         "variant": "read, 1 node",
         "parameter": str(load),
@@ -205,3 +206,31 @@ def test_the_section_says_simulated_by_which_valgrind_and_that_no_count_was_meas
     assert counted[table.column("instructions per operation")].value.center == pytest.approx(28_620.5, abs=0.01)
     assert counted[table.column("measured per operation")].value is None
     assert sum("perf counts no hardware instructions" in note for note in section.notes) == 1
+
+
+def test_the_load_generators_counts_are_a_table_and_a_deterministic_figure_of_their_own():
+    """Issue 40, item 2: the reference client's counts (runner.client_loads) beside the server's."""
+    from uabench.instructions.cells import InstructionsCell
+    from uabench.instructions.report import instructions_section
+    from uabench.results import compare
+
+    assert InstructionsCell.CLIENT == instruction_counts.CLIENT_KIND  # the two layers name one kind
+    server = [_counted_cell("open62541", pair, load, 9_406.0 + pair) for pair in range(2) for load in range(2)]
+    client = [
+        _counted_cell("open62541", pair, load, 8_308.0 + pair, InstructionsCell.CLIENT)
+        for pair in range(2)
+        for load in range(2)
+    ]
+    run = {"suite": "instructions", "provenance": {"plan": {"instructions": {"tolerance": 0.001}}}}
+    section = instructions_section(run, server + client)
+    assert section is not None and len(section.tables) == 2
+    [counted] = section.tables[1].rows
+    assert counted[section.tables[1].column("instructions per operation")].value.center == pytest.approx(
+        8_308.5, abs=0.01
+    )
+    figures = {f.name: f for f in compare.run_figures(run, server + client)}
+    assert set(figures) == {
+        "instructions per request, read, 1 node",
+        "load generator (open62541) instructions per request, read, 1 node",
+    }
+    assert all(f.deterministic for f in figures.values())

@@ -371,11 +371,13 @@ def run_cell(
     peer_ready: Callable[[], object] | None = None,
     hosts: Hosts | NetworkPath | None = None,
     started: Callable[[int], None] | None = None,
+    prefix: list[str] | None = None,
 ) -> Outcome:
     """Starts one `role` process of `sdk` per config (process k on host k when `hosts` are
     given), waits for `peer_ready` (a peer still building its side while they start), collects
     their results, combines and judges them, and samples the peer over their measured phase.
-    `started(pid)` hears of every process started (a host sampler counts them as measured)."""
+    `started(pid)` hears of every process started (a host sampler counts them as measured);
+    `prefix` runs each under a command of its own (valgrind) where no hosts are given."""
     if role not in sdk.roles:
         return Outcome("not_supported", sdk.reason_unsupported(role))
     # SPEC §3: each process has a session 0, so verified writes of several processes to the
@@ -396,7 +398,7 @@ def run_cell(
                         workdir,
                         cpus,
                         name=f"{sdk.id}-{role}-{time.monotonic_ns()}",
-                        prefix=hosts.prefix(k) if hosts else None,
+                        prefix=hosts.prefix(k) if hosts else prefix,
                     )
                 )
             )

@@ -7,6 +7,7 @@ cleanup of processes and namespaces."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -296,11 +297,26 @@ class Session:
             }
         return config
 
-    def run_client(self, client: Sdk, server: Server | None, config: dict, processes: int = 1) -> Outcome:
+    def run_client(
+        self,
+        client: Sdk,
+        server: Server | None,
+        config: dict,
+        processes: int = 1,
+        prefix: list[str] | None = None,
+        started: Callable[[int], None] | None = None,
+    ) -> Outcome:
         """Run `processes` client processes at once (all on the load generator's CPUs) to
-        completion against `server`, combine what they measured and judge it."""
+        completion against `server`, combine what they measured and judge it. `prefix`: each
+        under a command of its own (valgrind); `started(pid)` hears of each."""
         # what else the host did meanwhile: the server and the clients are the measured processes
         sampler = host.HostSampler([server.measured.process.pid] if server else []).start()
+
+        def watch(pid: int) -> None:
+            sampler.watch(pid)
+            if started is not None:
+                started(pid)
+
         try:
             outcome = cells.run_cell(
                 client,
@@ -309,7 +325,8 @@ class Session:
                 self.workdir,
                 self.client_cpus,
                 peer=server.measured if server else None,
-                started=sampler.watch,
+                started=watch,
+                prefix=prefix,
             )
         finally:
             sampler.stop()

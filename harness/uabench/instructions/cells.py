@@ -8,3 +8,4 @@ from enum import StrEnum
 
 class InstructionsCell(StrEnum):
     TIMING = "instructions-timing"  # the counted workload timed without valgrind
+    CLIENT = "instructions-client"  # a load of the load generator under callgrind (results: CLIENT_KIND)

@@ -15,7 +15,7 @@ from uabench.results import figures
 from uabench.results import instruction_counts as counts
 from uabench.results.instruction_counts import spread
 
-KIND, TIMING_KIND = counts.KIND, InstructionsCell.TIMING
+KIND, TIMING_KIND, CLIENT_KIND = counts.KIND, InstructionsCell.TIMING, InstructionsCell.CLIENT
 
 
 def _timing(cells: list[dict]) -> dict[tuple[str, str], figures.Point]:
@@ -33,7 +33,7 @@ def _cpu_us_per_operation(point: figures.Point | None) -> float | None:
 
 
 def instructions_section(run: dict, cells: list[dict]) -> Section | None:
-    mine = [c for c in cells if c["kind"] in (KIND, TIMING_KIND)]
+    mine = [c for c in cells if c["kind"] in (KIND, TIMING_KIND, CLIENT_KIND)]
     if not mine:
         return None
     about = (run["provenance"].get("plan") or {}).get("instructions") or {}
@@ -46,12 +46,8 @@ def instructions_section(run: dict, cells: list[dict]) -> Section | None:
         apart = spread(found)
         center = statistics.fmean(per_request)
         reproduced = apart is not None and apart <= tolerance
-        if apart is None:
-            verdict = Cell("one difference", Status.MARKED)
-        elif reproduced:
-            verdict = Cell(f"within {apart:.3%}", Status.PASS)
-        else:
-            verdict = Cell(f"{apart:.2%} apart", Status.MARKED)
+        verdict = _agreement(apart, reproduced)
+        if apart is not None and not reproduced:
             why = time_driven.get(language.get(server, ""))
             notes.append(
                 f"{server}, {workload}: the {len(found)} differences lie {apart:.2%} apart, more than "
@@ -126,6 +122,55 @@ def instructions_section(run: dict, cells: list[dict]) -> Section | None:
             "the host executed that path at: a path that runs at a low rate waits on memory or the kernel "
             "(valgrind counts user-space instructions only; the kernel's share is in the CPU time).",
         ],
-        tables=[Table(columns, rows)] if rows else [],
+        tables=[t for t in (Table(columns, rows) if rows else None, _client_table(mine, tolerance)) if t],
         notes=notes,
     )
+
+
+def _agreement(apart: float | None, reproduced: bool) -> Cell:
+    """How far a count's repeated differences lie apart, marked where they are no reproduced count."""
+    if apart is None:
+        return Cell("one difference", Status.MARKED)
+    return Cell(f"within {apart:.3%}", Status.PASS) if reproduced else Cell(f"{apart:.2%} apart", Status.MARKED)
+
+
+def _client_table(mine: list[dict], tolerance: float) -> Table | None:
+    """The load generator's counts (runner.client_loads): per server it loaded and workload, its
+    own instructions per operation, counted as the server's are but each load a process of its own."""
+    rows = []
+    clients = {(c["server"], c["variant"]): c["client"] for c in mine if c["kind"] == CLIENT_KIND}
+    for (server, workload), (found, per) in counts.counted(mine, CLIENT_KIND).items():
+        values = [d.per_request for d in found]
+        apart = spread(found)
+        reproduced = apart is not None and apart <= tolerance
+        rows.append(
+            row(
+                clients[server, workload],
+                server,
+                workload,
+                Cell(
+                    Interval(statistics.fmean(values), min(values), max(values), tuple(values)),
+                    None if reproduced else Status.MARKED,
+                ),
+                per,
+                statistics.fmean(d.per_value for d in found),
+                _agreement(apart, reproduced),
+            )
+        )
+    if not rows:
+        return None
+    columns = [
+        Column("load generator", kind="text"),
+        Column("against", kind="text"),
+        Column("workload", kind="text"),
+        Column("instructions per operation", "instructions: mean of the differences [lowest, highest]"),
+        Column("operation", kind="text"),
+        Column("per value", "instructions, simulated"),
+        Column("differences agree", kind="text"),
+    ]
+    about = (
+        "The load generator, counted as the servers are: each load a client process of its own under callgrind, "
+        "counted whole (its start-up and session are in both loads of a pair and cancel); its session creation "
+        "is not counted (each session is a process of its own, whose start-up would be in the count)"
+    )
+    return Table(columns, rows, notes=[about])

@@ -74,6 +74,7 @@ def _provenance(plan: Plan) -> dict:
 VALGRIND_START_S = 3.0
 VALGRIND_STOP_S = 1.0
 VALGRIND_DUMP_S = 0.5  # callgrind_control --dump answers in about 0.4 s
+VALGRIND_CLIENT_S = 1.5  # open62541's client under valgrind: its start, session and exit beside its phase
 
 
 def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
@@ -95,6 +96,10 @@ def _cost(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> None:
     # one server under valgrind; each load (the first set aside): the client's start and phase, a dump
     loads = (2 * counting.pairs + 1) * (counting.duration_s + runner.SPAN_MARGIN_S + VALGRIND_DUMP_S)
     cost.add(VALGRIND_START_S + loads + VALGRIND_STOP_S, cells=2 * counting.pairs)
+    if setup.workload(workload).per != instructions_plan.SESSION and not setup.why_not_counted(
+        sdks.get(client).language
+    ):  # the load generator's loads, each a client process under valgrind (runner.client_loads)
+        cost.add(2 * counting.pairs * (VALGRIND_CLIENT_S + counting.duration_s), cells=2 * counting.pairs)
 
 
 KINDS = (

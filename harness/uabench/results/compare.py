@@ -182,12 +182,33 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
     time_driven = set((plan.get("instructions") or {}).get("time_driven") or {})
     language = {c["server"]: (c.get("result") or {}).get("language") for c in cells if c["kind"] == counts.KIND}
     for (server, workload), (differences, per) in counts.counted(cells).items():
-        name = f"instructions per {per}, {workload}"
-        deterministic = len(differences) >= 2 and language.get(server) not in time_driven
-        counted = _count(differences) if deterministic else stats.estimate([d.per_request for d in differences])
-        count = Figure(suite, name, server, "instructions", counted, False, higher_is_better=False)
-        found.append(replace(count, deterministic=deterministic))
+        found.append(
+            _count_figure(
+                suite, f"instructions per {per}, {workload}", server, differences, language.get(server), time_driven
+            )
+        )
+    # the load generator's own counts (instructions/runner.client_loads), per server it loaded
+    clients = {
+        (c["server"], c["variant"]): (c["client"], (c.get("result") or {}).get("language"))
+        for c in cells
+        if c["kind"] == counts.CLIENT_KIND
+    }
+    for (server, workload), (differences, per) in counts.counted(cells, counts.CLIENT_KIND).items():
+        client, client_language = clients[server, workload]
+        name = f"load generator ({client}) instructions per {per}, {workload}"
+        found.append(_count_figure(suite, name, server, differences, client_language, time_driven))
     return found
+
+
+def _count_figure(
+    suite: str, name: str, server: str, differences: list[counts.Difference], language: str | None, time_driven: set
+) -> Figure:
+    """A count as a figure: deterministic (judge_count) unless its runtime schedules by the clock
+    or it is a single difference."""
+    deterministic = len(differences) >= 2 and language not in time_driven
+    counted = _count(differences) if deterministic else stats.estimate([d.per_request for d in differences])
+    count = Figure(suite, name, server, "instructions", counted, False, higher_is_better=False)
+    return replace(count, deterministic=deterministic)
 
 
 def _count(differences: list[counts.Difference]) -> stats.Estimate:

@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from uabench.results.kinds import CellKind
 
 KIND = CellKind.INSTRUCTIONS  # the kind of the cells of counted loads
+# the load generator's counted loads (the instructions suite's own kind, instructions/cells.py;
+# named here as a string because this layer is below the suites)
+CLIENT_KIND = "instructions-client"
 
 
 class CountError(Exception):
@@ -66,14 +69,15 @@ def spread(differences: list[Difference]) -> float | None:
     return (max(counts) - min(counts)) / (sum(counts) / len(counts))
 
 
-def counted(cells: list[dict]) -> dict[tuple[str, str], tuple[list[Difference], str]]:
-    """Per (server, workload) of stored "instructions" cells: the difference of every pair of
-    passed runs (its two loads: parameters 0 and 1), and what one operation is ("request",
-    "notification")."""
+def counted(cells: list[dict], kind: str = KIND) -> dict[tuple[str, str], tuple[list[Difference], str]]:
+    """Per (server, workload) of stored cells of `kind` ("instructions": the server's counted
+    loads; the instructions suite's "instructions-client": its load generator's): the difference
+    of every pair of passed runs (its two loads: parameters 0 and 1), and what one operation is
+    ("request", "notification")."""
     runs: dict[tuple[str, str, int], dict[int, Count]] = {}
     per: dict[tuple[str, str], str] = {}
     for c in cells:
-        if c["kind"] != KIND or c["status"] != "pass" or not c.get("result") or c.get("parameter") is None:
+        if c["kind"] != kind or c["status"] != "pass" or not c.get("result") or c.get("parameter") is None:
             continue
         r = c["result"]
         runs.setdefault((c["server"], c["variant"], c["repetition"]), {})[int(c["parameter"])] = Count(
