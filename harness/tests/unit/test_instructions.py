@@ -197,6 +197,8 @@ def test_the_section_says_simulated_by_which_valgrind_and_that_no_count_was_meas
     from uabench.report import markdown
 
     cells = [_counted_cell("open62541", pair, load, 28_620.0 + pair) for pair in range(2) for load in range(2)]
+    unserved = {"kind": "instructions-timing", "server": "gopcua", "variant": "read, 1 node", "status": "not_supported"}
+    cells.append({**unserved, "reason": "gopcua does not offer it\nsecond line", "result": None})
     section = instructions_section({"provenance": {"plan": {"instructions": {"tolerance": 0.001}}}}, cells)
     assert section is not None and section.title == "Instructions per request (simulated)"
     page = markdown.render(Report("t", [section]))
@@ -206,6 +208,7 @@ def test_the_section_says_simulated_by_which_valgrind_and_that_no_count_was_meas
     assert counted[table.column("instructions per operation")].value.center == pytest.approx(28_620.5, abs=0.01)
     assert counted[table.column("measured per operation")].value is None
     assert sum("perf counts no hardware instructions" in note for note in section.notes) == 1
+    assert "gopcua, read, 1 node: no count, not supported: gopcua does not offer it" in section.notes
 
 
 def test_the_load_generators_counts_are_a_table_and_a_deterministic_figure_of_their_own():

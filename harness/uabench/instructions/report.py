@@ -9,7 +9,7 @@ from __future__ import annotations
 import statistics
 
 from uabench.document.model import Cell, Column, Interval, Section, Status, Table, row
-from uabench.document.parts import failure_notes
+from uabench.document.parts import failure_notes, first_line
 from uabench.instructions.cells import InstructionsCell
 from uabench.results import figures
 from uabench.results import instruction_counts as counts
@@ -87,6 +87,16 @@ def instructions_section(run: dict, cells: list[dict]) -> Section | None:
     for c in mine:
         if c["kind"] == KIND and c["status"] == "not_supported":
             notes.append(f"{c['server']}: no count. {c['reason']}")
+    # a workload a counted server cannot serve (its timing said so first, and nothing was counted)
+    unserved = {
+        (c["server"], c["variant"], c["reason"])
+        for c in mine
+        if c["kind"] == TIMING_KIND and c["status"] == "not_supported"
+    }
+    notes += [
+        f"{server}, {workload}: no count, not supported: {first_line(why)}"
+        for server, workload, why in sorted(unserved)
+    ]
     notes += failure_notes(mine, (KIND, TIMING_KIND), "no count")
     columns = [
         Column("server", kind="text"),
