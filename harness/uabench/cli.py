@@ -170,7 +170,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     only = plan.selected(args.sdk)
     plan.measure_versions(args.versions)
     chosen = [plan.load(name) for name in (args.plans or DEFAULT_SUITES)]
-    twice = sorted({str(one.path) for one in chosen if [o.path for o in chosen].count(one.path) > 1})
+    resolved = [Path(one.path).resolve() for one in chosen]  # read and suites/plans/read.toml are one plan
+    twice = sorted({str(one.path) for one, at in zip(chosen, resolved, strict=True) if resolved.count(at) > 1})
     if twice:
         raise ValueError(f"plan {twice[0]} is named twice: each plan runs once per invocation")
     placement = _placement(args)
@@ -483,12 +484,26 @@ def _results_directory() -> Path:
     return _creatable(where, f"the results directory {where} (UABENCH_RESULTS)", "runs and logs are written into it")
 
 
+def _immutable(directory: Path) -> bool:
+    """Whether nothing can be made in `directory` although access() says it can: root passes
+    access() on a directory made immutable (chattr +i) or on a read-only file system."""
+    probe = directory / f".uabench-probe-{os.getpid()}"
+    try:
+        probe.mkdir()
+    except OSError:
+        return True
+    probe.rmdir()
+    return False
+
+
 def _creatable(out: Path, what: str, why: str) -> Path:
     """`out` when it is a directory or can be made as one (it is not made here); else a
     ValueError of one line that starts with `what`."""
     if out.exists():
         if not out.is_dir():
             raise ValueError(f"{what}: is a file, not a directory ({why})")
+        if not os.access(out, os.W_OK | os.X_OK) or _immutable(out):
+            raise ValueError(f"{what}: is not writable ({why})")
         return out
     parent = next(ancestor for ancestor in out.absolute().parents if ancestor.exists())
     if not parent.is_dir():

@@ -19,6 +19,7 @@ from uabench import cli, paths
 SMOKE = ["--profile", "smoke", "--sdk", "open62541"]
 
 
+PLANS = paths.REPO / "suites" / "plans"
 RUN = ["--store", "{t}/fresh.sqlite", "run", "read", *SMOKE]
 
 
@@ -138,6 +139,8 @@ ROWS = [
         ["{t}/afile/x.sqlite", "{t}/afile"],
     ),
     ("run-report-out-file", [*RUN, "--report", "--out", "{t}/afile"], {}, 2, ["--out {t}/afile", "not a directory"]),
+    # one plan named by its name and by its path (issue 39: it was planned twice)
+    ("run-plan-twice-by-path", ["run", "read", str(PLANS / "read.toml"), "--estimate"], {}, 2, ["is named twice"]),
     (
         "capacity-store-corrupt",
         ["--store", "{t}/corrupt.sqlite", "capacity", "open62541", "--profile", "smoke"],

@@ -82,3 +82,21 @@ def test_a_store_an_older_uabench_left_in_wal_mode_is_written_in_the_rollback_jo
     store = open_store(path)
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     store.close()
+
+
+def test_a_schema_cut_short_leaves_an_empty_file_the_next_command_makes_anew(tmp_path, monkeypatch):
+    """Issue 39: SIGTERM as a run started left a store of half its tables (the schema was written
+    statement by statement), refused from then on ("no such table: cells"). The schema is one
+    transaction now: a statement that fails in it (as a kill would cut it) leaves no table."""
+    from uabench.results import store as store_module
+
+    path = tmp_path / "s.sqlite"
+    monkeypatch.setattr(store_module, "SCHEMA", store_module.SCHEMA + "\nCREATE TABLE runs (x);\n")
+    with pytest.raises(StoreError, match="already exists"):
+        open_store(path)
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT name FROM sqlite_master").fetchall() == []
+    monkeypatch.undo()
+    made = open_store(path)
+    assert made.runs() == []
+    made.close()

@@ -17,11 +17,13 @@ def write(texts: Mapping[Path, str]) -> None:
     """Every path with its text, each made whole (its directory too) and renamed into place."""
     with cleanup.signals_deferred():
         for path, text in texts.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
             temporary = path.with_name(f".{path.name}.tmp")
             try:
+                path.parent.mkdir(parents=True, exist_ok=True)
                 temporary.write_text(text, encoding="utf-8")
                 temporary.replace(path)
+            except OSError as error:  # one line for the command to say (a file made immutable, a full disk)
+                raise ValueError(f"cannot write {path}: {error.strerror or error}") from None
             finally:
                 with contextlib.suppress(FileNotFoundError):
                     temporary.unlink()

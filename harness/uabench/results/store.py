@@ -232,10 +232,19 @@ class Store:
     def _migrate(self) -> None:
         fresh = self.db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'runs'").fetchone()[0] == 0
         if fresh:
-            with self.db:
-                self.db.executescript(SCHEMA)
-                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            # one transaction: executescript runs its statements one by one in autocommit, and a
+            # harness killed among them (SIGTERM as a run starts) left a store of half its tables
+            # that every later command refused ("no such table: cells"); cut short now, the
+            # rollback journal takes it back to an empty file, which the next command makes anew
+            try:
+                self.db.executescript(
+                    f"BEGIN IMMEDIATE;\n{SCHEMA}\nPRAGMA user_version = {SCHEMA_VERSION};\n"
+                    f"PRAGMA application_id = {APPLICATION_ID};\nCOMMIT;"
+                )
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
             self.version = SCHEMA_VERSION
         while self.version < SCHEMA_VERSION:
             self.db.execute("BEGIN IMMEDIATE")  # one writer migrates; another waits, then sees the new version
