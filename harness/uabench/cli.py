@@ -518,7 +518,6 @@ def _creatable(out: Path, what: str, why: str) -> Path:
 def cmd_report(args: argparse.Namespace) -> int:
     from uabench.report.files import build
 
-    cleanup.note_signals()  # a stop signal: exit 130, each file as it was or whole (proc/whole.py)
     _out_directory(args.out)
     store = open_store(args.store, readonly=True)
     _note_skipped(store, args.run)
@@ -812,7 +811,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from uabench.report import comparison, markdown
     from uabench.results import compare
 
-    cleanup.note_signals()  # a stop signal: exit 130, each file as it was or whole (proc/whole.py)
     _out_directory(args.out)
     measured, margins_path = _margins(args.margins)  # a file that cannot be read: said before any store is
     sides = _two_sides(args, "compare", note_skipped=True)
@@ -848,7 +846,6 @@ def cmd_margins(args: argparse.Namespace) -> int:
     run ids of --store, each of one commit on one machine), written to --out."""
     from uabench.results import compare, margins
 
-    cleanup.note_signals()  # a stop signal: exit 130, the file as it was or whole (proc/whole.py)
     sides = _two_sides(args, "measure margins from")
     commits = {run["provenance"].get("git_commit") for side in sides for run in side.runs}
     if len(commits) != 1 or any(str(c).endswith("-dirty") or c in (None, "unknown") for c in commits):
@@ -1192,7 +1189,8 @@ INTERRUPTED = {
 
 # The commands a stop signal ends with exit 130 and one line, from their start (entry.py), before
 # their store is made: a SIGTERM as a run started killed it silently (143), 2 times in 8 leaving a
-# store of half its schema. The others keep the default action, as before.
+# store of half its schema; report, compare and margins write their files whole meanwhile
+# (proc/whole.py). The others keep the default action, as before.
 ANSWER_SIGNALS = ("run", "capacity", "profile", "report", "compare", "margins")
 
 

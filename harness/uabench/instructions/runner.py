@@ -11,6 +11,7 @@ import itertools
 import shutil
 import subprocess
 import time
+from enum import StrEnum
 from pathlib import Path
 
 from uabench import pki
@@ -131,14 +132,8 @@ def differences(
 
     def run(load: dict, what: str) -> tuple[dict, Count]:
         begun = time.monotonic()
-        config = session.client_config_for(
-            counted.endpoint,
-            {k: v for k, v in {**one.workload, **load}.items() if k not in ("security", "sessions")},
-            one.workload.get("security"),
-            pki.kept_pki(KEPT_PKI).client,
-        )
         sessions = load.get("sessions")  # a session workload: that many client processes in turn
-        config = {**config, "warmup_s": 0, "duration_s": SESSION_S if sessions else chosen.duration_s}
+        config = _load_config(session, counted.endpoint, one, load, SESSION_S if sessions else chosen.duration_s)
         attempted = values = 0
         for _ in range(sessions or 1):
             done = _operations(session.run_client(client, None, config), what)
@@ -166,37 +161,19 @@ def differences(
             loads = []
             for index, load in enumerate(one.loads):
                 config, found_count = run(load, f"pair {pair + 1}, load {index + 1}")
-                about = {"load": _described(load), "per": one.per, "language": server.language}
-                result = {**found_count.summary, **about, "valgrind": valgrind_version()}
-                session.recorder.record(
-                    instruction_counts.KIND,
-                    client,
-                    server,
-                    one.name,
-                    pair,
-                    config,
-                    Outcome("pass", result=result),
-                    one.server,
-                    index,
-                )
+                _record(session, instruction_counts.KIND, client, server, one, (pair, index), config, found_count)
                 loads.append(found_count)
             found.append(instruction_counts.difference(loads[0], loads[1]))
     except (CountError, OSError, subprocess.TimeoutExpired) as error:
-        config = {**one.workload, "duration_s": chosen.duration_s}
-        session.recorder.record(
-            instruction_counts.KIND, client, server, one.name, 0, config, Outcome("fail", str(error)), one.server
-        )
-        return found, [str(error)]
+        return found, [_failed(session, instruction_counts.KIND, client, server, one, chosen, str(error))]
     finally:
         counted.stop()
     if count_client:
         try:
             client_loads(session, server, client, one, chosen)
         except (CountError, OSError, subprocess.TimeoutExpired, IndexError) as error:
-            config = {**one.workload, "duration_s": chosen.duration_s}
-            failed = Outcome("fail", f"the load generator's count: {error}")
-            session.recorder.record(InstructionsCell.CLIENT, client, server, one.name, 0, config, failed, one.server)
-            return found, [f"the load generator's count: {error}"]
+            why = f"the load generator's count: {error}"
+            return found, [_failed(session, InstructionsCell.CLIENT, client, server, one, chosen, why)]
     return found, []
 
 
@@ -209,51 +186,65 @@ def client_loads(session: Session, server: Sdk, client: Sdk, one: Workload, chos
     is counted whole (valgrind writes its total at exit): its start-up (open62541's client: 3.96 M
     instructions, ±0.1 %) and session are in both loads of a pair and cancel in their difference."""
     native = _Counted(session, server, one.server, counted=False)
-    directory = native.directory
     try:
         native.start()
-        _client_pairs(session, server, client, one, chosen, native.endpoint, directory)
+        for pair in range(chosen.pairs):
+            for index, load in enumerate(one.loads):
+                config = _load_config(session, native.endpoint, one, load, chosen.duration_s)
+                pids: list[int] = []
+                with launcher.environment(ENVIRONMENT.get(client.language, {})):
+                    prefix = counts.prefix(native.directory)
+                    outcome = session.run_client(client, None, config, prefix=prefix, started=pids.append)
+                attempted, values = _operations(outcome, f"the client's pair {pair + 1}, load {index + 1}")
+                # the adapter's own file: its launcher's children (dirname) write files of their own
+                total = counts.total_instructions(native.directory / f"{counts.OUTPUT_PREFIX}{pids[0]}")
+                count = Count(attempted, values, total)
+                _record(session, InstructionsCell.CLIENT, client, server, one, (pair, index), config, count, client)
     finally:
         native.stop()
 
 
-def _client_pairs(
+def _load_config(session: Session, endpoint: str, one: Workload, load: dict, duration_s: float) -> dict:
+    """The client config of one load of `one` against `endpoint`: the kept PKI's client, no
+    warm-up, a phase of `duration_s` (a load's `sessions` is the runner's, not the client's)."""
+    config = session.client_config_for(
+        endpoint,
+        {k: v for k, v in {**one.workload, **load}.items() if k not in ("security", "sessions")},
+        one.workload.get("security"),
+        pki.kept_pki(KEPT_PKI).client,
+    )
+    return {**config, "warmup_s": 0, "duration_s": duration_s}
+
+
+def _record(
     session: Session,
-    server: Sdk,
+    kind: StrEnum,
     client: Sdk,
+    server: Sdk,
     one: Workload,
-    chosen: InstructionsProfile,
-    endpoint: str,
-    directory: Path,
+    where: tuple[int, int],
+    config: dict,
+    count: Count,
+    counted: Sdk | None = None,
 ) -> None:
-    for pair in range(chosen.pairs):
-        for index, load in enumerate(one.loads):
-            config = session.client_config_for(
-                endpoint,
-                {k: v for k, v in {**one.workload, **load}.items() if k != "security"},
-                one.workload.get("security"),
-                pki.kept_pki(KEPT_PKI).client,
-            )
-            config = {**config, "warmup_s": 0, "duration_s": chosen.duration_s}
-            pids: list[int] = []
-            with launcher.environment(ENVIRONMENT.get(client.language, {})):
-                outcome = session.run_client(client, None, config, prefix=counts.prefix(directory), started=pids.append)
-            attempted, values = _operations(outcome, f"the client's pair {pair + 1}, load {index + 1}")
-            # the adapter's own file: its launcher's children (dirname) write files of their own
-            total = counts.total_instructions(directory / f"{counts.OUTPUT_PREFIX}{pids[0]}")
-            found_count = Count(attempted, values, total)
-            about = {"load": _described(load), "per": one.per, "language": client.language}
-            session.recorder.record(
-                InstructionsCell.CLIENT,
-                client,
-                server,
-                one.name,
-                pair,
-                config,
-                Outcome("pass", result={**found_count.summary, **about, "valgrind": valgrind_version()}),
-                one.server,
-                index,
-            )
+    """One counted load as a cell of `kind`: its pair the repetition, its load's index the
+    parameter; `counted` is whose instructions they are (the server unless said)."""
+    pair, index = where
+    language = (counted or server).language
+    about = {"load": _described(one.loads[index]), "per": one.per, "language": language}
+    result = {**count.summary, **about, "valgrind": valgrind_version()}
+    session.recorder.record(
+        kind, client, server, one.name, pair, config, Outcome("pass", result=result), one.server, index
+    )
+
+
+def _failed(
+    session: Session, kind: StrEnum, client: Sdk, server: Sdk, one: Workload, chosen: InstructionsProfile, why: str
+) -> str:
+    """A count that could not be taken, recorded as a failed cell of `kind`; `why` again."""
+    config = {**one.workload, "duration_s": chosen.duration_s}
+    session.recorder.record(kind, client, server, one.name, 0, config, Outcome("fail", why), one.server)
+    return why
 
 
 def _operations(outcome: Outcome, what: str) -> tuple[int, int]:
