@@ -63,10 +63,7 @@ def instructions_section(run: dict, cells: list[dict]) -> Section | None:
             row(
                 server,
                 workload,
-                Cell(
-                    Interval(center, min(per_request), max(per_request), tuple(per_request)),
-                    None if reproduced else Status.MARKED,
-                ),
+                _count_cell(found, reproduced),
                 per,
                 measured,
                 per_value,
@@ -137,6 +134,14 @@ def instructions_section(run: dict, cells: list[dict]) -> Section | None:
     )
 
 
+def _count_cell(found: list[counts.Difference], reproduced: bool) -> Cell:
+    """A count per operation: the mean of its differences [lowest, highest], marked unless reproduced."""
+    values = tuple(d.per_request for d in found)
+    return Cell(
+        Interval(statistics.fmean(values), min(values), max(values), values), None if reproduced else Status.MARKED
+    )
+
+
 def _agreement(apart: float | None, reproduced: bool) -> Cell:
     """How far a count's repeated differences lie apart, marked where they are no reproduced count."""
     if apart is None:
@@ -150,7 +155,6 @@ def _client_table(mine: list[dict], tolerance: float) -> Table | None:
     rows = []
     clients = {(c["server"], c["variant"]): c["client"] for c in mine if c["kind"] == CLIENT_KIND}
     for (server, workload), (found, per) in counts.counted(mine, CLIENT_KIND).items():
-        values = [d.per_request for d in found]
         apart = spread(found)
         reproduced = apart is not None and apart <= tolerance
         rows.append(
@@ -158,10 +162,7 @@ def _client_table(mine: list[dict], tolerance: float) -> Table | None:
                 clients[server, workload],
                 server,
                 workload,
-                Cell(
-                    Interval(statistics.fmean(values), min(values), max(values), tuple(values)),
-                    None if reproduced else Status.MARKED,
-                ),
+                _count_cell(found, reproduced),
                 per,
                 statistics.fmean(d.per_value for d in found),
                 _agreement(apart, reproduced),

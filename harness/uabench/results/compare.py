@@ -207,13 +207,14 @@ def _count_figure(
     or it is a single difference."""
     deterministic = len(differences) >= 2 and language not in time_driven
     counted = _count(differences) if deterministic else stats.estimate([d.per_request for d in differences])
-    count = Figure(suite, name, server, "instructions", counted, False, higher_is_better=False)
-    return replace(count, deterministic=deterministic)
+    return Figure(
+        suite, name, server, "instructions", counted, False, higher_is_better=False, deterministic=deterministic
+    )
 
 
 def _count(differences: list[counts.Difference]) -> stats.Estimate:
-    """A reproduced count as an estimate: its mean, and its lowest and highest differences as
-    its interval (no sampling interval: each difference is the count, up to the tolerance)."""
+    """A deterministic count as an estimate: its mean, and its lowest and highest differences as
+    its interval (no sampling interval: each difference is the count, up to how far they lie apart)."""
     values = tuple(d.per_request for d in differences)
     return stats.Estimate(
         sum(values) / len(values), min(values), max(values), len(values), None, values, "the repeated differences"
