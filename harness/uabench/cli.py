@@ -413,6 +413,11 @@ def _seed() -> None:
 ACTING = frozenset({"run", "capacity", "check", "arm-smoke", "images"})
 
 
+# import ends the runs its spool ended that the store still holds `running` (those of a harness
+# whose store failed it): named before it, each would be called left by a killed harness first
+LEFTOVERS_AFTER = frozenset({"import"})
+
+
 def _leftovers(command: str, store: str) -> None:
     """Before any command: what killed harnesses left (their runs in this store, processes,
     network namespaces; engine/orphans.py) removed, or only named by a command that changes
@@ -789,12 +794,32 @@ def _two_sides(args: argparse.Namespace, doing: str, note_skipped: bool = False)
     if any(ids) and not all(ids):
         raise ValueError(f"{doing} two stores or two run ids, not '{args.a}' and '{args.b}'")
     if all(ids):
+        if int(args.a) == int(args.b):
+            raise ValueError(
+                f"'{args.a}' and '{args.b}' are one run: {doing} two different runs (a run against itself "
+                "is the same by construction)"
+            )
         return [compare.load_side(args.store, int(text)) for text in (args.a, args.b)]
+    if _same_file(args.a, args.b):
+        raise ValueError(
+            f"'{args.a}' and '{args.b}' are one store: {doing} two stores, or two run ids of one with --store "
+            "(a store against itself is the same by construction)"
+        )
     for location in (args.a, args.b) if note_skipped else ():  # the newest finished runs: say which were skipped
         opened = open_store(location, readonly=True)
         _note_skipped(opened, None)
         opened.close()
     return [compare.load_side(text) for text in (args.a, args.b)]
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two store locations (paths or sqlite:/// URLs) are one existing file."""
+    from uabench.results.store import StoreError, store_path
+
+    try:
+        return store_path(a).samefile(store_path(b))
+    except (OSError, StoreError):  # one is not there, or not a store URL: load_side says so
+        return False
 
 
 def _pair_arguments(parser: argparse.ArgumentParser) -> None:
@@ -1204,8 +1229,12 @@ def main(argv: list[str] | None = None) -> int:
             if getattr(signal.getsignal(stop), "__module__", None) == "uabench.entry":
                 signal.signal(stop, signal.SIG_DFL)
     try:
-        _leftovers(args.command, args.store)
-        return args.func(args)
+        if args.command not in LEFTOVERS_AFTER:
+            _leftovers(args.command, args.store)
+        code = args.func(args)
+        if args.command in LEFTOVERS_AFTER:
+            _leftovers(args.command, args.store)
+        return code
     except (
         ValueError,
         PlanError,

@@ -25,6 +25,7 @@ def _inputs(t: Path) -> None:
     newer.commit()
     newer.close()
     open_store(t / "fresh.sqlite").close()  # a good store that holds no run
+    open_store(t / "fresh2.sqlite").close()  # another
     (t / "plan.d").mkdir()
     (t / "latin1.toml").write_bytes(b'suite = "read"\n# caf\xe9\n')
     (t / "broken.toml").write_text("suite = \n")

@@ -234,6 +234,11 @@ def test_suites_run_on_one_side_only_are_named_not_compared(tmp_path):
         (["compare", "/nonexistent/a.sqlite", "/nonexistent/b.sqlite"], "no results store"),
         (["compare", "1", "/nonexistent/b.sqlite"], "two stores or two run ids"),
         (["compare", "--store", "{store}", "1", "99"], "holds no run 99"),
+        # a run or a store with itself: the same by construction (issue 39)
+        (["compare", "--store", "{store}", "1", "01"], "'1' and '01' are one run: compare two different runs"),
+        (["margins", "--store", "{store}", "1", "1"], "are one run: measure margins from two different runs"),
+        (["compare", "{store}", "sqlite://{store}"], "are one store: compare two stores, or two run ids"),
+        (["margins", "{store}", "{store}"], "are one store"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message):
@@ -247,7 +252,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message):
 
 def test_an_empty_store_is_bad_input(tmp_path, capsys):
     open_store(tmp_path / "empty.sqlite").close()
-    assert cli.main(["compare", str(tmp_path / "empty.sqlite"), str(tmp_path / "empty.sqlite")]) == 2
+    _store(tmp_path / "full.sqlite", {"x": BASE})
+    assert cli.main(["compare", str(tmp_path / "full.sqlite"), str(tmp_path / "empty.sqlite")]) == 2
     assert "holds no runs" in capsys.readouterr().err
 
 
@@ -510,7 +516,7 @@ def _counts_store(path, counts: dict[str, list[float]]):
 
 
 def _count(*values):
-    return compare._count([compare.counts.Difference(v, v, 1000) for v in values])
+    return compare._count(list(values))
 
 
 @pytest.mark.parametrize(

@@ -203,14 +203,21 @@ ROWS = [
     ("compare-store-and-id", ["--store", "{t}/fresh.sqlite", "compare", "1", "x"], {}, 2, ["not '1' and 'x'"]),
     (
         "compare-stores-without-runs",
-        ["compare", "{t}/fresh.sqlite", "{t}/fresh.sqlite", "--out", "{t}/out"],
+        ["compare", "{t}/fresh.sqlite", "{t}/fresh2.sqlite", "--out", "{t}/out"],
         {},
         2,
         ["{t}/fresh.sqlite", "no runs"],
     ),
     (
+        "compare-store-with-itself",
+        ["compare", "{t}/fresh.sqlite", "{t}/fresh.sqlite", "--out", "{t}/out"],
+        {},
+        2,
+        ["'{t}/fresh.sqlite' and '{t}/fresh.sqlite' are one store"],
+    ),
+    (
         "margins-stores-without-runs",
-        ["margins", "{t}/fresh.sqlite", "{t}/fresh.sqlite", "--out", "{t}/margins.toml"],
+        ["margins", "{t}/fresh.sqlite", "{t}/fresh2.sqlite", "--out", "{t}/margins.toml"],
         {},
         2,
         ["{t}/fresh.sqlite", "no runs"],

@@ -166,10 +166,12 @@ def test_reading_commands_keep_the_journal_mode_and_write_nothing(tmp_path, caps
     with closing(sqlite3.connect(path)) as db:
         db.execute(f"PRAGMA journal_mode={mode}")
     before = hashlib.sha256(path.read_bytes()).hexdigest()
+    other = tmp_path / "other.sqlite"  # compare takes two stores (one against itself is refused)
+    other.write_bytes(path.read_bytes())
     _uabench(capsys, path, "model")  # fits nothing here; it only has to read
     _uabench(capsys, path, "predict", "--sdk", "open62541", "--signals", "10", "--interval-ms", "100")
     assert _uabench(capsys, path, "report", "--out", str(tmp_path / "report"))[0] == 0
-    assert _uabench(capsys, path, "compare", str(path), str(path), "--out", str(tmp_path / "compare"))[0] == 0
+    assert _uabench(capsys, path, "compare", str(path), str(other), "--out", str(tmp_path / "compare"))[0] == 0
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in path.parent.iterdir()) == ["s.sqlite"]
     with closing(sqlite3.connect(path)) as db:
@@ -260,3 +262,27 @@ def test_a_store_damaged_beyond_its_header_is_one_line_and_exit_2(tmp_path, caps
     path.write_bytes(bytes(data))
     code, err = _uabench(capsys, path, "model")
     assert code == 2 and f"results store {path} is not a valid SQLite database" in _one_line(err)
+
+
+def test_import_ends_the_run_its_spool_ended_without_calling_it_left_by_a_killed_harness(tmp_path, capsys):
+    """Issue 39: a store that failed its run mid-way holds it `running`; `uabench import` of the
+    run's spool ends it. Named before the import, that run was called left by a killed harness."""
+    from uabench import cli
+    from uabench.results import spool
+
+    store_path = tmp_path / "s.sqlite"
+    gone = {"harness": {"marker": "1:1.000"}}  # pid 1 did not start at that time: a harness that is gone
+    with closing(open_store(store_path)) as store:
+        for key, suite in (("k", "read"), ("j", "write")):  # the runs the store took before it failed
+            store.add_run(suite, "smoke", time.time_ns(), {**gone, spool.KEY: key}, "running", None)
+    written = spool.Spool(tmp_path / "run" / spool.NAME)
+    (tmp_path / "run").mkdir()
+    written.begin("k", "read", "smoke", gone)
+    written.end("k", "interrupted", gone)
+    assert cli.main(["--store", str(store_path), "import", str(tmp_path / "run")]) == 0
+    said = capsys.readouterr()
+    assert "1 already there" in said.out
+    # run 1 is ended by the import; run 2, which its spool does not hold, is still named
+    assert "killed harness left: run 2 (write) still running" in said.err and "run 1" not in said.err
+    with closing(open_store(store_path, readonly=True)) as store:
+        assert [run["status"] for run in store.runs()] == ["interrupted", "running"]

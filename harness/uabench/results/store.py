@@ -444,10 +444,15 @@ def _decode(row: sqlite3.Row | dict) -> dict:
 
 def open_store(location: str | Path, readonly: bool = False) -> Store:
     """The store at a path or sqlite:///path URL; `readonly` for users that only read it."""
+    return Store(store_path(location), readonly)
+
+
+def store_path(location: str | Path) -> Path:
+    """The file a path or sqlite:///path URL names."""
     text = str(location)
     if "://" in text:
         scheme, _, rest = text.partition("://")
         if scheme != "sqlite":
             raise StoreError(f"store URL scheme '{scheme}' is not supported (use sqlite:///path)")
         text = rest
-    return Store(Path(text), readonly)
+    return Path(text)
