@@ -237,3 +237,119 @@ def test_the_load_generators_counts_are_a_table_and_a_deterministic_figure_of_th
         "load generator (open62541) instructions per request, read, 1 node",
     }
     assert all(f.deterministic for f in figures.values())
+
+
+CACHE = {"I1": [32768, 8, 64], "D1": [32768, 8, 64], "LL": [8388608, 16, 64]}
+
+
+def test_with_the_cache_simulated_callgrind_gets_the_plans_geometry_and_every_event_is_read(tmp_path):
+    """Issue 40: the caches are the plan's, not the host's, and a dump's cache events are kept."""
+    plain, simulated = counts.prefix(tmp_path), counts.prefix(tmp_path, CACHE)
+    assert "--cache-sim=yes" not in plain
+    assert {"--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64"} <= set(simulated)
+    assert counts.described(CACHE) == "I1 32 KiB 8-way, D1 32 KiB 8-way, LL 8 MiB 16-way, 64-byte lines"
+    path = tmp_path / "callgrind.1.1"
+    path.write_text("events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\nsummary: 1000 300 200 10 20 5 2 3 1\n")
+    found = Count.of(10, 10, counts.totals(path))
+    assert found.instructions == 1000 and found.cache == {
+        "Dr": 300,
+        "Dw": 200,
+        "I1mr": 10,
+        "D1mr": 20,
+        "D1mw": 5,
+        "ILmr": 2,
+        "DLmr": 3,
+        "DLmw": 1,
+    }
+    assert Count.of(10, 10, {"Ir": 1000}).cache is None and "cache" not in Count.of(10, 10, {"Ir": 1}).summary
+
+
+def test_the_estimated_cycles_weigh_each_access_by_where_it_hit():
+    """L1 hits × 1 + LL hits × 5 + RAM × 35 (iai's weights), per operation of the difference."""
+    events = dict.fromkeys(instruction_counts.CACHE_EVENTS, 0)
+    short = Count(100, 100, 1_000_000, events)
+    # per extra request: 1,000 instructions, 400 data reads, 100 writes; 30 L1 misses (10 + 15 + 5),
+    # of which 6 missed LL too (2 + 3 + 1)
+    per = {"Dr": 400, "Dw": 100, "I1mr": 10, "D1mr": 15, "D1mw": 5, "ILmr": 2, "DLmr": 3, "DLmw": 1}
+    long = Count(300, 300, 1_000_000 + 200 * 1000, {e: 200 * per[e] for e in per})
+    found = instruction_counts.difference(short, long)
+    assert found.l1_misses == 30 and found.ll_misses == 6
+    assert found.estimated_cycles == (1500 - 30) * 1 + (30 - 6) * 5 + 6 * 35
+    assert (
+        instruction_counts.difference(Count(100, 100, 10**6), long).estimated_cycles is None
+    )  # one side not simulated
+
+
+@pytest.mark.parametrize(
+    ("cache", "profile", "message"),
+    [
+        ("", "cache_simulation = true", r"cache_simulation: the plan has no \[instructions.cache\]"),
+        (
+            "[instructions.cache]\nI1 = [32768, 8, 64]\nD1 = [32768, 8, 64]\nLL = [8388608, 16, 48]\n",
+            "",
+            r"cache\.LL = \[8388608, 16, 48\]: the line size",
+        ),
+        (
+            "[instructions.cache]\nI1 = [49152, 8, 64]\nD1 = [32768, 8, 64]\nLL = [8388608, 16, 64]\n",
+            "",
+            r"cache\.I1 = .*power-of-two number of sets",
+        ),
+        ("[instructions.cache]\nI1 = [32768, 8, 64]\nD1 = [32768, 8, 64]\n", "", "LL"),
+        ("[instructions.cache]\nI1 = [32768, 8]\nD1 = [32768, 8, 64]\nLL = [8388608, 16, 64]\n", "", "I1"),
+    ],
+)
+def test_a_bad_cache_is_refused_naming_the_key(tmp_path, cache, profile, message):
+    toml = tmp_path / "instructions.toml"
+    toml.write_text(
+        f'suite = "instructions"\n[instructions]\ncounted = ["C"]\ntolerance = 0.001\n{cache}'
+        '[instructions.not_counted]\nJava = "JIT"\n'
+        f'[[instructions.workloads]]\nname = "read"\nworkload = {{ workload = "read", nodes = "Signal_0" }}\n{LOADS}\n'
+        f"[profiles.quick.instructions]\n{GOOD}\n{profile}\n"
+    )
+    with pytest.raises(plan.PlanError, match=message):
+        plan.load(str(toml))
+
+
+def test_the_shipped_plan_simulates_its_caches_in_every_profile():
+    setup = instructions_suite.of(plan.load("instructions"))
+    assert setup is not None and setup.cache is not None
+    assert all(profile.cache == setup.cache for profile in setup.profiles.values())
+
+
+def test_the_simulated_cache_is_a_table_and_its_cycles_a_deterministic_figure():
+    """Issue 40: misses and estimated cycles per operation, labelled simulated with the geometry."""
+    from uabench.instructions.report import instructions_section
+    from uabench.report import markdown
+    from uabench.results import compare
+
+    cells = [_counted_cell("open62541", pair, load, 9_406.0 + pair) for pair in range(2) for load in range(2)]
+    for c in cells:  # per request 300 data reads, 20 L1 misses, 2 of them in LL too
+        n = c["result"]["requests"]
+        c["result"]["cache"] = {
+            "Dr": 300 * n,
+            "Dw": 0,
+            "I1mr": 10 * n,
+            "D1mr": 10 * n,
+            "D1mw": 0,
+            "ILmr": n,
+            "DLmr": n,
+            "DLmw": 0,
+        }
+    about = {"instructions": {"tolerance": 0.001, "cache": CACHE}}
+    run = {"suite": "instructions", "provenance": {"plan": about}}
+    section = instructions_section(run, cells)
+    assert section is not None and len(section.tables) == 2
+    page = markdown.render(Report("t", [section]))
+    assert "cache simulation (I1 32 KiB 8-way, D1 32 KiB 8-way, LL 8 MiB 16-way, 64-byte lines)" in page
+    table = section.tables[1]
+    [simulated] = table.rows
+    assert simulated[table.column("L1 misses per operation")].value == pytest.approx(20)
+    assert simulated[table.column("LL misses per operation")].value == pytest.approx(2)
+    # pair 0: 9,406 + 300 accesses, 20 L1 misses of which 2 went to RAM
+    first = (9_706 - 20) + 18 * 5 + 2 * 35
+    assert simulated[table.column("estimated cycles per operation")].value.low == pytest.approx(first)
+    figures = {f.name: f for f in compare.run_figures(run, cells)}
+    assert figures["estimated cycles per request, read, 1 node"].deterministic
+    assert figures["estimated cycles per request, read, 1 node"].unit == "cycles"
+    plain = instructions_section({"provenance": {"plan": {"instructions": {}}}}, [_counted_cell("s", 0, 0, 1.0)])
+    assert plain is not None and "without cache simulation" in plain.paragraphs[0]

@@ -9,9 +9,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from uabench import plan_table
+from uabench.instructions import counts
 from uabench.plan_table import Workload
 
 _TEXT = {"type": "string", "minLength": 1}
+# a simulated cache: [size in bytes, associativity, line size in bytes] (valgrind's --I1/--D1/--LL)
+_CACHE_LEVEL = {
+    "type": "array",
+    "minItems": 3,
+    "maxItems": 3,
+    "prefixItems": [
+        {"type": "integer", "minimum": 1024, "maximum": 2**30},
+        {"type": "integer", "minimum": 1, "maximum": 64},
+        {"type": "integer", "minimum": 16, "maximum": 512},
+    ],
+}
 SETUP_SCHEMA = {
     "type": "object",
     "additionalProperties": False,
@@ -26,6 +38,13 @@ SETUP_SCHEMA = {
         "time_driven": {"type": "object", "additionalProperties": _TEXT},
         # the largest spread of two differences that is a reproduced count (0.001: 0.1 %)
         "tolerance": {"type": "number", "exclusiveMinimum": 0, "maximum": 0.5},
+        # the caches callgrind simulates where a profile says cache_simulation (instructions/counts.py)
+        "cache": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": list(counts.CACHE_LEVELS),
+            "properties": {level: _CACHE_LEVEL for level in counts.CACHE_LEVELS},
+        },
     },
 }
 PROFILE_SCHEMA = {
@@ -48,6 +67,9 @@ PROFILE_SCHEMA = {
                 "repetitions": {"type": "integer", "minimum": 1, "maximum": 50},
             },
         },
+        # callgrind simulates the plan's [instructions.cache] too: cache misses and estimated cycles
+        # per operation beside the instructions (the counts take about twice as long)
+        "cache_simulation": {"type": "boolean"},
         # the workloads (names) and servers this profile counts; default: all
         "workloads": plan_table.CHOSEN_SCHEMA,
         "servers": plan_table.CHOSEN_SCHEMA,
@@ -63,6 +85,7 @@ class InstructionsProfile:
     timing_repetitions: int
     workloads: tuple[str, ...] | None
     servers: tuple[str, ...] | None
+    cache: dict[str, list[int]] | None = None  # the simulated caches, if this profile simulates them
 
     def summary(self) -> dict:
         return dict(self.__dict__)
@@ -76,6 +99,7 @@ class InstructionsSetup(plan_table.Selection):
     time_driven: dict[str, str]
     tolerance: float
     profiles: dict[str, InstructionsProfile]
+    cache: dict[str, list[int]] | None = None  # the caches a profile with cache_simulation simulates
 
     def why_not_counted(self, language: str) -> str | None:
         """Why a server in `language` has no count, or None when it is counted."""
@@ -94,9 +118,16 @@ def parse(raw: dict) -> tuple[InstructionsSetup, dict[str, dict]]:
         raise plan_table.PlanTableError(f"instructions.workloads: {unloaded} need two loads to difference")
     for w in workloads:
         _sessions(w)
+    cache = setup.get("cache")
+    if cache is not None:
+        _geometry(cache)
     profiles = {}
     for name, t in plan_table.profile_tables(raw, "instructions", PROFILE_SCHEMA).items():
         where = f"profiles.{name}.instructions"
+        if t.get("cache_simulation") and cache is None:
+            raise plan_table.PlanTableError(
+                f"{where}.cache_simulation: the plan has no [instructions.cache] to simulate"
+            )
         profiles[name] = InstructionsProfile(
             float(t["duration_s"]),
             int(t["pairs"]),
@@ -104,6 +135,7 @@ def parse(raw: dict) -> tuple[InstructionsSetup, dict[str, dict]]:
             int(t["timing"]["repetitions"]),
             plan_table.chosen_names(t, "workloads", names, where),
             tuple(t["servers"]) if "servers" in t else None,
+            cache if t.get("cache_simulation") else None,
         )
     return (
         InstructionsSetup(
@@ -113,6 +145,7 @@ def parse(raw: dict) -> tuple[InstructionsSetup, dict[str, dict]]:
             dict(setup.get("time_driven") or {}),
             float(setup["tolerance"]),
             profiles,
+            cache,
         ),
         {name: {} for name in profiles},
     )
@@ -138,3 +171,17 @@ def _sessions(workload: Workload) -> None:
             )
     if counts[0] == counts[1]:
         raise plan_table.PlanTableError(f"{where}: its two loads open {counts[0]} sessions each: nothing to difference")
+
+
+def _geometry(cache: dict[str, list[int]]) -> None:
+    """Each simulated cache as valgrind takes it: a line size that is a power of two, and a size
+    that is a power-of-two number of sets of `associativity` lines (refused with the key path,
+    before valgrind would refuse it as the server starts)."""
+    for level in counts.CACHE_LEVELS:
+        size, ways, line = cache[level]
+        sets, left = divmod(size, ways * line)
+        if line & (line - 1) or left or sets & (sets - 1):
+            raise plan_table.PlanTableError(
+                f"instructions.cache.{level} = {cache[level]}: the line size must be a power of two and the "
+                "size a power-of-two number of sets of associativity × line size bytes"
+            )

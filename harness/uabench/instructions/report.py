@@ -10,10 +10,11 @@ import statistics
 
 from uabench.document.model import Cell, Column, Interval, Section, Status, Table, row
 from uabench.document.parts import failure_notes, first_line
+from uabench.instructions import counts as counts_tool
 from uabench.instructions.cells import InstructionsCell
 from uabench.results import figures
 from uabench.results import instruction_counts as counts
-from uabench.results.instruction_counts import spread
+from uabench.results.instruction_counts import L1_CYCLES, LL_CYCLES, RAM_CYCLES, spread, spread_of
 
 KIND, TIMING_KIND, CLIENT_KIND = counts.KIND, InstructionsCell.TIMING, InstructionsCell.CLIENT
 
@@ -63,7 +64,7 @@ def instructions_section(run: dict, cells: list[dict]) -> Section | None:
             row(
                 server,
                 workload,
-                _count_cell(found, reproduced),
+                _count_cell([d.per_request for d in found], reproduced),
                 per,
                 measured,
                 per_value,
@@ -110,11 +111,21 @@ def instructions_section(run: dict, cells: list[dict]) -> Section | None:
         Column("timed repetitions"),
     ]
     tools = sorted({str(c["result"].get("valgrind")) for c in mine if c["kind"] == KIND and c.get("result")} - {"None"})
+    cache = about.get("cache")
+    caches = [_cache_table(mine, k, tolerance) for k in (KIND, CLIENT_KIND)]
+    simulated = (
+        f"with its cache simulation ({counts_tool.described(cache)}): beside the instructions, the "
+        "misses of the first-level (L1: instruction fetches, data reads and writes) and the last-level (LL) "
+        f"caches per operation and the estimated cycles they imply (a hit in L1 {L1_CYCLES} cycle, in LL "
+        f"{LL_CYCLES}, in RAM {RAM_CYCLES}: the weights of Rust's iai). A fixed geometry, not the host's, so "
+        "the figures are the same on any machine; an estimate of the order, not of a real CPU"
+        if cache and any(caches)
+        else "without cache simulation: instructions only, no estimated cycles or cache misses"
+    )
     return Section(
         "Instructions per request (simulated)",
         paragraphs=[
-            f"Simulated by {', '.join(tools) or 'valgrind'} (its callgrind tool, without cache simulation: "
-            "instructions only, no estimated cycles or cache misses).",
+            f"Simulated by {', '.join(tools) or 'valgrind'} (its callgrind tool, {simulated}).",
             "Each server ran under valgrind's callgrind, which counts every instruction it executes: the same "
             "count on every run and on any machine of the same architecture, however noisy the host. One server "
             "process served the workload's two loads in turn, each for the same time and followed by a dump of "
@@ -129,16 +140,16 @@ def instructions_section(run: dict, cells: list[dict]) -> Section | None:
             "the host executed that path at: a path that runs at a low rate waits on memory or the kernel "
             "(valgrind counts user-space instructions only; the kernel's share is in the CPU time).",
         ],
-        tables=[t for t in (Table(columns, rows) if rows else None, _client_table(mine, tolerance)) if t],
+        tables=[t for t in (Table(columns, rows) if rows else None, _client_table(mine, tolerance), *caches) if t],
         notes=notes,
     )
 
 
-def _count_cell(found: list[counts.Difference], reproduced: bool) -> Cell:
+def _count_cell(values: list[float], reproduced: bool) -> Cell:
     """A count per operation: the mean of its differences [lowest, highest], marked unless reproduced."""
-    values = tuple(d.per_request for d in found)
     return Cell(
-        Interval(statistics.fmean(values), min(values), max(values), values), None if reproduced else Status.MARKED
+        Interval(statistics.fmean(values), min(values), max(values), tuple(values)),
+        None if reproduced else Status.MARKED,
     )
 
 
@@ -162,7 +173,7 @@ def _client_table(mine: list[dict], tolerance: float) -> Table | None:
                 clients[server, workload],
                 server,
                 workload,
-                _count_cell(found, reproduced),
+                _count_cell([d.per_request for d in found], reproduced),
                 per,
                 statistics.fmean(d.per_value for d in found),
                 _agreement(apart, reproduced),
@@ -183,5 +194,50 @@ def _client_table(mine: list[dict], tolerance: float) -> Table | None:
         "The load generator, counted as the servers are: each load a client process of its own under callgrind, "
         "counted whole (its start-up and session are in both loads of a pair and cancel); its session creation "
         "is not counted (each session is a process of its own, whose start-up would be in the count)"
+    )
+    return Table(columns, rows, notes=[about])
+
+
+def _cache_table(mine: list[dict], kind: str, tolerance: float) -> Table | None:
+    """The simulated cache of the counts of `kind` (the servers' or the load generator's) that
+    were taken with it: per counted process and workload its misses and estimated cycles per
+    operation, each the mean of the differences, and how far the cycles' differences lie apart."""
+    rows = []
+    for (server, workload), (found, per) in counts.counted(mine, kind).items():
+        simulated = [d for d in found if d.cache is not None]
+        if not simulated:
+            continue
+        cycles = [d.estimated_cycles or 0.0 for d in simulated]
+        apart = spread_of(cycles)
+        reproduced = apart is not None and apart <= tolerance
+        rows.append(
+            row(
+                server,
+                workload,
+                per,
+                statistics.fmean(d.l1_misses or 0.0 for d in simulated),
+                statistics.fmean(d.ll_misses or 0.0 for d in simulated),
+                _count_cell(cycles, reproduced),
+                statistics.fmean(cycles) / statistics.fmean(d.per_request for d in simulated),
+                _agreement(apart, reproduced),
+            )
+        )
+    if not rows:
+        return None
+    whose = "server" if kind == KIND else "load generator against"
+    columns = [
+        Column(whose, kind="text"),
+        Column("workload", kind="text"),
+        Column("operation", kind="text"),
+        Column("L1 misses per operation", "misses, simulated: I1 reads, D1 reads and writes", digits=2),
+        Column("LL misses per operation", "misses, simulated: last-level cache, reads and writes", digits=2),
+        Column("estimated cycles per operation", "cycles, simulated: mean of the differences [lowest, highest]"),
+        Column("estimated cycles per instruction", "cycles / instruction, simulated", digits=2),
+        Column("estimated cycles agree", kind="text"),
+    ]
+    what = "the servers'" if kind == KIND else "the load generator's"
+    about = (
+        f"The simulated cache of {what} counts: the same differences as above. A miss count is a difference "
+        "too: where a warm process misses almost never, it can come out a little below zero."
     )
     return Table(columns, rows, notes=[about])

@@ -69,7 +69,9 @@ class _Counted:
     """A server under callgrind and the number of its dumps so far; without `counted`, the same
     server natively (the one the load generator's counts are taken against)."""
 
-    def __init__(self, session: Session, server: Sdk, server_config: dict, counted: bool = True) -> None:
+    def __init__(
+        self, session: Session, server: Sdk, server_config: dict, counted: bool = True, cache: dict | None = None
+    ) -> None:
         config = session.pool.config(server, identities=pki.kept_pki(KEPT_PKI), **server_config)
         self.directory = session.workdir / f"callgrind-{server.id}-{next(_servers)}"
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -81,7 +83,7 @@ class _Counted:
             self.directory,
             session.server_cpus,
             name=f"{server.id}-server-{'callgrind-' if counted else ''}{config['port']}",
-            prefix=counts.prefix(self.directory) if counted else None,
+            prefix=counts.prefix(self.directory, cache) if counted else None,
         )
         self.dumps = 0
         self.endpoint = ""
@@ -93,8 +95,8 @@ class _Counted:
         if self.counted:
             self.dump()  # the start-up, set aside
 
-    def dump(self) -> int:
-        """Dumps the counters (and zeroes them): the instructions since the last dump."""
+    def dump(self) -> dict[str, int]:
+        """Dumps the counters (and zeroes them): the events since the last dump (counts.totals)."""
         done = subprocess.run(
             [counts.CONTROL, "--dump", str(self.process.pid)],
             capture_output=True,
@@ -109,15 +111,15 @@ class _Counted:
             time.sleep(0.05)
         if not _written(path):
             raise CountError(f"callgrind_control --dump wrote no {path.name}: {done.stdout[-300:]}{done.stderr[-300:]}")
-        return counts.total_instructions(path)
+        return counts.totals(path)
 
     def stop(self) -> None:
         self.process.stop(EXIT_TIMEOUT_S)
 
 
 def _written(path: Path) -> bool:
-    """A dump is complete once its summary line is there (callgrind writes it last)."""
-    return path.exists() and "\nsummary:" in path.read_text(errors="replace")
+    """A dump is complete once its totals line is there (callgrind writes it last)."""
+    return path.exists() and "\ntotals:" in path.read_text(errors="replace")
 
 
 def differences(
@@ -127,7 +129,7 @@ def differences(
     recorded as an "instructions" cell (the load's index the parameter), each pair's difference,
     and what failed. With `count_client`, then the same pairs of loads of the client itself under
     callgrind against that server (client_loads)."""
-    counted = _Counted(session, server, one.server)
+    counted = _Counted(session, server, one.server, cache=chosen.cache)
     found: list[Difference] = []
 
     def run(load: dict, what: str) -> tuple[dict, Count]:
@@ -149,8 +151,8 @@ def differences(
             )
         time.sleep(left)
         if sessions:  # what one operation is: a session (its requests are in every session alike)
-            return config, Count(sessions, sessions, counted.dump())
-        return config, Count(attempted, values, counted.dump())
+            return config, Count.of(sessions, sessions, counted.dump())
+        return config, Count.of(attempted, values, counted.dump())
 
     try:
         counted.start()
@@ -193,12 +195,12 @@ def client_loads(session: Session, server: Sdk, client: Sdk, one: Workload, chos
                 config = _load_config(session, native.endpoint, one, load, chosen.duration_s)
                 pids: list[int] = []
                 with launcher.environment(ENVIRONMENT.get(client.language, {})):
-                    prefix = counts.prefix(native.directory)
+                    prefix = counts.prefix(native.directory, chosen.cache)
                     outcome = session.run_client(client, None, config, prefix=prefix, started=pids.append)
                 attempted, values = _operations(outcome, f"the client's pair {pair + 1}, load {index + 1}")
                 # the adapter's own file: its launcher's children (dirname) write files of their own
-                total = counts.total_instructions(native.directory / f"{counts.OUTPUT_PREFIX}{pids[0]}")
-                count = Count(attempted, values, total)
+                totals = counts.totals(native.directory / f"{counts.OUTPUT_PREFIX}{pids[0]}")
+                count = Count.of(attempted, values, totals)
                 _record(session, InstructionsCell.CLIENT, client, server, one, (pair, index), config, count, client)
     finally:
         native.stop()

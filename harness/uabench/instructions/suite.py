@@ -66,7 +66,8 @@ def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[Test
 def _provenance(plan: Plan) -> dict:
     setup = of(plan)
     assert setup is not None
-    return {"instructions": {"tolerance": setup.tolerance, "time_driven": setup.time_driven}}
+    about = {"tolerance": setup.tolerance, "time_driven": setup.time_driven}
+    return {"instructions": about | ({"cache": setup.cache} if setup.cache else {})}
 
 
 # a server's start to ready and its stop under valgrind (instructions/runner.py): open62541 with

@@ -178,46 +178,63 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
             if row.held_throughput is not None:
                 name = f"{kind} held signals/s, {row.parameter}"
                 found.append(Figure(suite, name, row.publisher, "signals/s", row.held_throughput, False))
+    return found + _count_figures(suite, cells, plan)
+
+
+def _count_figures(suite: str, cells: list[dict], plan: dict) -> list[Figure]:
+    """The instructions suite's counts (and with the cache simulated, estimated cycles) per
+    operation, of each server and of the load generator, per workload."""
+    found = []
     # runtimes that schedule by the wall clock (the plan's [instructions.time_driven]: Go, tokio)
     time_driven = set((plan.get("instructions") or {}).get("time_driven") or {})
     language = {c["server"]: (c.get("result") or {}).get("language") for c in cells if c["kind"] == counts.KIND}
-    for (server, workload), (differences, per) in counts.counted(cells).items():
-        found.append(
-            _count_figure(
-                suite, f"instructions per {per}, {workload}", server, differences, language.get(server), time_driven
-            )
-        )
-    # the load generator's own counts (instructions/runner.client_loads), per server it loaded
     clients = {
         (c["server"], c["variant"]): (c["client"], (c.get("result") or {}).get("language"))
         for c in cells
         if c["kind"] == counts.CLIENT_KIND
     }
-    for (server, workload), (differences, per) in counts.counted(cells, counts.CLIENT_KIND).items():
-        client, client_language = clients[server, workload]
-        name = f"load generator ({client}) instructions per {per}, {workload}"
-        found.append(_count_figure(suite, name, server, differences, client_language, time_driven))
+    for kind in (counts.KIND, counts.CLIENT_KIND):
+        for (server, workload), (differences, per) in counts.counted(cells, kind).items():
+            # the load generator's own counts (instructions/runner.client_loads), per server it loaded
+            client, counted_language = clients[server, workload] if kind == counts.CLIENT_KIND else ("", None)
+            whose = f"load generator ({client}) " if client else ""
+            counted_language = counted_language if client else language.get(server)
+            found.append(
+                _count_figure(
+                    suite,
+                    f"{whose}instructions per {per}, {workload}",
+                    server,
+                    [d.per_request for d in differences],
+                    counted_language in time_driven,
+                    "instructions",
+                )
+            )
+            cycles = [d.estimated_cycles for d in differences if d.estimated_cycles is not None]
+            if cycles:  # with the cache simulated (the profile's cache_simulation)
+                name = f"{whose}estimated cycles per {per}, {workload}"
+                found.append(_count_figure(suite, name, server, cycles, counted_language in time_driven, "cycles"))
     return found
 
 
-def _count_figure(
-    suite: str, name: str, server: str, differences: list[counts.Difference], language: str | None, time_driven: set
-) -> Figure:
-    """A count as a figure: deterministic (judge_count) unless its runtime schedules by the clock
-    or it is a single difference."""
-    deterministic = len(differences) >= 2 and language not in time_driven
-    counted = _count(differences) if deterministic else stats.estimate([d.per_request for d in differences])
-    return Figure(
-        suite, name, server, "instructions", counted, False, higher_is_better=False, deterministic=deterministic
-    )
+def _count_figure(suite: str, name: str, server: str, values: list[float], by_clock: bool, unit: str) -> Figure:
+    """A count's repeated differences as a figure: deterministic (judge_count) unless its runtime
+    schedules by the clock or it is a single difference."""
+    deterministic = len(values) >= 2 and not by_clock
+    counted = _count(values) if deterministic else stats.estimate(values)
+    return Figure(suite, name, server, unit, counted, False, higher_is_better=False, deterministic=deterministic)
 
 
-def _count(differences: list[counts.Difference]) -> stats.Estimate:
+def _count(values: list[float]) -> stats.Estimate:
     """A deterministic count as an estimate: its mean, and its lowest and highest differences as
     its interval (no sampling interval: each difference is the count, up to how far they lie apart)."""
-    values = tuple(d.per_request for d in differences)
     return stats.Estimate(
-        sum(values) / len(values), min(values), max(values), len(values), None, values, "the repeated differences"
+        sum(values) / len(values),
+        min(values),
+        max(values),
+        len(values),
+        None,
+        tuple(values),
+        "the repeated differences",
     )
 
 
