@@ -332,3 +332,21 @@ def test_include_patterns_choose_the_servers_a_ranking_measures(monkeypatch):
     ):
         monkeypatch.setattr(keywords, "BuiltIn", lambda include=include: Variables(include))
         assert keywords.included("a,b,c") == expected
+
+
+def test_a_stop_signal_robots_own_handler_takes_is_remembered_for_the_cleanup(monkeypatch):
+    """Issue 39: a SIGTERM after Robot's handler is installed but before the first suite starts
+    (where StopSignals puts the cleanup's in front of it) stopped the run as a failure, exit 1 and
+    no word of the signal. Robot's handler now remembers it, so `uabench run` says it and exits 130."""
+    import signal
+
+    from robot.running import signalhandler
+
+    from uabench.proc import cleanup
+    from uabench.robot import signals  # noqa: F401 (its import extends Robot's handler)
+
+    monitor = signalhandler.STOP_SIGNAL_MONITOR
+    monkeypatch.setattr(cleanup, "_received", None)
+    monkeypatch.setattr(monitor, "_signal_count", 0)
+    monitor(signal.SIGTERM, None)  # Robot's own answer: it counts the signal, stops at the next keyword
+    assert cleanup.received() == signal.SIGTERM and monitor._signal_count == 1

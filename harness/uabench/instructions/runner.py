@@ -118,8 +118,12 @@ class _Counted:
 
 
 def _written(path: Path) -> bool:
-    """A dump is complete once its totals line is there (callgrind writes it last)."""
-    return path.exists() and "\ntotals:" in path.read_text(errors="replace")
+    """A dump is complete once its totals line is there whole (callgrind writes it last: a line
+    still being written was read short, 1 dump in about 50 of async-opcua's)."""
+    if not path.exists():
+        return False
+    text = path.read_text(errors="replace")
+    return "\ntotals:" in text and text.endswith("\n")
 
 
 def differences(

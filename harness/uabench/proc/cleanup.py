@@ -65,6 +65,13 @@ def received() -> int | None:
     return _received
 
 
+def remember(signum: int) -> None:
+    """A stop signal another handler took (Robot's own, before install put this one in front):
+    received() says it all the same."""
+    global _received
+    _received = _received or signum
+
+
 def note_signals() -> None:
     """Before Robot runs (and before install): a stop signal is remembered, then raised as
     KeyboardInterrupt (Robot ends with 'stopped by user' when it is starting)."""
