@@ -73,3 +73,25 @@ def test_commits_that_differ_only_outside_the_measured_code_are_one_reference(tm
     child, parent = measured[0]
     found = reference.problems(_store(tmp_path / "b.sqlite", (parent, "m"), (child, "m")))
     assert any("measured at 2 commits whose measured code differs" in line for line in found)
+
+
+def test_a_run_is_dirty_only_when_the_measured_code_has_uncommitted_changes(tmp_path, monkeypatch):
+    """A run into a committed store (the reference's) changes that store: the runs after it were
+    recorded '-dirty' although they measured the commit. Shown on a repository of its own: a
+    changed report is clean, a changed adapter is dirty."""
+    from uabench.results import provenance
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, capture_output=True, check=True)
+
+    git("init", "-q")
+    for path in ("reports/reference/uabench.sqlite", "adapters/x/main.c"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("1\n")
+    git("add", ".")
+    git("-c", "user.email=u@b", "-c", "user.name=u", "commit", "-q", "-m", "one")
+    monkeypatch.setattr(paths, "REPO", tmp_path)
+    (tmp_path / "reports/reference/uabench.sqlite").write_text("2\n")
+    assert not provenance.git_commit().endswith("-dirty")
+    (tmp_path / "adapters/x/main.c").write_text("2\n")
+    assert provenance.git_commit().endswith("-dirty")

@@ -13,10 +13,16 @@ from uabench.results.reference import DIRECTORY, STORE
 from uabench.results.store import open_store
 
 
-def test_the_reference_report_is_what_this_checkout_renders():
-    store = open_store(STORE, readonly=True)
+# the reference's report, and the instructions report of the runs made on another machine than
+# the reference's (a reference holds one machine's runs: results/reference.py)
+REPORTS = [(STORE, DIRECTORY), (DIRECTORY / "uabench-instructions.sqlite", DIRECTORY / "instructions")]
+
+
+@pytest.mark.parametrize(("path", "directory"), REPORTS, ids=["reference", "instructions"])
+def test_the_reference_report_is_what_this_checkout_renders(path, directory):
+    store = open_store(path, readonly=True)
     try:
-        found = unrendered(store, DIRECTORY, images=False)  # the flame graphs: inferno, a process
+        found = unrendered(store, directory, images=False)  # the flame graphs: inferno, a process
         assert found is None, found
     finally:
         store.close()

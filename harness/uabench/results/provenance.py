@@ -15,14 +15,19 @@ from pathlib import Path
 import psutil
 
 from uabench import paths
+from uabench.results.reference import MEASURED
 
 
 def git_commit() -> str:
+    """HEAD, with "-dirty" when the measured code (results/reference.MEASURED) has uncommitted
+    changes. Only that: a run into a committed store (the reference's) changes that store, and
+    every later run of the same checkout was called dirty although it measured the commit."""
+
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=paths.REPO, capture_output=True, text=True).stdout.strip()
 
     commit = git("rev-parse", "HEAD") or "unknown"
-    return commit + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
+    return commit + ("-dirty" if git("status", "--porcelain", "--untracked-files=no", "--", *MEASURED) else "")
 
 
 def cpu_model() -> str:
