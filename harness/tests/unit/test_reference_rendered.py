@@ -12,7 +12,6 @@ from uabench.report.files import unrendered
 from uabench.results.reference import DIRECTORY, STORE
 from uabench.results.store import open_store
 
-
 # the reference's report, and the instructions report of the runs made on another machine than
 # the reference's (a reference holds one machine's runs: results/reference.py)
 REPORTS = [(STORE, DIRECTORY), (DIRECTORY / "uabench-instructions.sqlite", DIRECTORY / "instructions")]
