@@ -195,24 +195,19 @@ def _count_figures(suite: str, cells: list[dict], plan: dict) -> list[Figure]:
     }
     for kind in (counts.KIND, counts.CLIENT_KIND):
         for (server, workload), (differences, per) in counts.counted(cells, kind).items():
-            # the load generator's own counts (instructions/runner.client_loads), per server it loaded
-            client, counted_language = clients[server, workload] if kind == counts.CLIENT_KIND else ("", None)
-            whose = f"load generator ({client}) " if client else ""
-            counted_language = counted_language if client else language.get(server)
-            found.append(
-                _count_figure(
-                    suite,
-                    f"{whose}instructions per {per}, {workload}",
-                    server,
-                    [d.per_request for d in differences],
-                    counted_language in time_driven,
-                    "instructions",
-                )
-            )
+            if kind == counts.CLIENT_KIND:  # the load generator's own (instructions/runner.client_loads)
+                client, counted_language = clients[server, workload]
+                whose = f"load generator ({client}) "
+            else:
+                whose, counted_language = "", language.get(server)
+            by_clock = counted_language in time_driven
+            per_request = [d.per_request for d in differences]
+            name = f"{whose}instructions per {per}, {workload}"
+            found.append(_count_figure(suite, name, server, per_request, by_clock, "instructions"))
             cycles = [d.estimated_cycles for d in differences if d.estimated_cycles is not None]
             if cycles:  # with the cache simulated (the profile's cache_simulation)
                 name = f"{whose}estimated cycles per {per}, {workload}"
-                found.append(_count_figure(suite, name, server, cycles, counted_language in time_driven, "cycles"))
+                found.append(_count_figure(suite, name, server, cycles, by_clock, "cycles"))
     return found
 
 
