@@ -93,7 +93,7 @@ class Probe:
             await client.send_hello()
             await client.open_secure_channel()
             client.created = await client.create_session()
-            await client.activate_session()
+            client.activated = await client.activate_session()
         except BaseException:
             client.disconnect_socket()
             raise
@@ -650,6 +650,18 @@ class Probe:
             return {**observed, "waited_s": waited, **_plain(found)}
         finally:
             client.disconnect_socket()
+
+    async def session_nonces(self, client: Client) -> dict:
+        """The serverNonce lengths of the CreateSession and ActivateSession answers that opened
+        this check's session (None: the field was null)."""
+
+        def length(nonce: bytes | None) -> int | None:
+            return None if nonce is None else len(nonce)
+
+        return {
+            "create": length(client.created.ServerNonce),
+            "activate": length(client.activated.ServerNonce),
+        }
 
     async def closed_session(self, _: Client) -> dict:
         client = await self.open()

@@ -73,6 +73,7 @@ FAULTS: dict[str, Fault] = {
     "modify_subscription": {"known": {"service": "Good"}, "unknown": {"service": "Good"}},
     "delete_subscriptions": {"first": {"statuses": ["Good"]}, "again": {"service": "Good", "statuses": ["Good"]}},
     "session_timeout": {"revised_ms": 2000.0, "service": "Good", "statuses": ["Good"]},
+    "session_nonces": {"create": 32, "activate": None},
     "closed_session": {"close": "Good", "service": "Good", "statuses": ["Good"]},
     "channel_renewal": lambda o: o["renew"] == "Good" and o["renewed_token"] == o["token"],
     "get_endpoints": lambda o: {(e["policy"], e["mode"]) for e in o["endpoints"]}

@@ -45,6 +45,13 @@ def test_no_answer_and_a_refused_session_are_deviations() -> None:
     assert refused.outcome == "deviation" and "BadTooManySessions" in refused.got
 
 
+@pytest.mark.parametrize(("create", "activate"), [(32, None), (16, 32), (32, 0), (None, None)])
+def test_a_null_or_short_server_nonce_is_a_deviation_naming_it(create: int | None, activate: int | None) -> None:
+    verdict = checks.judge("session_nonces", {"create": create, "activate": activate})
+    assert verdict.outcome == "deviation"
+    assert f"ActivateSession {'null' if activate is None else f'{activate} bytes'}" in verdict.got
+
+
 def test_a_wait_past_the_bound_is_inconclusive() -> None:
     verdict = checks.judge("session_timeout", {"revised_ms": 60000.0, "bound_s": 15.0})
     assert verdict.outcome == "inconclusive" and "60 s" in verdict.got

@@ -316,6 +316,18 @@ def _session_timeout(observed: dict, _: dict) -> Verdict:
     return Verdict("pass" if observed["service"] in SESSION_GONE else "deviation", got)
 
 
+# Part 4 §5.7.2.2 and §5.7.3.2: each serverNonce "shall have a minimum length of 32 bytes"
+# (whatever the SecurityPolicy: a client signs it and encrypts user tokens with it).
+MIN_NONCE_BYTES = 32
+
+
+def _session_nonces(observed: dict, _: dict) -> Verdict:
+    answers = {"CreateSession": observed.get("create"), "ActivateSession": observed.get("activate")}
+    got = ", ".join(f"{service} {'null' if size is None else f'{size} bytes'}" for service, size in answers.items())
+    short = [service for service, size in answers.items() if size is None or size < MIN_NONCE_BYTES]
+    return Verdict("deviation" if short else "pass", f"serverNonce: {got}")
+
+
 def _closed_session(observed: dict, _: dict) -> Verdict:
     if observed.get("close") != "Good":
         return Verdict("deviation", f"CloseSession: {observed.get('close')}")
@@ -459,6 +471,8 @@ _ALL = [
           f"{P4} §5.14.8", "Good, then BadSubscriptionIdInvalid", _delete_subscriptions),
     Check("session_timeout", "Session Base", "A session idle past its revised timeout is closed",
           f"{P4} §5.7.2", "the next request gets BadSessionIdInvalid (or BadSessionClosed)", _session_timeout),
+    Check("session_nonces", "Session Base", "The server nonces of CreateSession and ActivateSession",
+          f"{P4} §5.7.2.2, §5.7.3.2", f"each at least {MIN_NONCE_BYTES} random bytes", _session_nonces),
     Check("closed_session", "Session Base", "A request on a closed session", f"{P4} §5.7.4",
           "BadSessionIdInvalid or BadSessionClosed", _closed_session),
     Check("channel_renewal", "Security Policy None (SecureChannel)", "A short-lived token renewed",
