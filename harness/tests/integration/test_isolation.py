@@ -31,6 +31,12 @@ def _server_config(port: int) -> dict:
     return {"host": "127.0.0.1", "port": port, "signals": 10, "update_interval_ms": 100, "writes": 10}
 
 
+# The first test that needs the image builds it, in its own time limit (pytest-timeout counts a
+# fixture's set-up in the test's): on a fresh machine that is Bazel's host build of the adapter and
+# the debootstrapped amd64 base, 4-6 min (the integration lane's 120 s cut it off, 28 Nov 2026).
+BUILDS_IMAGE = pytest.mark.timeout(900)
+
+
 @pytest.fixture(scope="module")
 def docker_open62541(tmp_path_factory):
     """The docker engine running and open62541's image of this machine prepared (built once,
@@ -41,6 +47,7 @@ def docker_open62541(tmp_path_factory):
         yield isolation.prepare(docker, ["open62541"], tmp_path_factory.mktemp("images"), print)
 
 
+@BUILDS_IMAGE
 def test_the_adapter_runs_in_its_container_and_is_the_process_sampled(docker_open62541, tmp_path):
     containers = docker_open62541
     assert containers.image("open62541").digest.startswith("sha256:")
@@ -75,6 +82,7 @@ def test_the_adapter_runs_in_its_container_and_is_the_process_sampled(docker_ope
     _assert_removed(containers.engine, process.container)
 
 
+@BUILDS_IMAGE
 def test_a_missing_image_fails_the_process_with_the_engines_reason(docker_open62541, tmp_path):
     missing = Image("open62541", "localhost/uabench-test/none:amd64", "sha256:" + "00" * 32, None)
     targets.use(targets.Placement(*[Containers(docker_open62541.engine, "amd64", {"open62541": missing})] * 2))
@@ -108,6 +116,7 @@ time.sleep(300)
 """
 
 
+@BUILDS_IMAGE
 def test_a_killed_harness_leaves_no_container(docker_open62541, tmp_path):
     image = docker_open62541.image("open62541")
     given = {

@@ -265,14 +265,6 @@ BUSY_STATUSES = {
     "BadTooManyPublishRequests": 0x80780000,
     "BadResourceUnavailable": 0x80040000,
 }
-OVERLOAD_RULE = (
-    "crash = the server exited or answered nothing; shed = at least {shed:.0%} of the offered requests refused "
-    "with an explicit busy status (Bad_TooManyOperations, Bad_ServerTooBusy, …) while the latency of the "
-    "requests it served did not queue; collapse = completions fell below {hold:.0%} of the capacity's without "
-    "such refusals; queue = completions held (≥ {hold:.0%}) while the latency grew with the length of the run "
-    "(p99 of the requests sent in the window's second half ≥ {growth:g}× that of its first half); holds = "
-    "completions held and the latency did not grow (its bound was missed by a constant margin)"
-)
 
 
 def busy_examples(examples: Sequence[str]) -> list[str]:

@@ -32,6 +32,16 @@ COLLAPSE_SHARE = 0.5
 # half (a queue without bound grows with the length of the run; a bounded one does not).
 SHED_SHARE = 0.01
 QUEUE_GROWTH = 1.5
+# The overload classes in words (classify_overload applies them; the report prints them): here
+# with the numbers they name, so the report states the rule without importing the engine.
+OVERLOAD_RULE = (
+    "crash = the server exited or answered nothing; shed = at least {shed:.0%} of the offered requests refused "
+    "with an explicit busy status (Bad_TooManyOperations, Bad_ServerTooBusy, …) while the latency of the "
+    "requests it served did not queue; collapse = completions fell below {hold:.0%} of the capacity's without "
+    "such refusals; queue = completions held (≥ {hold:.0%}) while the latency grew with the length of the run "
+    "(p99 of the requests sent in the window's second half ≥ {growth:g}× that of its first half); holds = "
+    "completions held and the latency did not grow (its bound was missed by a constant margin)"
+)
 
 # The capacity search probes the capacity it found again, and the next lower rate that held if
 # that one misses, this many times at most (a short probe can miss once).

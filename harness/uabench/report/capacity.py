@@ -6,8 +6,7 @@ from __future__ import annotations
 import math
 
 from uabench.document.model import Cell, Column, Figure, Section, Series, Status, Table, row
-from uabench.engine.capacity import OVERLOAD_RULE
-from uabench.engine.constants import GRACEFUL_SHARE, QUEUE_GROWTH, SHED_SHARE
+from uabench.engine.constants import GRACEFUL_SHARE, OVERLOAD_RULE, QUEUE_GROWTH, SHED_SHARE
 from uabench.results import stats
 from uabench.results.kinds import CellKind
 from uabench.results.timeline import completed_in_window
