@@ -9,7 +9,7 @@ from helpers.profile import STACKS
 
 from uabench import plan
 from uabench.profile import folded, profilers
-from uabench.profile.report import profile_section
+from uabench.profile.report import _reading, profile_section
 
 
 def test_folded_stacks_parse_and_render_back():
@@ -70,6 +70,22 @@ def test_a_broken_profile_is_a_note_not_a_figure():
     }
     section = profile_section([cell])
     assert section is not None and section.notes == ["milo, read: no profile: perf recorded no samples"]
+
+
+def test_a_servers_reading_names_its_largest_shares_what_no_rule_took_and_what_security_moves():
+    plain = {"attribution": {"encoding": 0.2, "runtime": 0.05, "service and address space": 0.55, "other": 0.2}}
+    secure = {"attribution": {"cryptography": 0.3, "encoding": 0.18, "service and address space": 0.32, "other": 0.2}}
+    text = _reading("sdk", {"read": plain, "read, SignAndEncrypt": secure})
+    assert text.startswith("sdk, read: service and address space 55 %, then encoding 20 % of its samples")
+    assert "20 % matched no rule" in text  # the unattributed share is said, never hidden
+    assert "with SignAndEncrypt, cryptography takes 30 %" in text
+    assert "cryptography +30 points; service and address space −23 points" in text
+    assert "encoding" not in text.split("SignAndEncrypt")[1]  # moved 2 points: noise, not named
+
+
+def test_a_reading_without_a_secure_profile_or_a_notable_share_says_so():
+    flat = {"attribution": {c: 0.09 for c in ("cryptography", "encoding", "runtime")} | {"other": 0.05}}
+    assert _reading("sdk", {"read": flat}) == "sdk, read: no category reaches 10 % of its samples."
 
 
 def test_the_profile_plan_makes_one_test_per_server_and_workload():

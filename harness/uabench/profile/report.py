@@ -55,6 +55,54 @@ def _top(server: str, workload: str, result: dict) -> Table:
     )
 
 
+# What a server's profiles say beyond its timings, one sentence each (issue 45): where most of its
+# CPU goes, how much no rule claimed, and what SignAndEncrypt moves. A share below NOTABLE is not
+# named; a category's share moving less than SHIFT between the plain and the secure profile is noise
+# of 3,000-odd samples rather than a finding.
+NOTABLE = 0.10
+SHIFT = 0.05
+
+
+def _pct(share: float) -> str:
+    return f"{share * 100:.0f} %"  # as the report's percent columns print a share
+
+
+def _reading(server: str, profiles: dict[str, dict]) -> str:
+    """One sentence on `server` from its profiles ({workload: result}): the plain read first."""
+    plain_name = next((w for w in profiles if "," not in w), next(iter(profiles)))
+    shares = profiles[plain_name].get("attribution") or {}
+    ranked = sorted(((v, k) for k, v in shares.items() if k != folded.OTHER and v >= NOTABLE), reverse=True)
+    parts = [
+        f"{server}, {plain_name}: "
+        + (", then ".join(f"{name} {_pct(v)}" for v, name in ranked[:2]) or "no category reaches 10 %")
+        + " of its samples"
+    ]
+    other = shares.get(folded.OTHER) or 0.0
+    if other >= NOTABLE:
+        parts.append(f"{_pct(other)} matched no rule")
+    for workload, result in profiles.items():
+        if workload == plain_name:
+            continue
+        secure = result.get("attribution") or {}
+        moved = sorted(
+            ((secure.get(k, 0.0) - shares.get(k, 0.0), k) for k in set(secure) | set(shares) if k != folded.OTHER),
+            key=lambda m: -abs(m[0]),
+        )
+        shifts = [f"{k} {'+' if d > 0 else '−'}{abs(d) * 100:.0f} points" for d, k in moved if abs(d) >= SHIFT]
+        parts.append(
+            f"with {workload.split(', ', 1)[-1]}, cryptography takes {_pct(secure.get('cryptography', 0.0))}"
+            + (f" ({'; '.join(shifts)})" if shifts else " and no other share moves by 5 points")
+        )
+    return "; ".join(parts) + "."
+
+
+def _readings(newest: dict[tuple[str, str], dict]) -> list[str]:
+    by_server: dict[str, dict[str, dict]] = {}
+    for (server, workload), c in newest.items():
+        by_server.setdefault(server, {})[workload] = c["result"]
+    return [_reading(server, profiles) for server, profiles in by_server.items()]
+
+
 def profile_section(cells: list[dict]) -> Section | None:
     newest = _newest(cells)
     failed = sorted(
@@ -91,5 +139,5 @@ def profile_section(cells: list[dict]) -> Section | None:
         ],
         tables=[_attribution(newest)] + [_top(s, w, c["result"]) for (s, w), c in newest.items()],
         images=images,
-        notes=notes,
+        notes=_readings(newest) + notes,
     )
