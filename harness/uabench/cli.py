@@ -34,15 +34,43 @@ if TYPE_CHECKING:
 
 
 def cmd_list(_args: argparse.Namespace) -> int:
-    rows = [("sdk", "language", "version", "roles", "workloads", "security policies")]
+    rows: list[tuple[str, ...]] = [("sdk", "language", "version", "roles", "workloads", "security policies")]
     for sdk in sdks.all_sdks():
         rows.append(
             (sdk.id, sdk.language, sdk.version, ",".join(sdk.roles), ",".join(sdk.workloads), ",".join(sdk.policies))
         )
+    _print_columns(rows)
+    return 0
+
+
+def _print_columns(rows: list[tuple[str, ...]]) -> None:
+    """Rows as left-aligned columns, the first row the header."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
-    return 0
+
+
+def cmd_outdated(args: argparse.Namespace) -> int:
+    from uabench import outdated
+
+    wanted = [s for s in args.sdk.split(",") if s] if args.sdk else None
+    known = {versions[0].id for versions in sdks.registry()}
+    unknown = sorted(set(wanted or ()) - known)
+    if unknown:
+        print(
+            f"uabench outdated: unknown SDK {', '.join(unknown)} (known: {', '.join(sorted(known))})", file=sys.stderr
+        )
+        return 2
+    findings = outdated.survey(wanted)
+    _print_columns(outdated.table(findings))
+    for f in findings:
+        if f.verdict == outdated.NEWER:
+            print(
+                f"To try {f.sdk} {f.newest} beside {f.pinned} (README, versions side by side): declare "
+                f'[versions."{f.newest}"] in implementations/{f.sdk}/sdk.toml, UABENCH_SDK_VERSION={f.newest} '
+                f"implementations/{f.sdk}/install, then uabench run read write --profile quick --versions --sdk {f.sdk}"
+            )
+    return outdated.exit_status(findings)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -946,6 +974,13 @@ def parser() -> argparse.ArgumentParser:
     commands = main.add_subparsers(dest="command", required=True)
 
     commands.add_parser("list", help="list the SDKs with an adapter").set_defaults(func=cmd_list)
+    p = commands.add_parser(
+        "outdated",
+        help="each SDK's pinned version beside the newest its registry serves "
+        "(exit 1: a newer release exists; 3: a look-up failed)",
+    )
+    p.add_argument("--sdk", help="comma-separated SDKs (default: all)")
+    p.set_defaults(func=cmd_outdated)
 
     check = commands.add_parser("check", help="run the adapter contract checks (pytest, uabench.checks)")
     check.add_argument("sdk", nargs="*", help="SDKs whose contract checks run (selected by test id)")

@@ -306,6 +306,11 @@ def _registry() -> list[list[Sdk]]:
     return found
 
 
+def registry() -> list[list[Sdk]]:
+    """Per SDK with an adapter: its pinned version, then its other declared versions."""
+    return _registry()
+
+
 def all_sdks() -> list[Sdk]:
     """Every SDK at its pinned version: the matrices and rankings."""
     return [versions[0] for versions in _registry()]

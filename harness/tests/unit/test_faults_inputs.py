@@ -106,6 +106,7 @@ ROWS = [
     ),
     ("images-arch-unknown", ["images", "--arch", "sparc"], {}, 2, ["unknown architecture 'sparc'"]),
     ("images-sdk-unknown", ["images", "--sdk", "nosuch"], {}, 2, ["no image recipe ([image] in sdk.toml) for nosuch"]),
+    ("outdated-sdk-unknown", ["outdated", "--sdk", "nosuch"], {}, 2, ["unknown SDK nosuch (known: "]),
     ("arm-smoke-arch-unknown", ["arm-smoke", "--arch", "sparc"], {}, 2, ["unknown architecture 'sparc'"]),
     ("arm-smoke-sdk-unknown", ["arm-smoke", "--sdk", "nosuch"], {}, 2, ["unknown SDK 'nosuch'"]),
     # the store a run writes to: refused before the first cell
