@@ -12,12 +12,18 @@ from uabench.report.files import unrendered
 from uabench.results.reference import DIRECTORY, STORE
 from uabench.results.store import open_store
 
-# the reference's report, and the instructions report of the runs made on another machine than
-# the reference's (a reference holds one machine's runs: results/reference.py)
-REPORTS = [(STORE, DIRECTORY), (DIRECTORY / "uabench-instructions.sqlite", DIRECTORY / "instructions")]
+# the reference's report, and the reports of the runs made on another machine than the
+# reference's (a reference holds one machine's runs: results/reference.py): the instructions, the
+# make bench of 28 Nov with conformance, footprint and the ARM smoke (epyc), the versions side by side
+REPORTS = [
+    (STORE, DIRECTORY),
+    (DIRECTORY / "uabench-instructions.sqlite", DIRECTORY / "instructions"),
+    (DIRECTORY / "uabench-epyc.sqlite", DIRECTORY / "epyc"),
+    (DIRECTORY / "uabench-versions.sqlite", DIRECTORY / "versions"),
+]
 
 
-@pytest.mark.parametrize(("path", "directory"), REPORTS, ids=["reference", "instructions"])
+@pytest.mark.parametrize(("path", "directory"), REPORTS, ids=["reference", "instructions", "epyc", "versions"])
 def test_the_reference_report_is_what_this_checkout_renders(path, directory):
     store = open_store(path, readonly=True)
     try:
