@@ -296,7 +296,7 @@ def _sdk(path: Path, data: dict) -> Sdk:
         raise ValueError(f"{path}: deviations: {wrong}") from None
 
 
-def _registry() -> list[list[Sdk]]:
+def registry() -> list[list[Sdk]]:
     """Per SDK with an adapter: its pinned version, then its other versions."""
     found = []
     for toml in sorted(paths.IMPLEMENTATIONS.glob("*/sdk.toml")):
@@ -306,24 +306,19 @@ def _registry() -> list[list[Sdk]]:
     return found
 
 
-def registry() -> list[list[Sdk]]:
-    """Per SDK with an adapter: its pinned version, then its other declared versions."""
-    return _registry()
-
-
 def all_sdks() -> list[Sdk]:
     """Every SDK at its pinned version: the matrices and rankings."""
-    return [versions[0] for versions in _registry()]
+    return [versions[0] for versions in registry()]
 
 
 def every_version() -> list[Sdk]:
     """Every SDK at every version it declares: what `uabench check --all` checks."""
-    return [sdk for versions in _registry() for sdk in versions]
+    return [sdk for versions in registry() for sdk in versions]
 
 
 def versions_of(sdk_id: str) -> list[Sdk]:
     """`sdk_id` (a plain id) at every version it declares, oldest first."""
-    for versions in _registry():
+    for versions in registry():
         if versions[0].id == sdk_id:
             return sorted(versions, key=lambda sdk: Version(sdk.version))
     raise UnknownSdk(f"unknown SDK '{sdk_id}' (known: {', '.join(s.id for s in all_sdks()) or 'none'})")
@@ -333,7 +328,7 @@ def get(sdk_id: str) -> Sdk:
     """An SDK by id: `asyncua`, or one of its declared versions, `asyncua@1.1.8` (the pinned
     version's `asyncua@2.1.0` is `asyncua`)."""
     base, _, version = sdk_id.partition("@")
-    for versions in _registry():
+    for versions in registry():
         if versions[0].id != base:
             continue
         for sdk in versions:
