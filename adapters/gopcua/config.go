@@ -513,11 +513,12 @@ type Endpoint struct {
 
 // ServerConfig is the server config of SPEC §3, defaults filled in.
 type ServerConfig struct {
-	Host             string `json:"host"`
-	Port             int    `json:"port"`
-	Signals          int    `json:"signals"`
-	UpdateIntervalMs int    `json:"update_interval_ms"`
-	Writes           int    `json:"writes"`
+	Host             string   `json:"host"`
+	Port             int      `json:"port"`
+	Signals          int      `json:"signals"`
+	UpdateIntervalMs int      `json:"update_interval_ms"`
+	Writes           int      `json:"writes"`
+	Nodesets         []string `json:"nodesets"`
 	Security         struct {
 		Endpoints           []Endpoint `json:"endpoints"`
 		Certificate         *string    `json:"certificate"`

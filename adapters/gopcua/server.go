@@ -31,6 +31,9 @@ func (stderrLogger) Error(msg string, args ...any) {
 }
 
 func runServer(config *ServerConfig) error {
+	if err := serverNodesets(config); err != nil {
+		return err
+	}
 	if err := serverSecurity(config); err != nil {
 		return err
 	}

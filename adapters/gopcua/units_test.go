@@ -3,8 +3,10 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,5 +74,24 @@ func TestConnectionLog(t *testing.T) {
 	}
 	if !isConnectionError(io.EOF) || !isConnectionError(ua.StatusBadServerNotConnected) || isConnectionError(ua.StatusBadNodeIDUnknown) || isConnectionError(errors.New("x")) {
 		t.Error("connection errors")
+	}
+}
+
+// SPEC §4, Imported information models: a non-empty `nodesets` is not_supported (gopcua's
+// loader maps no namespace indexes, nodesets.go) before the server is built, whatever the paths;
+// an empty list starts as before.
+func TestNodesetsNotSupported(t *testing.T) {
+	config, err := serverConfig(map[string]any{"port": json.Number("4840"), "nodesets": []any{"/no/such/Opc.Ua.Di.NodeSet2.xml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = runServer(config)
+	var ke *kindError
+	if !errors.As(err, &ke) || ke.kind != kindNotSupported || !strings.Contains(err.Error(), "nodesets") {
+		t.Errorf("nodesets given: %v", err)
+	}
+	config.Nodesets = nil
+	if err := serverNodesets(config); err != nil {
+		t.Errorf("no nodesets: %v", err)
 	}
 }

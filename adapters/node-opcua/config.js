@@ -112,6 +112,21 @@ function requireReadable(name, file) {
   }
 }
 
+/**
+ * SPEC §4 "Imported information models": a `nodesets` path that is not a readable file is a
+ * config error, so main.js checks it before the server is built; node-opcua's loader would
+ * only report it as a failed initialize(), which is a runtime error. Not part of serverConfig:
+ * the paths of the good config vectors name no files.
+ */
+export function requireNodesetFiles({ nodesets }) {
+  nodesets.forEach((file, i) => {
+    const name = `nodesets[${i}]`;
+    requireReadable(name, file);
+    // R_OK holds for a directory too.
+    if (!fs.statSync(file).isFile()) throw new ConfigError(`config: key '${name}': cannot read ${file}: not a file`);
+  });
+}
+
 // SPEC §2 "unreadable config": the limits every adapter applies before it looks at a key.
 export const CONFIG_MAX_BYTES = 16 * 1024 * 1024;
 export const CONFIG_MAX_DEPTH = 64;

@@ -31,13 +31,14 @@ async function quietSdk() {
 }
 
 async function main([command, ...args]) {
-  const { loadConfig, serverConfig, clientConfig } = await import("./config.js");
+  const { loadConfig, serverConfig, clientConfig, requireNodesetFiles } = await import("./config.js");
   switch (command) {
     case "capabilities":
       emit(capabilities());
       return;
     case "server": {
       const config = serverConfig(loadConfig(configPath(args)));
+      requireNodesetFiles(config);
       await quietSdk();
       const { runServer } = await import("./server.js");
       await runServer(config, lifecycle);

@@ -1,6 +1,6 @@
 // The `server` role: an OPCUAServer with the standard address space and the endpoints
 // the config asks for.
-import { OPCUAServer, adjustLimitsWithParameters } from "node-opcua";
+import { OPCUAServer, adjustLimitsWithParameters, nodesets } from "node-opcua";
 import { buildAddressSpace } from "./addressSpace.js";
 import { emit } from "./protocol.js";
 import { MODE, POLICY, makeWorkFolder, serverCertificateManager, stageKeyPair } from "./security.js";
@@ -68,6 +68,10 @@ export async function runServer(config, lifecycle) {
     maxConnectionsPerEndpoint: CAPACITY.maxSessions,
     serverCapabilities: CAPACITY,
     transportSettings: { adjustTransportLimits: (hello) => adjustLimitsWithParameters(hello, TRANSPORT_LIMITS) },
+    // Namespace 0 first, then the config's companion models (SPEC §4 "Imported information
+    // models"), loaded by node-opcua's own NodeSet2 loader in initialize(); a file it rejects
+    // rejects initialize(), which main.js reports as a runtime error.
+    nodesets: [nodesets.standard, ...config.nodesets],
   });
   await server.initialize();
   const updateLoop = buildAddressSpace(server.engine.addressSpace, config);

@@ -106,6 +106,10 @@ BAD = [
         "security.trusted_certificates",
         True,
     ),
+    ("server", {**SERVER, "nodesets": "Opc.Ua.Di.NodeSet2.xml"}, "nodesets", True),
+    ("server", {**SERVER, "nodesets": [""]}, "nodesets", True),
+    ("server", {**SERVER, "nodesets": [5]}, "nodesets", True),
+    ("server", {**SERVER, "nodesets": None}, "nodesets", True),
     ("client", {**READ, "nodes_per_reqest": 2}, "nodes_per_reqest", True),
     ("client", {k: v for k, v in READ.items() if k != "endpoint"}, "endpoint", True),
     ("client", {k: v for k, v in READ.items() if k != "workload"}, "workload", True),
@@ -252,6 +256,7 @@ GOOD = [
                 "certificate": None,
                 "trusted_certificates": [],
             },
+            "nodesets": [],
         },
     ),
     ("client", READ),
@@ -327,6 +332,14 @@ GOOD = [
     ("subscriber", {"signals": 1, "warmup_s": 0, "duration_s": 0.1, "verify": False}),
     ("subscriber", {"timeline_ms": 10}),
     ("subscriber", {"timeline_ms": 10000}),
+    # last, so the indexes of the vectors before it stay as the adapters' tests know them
+    (
+        "server",
+        {
+            **SERVER,
+            "nodesets": ["Opc.Ua.Di.NodeSet2.xml", "Opc.Ua.Machinery.NodeSet2.xml"],
+        },
+    ),
 ]
 
 # Unreadable config files (SPEC §2): refused before any key is looked at, by every role, with

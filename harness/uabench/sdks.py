@@ -19,7 +19,7 @@ from uabench.image_recipe import ImageRecipe
 
 # What a `[versions."V"]` entry may declare differently from the main version; the rest
 # (deviations, known failures, limits) is the SDK's, whatever its version.
-VERSION_KEYS = {"roles", "workloads", "security", "not_supported"}
+VERSION_KEYS = {"roles", "workloads", "security", "not_supported", "nodeset_import"}
 
 
 class UnknownSdk(Exception):
@@ -148,6 +148,9 @@ class Sdk:
     client_resilience: dict[str, KnownFailure] = field(default_factory=dict)
     interop: dict[str, KnownFailure] = field(default_factory=dict)  # by workload (sdk.toml [interop])
     robustness: dict[str, KnownDeviation] = field(default_factory=dict)  # by batch (sdk.toml [robustness])
+    # a companion model its server's loader rejects or imports wrong: by the footprint plan's
+    # import model (sdk.toml [nodeset_import."<model>"]; footprint/runner.py)
+    nodeset_import: dict[str, KnownDeviation] = field(default_factory=dict)
     # sdk.toml [limits] (SPEC §3 Message sizes): the largest Read response its server can send, and why
     server_max_response_bytes: int | None = None
     limits_reason: str = ""
@@ -285,6 +288,7 @@ def _sdk(path: Path, data: dict) -> Sdk:
             client_resilience=_known_failures(data.get("client_resilience", {})),
             interop=_known_failures(data.get("interop", {})),
             robustness={batch: KnownDeviation(**entry) for batch, entry in data.get("robustness", {}).items()},
+            nodeset_import={name: KnownDeviation(**entry) for name, entry in data.get("nodeset_import", {}).items()},
             colour=data.get("colour"),
             expectations=_expectations(path, data.get("expectations", {})),
             image=image_recipe.parse(path, data["image"]) if "image" in data else None,

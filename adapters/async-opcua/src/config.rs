@@ -661,6 +661,9 @@ pub struct ServerConfig {
     pub update_interval_ms: u64,
     pub writes: usize,
     pub security: ServerSecurity,
+    /// NodeSet2 files to import, in order (SPEC §4 "Imported information models"). Whether each
+    /// is a readable file is checked when the server starts (server.rs), not here.
+    pub nodesets: Vec<PathBuf>,
 }
 
 #[derive(Clone, Debug)]
@@ -759,6 +762,10 @@ pub fn server_config(raw: &RawConfig) -> Result<ServerConfig, Failure> {
             application_uri: text(security, "application_uri", "urn:uabench:server"),
             trusted_certificates: trusted,
         },
+        nodesets: filled["nodesets"]
+            .as_array()
+            .map(|list| list.iter().filter_map(Value::as_str).map(PathBuf::from).collect())
+            .unwrap_or_default(),
     };
     for (key, file) in [
         ("security.certificate", &config.security.certificate),

@@ -45,6 +45,38 @@ pub fn emit(event: &Value) {
     let _ = out.flush();
 }
 
+/// Points stdout (fd 1) at stderr until dropped, for SDK code that prints on stdout where SPEC §2
+/// allows only the protocol's lines. Nothing of the adapter emits while one is alive.
+pub struct StdoutToStderr {
+    saved: libc::c_int,
+}
+
+impl StdoutToStderr {
+    pub fn new() -> Self {
+        let _ = std::io::stdout().flush();
+        // SAFETY: dup/dup2 on the process's own standard descriptors; a failure (-1) leaves
+        // stdout as it was.
+        let saved = unsafe { libc::dup(libc::STDOUT_FILENO) };
+        if saved >= 0 {
+            unsafe { libc::dup2(libc::STDERR_FILENO, libc::STDOUT_FILENO) };
+        }
+        StdoutToStderr { saved }
+    }
+}
+
+impl Drop for StdoutToStderr {
+    fn drop(&mut self) {
+        let _ = std::io::stdout().flush();
+        if self.saved >= 0 {
+            // SAFETY: `saved` is the descriptor dup() returned above, restored then closed once.
+            unsafe {
+                libc::dup2(self.saved, libc::STDOUT_FILENO);
+                libc::close(self.saved);
+            }
+        }
+    }
+}
+
 /// Prints the error event (the detail also on stderr) and exits with the kind's status.
 pub fn fail(failure: &Failure) -> ! {
     emit(&json!({"event": "error", "kind": failure.kind(), "message": failure.message()}));

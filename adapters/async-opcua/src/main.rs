@@ -86,10 +86,14 @@ fn main() {
             let raw = config::load_config(&config_path(&args[1..])?)?;
             let config = config::server_config(&raw)?;
             runtime().block_on(async {
-                // A signal during start-up still ends the server with status 0.
+                // A signal during start-up still ends the server with status 0. `biased`: the
+                // stop future is polled first, so its SIGTERM/SIGINT handlers are installed
+                // before the server can print ready (select! otherwise polls in a random order,
+                // and a SIGTERM right after ready killed the process with the default action).
                 tokio::select! {
-                    result = server::run_server(config) => result,
+                    biased;
                     _ = wait_for_stop() => Ok(()),
+                    result = server::run_server(config) => result,
                 }
             })
         })(),

@@ -1,17 +1,20 @@
 //! The `server` role: an async-opcua Server with the standard address space and the endpoints
 //! the config asks for, until SIGTERM/SIGINT.
 
+use std::fs::File;
+use std::path::PathBuf;
 use std::time::Duration;
 
+use opcua::nodes::{NodeSet2Import, NodeSetImport};
 use opcua::server::diagnostics::NamespaceMetadata;
-use opcua::server::node_manager::memory::{simple_node_manager, SimpleNodeManager};
+use opcua::server::node_manager::memory::{simple_node_manager, simple_node_manager_imports, SimpleNodeManager};
 use opcua::server::{ServerBuilder, ANONYMOUS_USER_TOKEN_ID};
 use serde_json::json;
 use tokio::net::TcpSocket;
 
 use crate::address_space;
 use crate::config::ServerConfig;
-use crate::json_out::{emit, Failure};
+use crate::json_out::{emit, Failure, StdoutToStderr};
 use crate::model::NAMESPACE_URI;
 use crate::security::{mode, policy, stage_key_pair, stage_trusted, WorkFolder};
 
@@ -21,7 +24,36 @@ pub const MAX_MESSAGE_SIZE: usize = 32 * 1024 * 1024;
 pub const MAX_CHUNK_COUNT: usize = 4096;
 pub const MAX_ARRAY_LENGTH: usize = 1_000_000;
 
+/// SPEC §4 "Imported information models": each file of `nodesets` parsed by async-opcua's own
+/// NodeSet2 loader (`NodeSet2Import`, crate feature `xml`), in order. A path that is not a
+/// readable file is a config error; a file the loader refuses is a runtime error with its message.
+fn nodeset_imports(paths: &[PathBuf]) -> Result<Vec<Box<dyn NodeSetImport>>, Failure> {
+    paths
+        .iter()
+        .map(|path| {
+            File::open(path)
+                .and_then(|file| file.metadata())
+                .and_then(|meta| {
+                    if meta.is_file() {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::other("not a regular file"))
+                    }
+                })
+                .map_err(|e| Failure::Config(format!("config: key 'nodesets': cannot read {}: {e}", path.display())))?;
+            // No dependent namespaces: a NodeSet2 file lists every namespace its indexes refer to
+            // in its own NamespaceUris (IA's lists DI as ns=2, Machinery's DI and IA), and the
+            // loader maps that table onto the server's NamespaceArray. Namespaces passed here
+            // would be put before that table and shift the file's indexes.
+            let import = NodeSet2Import::new("en", path, Vec::new())
+                .map_err(|e| Failure::Runtime(format!("nodesets: {}: {e}", path.display())))?;
+            Ok(Box::new(import) as Box<dyn NodeSetImport>)
+        })
+        .collect()
+}
+
 pub async fn run_server(config: ServerConfig) -> Result<(), Failure> {
+    let imports = nodeset_imports(&config.nodesets)?;
     let folder = WorkFolder::new("server")?;
     let security = &config.security;
     let endpoint_url = format!("opc.tcp://{}:{}/", config.host, config.port);
@@ -52,6 +84,14 @@ pub async fn run_server(config: ServerConfig) -> Result<(), Failure> {
             },
             "uabench",
         ));
+    let importing = !imports.is_empty();
+    if importing {
+        // The files' nodes go into one more in-memory node manager, after namespace 0's and
+        // uabench's: the server builds it (imports every file, in order, into its address space
+        // and the namespaces into the NamespaceArray) in builder.build() below. One manager for
+        // all files, because the loader counts every namespace a file lists as its own (IA's DI).
+        builder = builder.with_node_manager(simple_node_manager_imports(imports, "nodesets"));
+    }
     {
         let limits = builder.limits_mut();
         limits.subscriptions.max_subscriptions_per_session = 10_000;
@@ -76,7 +116,13 @@ pub async fn run_server(config: ServerConfig) -> Result<(), Failure> {
             ),
         );
     }
-    let (server, handle) = builder.build().map_err(|e| Failure::Runtime(format!("server: {e}")))?;
+    let built = {
+        // async-opcua 0.19.0's loader println!s each namespace it maps
+        // (NodeSet2Import::register_namespaces); SPEC §2 keeps stdout for the protocol's lines.
+        let _stdout = importing.then(StdoutToStderr::new);
+        builder.build()
+    };
+    let (server, handle) = built.map_err(|e| Failure::Runtime(format!("server: {e}")))?;
 
     let manager = handle
         .node_managers()

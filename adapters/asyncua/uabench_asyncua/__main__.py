@@ -77,6 +77,7 @@ def main(argv: list[str]) -> None:
                 config["security"],
                 ["certificate", "private_key", "trusted_certificates"],
             )
+            contract.check_nodesets(config["nodesets"])
         else:
             config = validation.check_config("client", raw)
             check_security([config["security"]])

@@ -28,6 +28,22 @@ def endpoint_url(host: str, port: int) -> str:
     return f"opc.tcp://[{host}]:{port}" if ":" in host else f"opc.tcp://{host}:{port}"
 
 
+async def import_nodesets(server: Server, paths: list[str]) -> None:
+    """SPEC §4, Imported information models: asyncua's own loader (XmlImporter), which maps
+    each file's namespace indexes onto the server's. A file it rejects is a runtime error
+    naming the file, never ready."""
+    for path in paths:
+        try:
+            await server.import_xml(path)
+        except Exception as error:
+            log.exception("import of %s failed", path)
+            contract.fail(
+                "runtime",
+                f"nodesets: asyncua could not import {path}: {type(error).__name__}: {error}",
+                contract.EXIT_RUNTIME,
+            )
+
+
 async def serve(config: dict) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -47,6 +63,7 @@ async def serve(config: dict) -> None:
 
     space = StandardAddressSpace(server, config["signals"], config["writes"])
     await space.create()
+    await import_nodesets(server, config["nodesets"])
 
     if stop.is_set():  # stopped while building the address space
         return

@@ -7,7 +7,8 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { DataType, Variant, VariantArrayType } from "node-opcua";
-import { SCHEMA_DIR, checkConfig, clientConfig, loadConfig, parseConfig, problems, serverConfig } from "../config.js";
+import { SCHEMA_DIR, checkConfig, clientConfig, loadConfig, parseConfig, problems, requireNodesetFiles, serverConfig }
+  from "../config.js";
 import { Histogram, bucket } from "../histogram.js";
 import { ARRAYS, REAL_VALUE, doubleArray, image, page, sdd, signal, writeValue, writeVerificationValue } from "../model.js";
 import { ConfigError } from "../protocol.js";
@@ -72,6 +73,27 @@ test("good config vectors are accepted with their defaults filled in", async (t)
       const fill = ROLE[vector.role] ?? ((raw) => checkConfig(vector.role, raw));
       assert.deepEqual(fill(vector.config), vector.filled);
       assert.deepEqual(problems(vector.role, vector.filled), []);
+    });
+  }
+});
+
+// SPEC §4 "Imported information models": checked by main.js after serverConfig, before the
+// server is built (the good vectors' paths name no files, so serverConfig leaves them alone).
+test("nodesets that are not readable files are refused naming the key and the path", (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "uabench-node-nodesets-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, "Model.NodeSet2.xml");
+  fs.writeFileSync(file, "<UANodeSet/>");
+  const missing = path.join(dir, "missing.xml");
+  const server = (nodesets) => serverConfig({ port: 4840, nodesets });
+  requireNodesetFiles(server([file]));
+  requireNodesetFiles(server([]));
+  const refused = [[[file, missing], `nodesets[1]': cannot read ${missing}`], [[dir], `nodesets[0]': cannot read ${dir}`]];
+  for (const [nodesets, named] of refused) {
+    assert.throws(() => requireNodesetFiles(server(nodesets)), (error) => {
+      assert.ok(error instanceof ConfigError, String(error));
+      assert.ok(error.message.includes(named), error.message);
+      return true;
     });
   }
 });

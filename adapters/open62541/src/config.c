@@ -284,7 +284,7 @@ static endpoint_security *get_endpoints(const object *obj, size_t *count) {
 /* --- server -------------------------------------------------------------------------- */
 
 static const char *const SERVER_KEYS[] = {"host", "port", "signals", "update_interval_ms",
-                                          "writes", "security", NULL};
+                                          "writes", "security", "nodesets", NULL};
 static const char *const SERVER_SECURITY_KEYS[] = {
     "endpoints", "certificate", "private_key", "application_uri", "trusted_certificates",
     NULL};
@@ -298,6 +298,7 @@ void server_config_load(const char *path, server_config *config) {
     config->signals = get_int(&root, "signals", 1000, 0, 100000, false);
     config->update_interval_ms = get_int(&root, "update_interval_ms", 100, 0, 60000, false);
     config->writes = get_int(&root, "writes", 100, 0, 100000, false);
+    config->nodesets = get_strings(&root, "nodesets", &config->nodesets_count, false, false);
 
     object security;
     bool has_security = get_object(&root, "security", "security.", &security);
@@ -457,7 +458,13 @@ void server_config_json(FILE *out, const server_config *c) {
             fputc(',', out);
         json_write_string(out, c->trusted_certificates[i]);
     }
-    fputs("]}}", out);
+    fputs("]},\"nodesets\":[", out);
+    for(size_t i = 0; i < c->nodesets_count; i++) {
+        if(i)
+            fputc(',', out);
+        json_write_string(out, c->nodesets[i]);
+    }
+    fputs("]}", out);
 }
 
 void client_config_json(FILE *out, const client_config *c) {

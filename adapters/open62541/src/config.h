@@ -39,6 +39,8 @@ typedef struct {
     char *application_uri;
     char **trusted_certificates;
     size_t trusted_count;
+    char **nodesets;        /* NodeSet2 files to import before ready (SPEC §4), in order */
+    size_t nodesets_count;
 } server_config;
 
 typedef struct {

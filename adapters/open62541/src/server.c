@@ -192,6 +192,18 @@ static void check_port_free(const server_config *config) {
     freeaddrinfo(addresses);
 }
 
+/* SPEC §4 Imported information models: not supported by open62541 as built here, whatever
+ * the files (implementations/open62541/sdk.toml [not_supported] nodeset_import says why, and
+ * README.md what its loader did when it was built in). */
+static void import_nodesets(const server_config *config) {
+    if(config->nodesets_count > 0)
+        fail("not_supported", EXIT_NOT_SUPPORTED,
+             "nodesets: open62541 %s as built here has no working run-time NodeSet2 loader: "
+             "UA_ENABLE_NODESETLOADER needs the full namespace 0, whose UA-Nodeset files the "
+             "crate open62541-sys does not carry, and with the reduced one it imports none of "
+             "DI's nodes and still returns Good", UA_OPEN62541_VERSION);
+}
+
 static void emit_ready(const server_config *config) {
     char line[400];
     int length = snprintf(line, sizeof(line),
@@ -203,6 +215,7 @@ static void emit_ready(const server_config *config) {
 int server_main(const char *config_path) {
     server_config config;
     server_config_load(config_path, &config);
+    import_nodesets(&config); /* refused before anything is built */
 
     UA_ServerConfig sc;
     UA_LogLevel level = log_quiet(); /* the SDK warns that anonymous access is open */

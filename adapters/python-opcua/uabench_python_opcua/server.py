@@ -21,6 +21,7 @@ log = logging.getLogger("uabench.python_opcua.server")
 def run_server(path: str) -> None:
     try:
         config = validation.check_config("server", contract.load_config(path))
+        contract.check_nodesets(config["nodesets"])
         settings = config["security"]
         policy_types = security.server_policy_types(settings["endpoints"])
         trusted = frozenset(
@@ -60,6 +61,7 @@ def run_server(path: str) -> None:
             server.iserver, config["host"], config["port"], trusted
         )
         space = AddressSpace(server, config["signals"], config["writes"])
+        import_nodesets(server, config["nodesets"])
         server.start()
     except Exception as error:  # e.g. port in use
         log.exception("server failed to start")
@@ -93,6 +95,22 @@ def run_server(path: str) -> None:
     except Exception:
         log.exception("error while stopping the server")
     os._exit(0)
+
+
+def import_nodesets(server: Server, paths: list[str]) -> None:
+    """SPEC §4, Imported information models: python-opcua's own loader (XmlImporter), which
+    maps each file's namespace indexes onto the server's. A file it rejects is a runtime error
+    naming the file, never ready."""
+    for path in paths:
+        try:
+            server.import_xml(path)
+        except Exception as error:
+            log.exception("import of %s failed", path)
+            contract.fail(
+                "runtime",
+                f"nodesets: python-opcua could not import {path}: {type(error).__name__}: {error}",
+                contract.EXIT_RUNTIME,
+            )
 
 
 class AddressSpace:

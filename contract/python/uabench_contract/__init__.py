@@ -666,6 +666,7 @@ SERVER_KEYS = {
     "update_interval_ms": Key("int", 100, 0, 60000),
     "writes": Key("int", 100, 0, 100000),
     "security": Key("object", None),
+    "nodesets": Key("strings", None),
 }
 SERVER_SECURITY_KEYS = {
     "endpoints": Key("endpoints", None),
@@ -882,7 +883,21 @@ def server_config(raw: dict) -> dict:
             "for a secure endpoint"
         )
     config["security"] = security
+    config["nodesets"] = config["nodesets"] or []
     return config
+
+
+def check_nodesets(paths: list[str]) -> None:
+    """SPEC §4, Imported information models: a path of `nodesets` that is not a readable file
+    is a config error naming the key, found before the server builds anything."""
+    for path in paths:
+        try:
+            with open(path, "rb") as file:
+                file.read(1)
+        except OSError as error:
+            raise ConfigError(
+                f"config: key 'nodesets': cannot read {path}: {error.strerror or error}"
+            ) from error
 
 
 def client_config(raw: dict) -> dict:

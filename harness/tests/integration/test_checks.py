@@ -11,16 +11,20 @@ from pathlib import Path
 from uabench import paths, plan, sdks
 
 FAULTY = """#!/usr/bin/env bash
-# The reference adapter with six faults: it lies about its version, accepts an unknown
+# The reference adapter with seven faults: it lies about its version, accepts an unknown
 # server key, verifies nothing (sees no value advance, reads nothing back under load) as a client, swaps the client's
 # send lag (none in the open loop, one entry in the closed loop), ignores think_ms and
-# record_latencies (contract v6: it runs its config without them) and ignores SIGTERM as a server.
+# record_latencies (contract v6: it runs its config without them), ignores SIGTERM as a server
+# and, as a server, drops the NodeSet2 files it is given (SPEC §4) and starts without them.
 real={real}
 case "$1" in
   capabilities) "$real" capabilities | sed 's/"sdk": *"[^"]*"/"sdk":"faulty"/' ;;
   server)
     if grep -q signalz "$3"; then exit 0; fi
-    trap '' TERM; "$real" "$@" || exit; sleep 30 ;;
+    config=$(mktemp); trap 'rm -f "$config"' EXIT
+    python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c.pop("nodesets", None)
+json.dump(c, open(sys.argv[2], "w"))' "$3" "$config"
+    trap '' TERM; "$real" server --config "$config" || exit; sleep 30 ;;
   client)
     config=$(mktemp); trap 'rm -f "$config"' EXIT
     sed -e 's/"think_ms": *[0-9.]*/"think_ms": 0/' \
@@ -88,6 +92,9 @@ def test_faulty_adapters_fail_the_checks_they_break(check_repo, tmp_path):
         "test_bad_config_exits_2_naming_the_key[server-out-of-range]": "passed",
         "test_bad_config_exits_2_naming_the_key[client-unknown-key]": "passed",
         "test_bad_config_exits_2_naming_the_key[client-out-of-range]": "passed",
+        "test_server_refuses_a_nodeset_it_cannot_read[]": "failure",  # dropped the files: ready
+        "test_server_refuses_a_nodeset_that_is_not_one[]": "failure",
+        "test_server_imports_a_companion_model[]": "failure",  # the probe finds no DI namespace
         "test_server_prints_ready[]": "passed",
         "test_reference_client_reads_every_node[1-node]": "passed",
         "test_reference_client_reads_every_node[all-nodes]": "passed",

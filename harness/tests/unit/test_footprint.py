@@ -5,7 +5,8 @@ real servers is make test's smoke run (suites/plans/footprint.toml)."""
 import re
 
 import pytest
-from helpers import REPO
+from helpers.footprint import cell as _cell
+from helpers.footprint import edited_plan as _plan
 
 from uabench import plan, sdks
 from uabench.footprint import heap, memory
@@ -13,15 +14,7 @@ from uabench.footprint import suite as footprint_suite
 from uabench.footprint.plan import Settle
 from uabench.footprint.report import footprint_section
 
-PLAN = (REPO / "suites" / "plans" / "footprint.toml").read_text()
 SETTLE = Settle(window_s=1.0, tolerance=0.01, bound_s=5.0)
-
-
-def _plan(tmp_path, old: str, new: str) -> plan.Plan:
-    assert old in PLAN, old
-    path = tmp_path / "footprint.toml"
-    path.write_text(PLAN.replace(old, new, 1))
-    return plan.load(str(path))
 
 
 def test_the_shipped_plan_gives_every_server_its_start_up_and_models():
@@ -31,6 +24,7 @@ def test_the_shipped_plan_gives_every_server_its_start_up_and_models():
     assert names == [
         "start-up of open62541",
         "image of open62541",
+        "model import of open62541",
         "memory per session of open62541",
         "memory per subscription of open62541",
         "memory per monitored item of open62541",
@@ -55,7 +49,7 @@ def test_the_shipped_plan_gives_every_server_its_start_up_and_models():
             'workload = { workload = "subscribe", nodes = "Signal_0", publishing',
             r"models\[2\]\.workload\.nodes: a model of monitored_items names its own nodes",
         ),
-        ("signals = [1000, 10000]\nservers", "signals = [5]\nservers", r"smoke\.footprint\.signals: \[5\] are not"),
+        ("signals = [1000, 10000]\nimports", "signals = [5]\nimports", r"smoke\.footprint\.signals: \[5\] are not"),
         ("hold_s = 2.5", "hold_s = 0.5", r"profiles\.quick\.footprint\.hold_s: 0\.5 is less than"),
         ("tolerance = 0.01", "tolerance = 0", r"settle\.tolerance"),
         ("server = { update_interval_ms = 1000 }", "server = { update_interval_ms = -1 }", "footprint.server"),
@@ -93,22 +87,6 @@ def test_the_fit_finds_the_slope_and_an_interval_around_it():
     exact = memory.fit([1.0, 2.0], [3.0, 5.0])
     assert exact is not None and exact.slope == pytest.approx(2) and exact.slope_low is None
     assert memory.fit([5.0, 5.0, 5.0], [1.0, 2.0, 3.0]) is None
-
-
-def _cell(kind, server, variant, parameter, footprint=None, status="pass", client="open62541", **extra):
-    result = {"footprint": footprint} if footprint is not None else None
-    return {
-        "kind": kind,
-        "server": server,
-        "client": client,
-        "variant": variant,
-        "parameter": str(parameter),
-        "repetition": 0,
-        "status": status,
-        "reason": extra.get("reason"),
-        "result": result,
-        "client_resources": extra.get("client_resources"),
-    }
 
 
 def _held(delta: int, settled: bool = True) -> dict:

@@ -130,3 +130,10 @@ def test_no_version_trend_without_another_version(tmp_path):
     store = _trend_store(tmp_path / "s.sqlite", {"x": BASE, "y": BASE})
     [run] = store.runs()
     assert version_section([run], {run["id"]: store.cells([run["id"]])}) is None
+
+
+def test_an_inconclusive_change_says_which_rule_withheld_the_verdict(tmp_path):
+    # 2.0 is 25 % faster, but 1.0's repetitions rise in the order they were measured: a drift
+    text = _report(tmp_path, [80.0 + k for k in range(len(BASE))])
+    assert "inconclusive" in _trend_row(text) and "faster" not in _trend_row(text)
+    assert "inconclusive: the change's interval" in text and "rise in the order they were measured" in text

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +20,9 @@ from uabench import plan, sdks
 from uabench.checks import lifetimes
 from uabench.engine.servers import free_port
 from uabench.engine.session import Session
+from uabench.footprint import nodesets as footprint_nodesets
+from uabench.footprint import runner as footprint_runner
+from uabench.footprint import suite as footprint_suite
 from uabench.results.store import open_store
 from uabench.sdks import Sdk
 from uabench.targets.process import AdapterError
@@ -130,6 +136,8 @@ def test_capabilities_agree_with_sdk_toml(sdk: Sdk, record_property) -> None:
     record_property("detail", f"{caps['sdk']} {caps['version']}, roles {', '.join(caps['roles'])}")
 
 
+REFUSAL_BOUND_S = 60.0  # a server's start up to its refusal of a config
+CHECKED_IMPORT = "DI 1.04"  # suites/plans/footprint.toml: a model without DesignToolOnly placeholders
 SERVER_BASE = {"port": 4840}
 CLIENT_BASE = {"endpoint": "opc.tcp://127.0.0.1:4840", "workload": "read", "nodes": ["Real"]}
 BAD_CONFIGS = [  # role, config, the key the message must name
@@ -163,6 +171,106 @@ def test_bad_config_exits_2_naming_the_key(
     )
     assert key in event.get("message", ""), f"message does not name '{key}': {event.get('message')!r}"
     record_property("detail", event["message"])
+
+
+def _server_refusal(sdk: Sdk, config: dict, workdir: Path, name: str) -> tuple[int, dict | None]:
+    """The exit status and last event of a server given `config`, which it must refuse before
+    ready: one that prints ready instead fails the check at once and is stopped (its process
+    group killed), whatever it does with SIGTERM."""
+    path = workdir / f"{name}.json"
+    path.write_text(json.dumps(config))
+    process = subprocess.Popen(
+        [str(sdk.run), "server", "--config", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, **sdk.environment},
+        start_new_session=True,
+    )
+
+    def kill() -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+
+    expired = threading.Event()  # a server that says nothing and stays: killed by the watchdog
+
+    def expire() -> None:
+        expired.set()
+        kill()
+
+    watchdog = threading.Timer(REFUSAL_BOUND_S, expire)
+    watchdog.start()
+    lines = []
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:  # ends when it exits; a ready line ends the check first
+            lines.append(line)
+            if (_last_event(line) or {}).get("event") == "ready":
+                pytest.fail(f"printed ready: {line.strip()[:200]}", pytrace=False)
+        returncode = process.wait()
+    finally:
+        watchdog.cancel()
+        kill()
+        process.wait()
+    if expired.is_set():
+        pytest.fail(
+            f"still running after {REFUSAL_BOUND_S:g} s (it must refuse the config before ready)", pytrace=False
+        )
+    return returncode, _last_event("".join(lines))
+
+
+def _refused_as(sdk: Sdk, done: tuple[int, dict | None], code: int, kind: str, named: str) -> str:
+    """SPEC §4, Imported information models: an SDK without a loader refuses any `nodesets` with
+    exit 3 (its sdk.toml says why); one with a loader exits `code` with an error of `kind`."""
+    returncode, event = done
+    if "nodeset_import" in sdk.not_supported:
+        code, kind, named = 3, "not_supported", ""
+    assert returncode == code, f"exit {returncode}, expected {code} ({kind})"
+    assert event and event.get("event") == "error" and event.get("kind") == kind, (
+        f"no error event of kind {kind} on stdout: {event!r}"
+    )
+    assert named in event.get("message", ""), f"message does not name {named!r}: {event.get('message')!r}"
+    return str(event["message"])
+
+
+@pytest.mark.role("server")
+def test_server_refuses_a_nodeset_it_cannot_read(sdk: Sdk, workdir: Path, record_property) -> None:
+    config = {"port": free_port(), "nodesets": [str(workdir / "no-such.NodeSet2.xml")]}
+    done = _server_refusal(sdk, config, workdir, "nodeset-missing")
+    record_property("detail", _refused_as(sdk, done, 2, "config", "nodesets"))
+
+
+@pytest.mark.role("server")
+@pytest.mark.full
+def test_server_refuses_a_nodeset_that_is_not_one(sdk: Sdk, workdir: Path, record_property) -> None:
+    broken = workdir / "broken.NodeSet2.xml"
+    # not XML at all: a file cut short inside a UANodeSet, node-opcua 2.186.4's lenient parser takes
+    broken.write_text("this is no NodeSet2 file\n")
+    done = _server_refusal(sdk, {"port": free_port(), "nodesets": [str(broken)]}, workdir, "nodeset-broken")
+    record_property("detail", _refused_as(sdk, done, 1, "runtime", ""))
+
+
+@pytest.mark.role("server")
+@pytest.mark.full
+def test_server_imports_a_companion_model(sdk: Sdk, session: Session, record_property) -> None:
+    """The footprint's first import model every loader here takes (DI 1.04, 2022), imported at
+    start-up and found as its file says by the model probe (footprint/nodesets.py judges)."""
+    if why := sdk.not_supported.get("nodeset_import"):
+        pytest.skip(f"not supported: {why}")
+    setup = footprint_suite.of(plan.load("footprint"))
+    assert setup is not None and setup.nodeset_import is not None
+    model = setup.nodeset_import.model(CHECKED_IMPORT)
+    files = [str(path) for path in footprint_nodesets.files(model)]
+    try:
+        server = session.pool.fresh(sdk, nodesets=files)
+    except AdapterError as error:
+        pytest.fail(str(error), pytrace=False)
+    try:
+        problems = footprint_nodesets.judge(footprint_runner.probe_model(server.endpoint, model), model)
+    finally:
+        session.pool.stop(server)
+    assert not problems, "; ".join(problems)
+    record_property("detail", f"{model.name} imported and verified, ready after {server.ready_s:.2f} s")
 
 
 @pytest.mark.role("server")

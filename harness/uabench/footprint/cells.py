@@ -11,3 +11,4 @@ class FootprintCell(StrEnum):
     STARTUP = "footprint-startup"
     CLIENT = "footprint-client"
     IMAGE = "footprint-image"  # a built image's size
+    IMPORT = "footprint-import"  # a server started with (or without) a companion model's files

@@ -55,6 +55,17 @@ class FootprintKeywords:
         _footprint_verdict(failures, f"start-up of {server_id}")
 
     @keyword
+    def server_model_import_should_be_measured(self, server_id: str) -> None:
+        """`server_id` started with each companion model of the profile's imports (and with none,
+        between them): its time to ready and idle memory, and the model probe's verdict on what
+        it imported. Fails on a failed import its sdk.toml does not declare."""
+        setup, chosen = self._footprint()
+        failures = footprint_runner.measure_import(
+            self.run.session(), setup, chosen, self.run.profile, sdks.get(server_id), logger.info
+        )
+        _footprint_verdict(failures, f"model import of {server_id}")
+
+    @keyword
     def server_image_should_be_measured(self, server_id: str) -> None:
         """The size of each image of `server_id` built here (uabench images), per architecture;
         skipped when none is built."""

@@ -5,6 +5,7 @@ with the 95 % intervals of its slope and intercept."""
 from __future__ import annotations
 
 import statistics
+import warnings
 from dataclasses import dataclass
 
 from scipy import stats
@@ -13,11 +14,12 @@ from uabench.footprint.cells import FootprintCell
 from uabench.footprint.plan import Settle
 
 # the kinds of the cells the footprint records (footprint/runner.py) and reports (footprint/report.py)
-KIND, STARTUP_KIND, CLIENT_KIND, IMAGE_KIND = (
+KIND, STARTUP_KIND, CLIENT_KIND, IMAGE_KIND, IMPORT_KIND = (
     FootprintCell.SERVER,
     FootprintCell.STARTUP,
     FootprintCell.CLIENT,
     FootprintCell.IMAGE,
+    FootprintCell.IMPORT,
 )
 
 
@@ -92,3 +94,31 @@ def fit(xs: list[float], ys: list[float]) -> Fit | None:
         n,
         float(found.rvalue) ** 2,
     )
+
+
+@dataclass(frozen=True)
+class Difference:
+    """mean(with) − mean(without) with its 95 % interval (Welch's t, which assumes no equal
+    variances: a model's import may scatter more than a start without it); no interval with
+    fewer than two of either."""
+
+    mean: float
+    low: float | None
+    high: float | None
+
+
+def difference(with_: list[float], without: list[float]) -> Difference | None:
+    """What adding something (a model's import) cost, from processes with and without it."""
+    if not with_ or not without:
+        return None
+    mean = statistics.fmean(with_) - statistics.fmean(without)
+    if len(with_) < 2 or len(without) < 2:
+        return Difference(mean, None, None)
+    if statistics.pvariance(with_) == 0 and statistics.pvariance(without) == 0:
+        return Difference(mean, mean, mean)  # no scatter at all (a heap counted to the byte)
+    with warnings.catch_warnings():
+        # scipy warns of precision loss when one side's values are identical (RSS to the page, a
+        # heap to the byte); Welch's interval is still the other side's scatter, as it should be
+        warnings.simplefilter("ignore", RuntimeWarning)
+        found = stats.ttest_ind(with_, without, equal_var=False).confidence_interval(0.95)
+    return Difference(mean, float(found.low), float(found.high))

@@ -30,6 +30,53 @@ _MODEL = {
         "workload": {"type": "object"},
     },
 }
+_EXPECTED_NODE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["id", "browse_name", "node_class"],
+    "properties": {
+        "id": {"type": "integer", "minimum": 0},  # numeric, in the model's namespace
+        "browse_name": {"type": "string", "minLength": 1},
+        "node_class": {"enum": ["Object", "ObjectType", "Variable", "VariableType", "DataType", "ReferenceType"]},
+        # a namespace-0 node whose Browse (hierarchical references) must return it: 85 is Objects
+        "parent": {"type": "integer", "minimum": 0},
+    },
+}
+_IMPORT_MODEL = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["name", "package", "version", "sha512", "files", "expect"],
+    "properties": {
+        "name": {"type": "string", "minLength": 1},
+        # the npm package that holds its files, pinned by version and the sha512 of its tarball
+        "package": {"type": "string", "minLength": 1},
+        "version": {"type": "string", "minLength": 1},
+        "sha512": {"type": "string", "pattern": "^[0-9a-f]{128}$"},
+        # paths inside the package, imported in this order (a model's required models first)
+        "files": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+        # what a server that imported them shows: per namespace URI, known nodes
+        "expect": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["uri", "nodes"],
+                "properties": {
+                    "uri": {"type": "string", "minLength": 1},
+                    "nodes": {"type": "array", "minItems": 1, "items": _EXPECTED_NODE},
+                },
+            },
+        },
+    },
+}
+# SPEC §4, Imported information models: the companion models imported at start-up
+_IMPORT = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["models"],
+    "properties": {"models": {"type": "array", "minItems": 1, "items": _IMPORT_MODEL}},
+}
 SETUP_SCHEMA = {
     "type": "object",
     "additionalProperties": False,
@@ -61,6 +108,7 @@ SETUP_SCHEMA = {
                 "first_request": {"type": "object"},
             },
         },
+        "import": _IMPORT,
         # each client against the reference server, holding the workload in `steps` sessions
         "client": {
             "type": "object",
@@ -84,6 +132,11 @@ PROFILE_SCHEMA = {
         # the start-up's signal counts in this profile (a subset of startup.signals)
         "signals": {"type": "array", "minItems": 1, "uniqueItems": True, "items": _SIGNALS},
         "models": plan_table.CHOSEN_SCHEMA,
+        # the import models measured in this profile; [] measures none
+        "imports": {"type": "array", "uniqueItems": True, "items": {"type": "string", "minLength": 1}},
+        # server processes per import point (default: repetitions): a start costs little beside a
+        # hold, and a difference of two means needs more of them for a narrow interval
+        "import_repetitions": {"type": "integer", "minimum": 2, "maximum": 50},
         "servers": plan_table.CHOSEN_SCHEMA,
         "clients": plan_table.CHOSEN_SCHEMA,
     },
@@ -115,6 +168,30 @@ class Model:
 
 
 @dataclass(frozen=True)
+class ImportModel:
+    """Companion models imported together (`files`, in order) and what a server that imported
+    them shows: [{"uri", "nodes": [{"id", "browse_name", "node_class", "parent"?}]}]."""
+
+    name: str
+    package: str  # an npm package, pinned by version and the sha512 of its tarball
+    version: str
+    sha512: str
+    files: tuple[str, ...]
+    expect: tuple[dict, ...]
+
+
+@dataclass(frozen=True)
+class ImportSetup:
+    models: tuple[ImportModel, ...]
+
+    def model(self, name: str) -> ImportModel:
+        found = next((m for m in self.models if m.name == name), None)
+        if found is None:
+            raise KeyError(f"no import model '{name}' (has: {', '.join(m.name for m in self.models)})")
+        return found
+
+
+@dataclass(frozen=True)
 class Settle:
     window_s: float
     tolerance: float
@@ -130,6 +207,8 @@ class FootprintProfile:
     models: tuple[str, ...] | None
     servers: tuple[str, ...] | None
     clients: tuple[str, ...] | None
+    imports: tuple[str, ...] | None = None
+    import_repetitions: int | None = None
 
 
 @dataclass(frozen=True)
@@ -142,6 +221,14 @@ class FootprintSetup:
     client_steps: tuple[int, ...]
     client_workload: dict
     profiles: dict[str, FootprintProfile]
+    nodeset_import: ImportSetup | None = None
+
+    def imports_of(self, profile: str | None) -> tuple[ImportModel, ...]:
+        """The import models measured in `profile` (none without an [footprint.import] table)."""
+        if self.nodeset_import is None:
+            return ()
+        names = self.chosen(profile).imports
+        return tuple(m for m in self.nodeset_import.models if names is None or m.name in names)
 
     def chosen(self, profile: str | None) -> FootprintProfile:
         found = self.profiles.get(profile or "quick") or next(iter(self.profiles.values()))
@@ -176,6 +263,8 @@ def parse(raw: dict) -> tuple[FootprintSetup, dict[str, dict]]:
         if list(model.steps) != sorted(model.steps):
             raise plan_table.PlanTableError(f"footprint.models[{index}].steps: must rise, got {list(model.steps)}")
     signals = tuple(setup["startup"]["signals"])
+    nodeset_import = _import(setup.get("import"))
+    import_names = [m.name for m in nodeset_import.models] if nodeset_import else []
     profiles = {}
     for name, t in plan_table.profile_tables(raw, "footprint", PROFILE_SCHEMA).items():
         where = f"profiles.{name}.footprint"
@@ -190,6 +279,8 @@ def parse(raw: dict) -> tuple[FootprintSetup, dict[str, dict]]:
             plan_table.chosen_names(t, "models", names, where),
             tuple(t["servers"]) if "servers" in t else None,
             tuple(t["clients"]) if "clients" in t else None,
+            _chosen_imports(t, import_names, where),
+            int(t["import_repetitions"]) if "import_repetitions" in t else None,
         )
     settle = setup["settle"]
     return (
@@ -202,6 +293,30 @@ def parse(raw: dict) -> tuple[FootprintSetup, dict[str, dict]]:
             tuple(setup["client"]["steps"]),
             dict(setup["client"]["workload"]),
             profiles,
+            nodeset_import,
         ),
         {name: {} for name in profiles},
     )
+
+
+def _import(table: dict | None) -> ImportSetup | None:
+    if table is None:
+        return None
+    models = tuple(
+        ImportModel(m["name"], m["package"], m["version"], m["sha512"], tuple(m["files"]), tuple(m["expect"]))
+        for m in table["models"]
+    )
+    names = [m.name for m in models]
+    if len(set(names)) != len(names):
+        raise plan_table.PlanTableError(f"footprint.import.models: names must differ, got {names}")
+    return ImportSetup(models)
+
+
+def _chosen_imports(table: dict, known: list[str], where: str) -> tuple[str, ...] | None:
+    """A profile's import models: None all of them, () none (an empty list may name nothing)."""
+    if "imports" not in table:
+        return None
+    unknown = [name for name in table["imports"] if name not in known]
+    if unknown:
+        raise plan_table.PlanTableError(f"{where}.imports: no {unknown} (has: {', '.join(known) or 'none'})")
+    return tuple(table["imports"])

@@ -13,7 +13,7 @@ from collections import defaultdict
 from uabench.document.model import Cell, Column, Figure, Interval, Section, Series, Status, Table, row
 from uabench.document.parts import failure_notes
 from uabench.footprint import memory
-from uabench.footprint.memory import CLIENT_KIND, IMAGE_KIND, KIND, STARTUP_KIND
+from uabench.footprint.memory import CLIENT_KIND, IMAGE_KIND, IMPORT_KIND, KIND, STARTUP_KIND
 from uabench.footprint.plan import VARIED
 
 KIB, MIB = 1024.0, 1024.0 * 1024.0
@@ -167,6 +167,81 @@ def _client_table(cells: list[dict]) -> Table | None:
     return Table(columns, rows)
 
 
+NO_MODEL, KNOWN = "none", "known: "  # footprint/runner.py's (the report imports no runner)
+
+
+def _difference(with_: list[float], without: list[float]) -> Cell:
+    """A model's cost beside the points without files: the mean difference [95 % interval],
+    marked where the interval reaches zero (the repetitions did not separate the cost)."""
+    found = memory.difference(with_, without)
+    if found is None:
+        return Cell(None)
+    unresolved = found.low is None or found.high is None or found.low <= 0 <= found.high
+    return Cell(Interval(found.mean, found.low, found.high), Status.MARKED if unresolved else None)
+
+
+def _import_state(found: list[dict]) -> str:
+    """What became of a model's imports on one server, in words."""
+    passed = [c for c in found if c["status"] == "pass"]
+    if passed and len(passed) == len(found):
+        checked = passed[0]["result"]["footprint"].get("observed", {}).get("models", [])
+        nodes = sum(len(m.get("nodes", [])) for m in checked)
+        spaces = f"{len(checked)} namespace{'s' if len(checked) != 1 else ''}"
+        return f"verified: {nodes} nodes in {spaces}, every process"
+    if any(c["status"] == "not_supported" for c in found):
+        return "not supported"
+    if any((c.get("reason") or "").startswith(KNOWN) for c in found):
+        return "rejected (declared)"
+    return f"failed in {len(found) - len(passed)} of {len(found)} processes"
+
+
+def _import_table(cells: list[dict], notes: list[str]) -> Table | None:
+    by: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for c in cells:
+        if c["kind"] == IMPORT_KIND:
+            by[c["server"], c["variant"]].append(c)
+    if not by:
+        return None
+    rows = []
+    unsupported: set[tuple[str, str]] = set()  # one note per server, not per model
+    for (server, model), found in sorted(by.items()):
+        if model == NO_MODEL:
+            continue
+        passed = [c["result"]["footprint"] for c in found if c["status"] == "pass"]
+        base = [c["result"]["footprint"] for c in by.get((server, NO_MODEL), []) if c["status"] == "pass"]
+        files = passed[0]["files"] if passed else []
+        ready = [f["ready_s"] * 1e3 for f in passed]
+        rows.append(
+            row(
+                server,
+                model,
+                _difference(ready, [f["ready_s"] * 1e3 for f in base]) if passed else None,
+                _difference([f["idle_bytes"] / MIB for f in passed], [f["idle_bytes"] / MIB for f in base])
+                if passed
+                else None,
+                _spread(ready) if ready else None,
+                len(passed) or None,
+                _import_state(found),
+            )
+        )
+        for reason in sorted({c.get("reason") or "" for c in found if c["status"] == "fail"}):
+            what = "declared in its sdk.toml" if reason.startswith(KNOWN) else "not measured"
+            notes.append(f"{server}, import of {model} ({', '.join(files) or 'its files'}): {what}. "
+                         f"{reason.removeprefix(KNOWN)}")  # fmt: skip
+        unsupported |= {(server, c.get("reason") or "") for c in found if c["status"] == "not_supported"}
+    notes += [f"{server}, model import: not supported. {reason}" for server, reason in sorted(unsupported)]
+    columns = [
+        Column("server", kind="text"),
+        Column("model", kind="text"),
+        Column("import time", "ms: mean time to ready with its files − without [95 % Welch interval]", digits=0),
+        Column("import memory", "MiB: mean idle memory with its files − without [95 % Welch interval]", digits=1),
+        Column("ready with it", "ms from process start to its ready line: median [range]", digits=0),
+        Column("processes", "with the files, verified", digits=0),
+        Column("import", "what the model probe found of the files' nodes, namespaces and references", kind="text"),
+    ]
+    return Table(columns, rows)
+
+
 def _items_plot(cells: list[dict]) -> Figure | None:
     series = []
     for (server, name), found in sorted(_models(cells).items()):
@@ -182,16 +257,28 @@ def _items_plot(cells: list[dict]) -> Figure | None:
     return Figure("RSS against monitored items", "scatter", "monitored items", "MiB held − idle", series)
 
 
+IMPORT_METHOD = (
+    "Model import: the server started with a companion model's NodeSet2 files, which its SDK's own loader "
+    "imports before the server is ready (adapters/SPEC.md §4), and started without them, the processes "
+    "of both in one shuffled order. A model's import time and memory are the differences of the means "
+    "with and without its files (time to ready; idle memory, the heap after a collection where the "
+    "runtime allows it), with 95 % Welch intervals, marked where the interval reaches zero. Each import "
+    "is verified: a probe (asyncua) finds each namespace by URI, reads the BrowseName and NodeClass of "
+    "known nodes and browses Objects for the ones the files place there."
+)
+
+
 def footprint_section(cells: list[dict]) -> Section | None:
-    mine = [c for c in cells if c["kind"] in (KIND, STARTUP_KIND, CLIENT_KIND, IMAGE_KIND)]
+    mine = [c for c in cells if c["kind"] in (KIND, STARTUP_KIND, CLIENT_KIND, IMAGE_KIND, IMPORT_KIND)]
     if not mine:
         return None
     notes: list[str] = []
-    tables = [t for t in (_server_table(mine, notes), _client_table(mine)) if t]
+    imports = _import_table(mine, notes)
+    tables = [t for t in (_server_table(mine, notes), imports, _client_table(mine)) if t]
     unsupported = {
         (c["client"] if c["kind"] == CLIENT_KIND else c["server"], c["variant"], c["parameter"], c["reason"])
         for c in mine
-        if c["status"] == "not_supported"
+        if c["status"] == "not_supported" and c["kind"] != IMPORT_KIND  # the import table's notes say it
     }
     for sdk, variant, parameter, reason in sorted(unsupported):
         notes.append(f"{sdk}, {variant} at {parameter}: not measured. {reason}")
@@ -213,6 +300,7 @@ def footprint_section(cells: list[dict]) -> Section | None:
             "Start-up: the server started with each number of signals; from its process start to its ready line "
             "(the interpreter or the JVM's start included), then its idle RSS, then a new session's Reads of one "
             "value, one in flight: the first of them, and the median of the others.",
+            *([IMPORT_METHOD] if imports else []),
         ],
         tables=tables,
         figures=[plot] if plot else [],

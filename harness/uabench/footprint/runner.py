@@ -27,12 +27,13 @@ from enum import StrEnum
 
 from uabench.containers import images
 from uabench.containers.engine import EngineError
-from uabench.engine.cells import CellSpec, Measured, Outcome
+from uabench.engine import tools_venv
+from uabench.engine.cells import CellSpec, Measured, NotSupportedError, Outcome
 from uabench.engine.servers import Server
 from uabench.engine.session import Session
-from uabench.footprint import heap, memory
-from uabench.footprint.memory import CLIENT_KIND, KIND, STARTUP_KIND, Reading
-from uabench.footprint.plan import FootprintProfile, FootprintSetup, Model, Settle
+from uabench.footprint import heap, memory, nodesets
+from uabench.footprint.memory import CLIENT_KIND, IMPORT_KIND, KIND, STARTUP_KIND, Reading
+from uabench.footprint.plan import FootprintProfile, FootprintSetup, ImportModel, Model, Settle
 from uabench.proc.sampling import INTERVAL_S
 from uabench.sdks import Sdk
 from uabench.targets.process import AdapterError
@@ -376,6 +377,132 @@ def measure_client(
             continue
         rss = (outcome.client_resources or {}).get("rss_mean")
         log(f"{step} sessions: client RSS {rss / MIB:.1f} MiB" if rss else f"{step} sessions: no client RSS")
+    return failures
+
+
+# the model probe: its start (asyncua's import) and its Reads and Browses, on a loaded host
+PROBE_BOUND_S = 60.0
+PROBE_START_S = 1.5  # typical: the tools' Python importing asyncua, a session, a few requests
+NO_MODEL = "none"  # the variant of the points that import nothing: what each model is set beside
+KNOWN = "known: "  # the reason of a failed import that the server's sdk.toml declares
+
+
+def probe_model(endpoint: str, model: ImportModel) -> dict:
+    """What the model probe (tools/uabench_tools/model_probe.py) sees of `model` on a server."""
+    arguments = {**nodesets.probe_arguments(model), "endpoint": endpoint, "timeout_s": 10}
+    try:
+        done = tools_venv.run("model_probe", arguments, PROBE_BOUND_S, "model probe")
+        return tools_venv.last_line(done, "model probe")
+    except RuntimeError as error:
+        raise FootprintError(str(error)) from None
+
+
+def import_point(
+    session: Session,
+    server: Sdk,
+    model: ImportModel | None,
+    settle: Settle,
+    overrides: dict,
+) -> tuple[Outcome, dict]:
+    """One import point on a server process of its own: started with the model's files (none:
+    the point the models are set beside), its time to ready and settled idle memory, then the
+    model probe's look at what it imported. A start the loader refused, or an import the probe
+    does not find as the files say, fails with why."""
+    files = [str(path) for path in nodesets.files(model)] if model else []
+    config = {**overrides, "nodesets": files}
+    try:
+        running = session.pool.fresh(server, **config)
+    except NotSupportedError as error:
+        return Outcome("not_supported", str(error)), {}
+    except AdapterError as error:  # it printed an error instead of ready: the loader's message
+        return Outcome("fail", str(error)), {}
+    try:
+        idle, idle_heap = _idle(running, server, settle)
+        idle_bytes, basis = (idle.rss, "RSS") if idle_heap is None else (idle_heap, heap.COLLECTED[server.language])
+        figures: dict = {
+            "model": model.name if model else NO_MODEL,
+            "files": [path.rsplit("/", 1)[-1] for path in files],
+            "ready_s": running.ready_s,
+            "idle": idle.summary(),
+            "idle_bytes": idle_bytes,
+            "basis": basis,
+            "server_config": running.config,
+        }
+        if model is None:
+            return Outcome("pass", result={}), figures
+        observed = probe_model(running.endpoint, model)
+        figures["observed"] = observed
+        problems = nodesets.judge(observed, model)
+        if problems:
+            return Outcome("fail", "the import is not what its files say: " + "; ".join(problems)), figures
+        return Outcome("pass", result={}), figures
+    finally:
+        session.pool.stop(running)
+
+
+def known_import_failure(server: Sdk, model_name: str, outcome: Outcome) -> Outcome:
+    """A failed import that the server's sdk.toml declares ([nodeset_import."<model>"], its
+    `found` in the reason) is kept as failed with the declaration's why (KNOWN first); any
+    other outcome as it is."""
+    declared = server.nodeset_import.get(model_name)
+    if outcome.status != "fail" or declared is None or not declared.matches(outcome.reason or ""):
+        return outcome
+    return Outcome("fail", f"{KNOWN}{declared.why} ({outcome.reason})")
+
+
+def measure_import(
+    session: Session,
+    setup: FootprintSetup,
+    chosen: FootprintProfile,
+    profile: str | None,
+    server: Sdk,
+    log: Callable[[str], None],
+) -> list[str]:
+    """Every import point of one server, each a "footprint-import" cell (its model the variant,
+    NO_MODEL for the points without files): the profile's repetitions of each, in a shuffled
+    order, so that each model's cost is read beside points without files from the same stretch
+    of the run. What failed, and a declaration no point bore out; "not supported: …" alone when
+    the server has no loader."""
+    assert setup.nodeset_import is not None
+    models: list[ImportModel | None] = [None, *setup.imports_of(profile)]
+    failures: list[str] = []
+    declared_seen: set[str] = set()
+
+    def record(name: str, repetition: int, k: int, outcome: Outcome, figures: dict) -> None:
+        model = models[k]
+        session.recorder.record(
+            IMPORT_KIND, server, server, name, repetition,
+            {"model": name, **(nodesets.probe_arguments(model) if model else {})},
+            _recorded(outcome, figures), figures.get("server_config"), k,
+        )  # fmt: skip
+
+    if why := server.not_supported.get("nodeset_import"):  # no process started for nothing
+        for k, model in enumerate(models[1:], start=1):
+            record(model.name if model else NO_MODEL, 0, k, Outcome("not_supported", why), {})
+        return [f"not supported: {why}"]
+    repetitions = chosen.import_repetitions or chosen.repetitions
+    points = [(r, k) for r in range(repetitions) for k in range(len(models))]
+    for repetition, k in shuffled(points, f"{session.run_id}:{server.id}:import"):
+        model = models[k]
+        name = model.name if model else NO_MODEL
+        try:
+            outcome, figures = import_point(session, server, model, setup.settle, setup.server)
+        except (FootprintError, heap.HeapError, nodesets.NodesetError) as error:
+            outcome, figures = Outcome("fail", str(error)), {}
+        outcome = known_import_failure(server, name, outcome)
+        record(name, repetition, k, outcome, figures)
+        if outcome.status == "not_supported":
+            return [f"not supported: {outcome.reason}"]
+        if outcome.status == "fail" and (outcome.reason or "").startswith(KNOWN):
+            declared_seen.add(name)
+            log(f"{name}: failed as its sdk.toml declares: {outcome.reason}")
+        elif outcome.status != "pass":
+            failures.append(f"{name}, repetition {repetition + 1}: {outcome.reason}")
+        else:
+            log(f"{name}: ready after {figures['ready_s'] * 1e3:,.0f} ms, idle {figures['idle']['rss'] / MIB:.1f} MiB")
+    names = {m.name for m in models if m is not None}
+    for name in sorted(set(server.nodeset_import) & names - declared_seen):
+        failures.append(f'{name}: sdk.toml declares [nodeset_import."{name}"] but no import failed so')
     return failures
 
 

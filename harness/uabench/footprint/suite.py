@@ -80,6 +80,10 @@ def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[Test
         tags = ("footprint", f"server:{server}")
         cases.append(TestCase(f"start-up of {server}", "Server Start Up Should Be Measured", (server,), tags))
         cases.append(TestCase(f"image of {server}", "Server Image Should Be Measured", (server,), tags))
+        if setup.imports_of(profile):
+            cases.append(
+                TestCase(f"model import of {server}", "Server Model Import Should Be Measured", (server,), tags)
+            )
         cases += [
             TestCase(
                 f"memory per {model.unit} of {server}",
@@ -130,6 +134,11 @@ def _seconds(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> tuple[
         return typical, typical, points
     server = args[0]
     client = reference or server
+    if keyword == "Server Model Import Should Be Measured":  # a process per point, and the probe's
+        points = (chosen.import_repetitions or chosen.repetitions) * (1 + len(setup.imports_of(profile)))
+        one = startup(server) + settle_s + runner.PROBE_START_S + FOOTPRINT_STOP_S
+        typical = points * one
+        return typical, typical + points * setup.settle.bound_s, points
     if keyword == "Server Start Up Should Be Measured":
         counts = setup.signals_of(profile)
         declared = cost.expectations(server).ready_s_per_1k_signals

@@ -61,11 +61,14 @@ def trend(runs: Iterable[dict], cells_of: dict[int, list[dict]]) -> dict[str, di
     return {base: versions for base, versions in found.items() if len(versions) > 1}
 
 
-def _change(older: compare.Figure | None, newer: compare.Figure | None) -> Cell:
-    """The change from one version to the next: percent with its interval, and the verdict."""
+def _change(older: compare.Figure | None, newer: compare.Figure | None, why: list[str], what: str) -> Cell:
+    """The change from one version to the next: percent with its interval, and the verdict; an
+    inconclusive one's reason (which of compare's rules withheld the verdict) goes to `why`."""
     if older is None or newer is None:
         return Cell(None, detail="measured at one version only")
     judged = compare.judge(older.estimate, newer.estimate)
+    if judged.verdict == compare.INCONCLUSIVE:
+        why.append(f"{what}: inconclusive: {judged.reason}.")
     change = judged.change
     if change is None or not all(math.isfinite(x) for x in (change.center, change.low, change.high)):
         return Cell(judged.verdict, VERDICT.get(judged.verdict), judged.reason)
@@ -97,16 +100,13 @@ def version_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Sectio
             ]
             for version in ordered
         ]
+        why: list[str] = []
         rows += [
-            [Cell(f"{older} → {newer}")] + [_change(versions[older].get(t), versions[newer].get(t)) for t in titles]
+            [Cell(f"{older} → {newer}")]
+            + [_change(versions[older].get(t), versions[newer].get(t), why, f"{older} → {newer}, {t}") for t in titles]
             for older, newer in zip(ordered, ordered[1:], strict=False)
         ]
-        parts.append(
-            Section(
-                f"{base}: {' → '.join(ordered)}",
-                tables=[Table(columns, rows)],
-            )
-        )
+        parts.append(Section(f"{base}: {' → '.join(ordered)}", tables=[Table(columns, rows)], notes=why))
     return Section(
         "Version trend",
         paragraphs=[

@@ -86,6 +86,7 @@ final class Config {
     SERVER_KEYS.put("update_interval_ms", ranged(Kind.INT, NODES.numberNode(100), 0, 60000));
     SERVER_KEYS.put("writes", ranged(Kind.INT, NODES.numberNode(100), 0, 100000));
     SERVER_KEYS.put("security", key(Kind.OBJECT, NODES.nullNode()));
+    SERVER_KEYS.put("nodesets", key(Kind.STRINGS, NODES.nullNode()));
 
     SERVER_SECURITY_KEYS.put("endpoints", key(Kind.ENDPOINTS, NODES.nullNode()));
     SERVER_SECURITY_KEYS.put("certificate", nullable(Kind.STRING));
@@ -137,7 +138,7 @@ final class Config {
 
   record Server(
       String host, int port, int signals, int updateIntervalMs, int writes,
-      ServerSecurity security, ObjectNode asRun) {}
+      ServerSecurity security, List<String> nodesets, ObjectNode asRun) {}
 
   record ClientSecurity(
       String policy, String mode, String certificate, String privateKey, String applicationUri) {}
@@ -277,6 +278,9 @@ final class Config {
               + "secure endpoint");
     }
     config.set("security", security);
+    if (config.get("nodesets").isNull()) {  // default [], a fresh list per config
+      config.set("nodesets", NODES.arrayNode());
+    }
     return new Server(
         config.get("host").asText(),
         config.get("port").asInt(),
@@ -289,6 +293,7 @@ final class Config {
             textOrNull(security.get("private_key")),
             security.get("application_uri").asText(),
             strings(security.get("trusted_certificates"))),
+        strings(config.get("nodesets")),
         config);
   }
 

@@ -24,13 +24,29 @@ import org.eclipse.milo.opcua.stack.core.types.builtin.unsigned.UInteger;
 import org.eclipse.milo.opcua.stack.core.types.structured.BuildInfo;
 import org.eclipse.milo.opcua.stack.transport.server.tcp.OpcTcpServerTransport;
 import org.eclipse.milo.opcua.stack.transport.server.tcp.OpcTcpServerTransportConfig;
+import org.uabench.milo.Protocol.NotSupportedException;
 
 /** `run server`: serves the standard address space until SIGTERM or SIGINT. */
 final class ServerRole {
 
   private ServerRole() {}
 
+  /**
+   * SPEC §4, imported information models: Milo has no run-time NodeSet2 loader. Its sdk-server
+   * NodeLoader (namespaces.loader) is namespace 0 generated into Java code, and reading a NodeSet2
+   * file is left to a separate, unofficial project (eclipse-milo/milo#713). So a non-empty
+   * `nodesets` ends here, before anything is built or bound: the first of SPEC's checks.
+   */
+  private static String noNodeSetLoader() {
+    return "key 'nodesets': Eclipse Milo " + Main.sdkVersion() + " has no run-time NodeSet2 "
+        + "loader (its SDK imports no NodeSet2 XML; loading NodeSets \"is not officially supported "
+        + "yet\", eclipse-milo/milo#713, pointing to the separate digitalpetri/opc-ua-nodeset-parser)";
+  }
+
   static void run(Config.Server config) throws Exception {
+    if (!config.nodesets().isEmpty()) {
+      throw new NotSupportedException(noNodeSetLoader());
+    }
     Config.ServerSecurity security = config.security();
     Security.Identity identity = null;
     List<X509Certificate> trusted = new ArrayList<>();
