@@ -137,3 +137,22 @@ def test_an_inconclusive_change_says_which_rule_withheld_the_verdict(tmp_path):
     text = _report(tmp_path, [80.0 + k for k in range(len(BASE))])
     assert "inconclusive" in _trend_row(text) and "faster" not in _trend_row(text)
     assert "inconclusive: the change's interval" in text and "rise in the order they were measured" in text
+
+
+def test_the_footprint_measures_every_declared_version_with_versions(versioned, monkeypatch):
+    from uabench.footprint import suite as footprint_suite
+
+    loaded = plan.load("footprint")
+    monkeypatch.setattr(
+        footprint_suite, "sdks_chosen", lambda role, allowed, only: ["x", "y"] if role == "server" else []
+    )
+
+    def measured() -> list[str]:
+        return sorted({case.args[0] for case in plan.test_cases(loaded, None, "quick")})
+
+    assert measured() == ["x", "y"]
+    plan.measure_versions(True)
+    try:
+        assert measured() == ["x", "x@1.0", "y"]
+    finally:
+        plan.measure_versions(False)

@@ -72,6 +72,9 @@ def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[Test
     servers = [
         s for s in sdks_chosen("server", plan.servers, only) if selected.servers is None or s in selected.servers
     ]
+    # `uabench run footprint --versions`: each server's other declared versions beside it, their
+    # rows side by side in the section (issue 44: the footprint across versions)
+    servers = plan.ranked(servers, profile)
     clients = [
         c for c in sdks_chosen("client", plan.clients, only) if selected.clients is None or c in selected.clients
     ]
