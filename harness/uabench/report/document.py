@@ -77,6 +77,9 @@ def emulated_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Secti
     )
 
 
+SIDE_BY_SIDE = {"footprint"}  # suites whose sections show every version measured, each in its own rows
+
+
 def document(runs: list[dict], cells_of: dict[int, list[dict]]) -> Report:
     native = [run for run in runs if not emulated(run, cells_of[run["id"]])]
     # the other versions of an SDK have a section of their own; everything else shows the pinned ones
@@ -85,7 +88,10 @@ def document(runs: list[dict], cells_of: dict[int, list[dict]]) -> Report:
     sections = [summary_section(native, cells_of)] if native else []
     sections.append(version_section(native, measured))
     for run in native:
-        sections += run_sections(run, cells_of[run["id"]], runs, cells_of)
+        # a footprint table ranks nothing: a server's other versions (`run footprint --versions`)
+        # are rows of their own beside it
+        own = measured if run["suite"] in SIDE_BY_SIDE else cells_of
+        sections += run_sections(run, own[run["id"]], runs, own)
     sections.append(emulated_section([run for run in runs if run not in native], cells_of))
     # the sizing model is fitted to native figures only: an emulated server's CPU is qemu's
     everything = [c for run in native for c in cells_of[run["id"]]]
