@@ -17,6 +17,7 @@ from uabench import plan, sdks
 from uabench.engine.cells import Outcome
 from uabench.footprint import memory, nodesets, runner
 from uabench.footprint import suite as footprint_suite
+from uabench.footprint.cells import KNOWN
 from uabench.footprint.plan import ImportModel
 from uabench.footprint.report import footprint_section
 
@@ -155,7 +156,7 @@ def test_a_declared_failure_is_known_and_another_is_not():
     asyncua = sdks.get("asyncua")
     declared = asyncua.nodeset_import["DI 1.05"]
     known = runner.known_import_failure(asyncua, "DI 1.05", Outcome("fail", f"refused: {declared.found}: no parent"))
-    assert known.reason is not None and known.reason.startswith(runner.KNOWN)
+    assert known.reason is not None and known.reason.startswith(KNOWN)
     other = runner.known_import_failure(asyncua, "DI 1.05", Outcome("fail", "BadNodeIdExists"))
     assert other.reason == "BadNodeIdExists"
     passed = runner.known_import_failure(asyncua, "DI 1.04", Outcome("fail", declared.found))
@@ -175,7 +176,7 @@ def test_the_section_shows_each_models_cost_beside_the_starts_without():
         _cell("footprint-import", "s", "DI", 1, _imported(r, 36 * mib + k * 4096))
         for k, r in enumerate((0.8, 0.9, 0.85))
     ]
-    cells += [_cell("footprint-import", "t", "DI", 1, status="fail", reason=f"{runner.KNOWN}its loader: why (error)")]
+    cells += [_cell("footprint-import", "t", "DI", 1, status="fail", reason=f"{KNOWN}its loader: why (error)")]
     cells += [_cell("footprint-import", "u", "DI", 1, status="fail", reason="BadParentNodeIdInvalid")]
     cells += [_cell("footprint-import", "v", "DI", 1, status="not_supported", reason="no loader")]
     section = footprint_section(cells)

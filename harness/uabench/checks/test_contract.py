@@ -164,17 +164,23 @@ def test_bad_config_exits_2_naming_the_key(
         )
     except subprocess.TimeoutExpired:
         pytest.fail("still running after 60 s (it must exit 2 before connecting)", pytrace=False)
-    assert done.returncode == 2, f"exit {done.returncode}, expected 2"
-    event = _last_event(done.stdout)
-    assert event and event.get("event") == "error" and event.get("kind") == "config", (
-        f"no error event of kind config on stdout: {done.stdout[-200:]!r}"
+    record_property("detail", _error_message(done.returncode, done.stdout, 2, "config", key))
+
+
+def _error_message(returncode: int, stdout: str, code: int, kind: str, named: str) -> str:
+    """The message of the error event an adapter refused with: exit `code`, the last stdout
+    line an error event of `kind` whose message names `named`."""
+    assert returncode == code, f"exit {returncode}, expected {code} ({kind})"
+    event = _last_event(stdout)
+    assert event and event.get("event") == "error" and event.get("kind") == kind, (
+        f"no error event of kind {kind} on stdout: {stdout[-200:]!r}"
     )
-    assert key in event.get("message", ""), f"message does not name '{key}': {event.get('message')!r}"
-    record_property("detail", event["message"])
+    assert named in event.get("message", ""), f"message does not name {named!r}: {event.get('message')!r}"
+    return str(event["message"])
 
 
-def _server_refusal(sdk: Sdk, config: dict, workdir: Path, name: str) -> tuple[int, dict | None]:
-    """The exit status and last event of a server given `config`, which it must refuse before
+def _server_refusal(sdk: Sdk, config: dict, workdir: Path, name: str) -> tuple[int, str]:
+    """The exit status and stdout of a server given `config`, which it must refuse before
     ready: one that prints ready instead fails the check at once and is stopped (its process
     group killed), whatever it does with SIGTERM."""
     path = workdir / f"{name}.json"
@@ -216,21 +222,15 @@ def _server_refusal(sdk: Sdk, config: dict, workdir: Path, name: str) -> tuple[i
         pytest.fail(
             f"still running after {REFUSAL_BOUND_S:g} s (it must refuse the config before ready)", pytrace=False
         )
-    return returncode, _last_event("".join(lines))
+    return returncode, "".join(lines)
 
 
-def _refused_as(sdk: Sdk, done: tuple[int, dict | None], code: int, kind: str, named: str) -> str:
+def _refused_as(sdk: Sdk, done: tuple[int, str], code: int, kind: str, named: str) -> str:
     """SPEC §4, Imported information models: an SDK without a loader refuses any `nodesets` with
     exit 3 (its sdk.toml says why); one with a loader exits `code` with an error of `kind`."""
-    returncode, event = done
     if "nodeset_import" in sdk.not_supported:
         code, kind, named = 3, "not_supported", ""
-    assert returncode == code, f"exit {returncode}, expected {code} ({kind})"
-    assert event and event.get("event") == "error" and event.get("kind") == kind, (
-        f"no error event of kind {kind} on stdout: {event!r}"
-    )
-    assert named in event.get("message", ""), f"message does not name {named!r}: {event.get('message')!r}"
-    return str(event["message"])
+    return _error_message(*done, code, kind, named)
 
 
 @pytest.mark.role("server")

@@ -12,3 +12,9 @@ class FootprintCell(StrEnum):
     CLIENT = "footprint-client"
     IMAGE = "footprint-image"  # a built image's size
     IMPORT = "footprint-import"  # a server started with (or without) a companion model's files
+
+
+# the variant of the import points that import nothing: what each model is set beside
+NO_MODEL = "none"
+# the reason's start of a failed import that the server's sdk.toml declares ([nodeset_import])
+KNOWN = "known: "

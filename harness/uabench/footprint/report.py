@@ -13,6 +13,7 @@ from collections import defaultdict
 from uabench.document.model import Cell, Column, Figure, Interval, Section, Series, Status, Table, row
 from uabench.document.parts import failure_notes
 from uabench.footprint import memory
+from uabench.footprint.cells import KNOWN, NO_MODEL
 from uabench.footprint.memory import CLIENT_KIND, IMAGE_KIND, IMPORT_KIND, KIND, STARTUP_KIND
 from uabench.footprint.plan import VARIED
 
@@ -165,9 +166,6 @@ def _client_table(cells: list[dict]) -> Table | None:
         Column("per session", "KiB: slope of the client's RSS over its sessions [95 % interval]", digits=1),
     ]
     return Table(columns, rows)
-
-
-NO_MODEL, KNOWN = "none", "known: "  # footprint/runner.py's (the report imports no runner)
 
 
 def _difference(with_: list[float], without: list[float]) -> Cell:

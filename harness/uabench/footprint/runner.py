@@ -32,6 +32,7 @@ from uabench.engine.cells import CellSpec, Measured, NotSupportedError, Outcome
 from uabench.engine.servers import Server
 from uabench.engine.session import Session
 from uabench.footprint import heap, memory, nodesets
+from uabench.footprint.cells import KNOWN, NO_MODEL
 from uabench.footprint.memory import CLIENT_KIND, IMPORT_KIND, KIND, STARTUP_KIND, Reading
 from uabench.footprint.plan import FootprintProfile, FootprintSetup, ImportModel, Model, Settle
 from uabench.proc.sampling import INTERVAL_S
@@ -141,6 +142,12 @@ def _idle(running: Server, server: Sdk, settle: Settle) -> tuple[Reading, int | 
     return idle, heap.collected_heap(running.measured.process.pid, server.language)
 
 
+def _idle_figure(idle: Reading, idle_heap: int | None, server: Sdk) -> tuple[int, str]:
+    """The idle bytes a point's figure is of, and their basis: RSS, or the heap after a full
+    collection where it could be had."""
+    return (idle.rss, "RSS") if idle_heap is None else (idle_heap, heap.COLLECTED[server.language])
+
+
 def held_point(
     session: Session,
     server: Sdk,
@@ -195,8 +202,7 @@ def startup_point(
     try:
         ready_s = running.ready_s
         idle, idle_heap = _idle(running, server, settle)
-        # the address space's cost: RSS, or the heap after a full collection where it can be had
-        idle_bytes, basis = (idle.rss, "RSS") if idle_heap is None else (idle_heap, heap.COLLECTED[server.language])
+        idle_bytes, basis = _idle_figure(idle, idle_heap, server)  # the address space's cost
         config = session.client_config(running, {**first_request, "record_latencies": True, "warmup_s": 0})
         outcome = session.run_client(client, running, config)
         figures: dict = {
@@ -383,8 +389,6 @@ def measure_client(
 # the model probe: its start (asyncua's import) and its Reads and Browses, on a loaded host
 PROBE_BOUND_S = 60.0
 PROBE_START_S = 1.5  # typical: the tools' Python importing asyncua, a session, a few requests
-NO_MODEL = "none"  # the variant of the points that import nothing: what each model is set beside
-KNOWN = "known: "  # the reason of a failed import that the server's sdk.toml declares
 
 
 def probe_model(endpoint: str, model: ImportModel) -> dict:
@@ -401,14 +405,14 @@ def import_point(
     session: Session,
     server: Sdk,
     model: ImportModel | None,
+    files: list[str],
     settle: Settle,
     overrides: dict,
 ) -> tuple[Outcome, dict]:
-    """One import point on a server process of its own: started with the model's files (none:
+    """One import point on a server process of its own: started with the model's `files` (none:
     the point the models are set beside), its time to ready and settled idle memory, then the
     model probe's look at what it imported. A start the loader refused, or an import the probe
     does not find as the files say, fails with why."""
-    files = [str(path) for path in nodesets.files(model)] if model else []
     config = {**overrides, "nodesets": files}
     try:
         running = session.pool.fresh(server, **config)
@@ -418,7 +422,7 @@ def import_point(
         return Outcome("fail", str(error)), {}
     try:
         idle, idle_heap = _idle(running, server, settle)
-        idle_bytes, basis = (idle.rss, "RSS") if idle_heap is None else (idle_heap, heap.COLLECTED[server.language])
+        idle_bytes, basis = _idle_figure(idle, idle_heap, server)
         figures: dict = {
             "model": model.name if model else NO_MODEL,
             "files": [path.rsplit("/", 1)[-1] for path in files],
@@ -480,13 +484,22 @@ def measure_import(
         for k, model in enumerate(models[1:], start=1):
             record(model.name if model else NO_MODEL, 0, k, Outcome("not_supported", why), {})
         return [f"not supported: {why}"]
+    located: dict[str, list[str]] = {}  # each model's files, fetched and hash-checked once
+
+    def files_of(model: ImportModel | None) -> list[str]:
+        if model is None:
+            return []
+        if model.name not in located:  # a fetch that failed is tried again at the next point
+            located[model.name] = [str(path) for path in nodesets.files(model)]
+        return located[model.name]
+
     repetitions = chosen.import_repetitions or chosen.repetitions
     points = [(r, k) for r in range(repetitions) for k in range(len(models))]
     for repetition, k in shuffled(points, f"{session.run_id}:{server.id}:import"):
         model = models[k]
         name = model.name if model else NO_MODEL
         try:
-            outcome, figures = import_point(session, server, model, setup.settle, setup.server)
+            outcome, figures = import_point(session, server, model, files_of(model), setup.settle, setup.server)
         except (FootprintError, heap.HeapError, nodesets.NodesetError) as error:
             outcome, figures = Outcome("fail", str(error)), {}
         outcome = known_import_failure(server, name, outcome)
