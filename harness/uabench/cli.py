@@ -338,11 +338,19 @@ def _placement(args: argparse.Namespace) -> tuple[targets.Spec, targets.Spec]:
             remote.check_target(server.target, server.port)
         except remote.RemoteError as error:
             raise targets.TargetError(f"--server-target {server}: {error}") from None
-    if client.kind == "ssh":
+    if client.kind in ("ssh", "vm"):
         raise targets.TargetError(
             f"--client-target {client}: not supported: the measured roles (clients, subscribers) run on this "
-            "machine or in its containers; put the servers on the SSH target with --server-target"
+            f"machine or in its containers; put the servers on the {client.kind.upper()} target with --server-target"
         )
+    if server.kind == "vm":
+        from uabench.targets import vm
+
+        if not args.arch:
+            raise targets.TargetError(f"--server-target vm: give the VM's architecture: --arch {vm.ARCHES[0]}")
+        why = vm.available(args.arch)
+        if why:
+            raise targets.TargetError(f"--server-target vm: {why}")
     if args.arch:
         from uabench.containers import images
 
@@ -361,7 +369,8 @@ def _placed(
 ):
     """While the suites run: each role on its target (targets/). Local: nothing to do. A
     container target: the engine running and every chosen SDK's image prepared; an SSH target:
-    connected, the harness's sampler shipped, the clocks compared, every image loaded there."""
+    connected, the harness's sampler shipped, the clocks compared, every image loaded there; a
+    VM target: booted, then an SSH target."""
     server, client = placement
     if (server.kind, client.kind) == ("local", "local"):
         yield
@@ -399,6 +408,23 @@ def _placed(
                         args.ssh_identity,
                         args.ssh_known_hosts,
                         args.target_env,
+                    )
+                )
+            elif spec.kind == "vm":
+                from uabench.targets import vm
+
+                booted = stack.enter_context(vm.booted(arch.name, lambda line: print(line, flush=True)))
+                placed[role] = stack.enter_context(
+                    ssh.connect(
+                        targets.Spec("ssh", booted.host.target, booted.host.port),
+                        arch,
+                        wanted,
+                        run_dir,
+                        lambda line: print(line, flush=True),
+                        booted.host.identity,
+                        booted.host.known_hosts,
+                        args.target_env,
+                        vm=booted.about,
                     )
                 )
         targets.use(targets.Placement(placed["server"], placed["client"]))
@@ -1191,8 +1217,9 @@ def _isolation_option(command: argparse.ArgumentParser) -> None:
         "--server-target",
         default="local",
         metavar="TARGET",
-        help="where servers and publishers run: local (default), container, or ssh://[user@]host[:port] "
-        "(a Raspberry Pi: podman and python3-psutil there)",
+        help="where servers and publishers run: local (default), container, ssh://[user@]host[:port] "
+        "(a Raspberry Pi: podman and python3-psutil there), or vm (with --arch arm64: an arm64 machine "
+        "emulated here by qemu-system, whose memory figures are its own kernel's; ci/arm-vm/make-disk first)",
     )
     command.add_argument(
         "--client-target",

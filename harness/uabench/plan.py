@@ -803,6 +803,10 @@ class SuiteKind:
     cost: Callable[[Plan, str, TestCase, TestCost], None] | None = None
     # its section of a run's report, from the run and its cells (None: the run has none of its cells)
     section: Callable[[dict, list[dict]], Section | None] | None = None
+    # its section setting a run on another target (a board, the VM) beside this machine's run of the
+    # suite: (this machine's cells, the target's cells, what each side is called: 'here' or 'here
+    # (container)', and the target's place, e.g. 'vm arm64')
+    beside: Callable[[list[dict], list[dict], str, str], Section | None] | None = None
     # what it adds beside each server's figures in the report's summary, from a run's cells:
     # (server, column, cell) entries
     summary: Callable[[list[dict]], list[tuple[str, Column, Cell]]] | None = None

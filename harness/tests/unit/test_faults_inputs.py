@@ -309,12 +309,29 @@ ROWS = [
         (f"server-target-{name}", ["run", "read", *SMOKE, "--server-target", target], {}, 2, [message])
         for name, target, message in (
             ("option", "ssh://-oProxyCommand=x", "not starting with '-'"),
-            ("space", "ssh://pi@host evil", "not local, container or ssh://"),
+            ("space", "ssh://pi@host evil", "not local, container, vm or ssh://"),
             ("port", "ssh://pi@host:0", "port 0 is not between 1 and 65535"),
-            ("unknown", "docker", "not local, container or ssh://"),
+            ("unknown", "docker", "not local, container, vm or ssh://"),
         )
     ),
     ("client-target-ssh", ["run", "read", *SMOKE, "--client-target", "ssh://pi@host"], {}, 2, ["not supported"]),
+    ("client-target-vm", ["run", "read", *SMOKE, "--client-target", "vm"], {}, 2, ["not supported"]),
+    (
+        "vm-no-arch",
+        ["run", "read", *SMOKE, "--server-target", "vm"],
+        {},
+        2,
+        ["give the VM's architecture: --arch arm64"],
+    ),
+    ("vm-armhf", ["run", "read", *SMOKE, "--server-target", "vm", "--arch", "armhf"], {}, 2, ["boots arm64 only"]),
+    # no disk (or, on a machine without them, no qemu-system or not root): said before anything runs
+    (
+        "vm-no-disk",
+        ["run", "read", *SMOKE, "--server-target", "vm", "--arch", "arm64"],
+        {"UABENCH_ARM_VM_DIR": "/nonexistent/uabench-vm-disk"},
+        2,
+        ["--server-target vm: "],
+    ),
     ("arch-local", ["run", "read", *SMOKE, "--arch", "arm64"], {}, 2, ["local processes are this machine's"]),
     ("arch-unknown", ["run", "read", *SMOKE, "--server-target", "container", "--arch", "sparc"], {}, 2, ["sparc"]),
 ]

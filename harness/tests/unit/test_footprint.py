@@ -12,7 +12,8 @@ from uabench import plan, sdks
 from uabench.footprint import heap, memory
 from uabench.footprint import suite as footprint_suite
 from uabench.footprint.plan import Settle
-from uabench.footprint.report import footprint_section
+from uabench.footprint.report import footprint_beside, footprint_section
+from uabench.report import document
 
 SETTLE = Settle(window_s=1.0, tolerance=0.01, bound_s=5.0)
 
@@ -179,3 +180,49 @@ def test_a_server_that_sends_one_chunk_cannot_publish_thousands_of_first_notific
     assert gopcua.cannot_publish(2000) is None
     assert "first Publish of 4000 monitored items needs about" in (gopcua.cannot_publish(4000) or "")
     assert open62541.cannot_publish(100_000) is None
+
+
+def test_a_target_s_memory_stands_beside_this_machine_s_server_by_server():
+    def run(per_item: int, idle: int, servers: tuple[str, ...]) -> list[dict]:
+        cells = [
+            _cell("footprint", server, "monitored items", step, _held(step * per_item + wobble))
+            for server in servers
+            for step, wobble in ((1, 0), (1000, 4096), (2000, -4096), (1, 4096), (1000, 0), (2000, 0))
+        ]
+        return cells + [
+            _cell("footprint-startup", server, "start-up", n, _startup(0.1, idle + n * 100))
+            for server in servers
+            for n in (1000, 10000, 1000, 10000)
+        ]
+
+    here, there = run(2048, 8 << 20, ("s", "t")), run(1024, 4 << 20, ("s",))
+    section = footprint_beside(here, there, "here", "vm arm64")
+    assert section is not None and section.title == "Footprint: vm arm64 beside this machine"
+    table = section.tables[0]
+    assert [r[0].value for r in table.rows] == ["s"]  # only what the target measured
+    s = table.rows[0]
+    assert s[table.column("per monitored item, here")].value.center == pytest.approx(2.0, abs=0.01)
+    assert s[table.column("per monitored item, vm arm64")].value.center == pytest.approx(1.0, abs=0.01)
+    idle_here, idle_there = s[table.column("idle RSS, here")].value, s[table.column("idle RSS, vm arm64")].value
+    assert idle_here.center == pytest.approx(8 + 0.1 / 1024 * 1000, rel=1e-3)
+    assert idle_there.center == pytest.approx(4 + 0.1 / 1024 * 1000, rel=1e-3)
+    assert not any(column.title.startswith("ready") for column in table.columns)  # a VM's times are emulation's
+    assert footprint_beside(here, run(1024, 4 << 20, ("u",)), "here", "vm arm64") is None  # nothing in common
+
+    # in the report: beside this machine's run, and the VM's own section apart, warned of its times
+    local = {"server": {"kind": "local"}, "client": {"kind": "local"}}
+    on_vm = {
+        **local,
+        "server": {"kind": "ssh", "name": "vm", "arch": "arm64", "emulated": True, "emulation": "qemu-system"},
+    }
+    runs = [{"id": k, "suite": "footprint", "provenance": {"targets": t}} for k, t in ((1, local), (2, on_vm))]
+    assert [s.title for s in document.beside_sections(runs, {1: here, 2: there})] == [section.title]
+    assert document.beside_sections(runs[1:], {2: there}) == []  # no run of this machine to stand beside
+    in_containers = [{**runs[0], "provenance": {"targets": {**local, "server": {"kind": "container"}}}}, runs[1]]
+    (beside,) = document.beside_sections(in_containers, {1: here, 2: there})
+    assert "idle RSS, here (container)" in [column.title for column in beside.tables[0].columns]
+    apart = document.emulated_section(runs[1:], {2: there})
+    assert apart is not None and apart.subsections[0].title == "footprint (run 2, vm arm64, emulated)"
+    assert "its own arm64 kernel counted their memory" in (apart.warning or "") and "qemu-user" not in (
+        apart.warning or ""
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from dataclasses import dataclass
 
 from uabench.document.model import Cell, Column, Figure, Interval, Section, Series, Status, Table, row
 from uabench.document.parts import failure_notes
@@ -50,47 +51,85 @@ def _models(cells: list[dict]) -> dict[tuple[str, str], list[dict]]:
     return found
 
 
-def _server_table(cells: list[dict], notes: list[str]) -> Table | None:
+@dataclass(frozen=True)
+class _Memory:
+    """A server's memory figures in one run: idle RSS (MiB), the slope per unit of each model
+    (KiB) and per 1,000 signals (KiB)."""
+
+    idle: Interval | None
+    slopes: list[Cell]
+    per_signals: Cell
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One run's footprint cells by server: its start-up points, models and signal counts."""
+
+    models: dict[tuple[str, str], list[dict]]
+    startups: dict[str, list[dict]]
+    names: list[str]  # the models, in the order of footprint/plan.py's VARIED
+    signals: list[float]
+
+    @property
+    def servers(self) -> list[str]:
+        return sorted({server for server, _ in self.models} | set(self.startups))
+
+    @property
+    def lowest(self) -> float:
+        return min(self.signals, default=0)
+
+
+def _run(cells: list[dict]) -> _Run:
     models = _models(cells)
     startups = defaultdict(list)
     for c in _passed(cells, STARTUP_KIND):
         startups[c["server"]].append(c)
-    built = {c["server"]: c["result"]["images"] for c in cells if c["kind"] == IMAGE_KIND and c["status"] == "pass"}
-    servers = sorted({server for server, _ in models} | set(startups))
-    if not servers:
-        return None
     # the order of footprint/plan.py's VARIED (what a server holds from the outside in), others after
     order = {vary: index for index, vary in enumerate(VARIED)}
     names = sorted({name for _, name in models}, key=lambda n: (order.get(_vary(n), len(order)), n))
     signals = sorted({float(c["parameter"]) for found in startups.values() for c in found})
-    rows = []
-    for server in servers:
-        ups = startups.get(server, [])
-        lowest = [c for c in ups if float(c["parameter"]) == min(signals, default=0)]
-        idle = [c["result"]["footprint"]["idle"]["rss"] / MIB for c in lowest]
-        slopes = []
-        for name in names:
-            found = models.get((server, name), [])
-            points = [(float(c["parameter"]), float(c["result"]["footprint"]["delta_bytes"])) for c in found]
-            slope, _ = _slope(points, KIB)
-            unsettled = sum(not c["result"]["footprint"]["held"]["settled"] for c in found)
-            if unsettled:
-                notes.append(
-                    f"{server}, {name}: RSS had not settled within the bound at {unsettled} of {len(found)} points."
-                )
-            slopes.append(slope)
-        per_signals, _ = _slope([(float(c["parameter"]) / 1000, float(_idle_bytes(c))) for c in ups], KIB)
-        bases = {
-            c["result"]["footprint"].get("basis", "RSS")
-            for c in [*ups, *(c for n in names for c in models.get((server, n), []))]
-        }
-        if bases - {"RSS"}:
+    return _Run(models, startups, names, signals)
+
+
+def _memory(run: _Run, server: str, notes: list[str]) -> _Memory:
+    ups = run.startups.get(server, [])
+    idle = [c["result"]["footprint"]["idle"]["rss"] / MIB for c in ups if float(c["parameter"]) == run.lowest]
+    slopes = []
+    for name in run.names:
+        found = run.models.get((server, name), [])
+        points = [(float(c["parameter"]), float(c["result"]["footprint"]["delta_bytes"])) for c in found]
+        slope, _ = _slope(points, KIB)
+        unsettled = sum(not c["result"]["footprint"]["held"]["settled"] for c in found)
+        if unsettled:
             notes.append(
-                f"{server}: its figures per {', '.join(_unit(n) for n in names)} and per 1,000 signals are "
-                f"of its heap, not its RSS: {'; '.join(sorted(bases - {'RSS'}))}."
+                f"{server}, {name}: RSS had not settled within the bound at {unsettled} of {len(found)} points."
             )
+        slopes.append(slope)
+    per_signals, _ = _slope([(float(c["parameter"]) / 1000, float(_idle_bytes(c))) for c in ups], KIB)
+    bases = {
+        c["result"]["footprint"].get("basis", "RSS")
+        for c in [*ups, *(c for n in run.names for c in run.models.get((server, n), []))]
+    }
+    if bases - {"RSS"}:
+        notes.append(
+            f"{server}: its figures per {', '.join(_unit(n) for n in run.names)} and per 1,000 signals are "
+            f"of its heap, not its RSS: {'; '.join(sorted(bases - {'RSS'}))}."
+        )
+    return _Memory(_spread(idle) if idle else None, slopes, per_signals)
+
+
+def _server_table(cells: list[dict], notes: list[str]) -> Table | None:
+    run = _run(cells)
+    built = {c["server"]: c["result"]["images"] for c in cells if c["kind"] == IMAGE_KIND and c["status"] == "pass"}
+    if not run.servers:
+        return None
+    rows = []
+    for server in run.servers:
+        ups = run.startups.get(server, [])
+        lowest = [c for c in ups if float(c["parameter"]) == run.lowest]
+        memory_figures = _memory(run, server, notes)
         ready = []
-        for count in signals:
+        for count in run.signals:
             values = [c["result"]["footprint"]["ready_s"] * 1e3 for c in ups if float(c["parameter"]) == count]
             ready.append(_spread(values) if values else None)
         first = [c["result"]["footprint"]["first_request_us"] for c in lowest]
@@ -98,9 +137,9 @@ def _server_table(cells: list[dict], notes: list[str]) -> Table | None:
         rows.append(
             row(
                 server,
-                _spread(idle) if idle else None,
-                *slopes,
-                per_signals,
+                memory_figures.idle,
+                *memory_figures.slopes,
+                memory_figures.per_signals,
                 *ready,
                 _spread(first) if first else None,
                 _spread(later) if later else None,
@@ -108,15 +147,18 @@ def _server_table(cells: list[dict], notes: list[str]) -> Table | None:
                 or None,
             )
         )
-    lowest_signals = f"{min(signals):,.0f} signals" if signals else "the lowest signal count"
+    lowest_signals = f"{run.lowest:,.0f} signals" if run.signals else "the lowest signal count"
     columns = [
         Column("server", kind="text"),
         Column("idle RSS", f"MiB at {lowest_signals}: median [lowest–highest] of its processes", digits=1),
-        *(Column(f"per {_unit(name)}", "KiB: slope of held − idle RSS [95 % interval]", digits=1) for name in names),
+        *(
+            Column(f"per {_unit(name)}", "KiB: slope of held − idle RSS [95 % interval]", digits=1)
+            for name in run.names
+        ),
         Column("per 1,000 signals", "KiB: slope of idle RSS over the signal counts [95 % interval]", digits=0),
         *(
             Column(f"ready, {count:,.0f} signals", "ms from process start to its ready line: median [range]")
-            for count in signals
+            for count in run.signals
         ),
         Column("first request", f"µs, a new session's first Read at {lowest_signals}, 1 in flight: median [range]"),
         Column("later requests", "µs, the same session's later Reads, 1 in flight (closed loop): median of medians"),
@@ -125,6 +167,47 @@ def _server_table(cells: list[dict], notes: list[str]) -> Table | None:
         ),
     ]
     return Table(columns, rows)
+
+
+def footprint_beside(here_cells: list[dict], there_cells: list[dict], here_name: str, where: str) -> Section | None:
+    """The memory figures of a run on another target (a board, the VM) beside this machine's, server
+    by server: what the same server holds there. Times are left out: a VM's are its emulation's."""
+    here, there = _run(here_cells), _run(there_cells)
+    servers = [server for server in there.servers if server in here.servers]
+    if not servers:
+        return None
+    names = [name for name in there.names if name in here.names]
+    notes: list[str] = []
+    rows = []
+    for server in servers:
+        mine, theirs = _memory(here, server, []), _memory(there, server, notes)
+        pairs: list[tuple[Cell | Interval | None, Cell | Interval | None]] = [(mine.idle, theirs.idle)]
+        pairs += [(mine.slopes[here.names.index(n)], theirs.slopes[there.names.index(n)]) for n in names]
+        pairs.append((mine.per_signals, theirs.per_signals))
+        rows.append(row(server, *(figure for pair in pairs for figure in pair)))
+    columns = [Column("server", kind="text")]
+    for label, about, digits in [
+        ("idle RSS", f"MiB at {there.lowest:,.0f} signals: median [range]", 1),
+        *((f"per {_unit(n)}", "KiB: slope of held − idle RSS [95 % interval]", 1) for n in names),
+        ("per 1,000 signals", "KiB: slope of idle RSS over the signal counts [95 % interval]", 0),
+    ]:
+        columns += [
+            Column(f"{label}, {here_name}", about, digits=digits),
+            Column(f"{label}, {where}", about, digits=digits),
+        ]
+    return Section(
+        f"Footprint: {where} beside this machine",
+        paragraphs=[
+            f"The same servers' memory on this machine ({here_name}) and on {where}, each measured as the "
+            "footprint section says, in a run of its own (their provenance is in the runs' sections). What "
+            "differs is the architecture (its instructions, alignment, the runtime's build for it) and the "
+            "kernel that counts the pages; and, unless this machine's servers ran in containers too, the "
+            "build and libraries (an image against this machine's own build). A VM's times and rates are its "
+            "emulation's and are left out here; its memory is its own kernel's count of its arm64 processes.",
+        ],
+        tables=[Table(columns, rows)],
+        notes=notes,
+    )
 
 
 def _idle_bytes(c: dict) -> int:

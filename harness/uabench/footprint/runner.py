@@ -42,6 +42,9 @@ from uabench.targets.process import AdapterError
 # the client's warm-up: its sessions, subscriptions and monitored items are made before it, so
 # the measured phase holds all of them from its start
 HOLD_WARMUP_S = 1.0
+# a sampler's first sample: at once here; seconds where it is a Python started beside the adapter
+# on an emulated machine (the VM target)
+FIRST_SAMPLE_S = 60.0
 KIB, MIB = 1024, 1024 * 1024
 
 
@@ -62,15 +65,27 @@ def _samples(measured: Measured, since_ns: int, until_ns: int | None = None) -> 
 
 
 def settled_rss(measured: Measured, settle: Settle, since_ns: int) -> Reading:
-    """The RSS of a process left alone, once settled: at most settle.bound_s, then the last
-    reading as it is (marked unsettled)."""
-    deadline = time.monotonic() + settle.bound_s
+    """The RSS of a process left alone, once settled: at most settle.bound_s from its first sample,
+    then the last reading as it is (marked unsettled). The first sample may take a while on a
+    remote or emulated target, whose sampler starts beside the adapter (targets/remote.py): up to
+    FIRST_SAMPLE_S, which does not count against the bound."""
+    began = time.monotonic()
+    deadline: float | None = None
     while True:
-        found = memory.reading(_samples(measured, since_ns), settle)
-        if found is not None and (found.settled or time.monotonic() >= deadline):
+        samples = _samples(measured, since_ns)
+        if samples and deadline is None:
+            deadline = time.monotonic() + settle.bound_s
+        found = memory.reading(samples, settle)
+        if deadline is None:
+            if time.monotonic() - began >= FIRST_SAMPLE_S:
+                raise FootprintError(f"no RSS sample of {measured.process.name} within {FIRST_SAMPLE_S:g} s")
+        elif found is not None and (found.settled or time.monotonic() >= deadline):
             return found
-        if time.monotonic() >= deadline + settle.window_s:
-            raise FootprintError(f"no RSS samples of {measured.process.name} within {settle.bound_s:g} s")
+        elif time.monotonic() >= deadline + settle.window_s:
+            raise FootprintError(
+                f"fewer than {memory.MIN_SAMPLES} RSS samples of {measured.process.name} in {settle.window_s:g} s "
+                f"within {settle.bound_s:g} s of its first"
+            )
         time.sleep(INTERVAL_S)
 
 

@@ -22,17 +22,20 @@ from uabench.report.steady import steady_section
 from uabench.report.summary import summary_section
 from uabench.report.versions import version_section, without_versions
 from uabench.results import kinds
+from uabench.results.runs import place
 from uabench.results.store import Store
 
 
 def latest_runs(store: Store) -> list[dict]:
-    """The newest run of every suite that measured anything (check runs are not reports), in
-    the order the suites were run."""
-    latest: dict[str, dict] = {}
+    """The newest run of every suite that measured anything in each place (this machine, an SSH
+    target, the VM target: results.runs.place; check runs are not reports), in the order the suites
+    were run."""
+    latest: dict[tuple[str, str], dict] = {}
     for run in store.runs():
         if run["suite"] != "check":
-            latest.pop(run["suite"], None)
-            latest[run["suite"]] = run
+            key = (run["suite"], place(run))
+            latest.pop(key, None)
+            latest[key] = run
     return sorted(latest.values(), key=lambda run: run["id"])
 
 
@@ -56,6 +59,23 @@ def emulated(run: dict, cells: list[dict]) -> bool:
     return any(one.get("emulated") for one in placed.values()) or any(c.get("emulated") for c in cells)
 
 
+EMULATION_WARNINGS = {
+    "qemu-user": "These figures were measured with servers under qemu-user emulation: they say that the "
+    "ARM builds work and what they do, not how fast a real ARM machine is (their memory is qemu's, its "
+    "translation cache included). They are not ranked, and no native figure is compared with them.",
+    "qemu-system": "These figures were measured with servers on an arm64 machine that qemu-system emulates "
+    "in software here (the VM target): its own arm64 kernel counted their memory, as a board's kernel "
+    "would, but their times and rates are the emulation's, not an ARM CPU's. They are not ranked, and no "
+    "native figure is compared with them.",
+}
+
+
+def emulation(run: dict) -> str:
+    """What emulated a run's servers: qemu-system (the VM target) or qemu-user (anything else)."""
+    placed = run["provenance"].get("targets") or {}
+    return "qemu-system" if any(one.get("emulation") == "qemu-system" for one in placed.values()) else "qemu-user"
+
+
 def emulated_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section | None:
     """The emulated runs' sections apart from the native ones: their figures are qemu's, and
     neither rank among themselves nor compare with a native figure."""
@@ -63,7 +83,7 @@ def emulated_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Secti
         return None
     parts = [
         Section(
-            f"{run['suite']} (run {run['id']}, emulated)",
+            f"{run['suite']} (run {run['id']}, " + (f"{place(run)}, " if place(run) else "") + "emulated)",
             subsections=run_sections(run, cells_of[run["id"]], runs, cells_of),
         )
         for run in runs
@@ -71,10 +91,30 @@ def emulated_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Secti
     return Section(
         "Emulated targets",
         subsections=parts,
-        warning="These figures were measured with servers under qemu-user emulation: they say that the "
-        "ARM builds work and what they do, not how fast a real ARM machine is. They are not ranked, "
-        "and no native figure is compared with them.",
+        warning=" ".join(EMULATION_WARNINGS[how] for how in sorted({emulation(run) for run in runs})),
     )
+
+
+def _here(run: dict) -> str:
+    """This machine's run as a column calls it: 'here', or 'here (container)' when its servers ran
+    in this machine's containers (the images a target runs, built for this architecture)."""
+    server = (run["provenance"].get("targets") or {}).get("server") or {}
+    return "here (container)" if server.get("kind") == "container" else "here"
+
+
+def beside_sections(runs: list[dict], cells_of: dict[int, list[dict]]) -> list[Section]:
+    """Each run on another target beside this machine's run of its suite, where the suite says
+    how (plan.SuiteKind.beside): the footprint's memory on an ARM target beside this machine's."""
+    here = {run["suite"]: run for run in runs if not place(run)}
+    found = []
+    for run in runs:
+        mine = here.get(run["suite"])
+        if not place(run) or mine is None:
+            continue
+        for kind in suite_kinds().values():
+            if kind.beside:
+                found.append(kind.beside(cells_of[mine["id"]], cells_of[run["id"]], _here(mine), place(run)))
+    return [s for s in found if s]
 
 
 SIDE_BY_SIDE = {"footprint"}  # suites whose sections show every version measured, each in its own rows
@@ -93,6 +133,7 @@ def document(runs: list[dict], cells_of: dict[int, list[dict]]) -> Report:
         own = measured if run["suite"] in SIDE_BY_SIDE else cells_of
         sections += run_sections(run, own[run["id"]], runs, own)
     sections.append(emulated_section([run for run in runs if run not in native], cells_of))
+    sections += beside_sections(runs, measured)
     # the sizing model is fitted to native figures only: an emulated server's CPU is qemu's
     everything = [c for run in native for c in cells_of[run["id"]]]
     sections += [

@@ -8,7 +8,9 @@ A run places its server-side roles (server, publisher) on one target and its mea
   machine's architecture or, with `--arch`, of another one, emulated by binfmt/qemu-user;
 - `ssh://[user@]host[:port]`: another machine (a Raspberry Pi) reached over SSH, running the
   SDK's image of `--arch` with podman there (targets/ssh.py); native when the machine's own
-  architecture is `--arch`, emulated by its qemu-user otherwise.
+  architecture is `--arch`, emulated by its qemu-user otherwise;
+- `vm`: an arm64 machine that qemu-system emulates here (targets/vm.py), then an SSH target: its
+  own kernel counts its processes' memory, which qemu-user's cannot; its times are emulation's.
 
 Every target starts the adapter so that its stdout is the contract's line protocol here,
 samples it with the harness's own sampler (on a remote target: proc/agent.py, shipped there),
@@ -26,7 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-KINDS = ("local", "container", "ssh")
+KINDS = ("local", "container", "ssh", "vm")
 SERVER_ROLES = ("server", "publisher")
 CLIENT_ROLES = ("client", "subscriber", "capabilities")
 LOOPBACK = "127.0.0.1"
@@ -54,12 +56,12 @@ class Spec:
 
 
 def parse(text: str) -> Spec:
-    """`local`, `container` or `ssh://[user@]host[:port]`; TargetError otherwise."""
-    if text in ("local", "container"):
+    """`local`, `container`, `vm` or `ssh://[user@]host[:port]`; TargetError otherwise."""
+    if text in ("local", "container", "vm"):
         return Spec(text)
     found = SSH_URL.fullmatch(text)
     if found is None:
-        raise TargetError(f"target {text!r} is not local, container or ssh://[user@]host[:port]")
+        raise TargetError(f"target {text!r} is not local, container, vm or ssh://[user@]host[:port]")
     target = found["target"].replace("[", "").replace("]", "") if "[" in found["target"] else found["target"]
     port = int(found["port"] or 22)
     if not 0 < port < 65536:

@@ -273,27 +273,33 @@ FILE_KEYS = ("certificate", "private_key")
 
 
 def _rewrite_config(host: RemoteHost, config: dict, name: str) -> dict:
-    """Upload the files a config names and point the config at the uploaded copies."""
+    """Upload the files a config names (certificates, keys, NodeSet2 files) and point the config
+    at the uploaded copies."""
     config = json.loads(json.dumps(config))
     security = config.get("security")
     if isinstance(security, dict):
         for key in FILE_KEYS:
-            if isinstance(security.get(key), str) and Path(security[key]).exists():
-                remote = f"{host.workdir}/{name}-{key}{Path(security[key]).suffix}"
-                host.copy_to(Path(security[key]), remote)
-                security[key] = remote
+            if key in security:
+                security[key] = _uploaded(host, security[key], f"{name}-{key}")
         trusted = security.get("trusted_certificates")
         if isinstance(trusted, list):
-            uploaded = []
-            for index, path in enumerate(trusted):
-                if isinstance(path, str) and Path(path).exists():
-                    remote = f"{host.workdir}/{name}-trusted-{index}{Path(path).suffix}"
-                    host.copy_to(Path(path), remote)
-                    uploaded.append(remote)
-                else:
-                    uploaded.append(path)
-            security["trusted_certificates"] = uploaded
+            security["trusted_certificates"] = [
+                _uploaded(host, path, f"{name}-trusted-{index}") for index, path in enumerate(trusted)
+            ]
+    nodesets = config.get("nodesets")
+    if isinstance(nodesets, list):  # a server's NodeSet2 files (adapters/SPEC.md §4), in their order
+        config["nodesets"] = [_uploaded(host, path, f"{name}-nodeset-{index}") for index, path in enumerate(nodesets)]
     return config
+
+
+def _uploaded(host: RemoteHost, path: object, stem: str) -> object:
+    """The remote copy's path of a local file a config names; anything else as it is (the adapter
+    refuses what it cannot read, there as here)."""
+    if not isinstance(path, str) or not Path(path).exists():
+        return path
+    remote = f"{host.workdir}/{stem}{Path(path).suffix}"
+    host.copy_to(Path(path), remote)
+    return remote
 
 
 def launch(host: RemoteHost, command: list[str], adapter_args: list[str]) -> int:

@@ -65,6 +65,8 @@ class SshTarget:
     network: dict
     images: dict[str, Image] = field(default_factory=dict)
     launchers: dict[str, Path] = field(default_factory=dict)
+    # a machine emulated whole (targets/vm.py): what it is; its times are emulation's
+    vm: dict = field(default_factory=dict)
     kind: str = "ssh"
 
     @property
@@ -73,10 +75,20 @@ class SshTarget:
 
     @property
     def emulated(self) -> bool:
+        if self.vm:
+            return True  # its CPU is qemu-system's translation of arm64, whatever `machine` says
         try:
             return images.arch(self.facts.get("machine", "")).name != self.target_arch.name
         except ValueError:
             return True  # a machine of no known architecture runs nothing of ours natively
+
+    @property
+    def emulation(self) -> str | None:
+        """What emulates it: qemu-system (the whole machine), qemu-user (the images' binaries on
+        another architecture's machine), or None (native)."""
+        if self.vm:
+            return "qemu-system"
+        return "qemu-user" if self.emulated else None
 
     @property
     def address(self) -> str:
@@ -131,13 +143,16 @@ class SshTarget:
     def provenance(self) -> dict:
         return {
             "kind": "ssh",
-            "name": str(self.spec),
+            # a VM's address is new each boot: its runs are one place's ("vm")
+            "name": "vm" if self.vm else str(self.spec),
             "arch": self.arch,
             "emulated": self.emulated,
+            "emulation": self.emulation,
             "machine": self.facts,
             "clock": self.clock,
             "network": self.network,
             "engine": "podman",
+            **({"vm": self.vm} if self.vm else {}),
             "images": {
                 sdk: {"image": image.name, "digest": image.digest, "size_bytes": image.size_bytes}
                 for sdk, image in sorted(self.images.items())
@@ -374,6 +389,7 @@ def connect(
     identity: str | None = None,
     known_hosts: str | None = None,
     engine_env: list[str] | None = None,
+    vm: dict | None = None,
 ) -> Iterator[SshTarget]:
     """The SSH target ready for the run (see the module's docstring), closed afterwards."""
     control = f"/tmp/uabench-ssh-{os.getpid()}-{secrets.token_hex(3)}"  # a socket path must be short
@@ -389,11 +405,11 @@ def connect(
             facts = _facts(made)
             clock = measure_clock(made)
             local, remote = connection_addresses(made)
-            target = SshTarget(spec, made, target_arch, facts, clock, network_path(remote, local))
+            target = SshTarget(spec, made, target_arch, facts, clock, network_path(remote, local), vm=vm or {})
             say(
                 f"target {spec}: {facts.get('machine')} ({facts.get('cpu_model') or '?'}, {facts.get('cpus')} "
                 f"cores, Linux {facts.get('kernel')}), images {target_arch.name}"
-                + (" emulated" if target.emulated else " native")
+                + (f" emulated ({target.emulation})" if target.emulated else " native")
                 + f"; clock offset {clock['offset_ns'] / 1e6:+.3f} ms ± {clock['uncertainty_ns'] / 1e6:.3f} ms"
             )
             for sdk in sdk_ids:
