@@ -218,7 +218,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         plan.require_cells(one, only, args.profile)  # a plan that selects nothing is an error
         model = estimate.for_plan(one, args.profile, only, asked=asked, selected=_selected(args))
         modelled[one.suite] = model.seconds
-        by = estimate.calibration(earlier, one.suite, args.profile, fingerprint)
+        by = estimate.calibration(earlier, one.suite, args.profile, fingerprint, _place(placement[0], args.arch))
         estimates.append(estimate.calibrated(model, by))
         how = f" ({by.text()})" if by else ""
         print(f"{one.path.stem}: {estimate.clock(estimates[-1].seconds)}{how} ({len(estimates[-1].tests)} tests)")
@@ -361,6 +361,16 @@ def _placement(args: argparse.Namespace) -> tuple[targets.Spec, targets.Spec]:
                 "--server-target container or ssh://…"
             )
     return server, client
+
+
+def _place(server: targets.Spec, arch: str | None) -> str:
+    """Where a run's servers will be, as results.runs.place names a stored run's: '' for this
+    machine (its own processes or containers), else the SSH or VM target and the images' arch."""
+    if server.kind == "vm":
+        return f"vm {arch}"
+    if server.kind == "ssh":
+        return f"{server} {arch or isolation.host_arch().name}"
+    return ""
 
 
 @contextlib.contextmanager

@@ -26,6 +26,7 @@ from uabench.engine.constants import DISTURBED_RETRIES, HEADROOM_REPETITIONS
 from uabench.engine.schedule import STEADY_RUN
 from uabench.plan import Phase, Plan, TestCase, suite_kinds, test_cases
 from uabench.proc import pinning
+from uabench.results import runs as runs_module
 
 # What each SDK's adapter and server cost is declared in its sdk.toml [expectations]
 # (sdks.Expectations), measured on the 2-core reference machine; these are the defaults for an
@@ -130,8 +131,12 @@ class Calibration:
         )
 
 
-def calibration(runs: Sequence[dict], suite: str, profile: str, fingerprint: str | None) -> Calibration | None:
-    """The newest finished run of `suite` in `profile` on the machine `fingerprint` that recorded
+def calibration(
+    runs: Sequence[dict], suite: str, profile: str, fingerprint: str | None, where: str = ""
+) -> Calibration | None:
+    """The newest finished run of `suite` in `profile` on the machine `fingerprint`, its servers in
+    the same place `where` (results.runs.place: '' here, 'vm arm64' on the VM target, whose
+    emulation takes several times as long), that recorded
     its estimate and ran on the fewest repetitions (no time budget, or one below the estimate of
     the whole `uabench run` it was part of, which the budget is set against: a larger budget is
     filled by repetitions, so its duration says nothing of the estimate; a run that did not
@@ -149,6 +154,7 @@ def calibration(runs: Sequence[dict], suite: str, profile: str, fingerprint: str
             or run["status"] != "finished"
             or not run.get("finished_ns")
             or (provenance.get("machine") or {}).get("fingerprint") != fingerprint
+            or runs_module.place(run) != where
             or not estimated
             or (budget_s is not None and (total is None or budget_s > total))
         ):

@@ -47,6 +47,13 @@ def test_the_container_command_line(monkeypatch):
     assert args[-4:] == [IMAGE.name, "server", "--config", "/w/s.json"]
     unpinned = containers.command("open62541", ["client"], Path("/w"), "uabench-1-c", None)
     assert "--cpuset-cpus" not in unpinned
+    # the NodeSet2 files a config names, from outside the work directory: read-only at their paths
+    files = ["/cache/nodesets/Opc.Ua.Di.NodeSet2.xml", "/w/own.xml"]
+    mounted = containers.command("open62541", ["server"], Path("/w"), "uabench-1-s", None, files)
+    assert ("--volume", "/cache/nodesets/Opc.Ua.Di.NodeSet2.xml:/cache/nodesets/Opc.Ua.Di.NodeSet2.xml:ro") in set(
+        zip(mounted, mounted[1:], strict=False)
+    )
+    assert not any(part.startswith("/w/own.xml") for part in mounted)  # the work directory is mounted already
 
 
 def test_provenance_names_every_image_by_digest():

@@ -84,4 +84,9 @@ def test_the_estimate_is_calibrated_by_the_last_comparable_run_of_its_suite_on_t
     assert estimate.calibrated(model, found) == estimate.Estimate(78.0, (26.0, 52.0), 7, 117.0)
     assert estimate.calibration(runs, "read", "quick", "elsewhere") is None
     assert estimate.calibration(runs, "write", "quick", "m").run_id == 8
+    # a run on the VM target (emulated: several times as long) calibrates only runs there
+    on_vm = run(10, took_s=400.0)
+    on_vm["provenance"]["targets"] = {"server": {"kind": "ssh", "name": "vm", "arch": "arm64"}}
+    assert estimate.calibration([*runs, on_vm], "read", "quick", "m").run_id == 2
+    assert estimate.calibration([*runs, on_vm], "read", "quick", "m", "vm arm64").run_id == 10
     assert estimate.calibrated(model, None) is model

@@ -24,7 +24,7 @@ import platform
 import re
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,8 +80,18 @@ class Containers:
         except KeyError:
             raise IsolationError(f"{sdk}: no container image was prepared for this run") from None
 
-    def command(self, sdk: str, arguments: list[str], workdir: Path, name: str, cpus: set[int] | None) -> list[str]:
-        """The engine command line that runs `sdk`'s adapter with `arguments` in container `name`."""
+    def command(
+        self,
+        sdk: str,
+        arguments: list[str],
+        workdir: Path,
+        name: str,
+        cpus: set[int] | None,
+        files: Sequence[str] = (),
+    ) -> list[str]:
+        """The engine command line that runs `sdk`'s adapter with `arguments` in container `name`;
+        `files` outside `workdir` that its config names (NodeSet2 files) are mounted read-only at
+        the same paths."""
         marker = os.environ.get(launcher.MARKER, "")
         args = [
             "run",
@@ -102,6 +112,9 @@ class Containers:
             "--workdir",
             str(workdir),
         ]
+        for path in files:
+            if not Path(path).is_relative_to(workdir):
+                args += ["--volume", f"{path}:{path}:ro"]
         if cpus:
             args += ["--cpuset-cpus", ",".join(str(cpu) for cpu in sorted(cpus))]
         if self.platform:

@@ -198,8 +198,8 @@ def footprint_beside(here_cells: list[dict], there_cells: list[dict], here_name:
     return Section(
         f"Footprint: {where} beside this machine",
         paragraphs=[
-            f"The same servers' memory on this machine ({here_name}) and on {where}, each measured as the "
-            "footprint section says, in a run of its own (their provenance is in the runs' sections). What "
+            f"The same servers' memory on this machine and on {where}, each measured as the footprint "
+            "section says, in a run of its own (their provenance is in the runs' sections). What "
             "differs is the architecture (its instructions, alignment, the runtime's build for it) and the "
             "kernel that counts the pages; and, unless this machine's servers ran in containers too, the "
             "build and libraries (an image against this machine's own build). A VM's times and rates are its "

@@ -127,7 +127,7 @@ def machine_facts() -> dict:
         pass
     return {
         "machine": platform.machine(),
-        "cpu_model": model,
+        "cpu_model": model or _lscpu_model(),
         "cpus": os.cpu_count(),
         "kernel": platform.release(),
         "os": _os_name(),
@@ -135,6 +135,23 @@ def machine_facts() -> dict:
         "perf": sampling.PerfStat.available(),
         "clk_tck": os.sysconf("SC_CLK_TCK"),
     }
+
+
+def _lscpu_model() -> str:
+    """The core's name where cpuinfo has no model line (an arm64 machine without a board's `Model`,
+    such as the VM target): util-linux's lscpu names ARM cores from their part numbers, a table we
+    would otherwise copy."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10, env={**os.environ, "LC_ALL": "C"})
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    for line in done.stdout.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "Model name" and value.strip():
+            return value.strip()
+    return ""
 
 
 def facts() -> int:

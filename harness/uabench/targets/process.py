@@ -101,7 +101,8 @@ class AdapterProcess:
             if self.prefix:  # `docker run --network host` joins the daemon's network, not a namespace's
                 raise AdapterError(f"{self.name}: a namespaced host cannot run in a container (--isolation host)")
             self.container = isolation.container_name(self.name)
-            command = self.containers.command(self.sdk.id, arguments, self.workdir, self.container, cpus)
+            nodesets = [p for p in self.config.get("nodesets") or [] if isinstance(p, str) and Path(p).is_file()]
+            command = self.containers.command(self.sdk.id, arguments, self.workdir, self.container, cpus, nodesets)
             # the CLI passes SIGTERM on to the container when the harness is killed
             preexec = launcher.preexec(death_signal=signal.SIGTERM)
         if self.sdk.environment and (self.remote is not None or self.containers is not None):
