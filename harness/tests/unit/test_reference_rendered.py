@@ -20,10 +20,11 @@ REPORTS = [
     (DIRECTORY / "uabench-instructions.sqlite", DIRECTORY / "instructions"),
     (DIRECTORY / "uabench-epyc.sqlite", DIRECTORY / "epyc"),
     (DIRECTORY / "uabench-versions.sqlite", DIRECTORY / "versions"),
+    (DIRECTORY / "uabench-arm.sqlite", DIRECTORY / "arm"),
 ]
 
 
-@pytest.mark.parametrize(("path", "directory"), REPORTS, ids=["reference", "instructions", "epyc", "versions"])
+@pytest.mark.parametrize(("path", "directory"), REPORTS, ids=["reference", "instructions", "epyc", "versions", "arm"])
 def test_the_reference_report_is_what_this_checkout_renders(path, directory):
     store = open_store(path, readonly=True)
     try:
