@@ -226,3 +226,31 @@ def test_a_target_s_memory_stands_beside_this_machine_s_server_by_server():
     assert "its own arm64 kernel counted their memory" in (apart.warning or "") and "qemu-user" not in (
         apart.warning or ""
     )
+
+
+def test_a_board_s_native_run_stands_apart_from_this_machine_s_unless_it_is_alone():
+    cells = [_cell("footprint", "s", "monitored items", k, _held(k * 2048)) for k in (1, 1000, 2000, 1, 1000, 2000)]
+    local = {"server": {"kind": "local"}, "client": {"kind": "local"}}
+    board = {"kind": "ssh", "name": "ssh://pi@pi", "arch": "arm64", "emulated": False}
+    pi = {**local, "server": {**board, "machine": {}, "clock": {}, "network": {}, "images": {}}}
+    machine = {"fingerprint": "f", "cpu_model": "x", "cores": 2, "memory_bytes": 2**30, "kernel": "k", "os": "o"}
+    provenance = {"machine": {**machine, "arch": "x86_64"}, "git_commit": "c", "sdk_versions": {}}
+    pinning = {"pinning": {"server_cpus": None, "client_cpus": None}}
+
+    def run(run_id: int, placed: dict) -> dict:
+        return {
+            "id": run_id,
+            "suite": "footprint",
+            "profile": "quick",
+            "status": "finished",
+            "provenance": {**provenance, **pinning, "targets": placed},
+        }
+
+    both = document.document([run(1, local), run(2, pi)], {1: cells, 2: cells})
+    titles = [s.title for s in both.sections]
+    assert titles[:3] == ["Footprint and start-up", "Other targets", "Footprint: ssh://pi@pi arm64 beside this machine"]
+    (apart,) = [s for s in both.sections if s.title == "Other targets"]
+    assert [s.title for s in apart.subsections] == ["footprint (run 2, ssh://pi@pi arm64)"]
+    alone = document.document([run(2, pi)], {2: cells})  # a board's store: the report is the board's
+    assert [s.title for s in alone.sections][:1] == ["Footprint and start-up"]
+    assert "Other targets" not in [s.title for s in alone.sections]

@@ -95,6 +95,27 @@ def emulated_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Secti
     )
 
 
+def elsewhere_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Section | None:
+    """Native runs whose servers ran on another machine (a board over SSH): each run's sections on
+    their own, ranked among that machine's servers only, never with this machine's figures."""
+    if not runs:
+        return None
+    return Section(
+        "Other targets",
+        paragraphs=[
+            "Runs whose servers ran natively on another machine, named in each title (its CPU, kernel and "
+            "images are in the run's provenance). Their figures rank among that machine's servers only."
+        ],
+        subsections=[
+            Section(
+                f"{run['suite']} (run {run['id']}, {place(run)})",
+                subsections=run_sections(run, cells_of[run["id"]], runs, cells_of),
+            )
+            for run in runs
+        ],
+    )
+
+
 def _here(run: dict) -> str:
     """This machine's run as a column calls it: 'here', or 'here (container)' when its servers ran
     in this machine's containers (the images a target runs, built for this architecture)."""
@@ -121,7 +142,11 @@ SIDE_BY_SIDE = {"footprint"}  # suites whose sections show every version measure
 
 
 def document(runs: list[dict], cells_of: dict[int, list[dict]]) -> Report:
-    native = [run for run in runs if not emulated(run, cells_of[run["id"]])]
+    native = [run for run in runs if not emulated(run, cells_of[run["id"]]) and not place(run)]
+    # native runs on another machine (a board): apart, as the emulated ones are
+    elsewhere = [run for run in runs if not emulated(run, cells_of[run["id"]]) and place(run)]
+    if not native and len({place(run) for run in elsewhere}) == 1:
+        native, elsewhere = elsewhere, []  # a board's runs alone (`--store pi.sqlite`): the report is theirs
     # the other versions of an SDK have a section of their own; everything else shows the pinned ones
     measured = cells_of
     cells_of = {run_id: without_versions(cells) for run_id, cells in measured.items()}
@@ -132,7 +157,8 @@ def document(runs: list[dict], cells_of: dict[int, list[dict]]) -> Report:
         # are rows of their own beside it
         own = measured if run["suite"] in SIDE_BY_SIDE else cells_of
         sections += run_sections(run, own[run["id"]], runs, own)
-    sections.append(emulated_section([run for run in runs if run not in native], cells_of))
+    sections.append(elsewhere_section(elsewhere, cells_of))
+    sections.append(emulated_section([run for run in runs if run not in native and run not in elsewhere], cells_of))
     sections += beside_sections(runs, measured)
     # the sizing model is fitted to native figures only: an emulated server's CPU is qemu's
     everything = [c for run in native for c in cells_of[run["id"]]]
