@@ -400,6 +400,10 @@ def _placed(
         running = stack.enter_context(engines.running(args.engine))
         print(f"targets: servers {server}, clients {client}, images {arch.name} with {running.name}", flush=True)
         placed: dict[str, targets.Target | None] = {"server": None, "client": None}
+
+        def say(line: str) -> None:
+            print(line, flush=True)
+
         for role, spec, wanted in (("server", server, chosen), ("client", client, measuring)):
             if spec.kind == "container":
                 # the measured side stays this machine's architecture: the load generator is native
@@ -414,7 +418,7 @@ def _placed(
                         arch,
                         wanted,
                         run_dir,
-                        lambda line: print(line, flush=True),
+                        say,
                         args.ssh_identity,
                         args.ssh_known_hosts,
                         args.target_env,
@@ -423,14 +427,14 @@ def _placed(
             elif spec.kind == "vm":
                 from uabench.targets import vm
 
-                booted = stack.enter_context(vm.booted(arch.name, lambda line: print(line, flush=True)))
+                booted = stack.enter_context(vm.booted(arch.name, say))
                 placed[role] = stack.enter_context(
                     ssh.connect(
                         targets.Spec("ssh", booted.host.target, booted.host.port),
                         arch,
                         wanted,
                         run_dir,
-                        lambda line: print(line, flush=True),
+                        say,
                         booted.host.identity,
                         booted.host.known_hosts,
                         args.target_env,

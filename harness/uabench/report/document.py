@@ -142,9 +142,10 @@ SIDE_BY_SIDE = {"footprint"}  # suites whose sections show every version measure
 
 
 def document(runs: list[dict], cells_of: dict[int, list[dict]]) -> Report:
-    native = [run for run in runs if not emulated(run, cells_of[run["id"]]) and not place(run)]
+    apart = [run for run in runs if emulated(run, cells_of[run["id"]])]
+    native = [run for run in runs if run not in apart and not place(run)]
     # native runs on another machine (a board): apart, as the emulated ones are
-    elsewhere = [run for run in runs if not emulated(run, cells_of[run["id"]]) and place(run)]
+    elsewhere = [run for run in runs if run not in apart and place(run)]
     if not native and len({place(run) for run in elsewhere}) == 1:
         native, elsewhere = elsewhere, []  # a board's runs alone (`--store pi.sqlite`): the report is theirs
     # the other versions of an SDK have a section of their own; everything else shows the pinned ones
@@ -158,7 +159,7 @@ def document(runs: list[dict], cells_of: dict[int, list[dict]]) -> Report:
         own = measured if run["suite"] in SIDE_BY_SIDE else cells_of
         sections += run_sections(run, own[run["id"]], runs, own)
     sections.append(elsewhere_section(elsewhere, cells_of))
-    sections.append(emulated_section([run for run in runs if run not in native and run not in elsewhere], cells_of))
+    sections.append(emulated_section(apart, cells_of))
     sections += beside_sections(runs, measured)
     # the sizing model is fitted to native figures only: an emulated server's CPU is qemu's
     everything = [c for run in native for c in cells_of[run["id"]]]

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uabench import paths
+from uabench.containers import engine as engines
 from uabench.proc import cleanup, launcher, netns
 from uabench.targets import TargetError
 from uabench.targets.remote import RemoteHost
@@ -124,18 +125,6 @@ def qemu_command(disk: Path, work: Path, tap: str, address: str, public_key: str
 def _version() -> str:
     done = subprocess.run([QEMU, "--version"], capture_output=True, text=True)
     return done.stdout.splitlines()[0] if done.returncode == 0 and done.stdout else ""
-
-
-def _stop(qemu: subprocess.Popen) -> None:
-    if qemu.poll() is None:
-        try:
-            os.killpg(qemu.pid, signal.SIGTERM)
-            qemu.wait(timeout=STOP_TIMEOUT_S)
-        except ProcessLookupError:
-            pass
-        except subprocess.TimeoutExpired:
-            os.killpg(qemu.pid, signal.SIGKILL)
-            qemu.wait()
 
 
 def _wait_for_link(qemu: subprocess.Popen, tap: str, work: Path) -> None:
@@ -238,5 +227,5 @@ def booted(arch: str, say: Callable[[str], None]) -> Iterator[Booted]:
         )
     finally:
         if qemu is not None:
-            _stop(qemu)
+            engines.stop(qemu, STOP_TIMEOUT_S)
         shutil.rmtree(work, ignore_errors=True)
