@@ -272,7 +272,13 @@ def test_the_reference_store_against_itself_changes_nothing(tmp_path):
 
 def _side(*machines: dict | None) -> compare.Side:
     runs = [
-        {"id": k, "suite": "read", "profile": "quick", "status": "finished", "provenance": {"machine": m} if m else {}}
+        {
+            "id": k,
+            "suite": "read",
+            "profile": "quick",
+            "status": "finished",
+            "provenance": {"git_commit": "c1", **({"machine": m} if m else {})},
+        }
         for k, m in enumerate(machines, 1)
     ]
     return compare.Side("x", "x.sqlite", runs, [])
@@ -309,7 +315,7 @@ def test_a_handicapped_side_is_said_first_in_the_comparison_and_the_report_summa
     from uabench.results.provenance import handicap_warning
 
     plain = {
-        "provenance": {"machine": {"fingerprint": "f"}},
+        "provenance": {"git_commit": "c1", "machine": {"fingerprint": "f"}},
         "suite": "read",
         "id": 1,
         "profile": "quick",

@@ -542,3 +542,24 @@ def test_a_stop_signal_during_the_report_is_130_and_one_line_and_leaves_no_half_
         assert sorted(p.name for p in out.iterdir()) == ["cells.csv", "cells.json", "report.html", "report.md"]
         assert (out / "report.html").read_text(encoding="utf-8").rstrip().endswith("</html>")
         assert "the previous report" not in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_runs_measured_by_uncommitted_code_are_named_first_and_in_their_provenance(reference):
+    store, model, cells_of = reference
+    runs = document.latest_runs(store)
+    assert not any(part.warning and "uncommitted" in part.warning for part in model.sections)
+    dirty = [
+        {**run, "provenance": {**run["provenance"], "git_commit": "ab12-dirty"}} if i == 1 else run
+        for i, run in enumerate(runs)
+    ]
+    dirty_model = document.document(dirty, cells_of)
+    summary, provenance = dirty_model.sections[0], dirty_model.sections[-1]
+    said = f"Run {runs[1]['id']} was measured by a work tree with uncommitted changes"
+    assert summary.title == "Summary" and said in (summary.warning or "")
+    assert provenance.title == "Provenance" and said in (provenance.warning or "")
+    notes = {part.title: part.notes for part in provenance.subsections}
+    assert (
+        "git commit: ab12-dirty (uncommitted changes to the measured code)"
+        in notes[f"Run {runs[1]['id']}: {runs[1]['suite']}"]
+    )
+    assert f"git commit: {runs[0]['provenance']['git_commit']}" in notes[f"Run {runs[0]['id']}: {runs[0]['suite']}"]

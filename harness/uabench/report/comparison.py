@@ -38,7 +38,7 @@ from uabench.results.compare import (
     ranking_disagreements,
     ranks,
 )
-from uabench.results.provenance import handicap_warning
+from uabench.results.provenance import handicap_warning, uncommitted_warning
 
 STATUS = {
     SAME: Status.PASS,
@@ -161,7 +161,10 @@ def document(
         agreement = "The rankings cannot disagree: no pair of servers has disjoint intervals in both A and B."
     elsewhere = machine_difference(a, b)
     handicapped = [
-        f"{letter}: {warning}" for letter, side in (("A", a), ("B", b)) if (warning := handicap_warning(side.runs))
+        f"{letter}: {warning}"
+        for letter, side in (("A", a), ("B", b))
+        for warning in (handicap_warning(side.runs), uncommitted_warning(side.runs))
+        if warning
     ]
     paragraphs = [
         _describe(a, "A"),

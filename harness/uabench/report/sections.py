@@ -27,6 +27,7 @@ from uabench.report.text import number
 from uabench.results import figures, stats, sustain
 from uabench.results.figures import Point
 from uabench.results.kinds import CellKind
+from uabench.results.provenance import uncommitted, uncommitted_warning
 from uabench.results.sustain import SUSTAINED_CYCLE_RATIO
 
 NO_SECURITY = "None/None"  # the security sweeps' baseline: policy None, mode None
@@ -783,7 +784,8 @@ def provenance_section(runs: list[dict]) -> Section:
                 f"Run {run['id']}: {run['suite']}",
                 notes=[
                     f"profile {run['profile']}, {run['status']}",
-                    f"git commit: {prov['git_commit']}",
+                    f"git commit: {prov['git_commit']}"
+                    + (" (uncommitted changes to the measured code)" if uncommitted(prov["git_commit"]) else ""),
                     f"machine: {m['cpu_model']}, {m['cores']} cores, {m['memory_bytes'] / 2**30:.1f} GiB, "
                     f"kernel {m['kernel']}, {m['os']} ({m['arch']}), fingerprint {m['fingerprint']}",
                     f"pinning: server CPUs {prov['pinning']['server_cpus'] or 'not pinned'}, "
@@ -804,7 +806,8 @@ def provenance_section(runs: list[dict]) -> Section:
                 ],
             )
         )
-    warning = (
-        "These results come from different machines; figures are not comparable." if len(fingerprints) > 1 else None
-    )
-    return Section("Provenance", subsections=parts, warning=warning)
+    warnings = [
+        *(["These results come from different machines; figures are not comparable"] if len(fingerprints) > 1 else []),
+        *filter(None, [uncommitted_warning(runs)]),
+    ]
+    return Section("Provenance", subsections=parts, warning=". ".join(warnings) + "." if warnings else None)

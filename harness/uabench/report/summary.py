@@ -264,5 +264,7 @@ def summary_section(runs: list[dict], cells_of: dict[int, list[dict]]) -> Sectio
     else:
         table = table.sorted_by("server")
     intro = f"Figures measured in the runs below (provenance at the end); servers {order}."
-    handicapped = provenance.handicap_warning(runs)
-    return Section("Summary", paragraphs=[intro], tables=[table], warning=f"{handicapped}." if handicapped else None)
+    warnings = [w for w in (provenance.handicap_warning(runs), provenance.uncommitted_warning(runs)) if w]
+    return Section(
+        "Summary", paragraphs=[intro], tables=[table], warning=". ".join(warnings) + "." if warnings else None
+    )

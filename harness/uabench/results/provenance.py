@@ -30,6 +30,24 @@ def git_commit() -> str:
     return commit + ("-dirty" if git("status", "--porcelain", "--untracked-files=no", "--", *MEASURED) else "")
 
 
+def uncommitted(commit: object) -> bool:
+    """Whether a run's recorded commit names no code that can be checked out: measured by a work
+    tree with uncommitted changes to the measured code ("-dirty"), or by no commit at all."""
+    return commit in (None, "unknown") or str(commit).endswith("-dirty")
+
+
+def uncommitted_warning(runs: list[dict]) -> str | None:
+    """What a report says of runs measured by uncommitted code: no commit reproduces them."""
+    found = [run["id"] for run in runs if uncommitted((run.get("provenance") or {}).get("git_commit"))]
+    if not found:
+        return None
+    runs_were = f"Runs {', '.join(map(str, found))} were" if len(found) > 1 else f"Run {found[0]} was"
+    return (
+        f"{runs_were} measured by a work tree with uncommitted changes to the measured code (or with no "
+        "commit recorded): no commit holds that code, so those figures cannot be reproduced from the history"
+    )
+
+
 def cpu_model() -> str:
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as stream:
