@@ -254,3 +254,28 @@ def test_a_board_s_native_run_stands_apart_from_this_machine_s_unless_it_is_alon
     alone = document.document([run(2, pi)], {2: cells})  # a board's store: the report is the board's
     assert [s.title for s in alone.sections][:1] == ["Footprint and start-up"]
     assert "Other targets" not in [s.title for s in alone.sections]
+
+
+def _stacked(largest_kib: int | None, **more) -> dict:
+    figures = _held(4096)
+    if largest_kib is None:
+        return figures | {"stacks_unmeasured": "goroutine stacks live in Go's heap"}
+    read = {"threads": 3, "largest_bytes": largest_kib * 1024, "total_bytes": largest_kib * 2048}
+    return figures | {"stacks": {"read": 2, "unread": 0, "shared": 0, "huge_bytes": 0, **read, **more}}
+
+
+def test_the_deepest_stack_is_the_median_and_range_of_the_held_points_and_said_where_not_read():
+    cells = [_cell("footprint", "c", "sessions", step, _stacked(kib)) for step, kib in ((1, 20), (50, 28), (100, 24))]
+    cells += [_cell("footprint", "c", "subscriptions", 1, _stacked(36, unread=1))]
+    cells += [_cell("footprint", "go", "sessions", step, _stacked(None)) for step in (1, 50)]
+    section = footprint_section(cells)
+    assert section is not None
+    table = section.tables[0]
+    by = {r[0].value: r[table.column("deepest stack")].value for r in table.rows}
+    assert by["c"].center == 26 and (by["c"].low, by["c"].high) == (20, 36)
+    assert by["go"] is None
+    assert any(n.startswith("go, deepest stack: not measured at 2 of 2 points: goroutine") for n in section.notes)
+    assert any(n.startswith("c, deepest stack: some threads' stacks were not read at 1 points") for n in section.notes)
+    # a run made before the stacks were read has no such column
+    older = footprint_section([_cell("footprint", "c", "sessions", s, _held(4096 * s)) for s in (1, 50, 100)])
+    assert older is not None and "deepest stack" not in [c.title for c in older.tables[0].columns]

@@ -118,11 +118,44 @@ def _memory(run: _Run, server: str, notes: list[str]) -> _Memory:
     return _Memory(_spread(idle) if idle else None, slopes, per_signals)
 
 
+def _stack(run: _Run, server: str, notes: list[str]) -> Interval | None:
+    """The deepest thread stack of a server's held points (KiB, proc/stacks.py): median [range]
+    over the points; a note where it could not be read, or was read only in part."""
+    found = [c["result"]["footprint"] for name in run.names for c in run.models.get((server, name), [])]
+    read = [f["stacks"] for f in found if (f.get("stacks") or {}).get("largest_bytes")]
+    why = sorted({f["stacks_unmeasured"] for f in found if f.get("stacks_unmeasured")})
+    if why:
+        notes.append(f"{server}, deepest stack: not measured at {len(found) - len(read)} of {len(found)} points: "
+                     f"{'; '.join(why)}.")  # fmt: skip
+    if not read:
+        return None
+    missed = [f"{s['unread']} running" for s in read if s["unread"]] + [
+        f"{s['shared']} in a shared mapping" for s in read if s["shared"]
+    ]
+    if missed:
+        notes.append(
+            f"{server}, deepest stack: some threads' stacks were not read at {len(missed)} points "
+            f"({', '.join(sorted(set(missed)))}); the figure is of the others."
+        )
+    if any(s["huge_bytes"] for s in read):
+        notes.append(
+            f"{server}, deepest stack: transparent huge pages back some stacks, which are then 2 MiB resident "
+            "whatever their depth."
+        )
+    return _spread([s["largest_bytes"] / KIB for s in read])
+
+
 def _server_table(cells: list[dict], notes: list[str]) -> Table | None:
     run = _run(cells)
     built = {c["server"]: c["result"]["images"] for c in cells if c["kind"] == IMAGE_KIND and c["status"] == "pass"}
     if not run.servers:
         return None
+    # a run made before the stacks were read (proc/stacks.py) has no such column
+    stacked = any(
+        "stacks" in figures or "stacks_unmeasured" in figures
+        for found in run.models.values()
+        for figures in (c["result"]["footprint"] for c in found)
+    )
     rows = []
     for server in run.servers:
         ups = run.startups.get(server, [])
@@ -140,6 +173,7 @@ def _server_table(cells: list[dict], notes: list[str]) -> Table | None:
                 memory_figures.idle,
                 *memory_figures.slopes,
                 memory_figures.per_signals,
+                *([_stack(run, server, notes)] if stacked else []),
                 *ready,
                 _spread(first) if first else None,
                 _spread(later) if later else None,
@@ -156,6 +190,18 @@ def _server_table(cells: list[dict], notes: list[str]) -> Table | None:
             for name in run.names
         ),
         Column("per 1,000 signals", "KiB: slope of idle RSS over the signal counts [95 % interval]", digits=0),
+        *(
+            [
+                Column(
+                    "deepest stack",
+                    "KiB: the deepest thread's stack (resident pages of its mapping) when each held point ended: "
+                    "median [lowest–highest] of the points",
+                    digits=0,
+                )
+            ]
+            if stacked
+            else []
+        ),
         *(
             Column(f"ready, {count:,.0f} signals", "ms from process start to its ready line: median [range]")
             for count in run.signals

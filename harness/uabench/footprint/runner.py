@@ -35,6 +35,7 @@ from uabench.footprint import heap, memory, nodesets
 from uabench.footprint.cells import KNOWN, NO_MODEL
 from uabench.footprint.memory import CLIENT_KIND, IMPORT_KIND, KIND, STARTUP_KIND, Reading
 from uabench.footprint.plan import FootprintProfile, FootprintSetup, ImportModel, Model, Settle
+from uabench.proc import stacks
 from uabench.proc.sampling import INTERVAL_S
 from uabench.sdks import Sdk
 from uabench.targets.process import AdapterError
@@ -192,6 +193,7 @@ def held_point(
             )
             outcome = session.run_client(client, running, config)
         if outcome.status == "pass":
+            figures |= stack_figures(running, server)
             held = held_rss(running.measured, settle, outcome)
             rss_delta = held.rss - idle.rss
             figures |= {"held": held.summary(), "rss_delta_bytes": rss_delta, "delta_bytes": rss_delta, "basis": "RSS"}
@@ -206,6 +208,26 @@ def held_point(
     finally:
         session.pool.stop(running)
     return outcome, figures
+
+
+# runtimes whose threads' stacks no thread stack mapping holds
+STACKS_ELSEWHERE = {
+    "Go": "goroutine stacks live in Go's heap and grow by copying (its RSS counts them); no thread's stack "
+    "mapping holds them",
+}
+
+
+def stack_figures(running: Server, server: Sdk) -> dict:
+    """How deep the server's thread stacks have been by the end of its held point (proc/stacks.py):
+    {"stacks": …}, or {"stacks_unmeasured": why} where they cannot be read."""
+    if server.language in STACKS_ELSEWHERE:
+        return {"stacks_unmeasured": STACKS_ELSEWHERE[server.language]}
+    if running.measured.process.remote is not None:
+        return {"stacks_unmeasured": "its process is on another machine, whose /proc the harness does not read"}
+    try:
+        return {"stacks": stacks.high_water_quiet(running.measured.process.pid).summary()}
+    except stacks.StackError as error:
+        return {"stacks_unmeasured": str(error)}
 
 
 def startup_point(
