@@ -3,15 +3,20 @@ trigger one: the JVM, through jcmd (GC.run, then GC.heap_info). Milo's JVM keeps
 grew committed (its run script: ParallelGC, -Xms256m), so its RSS says how far the heap grew
 while a client connected, not what the server keeps; the used heap after a full collection does.
 
-The other runtimes give no such handle from outside the process: V8 collects on request only with
---expose-gc and from inside, CPython frees most objects by reference counting as they go, and Go's
-runtime.GC and tokio have no external trigger. Their RSS is all the report shows, and it says so."""
+Node's V8 too, through its inspector (footprint/inspector.py: SIGUSR1 opens it), whose heap grows
+and is collected when V8 decides, so that its RSS after a client says little of what it keeps.
+
+The other runtimes give no such handle from outside the process: CPython frees most objects by
+reference counting as they go, and Go's runtime.GC and tokio have no external trigger. Their RSS
+is all the report shows, and it says so."""
 
 from __future__ import annotations
 
 import re
 import shutil
 import subprocess
+
+from uabench.footprint import inspector
 
 JCMD_TIMEOUT_S = 20.0
 # " PSYoungGen      total 76288K, used 3932K [0x…" (ParallelGC), " garbage-first heap   total …" (G1):
@@ -20,6 +25,9 @@ _GENERATION = re.compile(r"^\s*\S[^\n]*?\btotal (\d+)K, used (\d+)K", re.MULTILI
 
 COLLECTED = {
     "Java": "after a full garbage collection (jcmd GC.run), the used Java heap (jcmd GC.heap_info)",
+    "JavaScript": "after a full garbage collection (V8's inspector, opened by SIGUSR1: "
+    "HeapProfiler.collectGarbage), the used V8 heap and the Buffers it holds (process.memoryUsage(): "
+    "heapUsed + external)",
 }
 
 
@@ -29,11 +37,16 @@ class HeapError(RuntimeError):
 
 def collects(language: str) -> bool:
     """Whether uabench can collect the garbage of a server in `language` and read its heap."""
-    return language in COLLECTED and shutil.which("jcmd") is not None
+    return language == "JavaScript" or (language == "Java" and shutil.which("jcmd") is not None)
 
 
 def collected_heap(pid: int, language: str) -> int:
     """The used heap in bytes of process `pid` after a full collection it was asked for."""
+    if language == "JavaScript":
+        try:
+            return inspector.collected_heap(pid)
+        except inspector.InspectorError as error:
+            raise HeapError(str(error)) from error
     if language != "Java":
         raise HeapError(f"no way to collect the garbage of a {language} server from outside")
     _jcmd(pid, "GC.run")

@@ -420,10 +420,11 @@ def footprint_section(cells: list[dict]) -> Section | None:
             "items (held). A figure per session, subscription or monitored item is the slope of held − idle over "
             "the steps, by least squares, with its 95 % interval from the scatter of the processes; marked where "
             "the interval reaches zero. Each subscription holds one monitored item. Garbage collection is "
-            "forced only where a runtime lets another process do it: on the JVM (jcmd), whose figures per "
-            "session, subscription, monitored item and 1,000 signals are then of the used heap after a full "
-            "collection, idle and during the hold (its RSS holds what the heap grew to, and keeps it). "
-            "Elsewhere RSS shows what the runtime keeps, its garbage included.",
+            "forced only where a runtime lets another process do it (the JVM through jcmd, Node through V8's "
+            "inspector): there a server's figures per session, subscription, monitored item and 1,000 signals "
+            "are of its used heap after a full collection, idle and during the hold (its RSS holds what the heap "
+            "grew to), and the notes below name each server whose figures are. Elsewhere RSS shows what the "
+            "runtime keeps, its garbage included.",
             "Start-up: the server started with each number of signals; from its process start to its ready line "
             "(the interpreter or the JVM's start included), then its idle RSS, then a new session's Reads of one "
             "value, one in flight: the first of them, and the median of the others.",

@@ -10,7 +10,7 @@ own, so what one point held never stays in the next one's memory:
   and those after them.
 
 RSS is what the OS counts for the server's process tree (proc/sampling.py, every 0.25 s). Where
-a runtime lets another process force a full collection (the JVM, footprint/heap.py), its used heap
+a runtime lets another process force a full collection (the JVM, Node: footprint/heap.py), its used heap
 after one is read beside RSS and is the point's figure; elsewhere a runtime with a heap shows in
 RSS what it keeps committed."""
 
@@ -153,7 +153,9 @@ def _idle(running: Server, server: Sdk, settle: Settle) -> tuple[Reading, int | 
     """A fresh server's settled idle RSS, and its used heap after a full collection where its
     runtime lets uabench force one (else None)."""
     idle = settled_rss(running.measured, settle, running.measured.process.started_ns)
-    if not heap.collects(server.language):
+    # jcmd and V8's inspector reach a process of this machine only (a container's too: its host
+    # pid, its network the host's), not one on an SSH target or the VM
+    if not heap.collects(server.language) or running.measured.process.remote is not None:
         return idle, None
     return idle, heap.collected_heap(running.measured.process.pid, server.language)
 
