@@ -173,6 +173,10 @@ def test_a_heap_basis_is_said_and_used_for_the_signals():
     table = section.tables[0]
     assert table.rows[0][table.column("per 1,000 signals")].value.center == pytest.approx(500.0)
     assert any("j: its figures" in note and "heap" in note for note in section.notes)
+    # its first requests came after the collection: said; a server whose figures are RSS has no such note
+    assert any(note.startswith("j, first and later requests: each start's requests followed") for note in section.notes)
+    rss = footprint_section([_cell("footprint-startup", "r", "start-up", n, _startup(1.0, 200 << 20)) for n in (1, 2)])
+    assert rss is not None and not any("first and later requests" in note for note in rss.notes)
 
 
 def test_a_server_that_sends_one_chunk_cannot_publish_thousands_of_first_notifications():

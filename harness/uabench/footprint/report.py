@@ -166,6 +166,12 @@ def _server_table(cells: list[dict], notes: list[str]) -> Table | None:
             values = [c["result"]["footprint"]["ready_s"] * 1e3 for c in ups if float(c["parameter"]) == count]
             ready.append(_spread(values) if values else None)
         first = [c["result"]["footprint"]["first_request_us"] for c in lowest]
+        if first and any(c["result"]["footprint"].get("basis", "RSS") != "RSS" for c in lowest):
+            notes.append(
+                f"{server}, first and later requests: each start's requests followed the full collection that read "
+                "its idle heap, which can drop compiled code (V8 flushes bytecode, a JVM's code stays): they can be "
+                "slower than after a start left alone."
+            )
         later = [c["result"]["footprint"]["later_requests_us"] for c in lowest]
         rows.append(
             row(
