@@ -187,7 +187,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from uabench import estimate, rundir
     from uabench.engine import budget
     from uabench.proc import launcher
-    from uabench.results import provenance, spool
+    from uabench.results import provenance, reference, spool
     from uabench.robot.modifier import Matrix
     from uabench.robot.pacing import Pacer, budget_note
     from uabench.robot.progress import Progress
@@ -238,7 +238,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     _writable_store(args.store)
     cleanup.note_signals()  # until Robot runs: robot.signals.StopSignals takes over then
     marker = launcher.mark_harness()  # every run this invocation stores carries it
-    if provenance.uncommitted(provenance.git_commit()):  # said before the run, once every input is checked
+    if reference.uncommitted(provenance.git_commit()):  # said before the run, once every input is checked
         print(
             "uabench: warning: the measured code has uncommitted changes: this run is stored as measured by "
             "a dirty work tree, and its report says that no commit reproduces it",
@@ -943,11 +943,11 @@ def _margins(given: str | None) -> tuple[Margins | None, str | None]:
 def cmd_margins(args: argparse.Namespace) -> int:
     """`uabench margins A B`: compare's margins measured from an A/A pair (two stores, or two
     run ids of --store, each of one commit on one machine), written to --out."""
-    from uabench.results import compare, margins, provenance
+    from uabench.results import compare, margins, reference
 
     sides = _two_sides(args, "measure margins from")
     commits = {run["provenance"].get("git_commit") for side in sides for run in side.runs}
-    if len(commits) != 1 or any(provenance.uncommitted(c) for c in commits):
+    if len(commits) != 1 or any(reference.uncommitted(c) for c in commits):
         raise ValueError(
             f"an A/A pair is two runs of one clean commit; these ran at {', '.join(sorted(map(str, commits)))}"
         )

@@ -12,9 +12,9 @@ whatever its depth: those bytes are counted in huge_bytes, and the report says s
 
 Only a thread blocked in the kernel shows its stack pointer ("running" otherwise); a server left
 alone has every thread blocked within moments (high_water_quiet reads again until it has), and a
-thread still running is counted in `unread`. A mapping that holds
-the pointers of several threads is no thread's stack (a runtime that puts its threads' stacks in
-its own heap, as Go does with goroutines): it is left out and counted in `shared`.
+thread still running is counted in `unread`. A mapping that holds the pointers of several threads
+is no thread's stack (a runtime that puts its threads' stacks in its own heap, as Go does with
+goroutines): it is left out and counted in `shared`.
 
 Hand-written, not psutil: psutil reads neither a thread's stack pointer nor smaps as mappings with
 their address ranges (its memory_maps gives paths and sizes), and this reads a /proc given as a

@@ -27,7 +27,8 @@ from uabench.report.text import number
 from uabench.results import figures, stats, sustain
 from uabench.results.figures import Point
 from uabench.results.kinds import CellKind
-from uabench.results.provenance import uncommitted, uncommitted_warning
+from uabench.results.provenance import uncommitted_warning
+from uabench.results.reference import uncommitted
 from uabench.results.sustain import SUSTAINED_CYCLE_RATIO
 
 NO_SECURITY = "None/None"  # the security sweeps' baseline: policy None, mode None

@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 
 from uabench import paths
-from uabench.results.reference import MEASURED
+from uabench.results.reference import MEASURED, uncommitted
 
 
 def git_commit() -> str:
@@ -28,12 +28,6 @@ def git_commit() -> str:
 
     commit = git("rev-parse", "HEAD") or "unknown"
     return commit + ("-dirty" if git("status", "--porcelain", "--untracked-files=no", "--", *MEASURED) else "")
-
-
-def uncommitted(commit: object) -> bool:
-    """Whether a run's recorded commit names no code that can be checked out: measured by a work
-    tree with uncommitted changes to the measured code ("-dirty"), or by no commit at all."""
-    return commit in (None, "unknown") or str(commit).endswith("-dirty")
 
 
 def uncommitted_warning(runs: list[dict]) -> str | None:

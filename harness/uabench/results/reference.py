@@ -43,11 +43,17 @@ def _git(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["git", *args], cwd=paths.REPO, capture_output=True, text=True)
 
 
+def uncommitted(commit: object) -> bool:
+    """Whether a run's recorded commit names no code that can be checked out: measured by a work
+    tree with uncommitted changes to the measured code ("-dirty"), or by no commit at all."""
+    return commit in (None, "unknown") or str(commit).endswith("-dirty")
+
+
 def _same_code(one: str, other: str) -> bool:
     """Whether two clean commits of this history hold the same measured code (MEASURED)."""
     if one == other:
         return True
-    if any(c.endswith("-dirty") or c == "unknown" for c in (one, other)):
+    if uncommitted(one) or uncommitted(other):
         return False
     differs = _git("diff", "--quiet", one, other, "--", *MEASURED).returncode
     return differs == 0
@@ -81,7 +87,7 @@ def problems(store_path: Path = STORE) -> list[str]:
         found.append(
             f"its runs were measured on {len(machines)} machines (fingerprints {', '.join(machines)}), not one"
         )
-    dirty = [c for c in commits if c.endswith("-dirty") or c == "unknown"]
+    dirty = [c for c in commits if uncommitted(c)]
     if dirty:
         found.append(f"{', '.join(c[:18] for c in dirty)}: a work tree with uncommitted changes or no commit recorded")
     for commit in (c for c in commits if c not in dirty):
