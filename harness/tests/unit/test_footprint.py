@@ -283,3 +283,24 @@ def test_the_deepest_stack_is_the_median_and_range_of_the_held_points_and_said_w
     # a run made before the stacks were read has no such column
     older = footprint_section([_cell("footprint", "c", "sessions", s, _held(4096 * s)) for s in (1, 50, 100)])
     assert older is not None and "deepest stack" not in [c.title for c in older.tables[0].columns]
+
+
+def test_a_warm_up_start_is_left_out_of_the_figures_and_said():
+    ups = [_cell("footprint-startup", "s", "start-up", n, _startup(0.2, (4 << 20) + n)) for n in (1000, 1000, 10000)]
+    warm = [
+        _cell("footprint-warmup", "s", "start-up", 1000, _startup(9.5, 4 << 20)),
+        _cell("footprint-warmup", "t", "start-up", 1000, status="fail", reason="no ready line within 60 s"),
+    ]
+    section = footprint_section(ups + warm)
+    assert section is not None
+    table = section.tables[0]
+    ready = table.rows[0][table.column("ready, 1,000 signals")].value
+    assert ready.values == pytest.approx((200.0, 200.0))  # not the warm-up's 9,500 ms
+    assert [r[0].value for r in table.rows] == ["s"]  # a server with only a warm-up has no row
+    assert any(n.startswith("s: its warm-up start at 1,000 signals") and "9,500 ms" in n for n in section.notes)
+    assert any(n.startswith("t: its warm-up start at 1,000 signals failed (no ready line") for n in section.notes)
+    assert "warm-up start" in section.paragraphs[1]
+    # a run made before warm-up starts says nothing of them
+    older = footprint_section(ups)
+    assert older is not None and "warm-up" not in older.paragraphs[1]
+    assert not any("warm-up" in n for n in older.notes)

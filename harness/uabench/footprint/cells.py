@@ -9,6 +9,7 @@ from enum import StrEnum
 class FootprintCell(StrEnum):
     SERVER = "footprint"  # a server's RSS at one step of what it holds
     STARTUP = "footprint-startup"
+    WARMUP = "footprint-warmup"  # a start before a server's start-up points, discarded from them
     CLIENT = "footprint-client"
     IMAGE = "footprint-image"  # a built image's size
     IMPORT = "footprint-import"  # a server started with (or without) a companion model's files

@@ -14,9 +14,10 @@ from uabench.footprint.cells import FootprintCell
 from uabench.footprint.plan import Settle
 
 # the kinds of the cells the footprint records (footprint/runner.py) and reports (footprint/report.py)
-KIND, STARTUP_KIND, CLIENT_KIND, IMAGE_KIND, IMPORT_KIND = (
+KIND, STARTUP_KIND, WARMUP_KIND, CLIENT_KIND, IMAGE_KIND, IMPORT_KIND = (
     FootprintCell.SERVER,
     FootprintCell.STARTUP,
+    FootprintCell.WARMUP,
     FootprintCell.CLIENT,
     FootprintCell.IMAGE,
     FootprintCell.IMPORT,

@@ -15,7 +15,7 @@ from uabench.document.model import Cell, Column, Figure, Interval, Section, Seri
 from uabench.document.parts import failure_notes
 from uabench.footprint import memory
 from uabench.footprint.cells import KNOWN, NO_MODEL
-from uabench.footprint.memory import CLIENT_KIND, IMAGE_KIND, IMPORT_KIND, KIND, STARTUP_KIND
+from uabench.footprint.memory import CLIENT_KIND, IMAGE_KIND, IMPORT_KIND, KIND, STARTUP_KIND, WARMUP_KIND
 from uabench.footprint.plan import VARIED
 
 KIB, MIB = 1024.0, 1024.0 * 1024.0
@@ -221,6 +221,25 @@ def _server_table(cells: list[dict], notes: list[str]) -> Table | None:
     return Table(columns, rows)
 
 
+def _warm_up_notes(cells: list[dict], notes: list[str]) -> bool:
+    """A note per server on its warm-up start (footprint/runner.py's warm_up_start): its ready
+    time, left out of the figures, or its failure; whether the run made any."""
+    warm_ups = sorted((c for c in cells if c["kind"] == WARMUP_KIND), key=lambda c: c["server"])
+    for c in warm_ups:
+        signals = f"{float(c['parameter']):,.0f} signals"
+        if c["status"] == "pass" and (figures := (c.get("result") or {}).get("footprint")):
+            notes.append(
+                f"{c['server']}: its warm-up start at {signals}, left out of the figures, was ready after "
+                f"{figures['ready_s'] * 1e3:,.0f} ms; first request {figures['first_request_us']:,.0f} µs."
+            )
+        else:
+            notes.append(
+                f"{c['server']}: its warm-up start at {signals} failed ({c['reason']}): its first start-up "
+                "point may have read its files from disk."
+            )
+    return bool(warm_ups)
+
+
 def footprint_beside(here_cells: list[dict], there_cells: list[dict], here_name: str, where: str) -> Section | None:
     """The memory figures of a run on another target (a board, the VM) beside this machine's, server
     by server: what the same server holds there. Times are left out: a VM's are its emulation's."""
@@ -402,7 +421,7 @@ IMPORT_METHOD = (
 
 
 def footprint_section(cells: list[dict]) -> Section | None:
-    mine = [c for c in cells if c["kind"] in (KIND, STARTUP_KIND, CLIENT_KIND, IMAGE_KIND, IMPORT_KIND)]
+    mine = [c for c in cells if c["kind"] in (KIND, STARTUP_KIND, WARMUP_KIND, CLIENT_KIND, IMAGE_KIND, IMPORT_KIND)]
     if not mine:
         return None
     notes: list[str] = []
@@ -416,6 +435,7 @@ def footprint_section(cells: list[dict]) -> Section | None:
     for sdk, variant, parameter, reason in sorted(unsupported):
         notes.append(f"{sdk}, {variant} at {parameter}: not measured. {reason}")
     notes += failure_notes(mine, (KIND, STARTUP_KIND, CLIENT_KIND), "not measured")
+    warmed = _warm_up_notes(mine, notes)
     plot = _items_plot(mine)
     return Section(
         "Footprint and start-up",
@@ -433,7 +453,14 @@ def footprint_section(cells: list[dict]) -> Section | None:
             "runtime keeps, its garbage included.",
             "Start-up: the server started with each number of signals; from its process start to its ready line "
             "(the interpreter or the JVM's start included), then its idle RSS, then a new session's Reads of one "
-            "value, one in flight: the first of them, and the median of the others.",
+            "value, one in flight: the first of them, and the median of the others."
+            + (
+                " Before its start-up points each server was started once, and its figures left out (a warm-up "
+                "start, as hyperfine's --warmup: the page cache then holds the server's and the client's files, "
+                "so no point is the one start read from disk); the notes give its times."
+                if warmed
+                else ""
+            ),
             *([IMPORT_METHOD] if imports else []),
         ],
         tables=tables,

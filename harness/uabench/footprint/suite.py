@@ -149,7 +149,8 @@ def _seconds(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> tuple[
         first = startup(client) + float(setup.first_request.get("duration_s", 5)) + overhead_s
         one = startup(server) + settle_s + first + FOOTPRINT_STOP_S
         typical = chosen.repetitions * sum(one + per_1k * max(0, n - 1000) / 1000 for n in counts)
-        points = chosen.repetitions * len(counts)
+        typical += one + per_1k * max(0, min(counts) - 1000) / 1000  # the warm-up start (runner.warm_up_start)
+        points = chosen.repetitions * len(counts) + 1
         return typical, typical + points * setup.settle.bound_s, points
     model = setup.model(args[1])
     steps = setup.steps_of(model.steps, profile)
