@@ -3,14 +3,17 @@ held − idle RSS and its interval, and the report's section from stored cells. 
 real servers is make test's smoke run (suites/plans/footprint.toml)."""
 
 import re
+from types import SimpleNamespace
 
 import pytest
 from helpers.footprint import cell as _cell
 from helpers.footprint import edited_plan as _plan
+from robot.api import SkipExecution
 
-from uabench import plan, sdks
+from uabench import plan, sdks, targets
 from uabench.footprint import heap, memory
 from uabench.footprint import suite as footprint_suite
+from uabench.footprint.keywords import FootprintKeywords
 from uabench.footprint.plan import Settle
 from uabench.footprint.report import footprint_beside, footprint_section
 from uabench.report import document
@@ -222,6 +225,13 @@ def test_a_target_s_memory_stands_beside_this_machine_s_server_by_server():
     runs = [{"id": k, "suite": "footprint", "provenance": {"targets": t}} for k, t in ((1, local), (2, on_vm))]
     assert [s.title for s in document.beside_sections(runs, {1: here, 2: there})] == [section.title]
     assert document.beside_sections(runs[1:], {2: there}) == []  # no run of this machine to stand beside
+    # the VM's runs of the suite (each chosen for its servers: results/runs.py) make one section
+    later = {"id": 3, "suite": "footprint", "provenance": {"targets": on_vm}}
+    (merged,) = document.beside_sections([*runs, later], {1: here, 2: there, 3: run(4096, 4 << 20, ("t",))})
+    by = {r[0].value: r for r in merged.tables[0].rows}
+    assert sorted(by) == ["s", "t"]
+    column = merged.tables[0].column("per monitored item, vm arm64")
+    assert by["t"][column].value.center == pytest.approx(4.0, abs=0.01)
     in_containers = [{**runs[0], "provenance": {"targets": {**local, "server": {"kind": "container"}}}}, runs[1]]
     (beside,) = document.beside_sections(in_containers, {1: here, 2: there})
     assert "idle RSS, here (container)" in [column.title for column in beside.tables[0].columns]
@@ -304,3 +314,13 @@ def test_a_warm_up_start_is_left_out_of_the_figures_and_said():
     older = footprint_section(ups)
     assert older is not None and "warm-up" not in older.paragraphs[1]
     assert not any("warm-up" in n for n in older.notes)
+
+
+def test_with_the_servers_elsewhere_the_clients_are_not_measured():
+    vm = SimpleNamespace(kind="ssh", arch="arm64", emulated=True, provenance=lambda: {"name": "vm"})
+    targets.use(targets.Placement(server=vm))  # type: ignore[arg-type]
+    try:
+        with pytest.raises(SkipExecution, match=r"the servers run on vm arm64 \(emulated\), the clients here"):
+            FootprintKeywords(None).client_footprint_should_be_measured("open62541")  # type: ignore[arg-type]
+    finally:
+        targets.use(None)

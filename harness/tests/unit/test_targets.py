@@ -124,3 +124,55 @@ def test_a_run_on_another_target_stands_beside_this_machine_s_and_replaces_only_
     chosen, skipped = runs.latest_finished(Store(held))  # type: ignore[arg-type]
     assert [r["id"] for r in chosen] == [2, 3, 4] and [r["id"] for r in skipped] == [5]
     assert [r["id"] for r in compare.latest_runs(Store(held))] == [3, 4]  # type: ignore[arg-type]  # this machine's
+
+
+def test_elsewhere_an_older_run_stays_chosen_for_the_servers_no_newer_one_measured():
+    vm_target = {"kind": "ssh", "name": "vm", "arch": "arm64", "emulated": True, "emulation": "qemu-system"}
+    pi = {"kind": "ssh", "name": "ssh://pi@pi", "arch": "arm64", "emulated": False}
+    measured = {
+        1: {"open62541", "gopcua"},  # this machine
+        2: {"open62541", "gopcua", "async-opcua"},  # the VM
+        3: {"open62541", "gopcua"},  # this machine again: replaces run 1 whole
+        4: {"asyncua"},  # the VM
+        5: {"open62541"},  # the VM
+        6: {"milo"},  # the VM, interrupted
+        7: {"open62541"},  # the Pi
+        8: {"asyncua", "async-opcua"},  # the VM, the write suite
+    }
+
+    class Store:
+        def __init__(self, held: list[dict]) -> None:
+            self.held = held
+
+        def runs(self) -> list[dict]:
+            return self.held
+
+        def servers(self, run_id: int) -> set[str]:
+            return measured[run_id]
+
+        def cells(self, run_ids: list[int]) -> list[dict]:
+            return [{"run_id": k, "server": s} for k in run_ids for s in sorted(measured[k])]
+
+    held = [
+        _run(1, "footprint", None),
+        _run(2, "footprint", vm_target),
+        _run(3, "footprint", None),
+        _run(4, "footprint", vm_target),
+        _run(5, "footprint", vm_target),
+        _run(6, "footprint", vm_target, status="interrupted"),
+        _run(7, "footprint", pi),
+        _run(8, "write", vm_target),
+    ]
+    store = Store(held)
+    chosen, skipped = runs.latest_finished(store)  # type: ignore[arg-type]
+    assert [r["id"] for r in chosen] == [2, 3, 4, 5, 7, 8] and [r["id"] for r in skipped] == [6]
+    by = {r["id"]: r for r in chosen}
+    assert by[2][runs.SERVERS] == ["async-opcua", "gopcua"]  # run 5 measured open62541 there since
+    assert all(runs.SERVERS not in by[k] for k in (3, 4, 5, 7, 8))
+    cells = runs.cells_of(store, chosen)  # type: ignore[arg-type]
+    assert [c["server"] for c in cells[2]] == ["async-opcua", "gopcua"]
+    assert [c["server"] for c in cells[8]] == ["async-opcua", "asyncua"]
+    # a newer run there that measured everything an older one did leaves nothing of it
+    measured[9] = {"open62541", "gopcua", "async-opcua", "asyncua"}
+    store.held.append(_run(9, "footprint", vm_target))
+    assert [r["id"] for r in runs.latest_finished(store)[0]] == [3, 7, 8, 9]  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ from robot.api import SkipExecution, logger
 from robot.api.deco import keyword
 
 from uabench import plan as plans
-from uabench import sdks
+from uabench import sdks, targets
 from uabench.engine.cells import Outcome
 from uabench.engine.keywords import RunContext, load_client
 from uabench.footprint import memory as footprint_memory
@@ -81,6 +81,11 @@ class FootprintKeywords:
     def client_footprint_should_be_measured(self, client_id: str) -> None:
         """The RSS of `client_id`'s client holding the profile's numbers of sessions against the
         reference server (or its own SDK's server, where the reference server refuses it)."""
+        if targets.current().cross_host:  # the servers on a board or the VM, the clients here
+            raise SkipExecution(
+                f"not measured: the servers run on {targets.label('server')}, the clients here; a client's memory "
+                "is this machine's, measured by a run with its servers here too"
+            )
         setup, chosen = self._footprint()
         client = sdks.get(client_id)
         reference = sdks.get(plans.reference_client() or client.base)

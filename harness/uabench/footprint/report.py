@@ -270,7 +270,7 @@ def footprint_beside(here_cells: list[dict], there_cells: list[dict], here_name:
         f"Footprint: {where} beside this machine",
         paragraphs=[
             f"The same servers' memory on this machine and on {where}, each measured as the footprint "
-            "section says, in a run of its own (their provenance is in the runs' sections). What "
+            "section says, in runs of their own (their provenance is in the runs' sections). What "
             "differs is the architecture (its instructions, alignment, the runtime's build for it) and the "
             "kernel that counts the pages; and, unless this machine's servers ran in containers too, the "
             "build and libraries (an image against this machine's own build). A VM's times and rates are its "

@@ -124,17 +124,22 @@ def _here(run: dict) -> str:
 
 
 def beside_sections(runs: list[dict], cells_of: dict[int, list[dict]]) -> list[Section]:
-    """Each run on another target beside this machine's run of its suite, where the suite says
-    how (plan.SuiteKind.beside): the footprint's memory on an ARM target beside this machine's."""
+    """Each other target's runs of a suite beside this machine's run of it, where the suite says
+    how (plan.SuiteKind.beside): the footprint's memory on an ARM target beside this machine's. A
+    target's runs of one suite (each chosen for the servers it measured last: results/runs.py)
+    make one section."""
     here = {run["suite"]: run for run in runs if not place(run)}
-    found = []
+    there: dict[tuple[str, str], list[list[dict]]] = {}  # (suite, place): each run's cells
     for run in runs:
-        mine = here.get(run["suite"])
-        if not place(run) or mine is None:
-            continue
+        if place(run) and run["suite"] in here:
+            there.setdefault((run["suite"], place(run)), []).append(cells_of[run["id"]])
+    found = []
+    for (suite, where), parts in there.items():
+        mine = here[suite]
+        theirs = [c for cells in parts for c in cells]
         for kind in suite_kinds().values():
             if kind.beside:
-                found.append(kind.beside(cells_of[mine["id"]], cells_of[run["id"]], _here(mine), place(run)))
+                found.append(kind.beside(cells_of[mine["id"]], theirs, _here(mine), where))
     return [s for s in found if s]
 
 

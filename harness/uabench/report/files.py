@@ -13,7 +13,7 @@ from uabench.proc import whole
 from uabench.report import html, markdown
 from uabench.report.document import document
 from uabench.results import figures, stats
-from uabench.results.runs import latest_finished
+from uabench.results.runs import cells_of, latest_finished
 from uabench.results.store import Store
 
 
@@ -21,9 +21,9 @@ def build(store: Store, out_dir: Path, run_ids: list[int] | None = None) -> dict
     runs = [r for r in store.runs() if r["id"] in run_ids] if run_ids else latest_finished(store)[0]
     if not runs:
         raise ValueError(f"no {'such' if run_ids else 'finished'} runs in the store {store.path}")
-    cells_of = {run["id"]: store.cells([run["id"]]) for run in runs}
-    report = document(runs, cells_of)
-    exported = [with_block(c, run) for run in runs for c in cells_of[run["id"]]]
+    chosen = cells_of(store, runs)
+    report = document(runs, chosen)
+    exported = [with_block(c, run) for run in runs for c in chosen[run["id"]]]
     outputs = {
         "markdown": out_dir / "report.md",
         "html": out_dir / "report.html",
@@ -53,7 +53,7 @@ def unrendered(store: Store, directory: Path, images: bool = True) -> str | None
     committed = directory / "report.md"
     if not committed.is_file():
         return f"{committed} is missing"
-    fresh = markdown.render(document(runs, {run["id"]: store.cells([run["id"]]) for run in runs})).splitlines()
+    fresh = markdown.render(document(runs, cells_of(store, runs))).splitlines()
     found = committed.read_text(encoding="utf-8").splitlines()
     if not images:
         fresh, found = (

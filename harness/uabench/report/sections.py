@@ -29,6 +29,7 @@ from uabench.results.figures import Point
 from uabench.results.kinds import CellKind
 from uabench.results.provenance import uncommitted_warning
 from uabench.results.reference import uncommitted
+from uabench.results.runs import SERVERS
 from uabench.results.sustain import SUSTAINED_CYCLE_RATIO
 
 NO_SECURITY = "None/None"  # the security sweeps' baseline: policy None, mode None
@@ -785,6 +786,11 @@ def provenance_section(runs: list[dict]) -> Section:
                 f"Run {run['id']}: {run['suite']}",
                 notes=[
                     f"profile {run['profile']}, {run['status']}",
+                    *(
+                        [f"chosen for {', '.join(run[SERVERS])} only: newer runs there measured its other servers"]
+                        if SERVERS in run
+                        else []
+                    ),
                     f"git commit: {prov['git_commit']}"
                     + (" (uncommitted changes to the measured code)" if uncommitted(prov["git_commit"]) else ""),
                     f"machine: {m['cpu_model']}, {m['cores']} cores, {m['memory_bytes'] / 2**30:.1f} GiB, "

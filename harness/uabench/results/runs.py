@@ -1,13 +1,21 @@
 """Which runs a report or a comparison uses: the newest *finished* run of every suite in each
 place (this machine, an SSH target, the VM target; check runs are not reports). A run that is
 still running, failed, was interrupted or abandoned holds only part of its plan; taking it as the
-latest would silently drop the figures it never reached, so it is skipped, and named (note)."""
+latest would silently drop the figures it never reached, so it is skipped, and named (note).
+
+Elsewhere (a board, the VM) the newest finished measurement of each *server* is taken: a slow
+machine's suite is run an SDK or two at a time (the footprint of all seven servers on the emulated
+VM takes longer than a working day's session), so an older finished run stays chosen for the
+servers no newer one measured, its run dict naming them (SERVERS), and only their cells are read
+(cells_of). This machine's runs are never merged: what one ranks must be measured side by side."""
 
 from __future__ import annotations
 
 from uabench.results.store import Store
 
 FINISHED = "finished"
+# a run chosen elsewhere for some of its servers only: their names (sorted)
+SERVERS = "chosen_servers"
 
 
 def place(run: dict) -> str:
@@ -19,22 +27,55 @@ def place(run: dict) -> str:
 
 
 def latest_finished(store: Store) -> tuple[list[dict], list[dict]]:
-    """(the newest finished run of every suite in each place (`place`), in the order the suites
-    were run, the runs not finished that are newer than their suite's chosen run there)."""
+    """(the newest finished run of every suite in each place (`place`), elsewhere with the older
+    ones still measuring a server (SERVERS), in the order they were run; the runs not finished
+    that are newer than their suite's newest finished run there)."""
     chosen: dict[tuple[str, str], dict] = {}
     newer: dict[tuple[str, str], list[dict]] = {}
+    earlier: dict[tuple[str, str], list[dict]] = {}  # elsewhere: the finished runs a newer one followed
     for run in store.runs():
         if run["suite"] == "check":
             continue
         key = (run["suite"], place(run))
         if run["status"] == FINISHED:
+            if key[1] and key in chosen:
+                earlier.setdefault(key, []).append(chosen[key])
             chosen.pop(key, None)  # re-inserted: the suites in the order they last ran
             chosen[key] = run
             newer[key] = []
         else:
             newer.setdefault(key, []).append(run)
     skipped = sorted((run for runs in newer.values() for run in runs), key=lambda run: run["id"])
-    return sorted(chosen.values(), key=lambda run: run["id"]), skipped
+    kept = [run for key, older in earlier.items() for run in _still_measuring(store, chosen[key], older)]
+    return sorted([*chosen.values(), *kept], key=lambda run: run["id"]), skipped
+
+
+def _still_measuring(store: Store, newest: dict, older: list[dict]) -> list[dict]:
+    """The `older` finished runs of a place elsewhere (oldest first) that measured a server no newer
+    finished run of their suite there measured; one that measured others too names the servers it
+    is chosen for (SERVERS)."""
+    covered = store.servers(newest["id"])
+    kept = []
+    for run in reversed(older):
+        measured = store.servers(run["id"])
+        own = measured - covered
+        if own == measured:
+            kept.append(run)
+        elif own:
+            kept.append({**run, SERVERS: sorted(own)})
+        covered |= measured
+    return kept
+
+
+def cells_of(store: Store, runs: list[dict]) -> dict[int, list[dict]]:
+    """Each run's cells; of a run chosen for some of its servers (SERVERS), those servers' only."""
+    found = {}
+    for run in runs:
+        cells = store.cells([run["id"]])
+        if SERVERS in run:
+            cells = [c for c in cells if c["server"] in run[SERVERS]]
+        found[run["id"]] = cells
+    return found
 
 
 def note(skipped: list[dict]) -> str | None:

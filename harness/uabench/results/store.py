@@ -395,6 +395,10 @@ class Store:
         rows = self._read(query + " ORDER BY id", args)
         return [dict(row) | {"provenance": json.loads(row["provenance"])} for row in rows]
 
+    def servers(self, run_id: int) -> set[str]:
+        """The servers (the peers: servers, publishers) a run's stored cells name."""
+        return {row[0] for row in self._read("SELECT DISTINCT server FROM cells WHERE run_id = ?", (run_id,))}
+
     def cells(self, run_ids: list[int] | None = None, suite: str | None = None) -> list[dict]:
         clauses: list[str] = []
         args: list[int | str] = []
