@@ -222,7 +222,7 @@ def _server_table(cells: list[dict], notes: list[str]) -> Table | None:
 
 
 def _warm_up_notes(cells: list[dict], notes: list[str]) -> bool:
-    """A note per server on its warm-up start (footprint/runner.py's warm_up_start): its ready
+    """A note per server on its warm-up start (footprint/runner.py's measure_startup): its ready
     time, left out of the figures, or its failure; whether the run made any."""
     warm_ups = sorted((c for c in cells if c["kind"] == WARMUP_KIND), key=lambda c: c["server"])
     for c in warm_ups:

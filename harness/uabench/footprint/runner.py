@@ -372,7 +372,7 @@ def measure_startup(
     log: Callable[[str], None],
 ) -> list[str]:
     """Every start-up point of one server, each a "footprint-startup" cell (signals its parameter),
-    after a warm-up start (warm_up_start)."""
+    after a warm-up start (a "footprint-warmup" cell)."""
     server, client = pair
 
     def told(signals: int, figures: dict) -> str:
@@ -384,49 +384,30 @@ def measure_startup(
             f"(then {figures['later_requests_us']:,.0f} µs)"
         )
 
-    warm_up_start(session, setup, profile, pair, told, log)
+    def measure(signals: int) -> tuple[Outcome, dict]:
+        return startup_point(session, server, client, signals, setup.settle, setup.server, setup.first_request)
+
+    def config(_signals: int) -> dict:
+        return setup.first_request
+
+    # First a warm-up start at the profile's fewest signals, stored as "footprint-warmup" and left
+    # out of the figures (as hyperfine's --warmup): it reads the server's files (its binary,
+    # interpreter, libraries, JARs or modules) and the client's into the page cache, so that no point
+    # is the run's one start from disk while the others start from memory (the cold start made one of
+    # node-opcua's two ready times at 1,000 signals 10.2 s, the other 1.9). Its failure is said and
+    # does not stop the points: they decide the test.
+    _, cold = _points(
+        session, WARMUP_KIND, pair, "start-up", [(0, min(setup.signals_of(profile)))], measure, config,
+        lambda signals, figures: f"warm-up start, discarded: {told(signals, figures)}", log,
+    )  # fmt: skip
+    for failure in cold:
+        log(failure)
     _, failures = _points(
         session, STARTUP_KIND, pair, "start-up",
         [(r, signals) for r in range(chosen.repetitions) for signals in setup.signals_of(profile)],
-        lambda signals: startup_point(
-            session, server, client, signals, setup.settle, setup.server, setup.first_request
-        ),
-        lambda _signals: setup.first_request, told, log,
+        measure, config, told, log,
     )  # fmt: skip
     return failures
-
-
-def warm_up_start(
-    session: Session,
-    setup: FootprintSetup,
-    profile: str | None,
-    pair: tuple[Sdk, Sdk],
-    told: Callable[[int, dict], str],
-    log: Callable[[str], None],
-) -> None:
-    """One start-up point at the profile's fewest signals whose figures are not the start-up's:
-    it reads the server's files (its binary, interpreter, libraries, JARs or modules) and the
-    client's into the page cache, so that no point of the start-up is the run's first start of
-    the server, from disk, while the others start from memory (the cold start made one of node-
-    opcua's two ready times at 1,000 signals 10.2 s, the other 1.9). As hyperfine's --warmup, it
-    is left out of the figures; it is stored ("footprint-warmup") and the report says it. Its
-    failure is stored and said, and does not stop the points: they decide the test."""
-    server, client = pair
-    signals = min(setup.signals_of(profile))
-    try:
-        outcome, figures = startup_point(
-            session, server, client, signals, setup.settle, setup.server, setup.first_request
-        )
-    except (FootprintError, heap.HeapError, AdapterError) as error:
-        outcome, figures = Outcome("fail", str(error)), {}
-    session.recorder.record(
-        WARMUP_KIND, client, server, "start-up", 0, figures.get("config") or setup.first_request,
-        _recorded(outcome, figures), figures.get("server_config"), signals,
-    )  # fmt: skip
-    if outcome.status == "pass":
-        log(f"warm-up start, discarded: {told(signals, figures)}")
-    else:
-        log(f"warm-up start at {signals} signals: {outcome.status}: {outcome.reason}")
 
 
 def measure_client(

@@ -148,8 +148,12 @@ def _seconds(plan: Plan, profile: str, case: TestCase, cost: TestCost) -> tuple[
         per_1k = READY_S_PER_1K_SIGNALS_DEFAULT if declared is None else declared
         first = startup(client) + float(setup.first_request.get("duration_s", 5)) + overhead_s
         one = startup(server) + settle_s + first + FOOTPRINT_STOP_S
-        typical = chosen.repetitions * sum(one + per_1k * max(0, n - 1000) / 1000 for n in counts)
-        typical += one + per_1k * max(0, min(counts) - 1000) / 1000  # the warm-up start (runner.warm_up_start)
+
+        def start(signals: int) -> float:
+            return one + per_1k * max(0, signals - 1000) / 1000
+
+        # the points, and the warm-up start at the fewest signals before them (runner.measure_startup)
+        typical = chosen.repetitions * sum(start(n) for n in counts) + start(min(counts))
         points = chosen.repetitions * len(counts) + 1
         return typical, typical + points * setup.settle.bound_s, points
     model = setup.model(args[1])
