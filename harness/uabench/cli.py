@@ -218,7 +218,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         plan.require_cells(one, only, args.profile)  # a plan that selects nothing is an error
         model = estimate.for_plan(one, args.profile, only, asked=asked, selected=_selected(args))
         modelled[one.suite] = model.seconds
-        by = estimate.calibration(earlier, one.suite, args.profile, fingerprint, _place(placement[0], args.arch))
+        by = estimate.calibration(
+            earlier, one.suite, args.profile, fingerprint, _place(placement[0], args.arch), _languages(only)
+        )
         estimates.append(estimate.calibrated(model, by))
         how = f" ({by.text()})" if by else ""
         print(f"{one.path.stem}: {estimate.clock(estimates[-1].seconds)}{how} ({len(estimates[-1].tests)} tests)")
@@ -456,15 +458,28 @@ def _placed(
 
 def _earlier_runs(location: str) -> list[dict]:
     """The runs of the store `run` will write to, for the estimate's calibration: none when it
-    cannot be read (the run then says why when it opens it for writing)."""
+    cannot be read (the run then says why when it opens it for writing). Each names its servers'
+    languages (estimate.LANGUAGES)."""
+    from uabench import estimate
+
     try:
         store = open_store(location, readonly=True)
     except (StoreError, OSError):
         return []
     try:
-        return store.runs()
+        return [
+            {**run, estimate.LANGUAGES: estimate.server_languages(run, store.servers(run["id"]))}
+            for run in store.runs()
+        ]
     finally:
         store.close()
+
+
+def _languages(only: list[str] | None) -> list[str]:
+    """The languages of the servers a run chose (all SDKs' without --sdk), for the estimate's
+    calibration by a run of servers alike."""
+    chosen = sdks.all_sdks() if only is None else [sdk for sdk in sdks.every_version() if sdk.id in only]
+    return sorted({sdk.language for sdk in chosen})
 
 
 def _writable_store(location: str) -> None:

@@ -17,7 +17,7 @@ known in advance.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from uabench import sdks
@@ -123,16 +123,34 @@ class Calibration:
     run_id: int
     actual_s: float
     estimated_s: float
+    languages: tuple[str, ...] = ()  # its servers' (LANGUAGES), when known
 
     def text(self) -> str:
+        servers = f" ({', '.join(self.languages)} servers)" if self.languages else ""
         return (
-            f"the model's estimate × {self.factor:.2f}: run {self.run_id} of this suite on this machine took "
-            f"{clock(self.actual_s)} against its {clock(self.estimated_s)}"
+            f"the model's estimate × {self.factor:.2f}: run {self.run_id} of this suite on this machine{servers} "
+            f"took {clock(self.actual_s)} against its {clock(self.estimated_s)}"
         )
 
 
+# A stored run's servers' languages (server_languages), put on the run dicts `calibration` reads:
+# under emulation a Python or Java server is slowed several times as much as a native one.
+LANGUAGES = "server_languages"
+
+
+def server_languages(run: dict, servers: Iterable[str]) -> list[str]:
+    """The languages of a stored run's `servers`, as its provenance names them."""
+    known = (run.get("provenance") or {}).get("sdks") or {}
+    return sorted({(known.get(server) or {}).get("language", server) for server in servers})
+
+
 def calibration(
-    runs: Sequence[dict], suite: str, profile: str, fingerprint: str | None, where: str = ""
+    runs: Sequence[dict],
+    suite: str,
+    profile: str,
+    fingerprint: str | None,
+    where: str = "",
+    languages: Iterable[str] | None = None,
 ) -> Calibration | None:
     """The newest finished run of `suite` in `profile` on the machine `fingerprint`, its servers in
     the same place `where` (results.runs.place: '' here, 'vm arm64' on the VM target, whose
@@ -140,28 +158,41 @@ def calibration(
     its estimate and ran on the fewest repetitions (no time budget, or one below the estimate of
     the whole `uabench run` it was part of, which the budget is set against: a larger budget is
     filled by repetitions, so its duration says nothing of the estimate; a run that did not
-    record that total cannot tell, and is not used).
+    record that total cannot tell, and is not used). Of those, the newest whose servers were of
+    the `languages` this run's are (LANGUAGES, on runs that have it), else the newest: the
+    model's start-up times are the reference machine's, and a target slows each runtime by its
+    own factor (the arm64 VM: the native servers ×3.2, asyncua ×8.4).
     The model cannot know a machine's speed; its last run on it can (as hyperfine times a
     command's first runs before it states how long the rest will take)."""
-    for run in sorted(runs, key=lambda r: r["id"], reverse=True):
-        provenance = run.get("provenance") or {}
-        schedule = provenance.get("schedule") or {}
-        estimated, budget_s = schedule.get("estimate_s"), schedule.get("time_budget_s")
-        total = schedule.get("estimate_total_s")
-        if (
-            run["suite"] != suite
-            or run["profile"] != profile
-            or run["status"] != "finished"
-            or not run.get("finished_ns")
-            or (provenance.get("machine") or {}).get("fingerprint") != fingerprint
-            or runs_module.place(run) != where
-            or not estimated
-            or (budget_s is not None and (total is None or budget_s > total))
-        ):
-            continue
-        actual = (run["finished_ns"] - run["started_ns"]) / 1e9
-        return Calibration(actual / estimated, run["id"], actual, estimated)
-    return None
+    comparable = [
+        run
+        for run in sorted(runs, key=lambda r: r["id"], reverse=True)
+        if _comparable(run, suite, profile, fingerprint, where)
+    ]
+    wanted = sorted(set(languages)) if languages is not None else None
+    alike = [run for run in comparable if wanted is not None and run.get(LANGUAGES) == wanted]
+    if not comparable:
+        return None
+    run = (alike or comparable)[0]
+    estimated = run["provenance"]["schedule"]["estimate_s"]
+    actual = (run["finished_ns"] - run["started_ns"]) / 1e9
+    return Calibration(actual / estimated, run["id"], actual, estimated, tuple(run.get(LANGUAGES) or ()))
+
+
+def _comparable(run: dict, suite: str, profile: str, fingerprint: str | None, where: str) -> bool:
+    provenance = run.get("provenance") or {}
+    schedule = provenance.get("schedule") or {}
+    budget_s, total = schedule.get("time_budget_s"), schedule.get("estimate_total_s")
+    return (
+        run["suite"] == suite
+        and run["profile"] == profile
+        and run["status"] == "finished"
+        and bool(run.get("finished_ns"))
+        and (provenance.get("machine") or {}).get("fingerprint") == fingerprint
+        and runs_module.place(run) == where
+        and bool(schedule.get("estimate_s"))
+        and (budget_s is None or (total is not None and budget_s <= total))
+    )
 
 
 def calibrated(found: Estimate, by: Calibration | None) -> Estimate:

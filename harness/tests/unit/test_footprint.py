@@ -324,3 +324,32 @@ def test_with_the_servers_elsewhere_the_clients_are_not_measured():
             FootprintKeywords(None).client_footprint_should_be_measured("open62541")  # type: ignore[arg-type]
     finally:
         targets.use(None)
+
+
+def test_a_remote_server_s_stacks_are_read_there_and_a_failed_reading_is_said():
+    from uabench.footprint.runner import stack_figures
+    from uabench.proc import stacks
+
+    read = stacks.Stacks(threads=3, stacks=(40960, 8192), unread=1, shared=0, huge_bytes=0)
+    asked: list[str] = []
+
+    class There:
+        def stacks(self, role):
+            asked.append(role)
+            if role == "role-2":
+                raise stacks.StackError("the agent read no stacks there (exit 255): connection closed")
+            return read
+
+    def running(role):
+        return SimpleNamespace(
+            measured=SimpleNamespace(process=SimpleNamespace(remote=There(), remote_role=role, pid=1))
+        )
+
+    c = sdks.get("open62541")
+    assert stack_figures(running("role-1"), c) == {"stacks": read.summary()}
+    assert stack_figures(running("role-2"), c) == {
+        "stacks_unmeasured": "the agent read no stacks there (exit 255): connection closed"
+    }
+    assert asked == ["role-1", "role-2"]
+    assert "goroutine" in stack_figures(running("role-3"), sdks.get("gopcua"))["stacks_unmeasured"]
+    assert asked == ["role-1", "role-2"]  # Go's are not read at all

@@ -11,6 +11,7 @@ from helpers import version0_store
 from helpers.report import _markdown_tables, _Page
 
 from uabench import sdks
+from uabench.document import parts
 from uabench.document.model import (
     Cell,
     Column,
@@ -25,6 +26,7 @@ from uabench.document.model import (
     row,
     slug,
 )
+from uabench.engine import search
 from uabench.report import document, html, markdown, plots, text
 from uabench.report.sections import ranking_section
 from uabench.report.steady import steady_section
@@ -563,3 +565,14 @@ def test_runs_measured_by_uncommitted_code_are_named_first_and_in_their_provenan
         in notes[f"Run {runs[1]['id']}: {runs[1]['suite']}"]
     )
     assert f"git commit: {runs[0]['provenance']['git_commit']}" in notes[f"Run {runs[0]['id']}: {runs[0]['suite']}"]
+
+
+def test_a_reason_cut_for_a_table_or_a_log_says_it_was_cut():
+    long = "BadTimeout " + "x" * 400
+    cut = parts.first_line(long)
+    assert len(cut) == parts.REASON_CHARS and cut.endswith(parts.CUT) and cut.startswith("BadTimeout x")
+    assert parts.first_line("short reason") == "short reason"
+    assert parts.first_line("  \n first\n  Traceback …") == "first"  # the summary line; the detail is not cut
+    assert parts.first_line("x" * parts.REASON_CHARS) == "x" * parts.REASON_CHARS  # exactly the limit: whole
+    assert parts.first_line("   ") == parts.first_line(None) == ""
+    assert search.first_line(long).endswith(parts.CUT) and len(search.first_line(long)) == 200

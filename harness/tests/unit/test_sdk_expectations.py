@@ -90,3 +90,19 @@ def test_the_estimate_is_calibrated_by_the_last_comparable_run_of_its_suite_on_t
     assert estimate.calibration([*runs, on_vm], "read", "quick", "m").run_id == 2
     assert estimate.calibration([*runs, on_vm], "read", "quick", "m", "vm arm64").run_id == 10
     assert estimate.calibrated(model, None) is model
+    # of those, the newest whose servers were of the same languages, else the newest
+    python = {**run(11, took_s=800.0), estimate.LANGUAGES: ["Python"]}
+    native = {**run(12, took_s=300.0), estimate.LANGUAGES: ["C", "Go", "Rust"]}
+    for each in (python, native):
+        each["provenance"]["targets"] = on_vm["provenance"]["targets"]
+    vm_runs = [*runs, on_vm, python, native]
+    assert estimate.calibration(vm_runs, "read", "quick", "m", "vm arm64", ["Python"]).run_id == 11
+    assert estimate.calibration(vm_runs, "read", "quick", "m", "vm arm64", ["Rust", "Go", "C"]).run_id == 12
+    by_java = estimate.calibration(vm_runs, "read", "quick", "m", "vm arm64", ["Java"])
+    assert (
+        by_java.run_id == 12
+        and "run 12 of this suite on this machine (C, Go, Rust servers) took 05:00" in by_java.text()
+    )
+    assert "(Python servers)" in estimate.calibration(vm_runs, "read", "quick", "m", "vm arm64", ["Python"]).text()
+    provenance = {"sdks": {"asyncua": {"language": "Python"}, "open62541": {"language": "C"}}}
+    assert estimate.server_languages({"provenance": provenance}, {"asyncua", "open62541"}) == ["C", "Python"]

@@ -1,6 +1,8 @@
 """proc/stacks.py on a /proc given as a directory: which mapping each thread's stack pointer lies
 in, and what is left out (a running thread, a mapping several threads point into)."""
 
+import os
+
 import pytest
 
 from uabench.proc import stacks
@@ -79,3 +81,29 @@ def test_a_process_that_has_gone_is_a_stack_error(tmp_path):
 )
 def test_the_stack_pointer_is_the_second_last_field(line, pointer):
     assert stacks.stack_pointer(line) == pointer
+
+
+def test_a_remote_target_s_agent_reads_the_stacks_there_and_sends_them_back(tmp_path, capsys):
+    """The agent's `stacks` answer, as the ssh target reads it: here on this test's own process
+    (the agent reads /proc as stacks.high_water does), then the ways it says it could not."""
+    from uabench.proc import agent
+    from uabench.targets.ssh import stacks_from_agent
+
+    pidfile = tmp_path / "role-1.adapter.pid"
+    pidfile.write_text(f"{os.getpid()}\n")
+    assert agent.main(["stacks", str(pidfile)]) == 0
+    found = stacks_from_agent(0, capsys.readouterr().out, "")
+    assert found.threads >= 1 and found.largest is not None and found.largest > 0
+    assert stacks.Stacks.from_fields(found.fields()) == found
+    assert agent.main(["stacks", str(tmp_path / "none.pid")]) == 0
+    with pytest.raises(stacks.StackError, match="there: no adapter pid in .*none.pid"):
+        stacks_from_agent(0, capsys.readouterr().out, "")
+    pidfile.write_text("4194305\n")  # above Linux's largest pid: no such process
+    assert agent.main(["stacks", str(pidfile)]) == 0
+    with pytest.raises(stacks.StackError, match="the stacks of process 4194305 cannot be read"):
+        stacks_from_agent(0, capsys.readouterr().out, "")
+    with pytest.raises(stacks.StackError, match=r"read no stacks there \(exit 1\): .*No module named"):
+        stacks_from_agent(1, "", "python3: No module named uabench.proc.agent\n")
+    with pytest.raises(stacks.StackError, match="is not one"):
+        stacks_from_agent(0, '{"threads": 3}\n', "")
+    assert "uabench/proc/stacks.py" in agent.SHIPPED

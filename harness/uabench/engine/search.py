@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from uabench.document import parts
 from uabench.engine.cells import Outcome, wrong_values
 from uabench.engine.constants import DISTURBED_RETRIES
 from uabench.engine.schedule import block_order
@@ -29,7 +30,8 @@ def _quiet(_line: str) -> None:
 
 
 def first_line(text: str | None) -> str:
-    return (text or "").strip().splitlines()[0][:200] if text else ""
+    """A reason as one line of a log (shorter than a table's)."""
+    return parts.first_line(text, 200)
 
 
 # --- sweeps --------------------------------------------------------------------------------------

@@ -224,10 +224,11 @@ def stack_figures(running: Server, server: Sdk) -> dict:
     {"stacks": …}, or {"stacks_unmeasured": why} where they cannot be read."""
     if server.language in STACKS_ELSEWHERE:
         return {"stacks_unmeasured": STACKS_ELSEWHERE[server.language]}
-    if running.measured.process.remote is not None:
-        return {"stacks_unmeasured": "its process is on another machine, whose /proc the harness does not read"}
+    process = running.measured.process
     try:
-        return {"stacks": stacks.high_water_quiet(running.measured.process.pid).summary()}
+        if process.remote is not None and process.remote_role is not None:  # read there by the agent
+            return {"stacks": process.remote.stacks(process.remote_role).summary()}
+        return {"stacks": stacks.high_water_quiet(process.pid).summary()}
     except stacks.StackError as error:
         return {"stacks_unmeasured": str(error)}
 

@@ -14,6 +14,8 @@ remote wrapper (targets/remote.py) with `python3 -m uabench.proc.agent`:
                         PREFIX.perf.csv; ends when PID ends
     clock               answers each line on stdin with this host's time.time_ns()
     facts               one JSON line: machine, CPU model, cores, kernel, perf, clock tick
+    stacks PIDFILE      one JSON line: how deep the thread stacks of the process whose pid
+                        PIDFILE holds have been (proc/stacks.py), or {"error": why}
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ SHIPPED = (
     "uabench/proc/launcher.py",
     "uabench/proc/sampling.py",
     "uabench/proc/schedstat.py",
+    "uabench/proc/stacks.py",
 )
 
 
@@ -166,6 +169,24 @@ def _os_name() -> str:
         return ""
 
 
+def stacks(pidfile: str) -> int:
+    """The stacks of the adapter the wrapper wrote the pid of (its NAME.adapter.pid)."""
+    from uabench.proc import stacks as thread_stacks
+
+    found: dict
+    try:
+        pid = int(Path(pidfile).read_text(encoding="utf-8").strip())
+    except (OSError, ValueError) as error:
+        found = {"error": f"no adapter pid in {pidfile}: {error}"}
+    else:
+        try:
+            found = thread_stacks.high_water_quiet(pid).fields()
+        except thread_stacks.StackError as error:
+            found = {"error": str(error)}
+    print(json.dumps(found), flush=True)
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["sample"] and len(argv) == 3:
         return sample(int(argv[1]), argv[2])
@@ -173,7 +194,9 @@ def main(argv: list[str]) -> int:
         return clock()
     if argv == ["facts"]:
         return facts()
-    print("usage: python3 -m uabench.proc.agent sample PID PREFIX | clock | facts", file=sys.stderr)
+    if argv[:1] == ["stacks"] and len(argv) == 2:
+        return stacks(argv[1])
+    print("usage: python3 -m uabench.proc.agent sample PID PREFIX | clock | facts | stacks PIDFILE", file=sys.stderr)
     return 2
 
 

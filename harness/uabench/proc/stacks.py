@@ -22,6 +22,7 @@ directory, so its parsing is tested on fixtures."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +61,20 @@ class Stacks:
     @property
     def total(self) -> int:
         return sum(self.stacks)
+
+    def fields(self) -> dict:
+        """As JSON carries it from a remote target's agent (from_fields reads it back)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_fields(cls, raw: dict) -> Stacks:
+        return cls(
+            threads=int(raw["threads"]),
+            stacks=tuple(int(size) for size in raw["stacks"]),
+            unread=int(raw["unread"]),
+            shared=int(raw["shared"]),
+            huge_bytes=int(raw["huge_bytes"]),
+        )
 
     def summary(self) -> dict:
         return {

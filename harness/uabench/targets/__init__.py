@@ -26,7 +26,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:  # a remote target's answer; nothing of proc is needed to name the targets
+    from uabench.proc.stacks import Stacks
 
 KINDS = ("local", "container", "ssh", "vm")
 SERVER_ROLES = ("server", "publisher")
@@ -101,6 +104,8 @@ class RemoteTarget(Target, Protocol):
     def role_name(self, launcher_pid: int) -> str: ...
 
     def signal(self, role: str, sig: int) -> None: ...
+
+    def stacks(self, role: str) -> Stacks: ...
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from uabench.containers import engine as engines
 from uabench.containers import images
 from uabench.containers.isolation import Image
 from uabench.proc import agent, cleanup, launcher
+from uabench.proc import stacks as thread_stacks
 from uabench.proc.sampling import PerfStat, ProcessSampler, perf_window, switch
 from uabench.targets import Spec, TargetError
 from uabench.targets import remote as remote_module
@@ -124,6 +125,15 @@ class SshTarget:
             f'[ -n "$p" ] && kill -{int(sig)} "$p" 2>/dev/null; true',
             check=False,
             timeout=20,
+        )
+
+    def stacks(self, role: str) -> thread_stacks.Stacks:
+        """How deep the thread stacks of `role`'s adapter there have been: the agent reads that
+        machine's /proc as proc/stacks.py reads this one's (StackError when it cannot)."""
+        pidfile = f"{self.host.workdir}/{role}.adapter.pid"
+        done = self.host.ssh(_agent(self.host, "stacks", pidfile), check=False, timeout=60)
+        return stacks_from_agent(
+            done.returncode, done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
         )
 
     def kill(self, role: str) -> None:
@@ -282,6 +292,20 @@ def _agent(host: RemoteHost, *args: str) -> str:
     # PATH may put another Python (pyenv) before it
     python = '"$([ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)"'
     return f"PYTHONPATH={py} {python} -m uabench.proc.agent " + " ".join(shlex.quote(a) for a in args)
+
+
+def stacks_from_agent(returncode: int, stdout: str, stderr: str) -> thread_stacks.Stacks:
+    """The agent's `stacks` answer (its last line), or StackError with its reason."""
+    lines = stdout.strip().splitlines()
+    if returncode != 0 or not lines:
+        raise thread_stacks.StackError(f"the agent read no stacks there (exit {returncode}): {stderr.strip()[-300:]}")
+    try:
+        raw = json.loads(lines[-1])
+        if "error" in raw:
+            raise thread_stacks.StackError(f"there: {raw['error']}")
+        return thread_stacks.Stacks.from_fields(raw)
+    except (ValueError, KeyError, TypeError) as error:
+        raise thread_stacks.StackError(f"the agent's stacks answer is not one: {lines[-1][:200]!r} ({error})") from None
 
 
 def _facts(host: RemoteHost) -> dict:
