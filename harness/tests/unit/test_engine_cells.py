@@ -113,3 +113,23 @@ def test_a_suite_without_an_adapter_for_a_role_has_a_problem():
         "need at least one publisher adapter, have []",
         "need at least one subscriber adapter, have []",
     ]
+
+
+def test_a_process_beside_an_emulated_server_is_given_longer_to_its_result():
+    from types import SimpleNamespace
+
+    from uabench import targets
+    from uabench.engine.cells import time_allowed
+    from uabench.engine.constants import CLIENT_GRACE_S, EMULATED_GRACE_S, SUBSCRIBER_GRACE_S
+
+    client = {"warmup_s": 1.0, "duration_s": 2.5}
+    subscriber = {**client, "signals": 10_000}
+    assert time_allowed("client", client) == 3.5 + CLIENT_GRACE_S
+    assert time_allowed("subscriber", subscriber) == 3.5 + SUBSCRIBER_GRACE_S + 2
+    targets.use(targets.Placement(server=SimpleNamespace(kind="ssh", emulated=True)))
+    try:
+        assert time_allowed("client", client) == 3.5 + EMULATED_GRACE_S
+        assert time_allowed("subscriber", subscriber) == 3.5 + EMULATED_GRACE_S + 2
+    finally:
+        targets.use(None)
+    assert time_allowed("client", client) == 3.5 + CLIENT_GRACE_S

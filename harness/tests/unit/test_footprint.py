@@ -137,6 +137,27 @@ def test_the_section_shows_the_slopes_with_intervals_and_marks_what_they_cannot_
     assert [series.label for series in plot.series] == ["s"] and plot.series[0].fitted is not None
 
 
+def test_a_cost_below_one_page_is_zero_with_no_scatter_and_said_so():
+    """python-opcua's sessions on the arm64 VM: held was idle to the byte at every point. scipy's
+    standard errors are nan there (0/0): the fit is exact and the note says what it means."""
+    flat = memory.fit([1.0, 50.0, 100.0] * 2, [0.0] * 6)
+    assert flat is not None and (flat.slope, flat.slope_low, flat.slope_high, flat.r2) == (0.0, 0.0, 0.0, None)
+    cells = [_cell("footprint", "p", "sessions", step, _held(0)) for step in (1, 50, 100) * 2]
+    cells += [_cell("footprint", "p", "monitored items", step, _held(step * 1024)) for step in (1, 2000, 4000) * 2]
+    section = footprint_section(cells)
+    table = section.tables[0]
+    sessions = table.rows[0][table.column("per session")]
+    assert (sessions.value.center, sessions.value.low, sessions.value.high) == (0.0, 0.0, 0.0)
+    assert sessions.status is not None  # the interval reaches zero: marked
+    said = [note for note in section.notes if "to the byte" in note]
+    assert said == [
+        "p, sessions: its memory held was its idle memory to the byte at all 6 points (not a page more): what "
+        "each session costs is below one page over 100, the resolution of RSS (a page at a time)."
+    ]
+    heap = [_cell("footprint", "h", "sessions", step, {**_held(0), "basis": "heap"}) for step in (1, 50, 100) * 2]
+    assert not [note for note in footprint_section(heap).notes if "to the byte" in note]  # a heap is not paged
+
+
 def test_no_footprint_cells_no_section():
     assert footprint_section([_cell("read", "s", "", 1, {})]) is None
 
@@ -187,6 +208,39 @@ def test_a_server_that_sends_one_chunk_cannot_publish_thousands_of_first_notific
     assert gopcua.cannot_publish(2000) is None
     assert "first Publish of 4000 monitored items needs about" in (gopcua.cannot_publish(4000) or "")
     assert open62541.cannot_publish(100_000) is None
+
+
+def test_beside_a_target_a_server_s_heap_figures_give_way_to_its_rss():
+    """A JVM's or Node's heap after a collection is read on this machine only: beside a target's
+    RSS, this machine's RSS stands, not the heap its own section gives."""
+    steps = ((1, 0), (1000, 4096), (2000, -4096), (1, 4096), (1000, 0), (2000, 0))
+
+    def held(step: int, wobble: int, heap: bool) -> dict:
+        figures = _held(step * 3072 + wobble)
+        return (
+            {**figures, "rss_delta_bytes": step * 3072 + wobble, "delta_bytes": step * 512, "basis": "heap"}
+            if heap
+            else figures
+        )
+
+    def startup(n: int, heap: bool) -> dict:
+        figures = _startup(0.1, (40 << 20) + n * 2048)
+        return {**figures, "idle_bytes": (10 << 20) + n * 512, "basis": "heap"} if heap else figures
+
+    def run(heap: bool) -> list[dict]:
+        cells = [_cell("footprint", "j", "monitored items", step, held(step, wobble, heap)) for step, wobble in steps]
+        return cells + [_cell("footprint-startup", "j", "start-up", n, startup(n, heap)) for n in (1000, 10000) * 2]
+
+    here, there = run(heap=True), run(heap=False)
+    own = footprint_section(here).tables[0].rows[0]
+    columns = footprint_section(here).tables[0]
+    assert own[columns.column("per monitored item")].value.center == pytest.approx(0.5)  # the heap's
+    assert own[columns.column("per 1,000 signals")].value.center == pytest.approx(500)
+    table = footprint_beside(here, there, "here", "vm arm64").tables[0]
+    j = table.rows[0]
+    for side in ("here", "vm arm64"):
+        assert j[table.column(f"per monitored item, {side}")].value.center == pytest.approx(3.0, abs=0.01)
+        assert j[table.column(f"per 1,000 signals, {side}")].value.center == pytest.approx(2000)
 
 
 def test_a_target_s_memory_stands_beside_this_machine_s_server_by_server():
@@ -353,3 +407,13 @@ def test_a_remote_server_s_stacks_are_read_there_and_a_failed_reading_is_said():
     assert asked == ["role-1", "role-2"]
     assert "goroutine" in stack_figures(running("role-3"), sdks.get("gopcua"))["stacks_unmeasured"]
     assert asked == ["role-1", "role-2"]  # Go's are not read at all
+
+
+def test_on_an_emulated_target_the_first_request_phase_leaves_room_for_a_second_request():
+    from uabench.footprint.runner import EMULATED_FIRST_REQUEST_S, first_request_phase
+
+    plan = {"workload": "read", "nodes": "Signal_0", "in_flight": 1, "duration_s": 0.5}
+    assert first_request_phase(plan, emulated=False) == plan
+    assert first_request_phase(plan, emulated=True) == {**plan, "duration_s": EMULATED_FIRST_REQUEST_S}
+    assert first_request_phase({**plan, "duration_s": 8.0}, emulated=True)["duration_s"] == 8.0  # never shortened
+    assert first_request_phase(plan) == plan  # this machine's placement: nothing emulated

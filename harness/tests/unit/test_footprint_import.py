@@ -178,12 +178,18 @@ def test_the_section_shows_each_models_cost_beside_the_starts_without():
     ]
     cells += [_cell("footprint-import", "t", "DI", 1, status="fail", reason=f"{KNOWN}its loader: why (error)")]
     cells += [_cell("footprint-import", "u", "DI", 1, status="fail", reason="BadParentNodeIdInvalid")]
+    # on a remote target each process's upload has its own name: one reason, said once with its count
+    there = "{KNOWN}no parent (could not import /tmp/uabench.x/role-{pid}-nodeset-0.xml: BadParentNodeIdInvalid)"
+    cells += [
+        _cell("footprint-import", "w", "DI", 1, status="fail", reason=there.format(KNOWN=KNOWN, pid=pid))
+        for pid in (21786, 22064)
+    ]
     cells += [_cell("footprint-import", "v", "DI", 1, status="not_supported", reason="no loader")]
     section = footprint_section(cells)
     assert section is not None
     table = next(t for t in section.tables if any(c.title == "import time" for c in t.columns))
     rows = {(r[0].value, r[1].value): r for r in table.rows}
-    assert set(rows) == {("s", "DI"), ("t", "DI"), ("u", "DI"), ("v", "DI")}
+    assert set(rows) == {("s", "DI"), ("t", "DI"), ("u", "DI"), ("v", "DI"), ("w", "DI")}
     s = rows["s", "DI"]
     time = s[table.column("import time")]
     assert time.value.center == pytest.approx(350.0) and time.status is None
@@ -192,8 +198,18 @@ def test_the_section_shows_each_models_cost_beside_the_starts_without():
     assert rows["t", "DI"][table.column("import")].value == "rejected (declared)"
     assert rows["u", "DI"][table.column("import")].value == "failed in 1 of 1 processes"
     assert rows["v", "DI"][table.column("import")].value == "not supported"
-    assert any(n.startswith("t, import of DI") and "declared in its sdk.toml. its loader" in n for n in section.notes)
-    assert any(n.startswith("u, import of DI") and "not measured. BadParentNodeIdInvalid" in n for n in section.notes)
+    assert any(
+        n.startswith("t, import of DI") and "declared in its sdk.toml (1 of 1 processes). its loader" in n
+        for n in section.notes
+    )
+    assert any(
+        n.startswith("u, import of DI") and "not measured (1 of 1 processes). BadParentNodeIdInvalid" in n
+        for n in section.notes
+    )
+    assert [n for n in section.notes if n.startswith("w, ")] == [
+        "w, import of DI (its files): declared in its sdk.toml (2 of 2 processes). no parent (could not import "
+        "/tmp/uabench.x/role-…-nodeset-0.xml: BadParentNodeIdInvalid)"
+    ]
     assert [n for n in section.notes if n.startswith("v, ")] == ["v, model import: not supported. no loader"]
 
 

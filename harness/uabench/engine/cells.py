@@ -19,9 +19,11 @@ from pathlib import Path
 
 from uabench_contract import Histogram, combine_timelines
 
+from uabench import targets
 from uabench.engine.constants import (
     CLIENT_BOUND_PERCENT,
     CLIENT_GRACE_S,
+    EMULATED_GRACE_S,
     SIGNALS_PER_EXTRA_SECOND,
     SUBSCRIBER_GRACE_S,
 )
@@ -355,10 +357,14 @@ def time_allowed(role: str, config: dict) -> float:
         return (
             config["warmup_s"]
             + config["duration_s"]
-            + SUBSCRIBER_GRACE_S
+            + _grace(SUBSCRIBER_GRACE_S)
             + config["signals"] / SIGNALS_PER_EXTRA_SECOND
         )
-    return config.get("warmup_s", 1) + config.get("duration_s", 5) + CLIENT_GRACE_S
+    return config.get("warmup_s", 1) + config.get("duration_s", 5) + _grace(CLIENT_GRACE_S)
+
+
+def _grace(seconds: float) -> float:
+    return max(seconds, EMULATED_GRACE_S) if targets.current().emulated else seconds
 
 
 def run_cell(

@@ -85,15 +85,19 @@ def fit(xs: list[float], ys: list[float]) -> Fit | None:
         return Fit(float(found.slope), None, None, float(found.intercept), None, None, n, None)
     t = float(stats.t.ppf(0.975, n - 2))
     slope, intercept = float(found.slope), float(found.intercept)
+    # Where y never varies (no page more at any step) scipy's r and standard errors are 0/0, nan;
+    # the points lie on the flat line exactly: no scatter, the interval is the slope itself.
+    flat = len(set(ys)) == 1
+    slope_error, intercept_error = (0.0, 0.0) if flat else (float(found.stderr), float(found.intercept_stderr))
     return Fit(
         slope,
-        slope - t * float(found.stderr),
-        slope + t * float(found.stderr),
+        slope - t * slope_error,
+        slope + t * slope_error,
         intercept,
-        intercept - t * float(found.intercept_stderr),
-        intercept + t * float(found.intercept_stderr),
+        intercept - t * intercept_error,
+        intercept + t * intercept_error,
         n,
-        float(found.rvalue) ** 2,
+        None if flat else float(found.rvalue) ** 2,
     )
 
 

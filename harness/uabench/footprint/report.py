@@ -8,7 +8,7 @@ footprint/runner.py records."""
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from uabench.document.model import Cell, Column, Figure, Interval, Section, Series, Status, Table, row
@@ -17,6 +17,7 @@ from uabench.footprint import memory
 from uabench.footprint.cells import KNOWN, NO_MODEL
 from uabench.footprint.memory import CLIENT_KIND, IMAGE_KIND, IMPORT_KIND, KIND, STARTUP_KIND, WARMUP_KIND
 from uabench.footprint.plan import VARIED
+from uabench.targets import remote
 
 KIB, MIB = 1024.0, 1024.0 * 1024.0
 
@@ -91,26 +92,37 @@ def _run(cells: list[dict]) -> _Run:
     return _Run(models, startups, names, signals)
 
 
-def _memory(run: _Run, server: str, notes: list[str]) -> _Memory:
+def _memory(run: _Run, server: str, notes: list[str], rss: bool = False) -> _Memory:
+    """A server's idle RSS, slopes and cost per 1,000 signals; of its heap where that was read
+    (footprint/heap.py), unless `rss`: then of RSS, as every target measures it."""
     ups = run.startups.get(server, [])
     idle = [c["result"]["footprint"]["idle"]["rss"] / MIB for c in ups if float(c["parameter"]) == run.lowest]
+    delta, idle_bytes = (_rss_delta, _idle_rss) if rss else (_delta, _idle_bytes)
     slopes = []
     for name in run.names:
         found = run.models.get((server, name), [])
-        points = [(float(c["parameter"]), float(c["result"]["footprint"]["delta_bytes"])) for c in found]
+        points = [(float(c["parameter"]), float(delta(c))) for c in found]
         slope, _ = _slope(points, KIB)
+        paged = rss or all(c["result"]["footprint"].get("basis", "RSS") == "RSS" for c in found)
+        if paged and len(points) > 1 and all(y == 0 for _, y in points):
+            largest = max(x for x, _ in points)
+            notes.append(
+                f"{server}, {name}: its memory held was its idle memory to the byte at all {len(points)} points "
+                f"(not a page more): what each {_unit(name)} costs is below one page over {largest:,.0f}, "
+                "the resolution of RSS (a page at a time)."
+            )
         unsettled = sum(not c["result"]["footprint"]["held"]["settled"] for c in found)
         if unsettled:
             notes.append(
                 f"{server}, {name}: RSS had not settled within the bound at {unsettled} of {len(found)} points."
             )
         slopes.append(slope)
-    per_signals, _ = _slope([(float(c["parameter"]) / 1000, float(_idle_bytes(c))) for c in ups], KIB)
+    per_signals, _ = _slope([(float(c["parameter"]) / 1000, float(idle_bytes(c))) for c in ups], KIB)
     bases = {
         c["result"]["footprint"].get("basis", "RSS")
         for c in [*ups, *(c for n in run.names for c in run.models.get((server, n), []))]
     }
-    if bases - {"RSS"}:
+    if bases - {"RSS"} and not rss:
         notes.append(
             f"{server}: its figures per {', '.join(_unit(n) for n in run.names)} and per 1,000 signals are "
             f"of its heap, not its RSS: {'; '.join(sorted(bases - {'RSS'}))}."
@@ -251,7 +263,10 @@ def footprint_beside(here_cells: list[dict], there_cells: list[dict], here_name:
     notes: list[str] = []
     rows = []
     for server in servers:
-        mine, theirs = _memory(here, server, []), _memory(there, server, notes)
+        # RSS on both sides, as the columns say: a runtime's heap after a collection is read on this
+        # machine only (jcmd and V8's inspector reach its processes), so its footprint section's
+        # heap figures have nothing to stand beside there
+        mine, theirs = _memory(here, server, [], rss=True), _memory(there, server, notes, rss=True)
         pairs: list[tuple[Cell | Interval | None, Cell | Interval | None]] = [(mine.idle, theirs.idle)]
         pairs += [(mine.slopes[here.names.index(n)], theirs.slopes[there.names.index(n)]) for n in names]
         pairs.append((mine.per_signals, theirs.per_signals))
@@ -274,7 +289,9 @@ def footprint_beside(here_cells: list[dict], there_cells: list[dict], here_name:
             "differs is the architecture (its instructions, alignment, the runtime's build for it) and the "
             "kernel that counts the pages; and, unless this machine's servers ran in containers too, the "
             "build and libraries (an image against this machine's own build). A VM's times and rates are its "
-            "emulation's and are left out here; its memory is its own kernel's count of its arm64 processes.",
+            "emulation's and are left out here; its memory is its own kernel's count of its arm64 processes. "
+            "Both sides are RSS, also for a server whose footprint section gives its heap after a collection: "
+            "that heap is read on this machine only (jcmd and V8's inspector reach its own processes).",
         ],
         tables=[Table(columns, rows)],
         notes=notes,
@@ -285,6 +302,22 @@ def _idle_bytes(c: dict) -> int:
     """A start-up point's idle bytes: its heap after a full collection where it was read, else RSS."""
     figures = c["result"]["footprint"]
     return figures.get("idle_bytes", figures["idle"]["rss"])
+
+
+def _idle_rss(c: dict) -> int:
+    return c["result"]["footprint"]["idle"]["rss"]
+
+
+def _delta(c: dict) -> int:
+    """A held point's cost: of its heap where that was read, else of RSS."""
+    return c["result"]["footprint"]["delta_bytes"]
+
+
+def _rss_delta(c: dict) -> int:
+    """A held point's held − idle RSS (a cell stored before the heap was read has only delta_bytes,
+    which was RSS's then)."""
+    figures = c["result"]["footprint"]
+    return figures.get("rss_delta_bytes", figures["delta_bytes"])
 
 
 def _vary(model: str) -> str:
@@ -376,10 +409,11 @@ def _import_table(cells: list[dict], notes: list[str]) -> Table | None:
                 _import_state(found),
             )
         )
-        for reason in sorted({c.get("reason") or "" for c in found if c["status"] == "fail"}):
+        failed = Counter(remote.same_file_names(c.get("reason") or "") for c in found if c["status"] == "fail")
+        for reason, times in sorted(failed.items()):
             what = "declared in its sdk.toml" if reason.startswith(KNOWN) else "not measured"
-            notes.append(f"{server}, import of {model} ({', '.join(files) or 'its files'}): {what}. "
-                         f"{reason.removeprefix(KNOWN)}")  # fmt: skip
+            notes.append(f"{server}, import of {model} ({', '.join(files) or 'its files'}): {what} "
+                         f"({times} of {len(found)} processes). {reason.removeprefix(KNOWN)}")  # fmt: skip
         unsupported |= {(server, c.get("reason") or "") for c in found if c["status"] == "not_supported"}
     notes += [f"{server}, model import: not supported. {reason}" for server, reason in sorted(unsupported)]
     columns = [

@@ -270,6 +270,14 @@ def _podman_run(host: RemoteHost, image: str, run_args: list[str] | None, env: l
 # --- the launcher (runs locally as an adapter's `run`) ---------------------------------------
 
 FILE_KEYS = ("certificate", "private_key")
+# An uploaded copy's name starts with its role's (role-LAUNCHERPID-…): one file uploaded for two
+# processes differs only there, and so do the reasons that name it (same_file_names).
+ROLE_PREFIX = re.compile(r"\brole-\d+-")
+
+
+def same_file_names(text: str) -> str:
+    """`text` with each uploaded copy named as every process's copy of that file is."""
+    return ROLE_PREFIX.sub("role-…-", text)
 
 
 def _rewrite_config(host: RemoteHost, config: dict, name: str) -> dict:
