@@ -417,3 +417,24 @@ def test_on_an_emulated_target_the_first_request_phase_leaves_room_for_a_second_
     assert first_request_phase(plan, emulated=True) == {**plan, "duration_s": EMULATED_FIRST_REQUEST_S}
     assert first_request_phase({**plan, "duration_s": 8.0}, emulated=True)["duration_s"] == 8.0  # never shortened
     assert first_request_phase(plan) == plan  # this machine's placement: nothing emulated
+
+
+def test_a_signal_count_whose_every_start_failed_keeps_its_column_and_says_why():
+    ups = [
+        _cell("footprint-startup", "n", "start-up", n, _startup(0.1 * n / 1000, (40 << 20) + n * 2048))
+        for n in (1000, 10000) * 2
+    ]
+    ups += [
+        _cell("footprint-startup", "n", "start-up", 100000, status="fail", reason="connect: BadTimeout")
+        for _ in range(2)
+    ]
+    section = footprint_section(ups)
+    table = section.tables[0]
+    assert [c.title for c in table.columns if c.title.startswith("ready")] == [
+        "ready, 1,000 signals",
+        "ready, 10,000 signals",
+        "ready, 100,000 signals",
+    ]
+    assert table.rows[0][table.column("ready, 100,000 signals")].value is None
+    assert table.rows[0][table.column("ready, 10,000 signals")].value.center == pytest.approx(1000.0)
+    assert any("n, start-up: not measured: connect: BadTimeout" in note for note in section.notes)

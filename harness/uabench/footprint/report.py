@@ -88,7 +88,9 @@ def _run(cells: list[dict]) -> _Run:
     # the order of footprint/plan.py's VARIED (what a server holds from the outside in), others after
     order = {vary: index for index, vary in enumerate(VARIED)}
     names = sorted({name for _, name in models}, key=lambda n: (order.get(_vary(n), len(order)), n))
-    signals = sorted({float(c["parameter"]) for found in startups.values() for c in found})
+    # every count the run started servers with, a count whose every start failed too: its column
+    # then says "–" (the notes say why) rather than vanish from the table
+    signals = sorted({float(c["parameter"]) for c in cells if c["kind"] == STARTUP_KIND})
     return _Run(models, startups, names, signals)
 
 
