@@ -169,11 +169,10 @@ def calibration(
         for run in sorted(runs, key=lambda r: r["id"], reverse=True)
         if _comparable(run, suite, profile, fingerprint, where)
     ]
-    wanted = sorted(set(languages)) if languages is not None else None
-    alike = [run for run in comparable if wanted is not None and run.get(LANGUAGES) == wanted]
     if not comparable:
         return None
-    run = (alike or comparable)[0]
+    wanted = None if languages is None else sorted(set(languages))
+    run = next((run for run in comparable if wanted is not None and run.get(LANGUAGES) == wanted), comparable[0])
     estimated = run["provenance"]["schedule"]["estimate_s"]
     actual = (run["finished_ns"] - run["started_ns"]) / 1e9
     return Calibration(actual / estimated, run["id"], actual, estimated, tuple(run.get(LANGUAGES) or ()))

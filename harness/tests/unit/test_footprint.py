@@ -413,10 +413,16 @@ def test_on_an_emulated_target_the_first_request_phase_leaves_room_for_a_second_
     from uabench.footprint.runner import EMULATED_FIRST_REQUEST_S, first_request_phase
 
     plan = {"workload": "read", "nodes": "Signal_0", "in_flight": 1, "duration_s": 0.5}
-    assert first_request_phase(plan, emulated=False) == plan
-    assert first_request_phase(plan, emulated=True) == {**plan, "duration_s": EMULATED_FIRST_REQUEST_S}
-    assert first_request_phase({**plan, "duration_s": 8.0}, emulated=True)["duration_s"] == 8.0  # never shortened
     assert first_request_phase(plan) == plan  # this machine's placement: nothing emulated
+    targets.use(targets.Placement(server=SimpleNamespace(kind="ssh", emulated=False)))
+    try:
+        assert first_request_phase(plan) == plan
+        targets.use(targets.Placement(server=SimpleNamespace(kind="ssh", emulated=True)))
+        assert first_request_phase(plan) == {**plan, "duration_s": EMULATED_FIRST_REQUEST_S}
+        assert first_request_phase({**plan, "duration_s": 8.0})["duration_s"] == 8.0  # never shortened
+    finally:
+        targets.use(None)
+    assert first_request_phase(plan) == plan
 
 
 def test_a_signal_count_whose_every_start_failed_keeps_its_column_and_says_why():

@@ -98,7 +98,7 @@ def _memory(run: _Run, server: str, notes: list[str], rss: bool = False) -> _Mem
     """A server's idle RSS, slopes and cost per 1,000 signals; of its heap where that was read
     (footprint/heap.py), unless `rss`: then of RSS, as every target measures it."""
     ups = run.startups.get(server, [])
-    idle = [c["result"]["footprint"]["idle"]["rss"] / MIB for c in ups if float(c["parameter"]) == run.lowest]
+    idle = [_idle_rss(c) / MIB for c in ups if float(c["parameter"]) == run.lowest]
     delta, idle_bytes = (_rss_delta, _idle_rss) if rss else (_delta, _idle_bytes)
     slopes = []
     for name in run.names:
@@ -302,8 +302,7 @@ def footprint_beside(here_cells: list[dict], there_cells: list[dict], here_name:
 
 def _idle_bytes(c: dict) -> int:
     """A start-up point's idle bytes: its heap after a full collection where it was read, else RSS."""
-    figures = c["result"]["footprint"]
-    return figures.get("idle_bytes", figures["idle"]["rss"])
+    return c["result"]["footprint"].get("idle_bytes", _idle_rss(c))
 
 
 def _idle_rss(c: dict) -> int:

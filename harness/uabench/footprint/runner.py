@@ -267,11 +267,11 @@ def startup_point(
     return outcome, figures
 
 
-def first_request_phase(first_request: dict, emulated: bool | None = None) -> dict:
+def first_request_phase(first_request: dict) -> dict:
     """The plan's first-request workload, its phase at least EMULATED_FIRST_REQUEST_S where the
-    server's target is emulated (`emulated`: the run's placement's, unless given)."""
+    run places its servers on an emulated target."""
     server = targets.current().server
-    if not (emulated if emulated is not None else server is not None and server.emulated):
+    if server is None or not server.emulated:
         return first_request
     return {**first_request, "duration_s": max(float(first_request.get("duration_s", 0)), EMULATED_FIRST_REQUEST_S)}
 
