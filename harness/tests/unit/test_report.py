@@ -576,3 +576,24 @@ def test_a_reason_cut_for_a_table_or_a_log_says_it_was_cut():
     assert parts.first_line("x" * parts.REASON_CHARS) == "x" * parts.REASON_CHARS  # exactly the limit: whole
     assert parts.first_line("   ") == parts.first_line(None) == ""
     assert search.first_line(long).endswith(parts.CUT) and len(search.first_line(long)) == 200
+
+
+def test_both_pages_say_each_columns_unit_under_its_table():
+    """A header's tooltip is seen only on hover and is lost in Markdown: the unit is written out."""
+    table = Table(
+        [
+            Column("server", kind="text"),
+            Column("idle RSS", "MiB", digits=1),
+            Column("later requests", "µs"),
+            Column("p50 µs", "µs"),
+            Column("RMSE (pp)", "pp"),
+        ],
+        [row("a", 36.6, 141.0, 88.0, 1.0)],
+    )
+    model = Report("t", [Section("s", tables=[table])])
+    legend = "Units — idle RSS: MiB; later requests: µs."
+    assert f"*{legend}*" in markdown.render(model)
+    assert f'<p class="units">{legend}</p>' in html.render(model)
+    said = Table([Column("server", kind="text"), Column("p50 µs", "µs"), Column("values/s (median)", "values/s")], [])
+    bare = Report("t", [Section("s", tables=[said])])
+    assert "Units" not in markdown.render(bare) and 'class="units"' not in html.render(bare)

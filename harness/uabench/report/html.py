@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from uabench.document.model import Cell, Column, Figure, Image, Report
 from uabench.report import plots
-from uabench.report.text import cell_text, repetitions_text
+from uabench.report.text import cell_text, repetitions_text, units_text
 
 ENVIRONMENT = jinja2.Environment(
     loader=jinja2.PackageLoader("uabench.report", "templates"),
@@ -45,7 +45,13 @@ def render(report: Report) -> str:
         return images[id(figure)]
 
     return ENVIRONMENT.get_template("report.html.j2").render(
-        report=report, plot=plot, embed=embed, text=cell_text, classes=cell_classes, hover=repetitions_text
+        report=report,
+        plot=plot,
+        embed=embed,
+        text=cell_text,
+        classes=cell_classes,
+        hover=repetitions_text,
+        units=units_text,
     )
 
 

@@ -4,7 +4,7 @@ then every section with its tables. Plots are only in the HTML page; each is nam
 from __future__ import annotations
 
 from uabench.document.model import Report, Section, Table
-from uabench.report.text import cell_text
+from uabench.report.text import cell_text, units_text
 
 
 def table(found: Table) -> list[str]:
@@ -16,7 +16,8 @@ def table(found: Table) -> list[str]:
     lines += [
         line([cell_text(cell, column) for cell, column in zip(row, found.columns, strict=True)]) for row in found.rows
     ]
-    return [*lines, "", *(f"*{note}*\n" for note in found.notes)]
+    units = [f"*{units_text(found)}*", ""] if units_text(found) else []
+    return [*lines, "", *units, *(f"*{note}*\n" for note in found.notes)]
 
 
 def contents(sections: list[Section], depth: int = 0) -> list[str]:

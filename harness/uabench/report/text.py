@@ -3,7 +3,7 @@ figure that was not measured."""
 
 from __future__ import annotations
 
-from uabench.document.model import Cell, Column, CpuShare, Estimate, Interval, Rank, Span, Tally, Value
+from uabench.document.model import Cell, Column, CpuShare, Estimate, Interval, Rank, Span, Table, Tally, Value
 
 MISSING = "–"
 
@@ -52,6 +52,19 @@ def cell_text(cell: Cell, column: Column) -> str:
     if cell.detail is not None and cell.detail != "":
         text += f" ({value_text(cell.detail, Column('', digits=column.digits))})"
     return text
+
+
+def units_text(found: Table) -> str:
+    """What each column's numbers count, as one line under its table: the header's tooltip in the
+    HTML page is seen only on hover and is lost in Markdown, where "36.6" alone would not say MiB.
+    Empty when no column declares a unit."""
+    named = [f"{c.title}: {c.unit}" for c in found.columns if c.unit and not _says_its_unit(c)]
+    return "Units — " + "; ".join(named) + "." if named else ""
+
+
+def _says_its_unit(column: Column) -> bool:
+    """The header already names its unit ("p50 µs", "values/s (median [95% CI])", "RMSE (pp)")."""
+    return column.unit in column.title.replace("(", " ").replace(")", " ").split()
 
 
 def repetitions_text(cell: Cell, column: Column) -> str:
