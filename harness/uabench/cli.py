@@ -412,7 +412,9 @@ def _placed(
         def say(line: str) -> None:
             print(line, flush=True)
 
-        for role, spec, wanted in (("server", server, chosen), ("client", client, measuring)):
+        # a server target gets the reference client's image too: the footprint suite measures each
+        # client's memory there against it (targets.Placement.clients_beside_servers)
+        for role, spec, wanted in (("server", server, measuring), ("client", client, measuring)):
             if spec.kind == "container":
                 # the measured side stays this machine's architecture: the load generator is native
                 made = isolation.prepare(running, wanted, run_dir / "images", print, arch if role == "server" else None)

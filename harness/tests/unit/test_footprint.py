@@ -8,10 +8,10 @@ from types import SimpleNamespace
 import pytest
 from helpers.footprint import cell as _cell
 from helpers.footprint import edited_plan as _plan
-from robot.api import SkipExecution
 
 from uabench import plan, sdks, targets
 from uabench.footprint import heap, memory
+from uabench.footprint import runner as footprint_runner
 from uabench.footprint import suite as footprint_suite
 from uabench.footprint.keywords import FootprintKeywords
 from uabench.footprint.plan import Settle
@@ -370,14 +370,24 @@ def test_a_warm_up_start_is_left_out_of_the_figures_and_said():
     assert not any("warm-up" in n for n in older.notes)
 
 
-def test_with_the_servers_elsewhere_the_clients_are_not_measured():
+def test_with_the_servers_elsewhere_each_client_is_measured_there_beside_its_server(monkeypatch):
     vm = SimpleNamespace(kind="ssh", arch="arm64", emulated=True, provenance=lambda: {"name": "vm"})
+    placed = []
+
+    def measure_client(session, setup, chosen, profile, client, server, log):
+        placed.append((client.id, server.id, targets.for_role("client"), targets.for_role("server")))
+        return []
+
+    monkeypatch.setattr(footprint_runner, "measure_client", measure_client)
+    run = SimpleNamespace(plan=plan.load("footprint"), profile="quick", session=lambda: None)
     targets.use(targets.Placement(server=vm))  # type: ignore[arg-type]
     try:
-        with pytest.raises(SkipExecution, match=r"the servers run on vm arm64 \(emulated\), the clients here"):
-            FootprintKeywords(None).client_footprint_should_be_measured("open62541")  # type: ignore[arg-type]
+        FootprintKeywords(run).client_footprint_should_be_measured("asyncua")  # type: ignore[arg-type]
+        assert targets.for_role("client") is None  # the run's placement again
     finally:
         targets.use(None)
+    FootprintKeywords(run).client_footprint_should_be_measured("asyncua")  # type: ignore[arg-type]
+    assert placed == [("asyncua", "open62541", vm, vm), ("asyncua", "open62541", None, None)]
 
 
 def test_a_remote_server_s_stacks_are_read_there_and_a_failed_reading_is_said():
@@ -444,3 +454,42 @@ def test_a_signal_count_whose_every_start_failed_keeps_its_column_and_says_why()
     assert table.rows[0][table.column("ready, 100,000 signals")].value is None
     assert table.rows[0][table.column("ready, 10,000 signals")].value.center == pytest.approx(1000.0)
     assert any("n, start-up: not measured: connect: BadTimeout" in note for note in section.notes)
+
+
+def test_a_client_measured_on_a_target_stands_beside_this_machine_s():
+    def clients(per_session: int, alone: int, names: tuple[str, ...]) -> list[dict]:
+        return [
+            _cell(
+                "footprint-client",
+                "open62541",
+                "sessions",
+                step,
+                client=name,
+                client_resources={"rss_mean": alone + (step - 1) * per_session + wobble},
+            )
+            for name in names
+            for step, wobble in ((1, 0), (25, 4096), (50, -4096), (1, 4096), (25, 0), (50, 0))
+        ]
+
+    here, there = clients(80 << 10, 16 << 20, ("a", "b")), clients(60 << 10, 12 << 20, ("a",))
+    own = footprint_section(there)
+    assert own is not None and [r[0].value for r in own.tables[0].rows] == ["a"]
+    section = footprint_beside(here, there, "here", "vm arm64")  # no server on either side: the clients still
+    assert section is not None and len(section.tables) == 1
+    table = section.tables[0]
+    assert [r[0].value for r in table.rows] == ["a"]  # only what the target measured
+    a = table.rows[0]
+    assert a[table.column("per session, here")].value.center == pytest.approx(80, abs=0.5)
+    assert a[table.column("per session, vm arm64")].value.center == pytest.approx(60, abs=0.5)
+    assert a[table.column("RSS, 1 session, here")].value.center == pytest.approx(16, abs=0.01)
+    assert a[table.column("RSS, 1 session, vm arm64")].value.center == pytest.approx(12, abs=0.01)
+    assert footprint_beside(here, clients(1, 1 << 20, ("c",)), "here", "vm arm64") is None  # nothing in common
+    # a run made before clients ran beside their servers there: its clients ran here, across hosts
+    for c in there:
+        c["result"] = {"placement": {"server": "vm arm64 (emulated)", "client": "local", "clock_offset_ns": 9}}
+    assert footprint_beside(here, there, "here", "vm arm64") is None
+    apart = footprint_section(there)
+    assert apart is not None and apart.tables[0].rows[0][0].value == "a"
+    assert "a: measured on this machine against a server on vm arm64 (emulated): the memory is this machine's" in (
+        " ".join(apart.notes)
+    )

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from uabench import cli, targets
-from uabench.results import compare, runs
+from uabench.results import compare, kinds, runs
 from uabench.targets import vm
 
 
@@ -147,11 +147,11 @@ def test_elsewhere_an_older_run_stays_chosen_for_the_servers_no_newer_one_measur
         def runs(self) -> list[dict]:
             return self.held
 
-        def servers(self, run_id: int) -> set[str]:
+        def subjects(self, run_id: int) -> set[str]:
             return measured[run_id]
 
         def cells(self, run_ids: list[int]) -> list[dict]:
-            return [{"run_id": k, "server": s} for k in run_ids for s in sorted(measured[k])]
+            return [_cell(k, s) for k in run_ids for s in sorted(measured[k])]
 
     held = [
         _run(1, "footprint", None),
@@ -167,8 +167,8 @@ def test_elsewhere_an_older_run_stays_chosen_for_the_servers_no_newer_one_measur
     chosen, skipped = runs.latest_finished(store)  # type: ignore[arg-type]
     assert [r["id"] for r in chosen] == [2, 3, 4, 5, 7, 8] and [r["id"] for r in skipped] == [6]
     by = {r["id"]: r for r in chosen}
-    assert by[2][runs.SERVERS] == ["async-opcua", "gopcua"]  # run 5 measured open62541 there since
-    assert all(runs.SERVERS not in by[k] for k in (3, 4, 5, 7, 8))
+    assert by[2][runs.CHOSEN] == ["async-opcua", "gopcua"]  # run 5 measured open62541 there since
+    assert all(runs.CHOSEN not in by[k] for k in (3, 4, 5, 7, 8))
     cells = runs.cells_of(store, chosen)  # type: ignore[arg-type]
     assert [c["server"] for c in cells[2]] == ["async-opcua", "gopcua"]
     assert [c["server"] for c in cells[8]] == ["async-opcua", "asyncua"]
@@ -176,3 +176,127 @@ def test_elsewhere_an_older_run_stays_chosen_for_the_servers_no_newer_one_measur
     measured[9] = {"open62541", "gopcua", "async-opcua", "asyncua"}
     store.held.append(_run(9, "footprint", vm_target))
     assert [r["id"] for r in runs.latest_finished(store)[0]] == [3, 7, 8, 9]  # type: ignore[arg-type]
+    # a run of clients there (their cells name the reference server they ran against) is chosen for
+    # those clients only: the reference server's own figures stay the older run's
+    measured[10] = {"milo client"}
+    store.held.append(_run(10, "footprint", vm_target))
+    chosen = runs.latest_finished(store)[0]  # type: ignore[arg-type]
+    assert [r["id"] for r in chosen] == [3, 7, 8, 9, 10] and runs.CHOSEN not in chosen[3]
+    assert [(c["kind"], c["server"], c["client"]) for c in runs.cells_of(store, chosen)[10]] == [  # type: ignore[arg-type]
+        ("footprint-client", "open62541", "milo")
+    ]
+
+
+def _cell(run_id: int, measured: str) -> dict:
+    """A stored cell of the subject `measured` (a server, or '<client> client': results.kinds.subject)."""
+    if measured.endswith(" client"):
+        return {"run_id": run_id, "kind": "footprint-client", "server": "open62541", "client": measured.split()[0]}
+    return {"run_id": run_id, "kind": "footprint", "server": measured, "client": "open62541"}
+
+
+def test_a_cell_of_a_kind_that_measures_clients_has_its_client_for_subject():
+    from uabench.footprint.cells import FootprintCell
+    from uabench.instructions.cells import InstructionsCell
+
+    assert kinds.subject(FootprintCell.CLIENT, "open62541", "milo") == "milo client"
+    assert kinds.subject(InstructionsCell.CLIENT, "open62541", "asyncua") == "asyncua client"
+    assert kinds.subject(FootprintCell.STARTUP, "milo", "open62541") == "milo"
+
+
+# The result record's times (contract/schema): the wall-clock instants a remote role's record is
+# moved by (targets/process.on_local_clock), and the durations, which no clock moves. A new *_ns
+# field fails this test until it is put in one of them.
+WALL_CLOCK = {"start_ns", "end_ns", "timeline.start_ns", "latencies.send_ns", "connection.events.t_ns"}
+DURATIONS = {"latency_ns", "latencies.latency_ns", "session_setup_ns", "cycle_time_ns", "delay_ns", "send_lag_ns"}
+
+
+def _ns_fields(node: object, path: tuple[str, ...], schemas: dict[str, dict], within: str = "result") -> set[str]:
+    """The dotted paths of the *_ns properties under `node` of the schema `within`, its $refs followed."""
+    if isinstance(node, list):
+        return {f for sub in node for f in _ns_fields(sub, path, schemas, within)}
+    if not isinstance(node, dict):
+        return set()
+    if "$ref" in node:
+        name, _, pointer = node["$ref"].removeprefix("urn:uabench:contract:").partition("#/$defs/")
+        name = name or within
+        return _ns_fields(schemas[name]["$defs"][pointer] if pointer else schemas[name], path, schemas, name)
+    found = set()
+    for key, sub in (node.get("properties") or {}).items():
+        if key.endswith("_ns"):
+            found.add(".".join((*path, key)))
+        found |= _ns_fields(sub, (*path, key), schemas, within)
+    for key in ("items", "anyOf", "oneOf", "allOf", "then", "else"):
+        found |= _ns_fields(node.get(key), path, schemas, within)
+    return found
+
+
+def test_every_time_of_a_result_record_is_an_instant_moved_onto_this_clock_or_a_duration():
+    import uabench_contract as contract
+
+    schemas = {name: contract.schema(name) for name in ("result", "common", "client", "subscriber")}
+    assert _ns_fields(schemas["result"], (), schemas) == WALL_CLOCK | DURATIONS
+
+
+def test_a_remote_roles_result_arrives_on_this_machines_clock():
+    from uabench.targets.process import on_local_clock
+
+    record = {
+        "event": "result",
+        "start_ns": 10_000,
+        "end_ns": 20_000,
+        "latency_ns": {"buckets": [[100, 1]]},
+        "timeline": {"window_ms": 100, "start_ns": 10_000, "ops": [1], "values": [1]},
+        "latencies": {"send_ns": [11_000, 12_000], "latency_ns": [100, 200], "truncated": 0},
+        "connection": {"events": [{"t_ns": 15_000, "session": 0, "state": "lost", "subscriptions": None}]},
+    }
+    on_local_clock(record, 3_000)  # the target's clock runs 3 µs ahead of this one
+    assert (record["start_ns"], record["end_ns"], record["timeline"]["start_ns"]) == (7_000, 17_000, 7_000)
+    assert record["latencies"] == {"send_ns": [8_000, 9_000], "latency_ns": [100, 200], "truncated": 0}
+    assert record["connection"]["events"][0]["t_ns"] == 12_000
+    assert record["latency_ns"] == {"buckets": [[100, 1]]}  # a duration: no clock moves it
+
+
+def test_clients_beside_servers_places_the_measured_roles_on_the_servers_target_for_a_while():
+    class Board:
+        kind, arch, emulated, address, ready_timeout_s = "ssh", "arm64", False, "10.0.0.2", 60.0
+
+        def provenance(self) -> dict:
+            return {"kind": "ssh", "name": "ssh://pi@pi"}
+
+    board = Board()
+    run = targets.Placement(board, None)  # type: ignore[arg-type]
+    targets.use(run)
+    try:
+        assert run.cross_host and targets.for_role("client") is None
+        with targets.placed(run.clients_beside_servers()):
+            assert targets.for_role("client") is board and targets.address("server") == "10.0.0.2"
+            assert not targets.current().cross_host and targets.label("client") == "ssh://pi@pi arm64"
+        assert targets.current() is run
+        with pytest.raises(RuntimeError), targets.placed(run.clients_beside_servers()):
+            raise RuntimeError("a failed point")
+        assert targets.current() is run
+    finally:
+        targets.use(None)
+
+
+def test_a_result_line_from_a_remote_role_is_read_on_this_clock_and_a_local_ones_as_printed(tmp_path):
+    import io
+
+    from uabench import sdks
+    from uabench.targets.process import AdapterProcess
+
+    class Board:
+        kind, arch, emulated, address, ready_timeout_s, offset_ns = "ssh", "arm64", False, "10.0.0.2", 60.0, 3_000
+
+    class Launcher:  # what the line protocol comes through: the launcher's stdout
+        stdout = io.BytesIO(b'{"event": "result", "start_ns": 10000, "end_ns": 20000}\n')
+
+    read = []
+    for placement in (targets.Placement(None, Board()), targets.Placement()):  # type: ignore[arg-type]
+        with targets.placed(placement):
+            process = AdapterProcess(sdks.get("open62541"), "client", {}, tmp_path)
+        process.popen = Launcher()  # type: ignore[assignment]
+        Launcher.stdout.seek(0)
+        process._read_stdout()
+        read.append(process.events.get_nowait())
+    assert [(e["start_ns"], e["end_ns"]) for e in read] == [(7_000, 17_000), (10_000, 20_000)]

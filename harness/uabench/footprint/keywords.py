@@ -80,19 +80,18 @@ class FootprintKeywords:
     @keyword
     def client_footprint_should_be_measured(self, client_id: str) -> None:
         """The RSS of `client_id`'s client holding the profile's numbers of sessions against the
-        reference server (or its own SDK's server, where the reference server refuses it)."""
-        if targets.current().cross_host:  # the servers on a board or the VM, the clients here
-            raise SkipExecution(
-                f"not measured: the servers run on {targets.label('server')}, the clients here; a client's memory "
-                "is this machine's, measured by a run with its servers here too"
-            )
+        reference server (or its own SDK's server, where the reference server refuses it). With the
+        servers on a board or the VM, the client runs there too, beside its server: its memory is
+        that machine's, as its servers' are."""
         setup, chosen = self._footprint()
         client = sdks.get(client_id)
         reference = sdks.get(plans.reference_client() or client.base)
         server = reference if reference.refuses(client.id, "read") is None else sdks.get(client.base)
-        failures = footprint_runner.measure_client(
-            self.run.session(), setup, chosen, self.run.profile, client, server, logger.info
-        )
+        placement = targets.current()
+        with targets.placed(placement.clients_beside_servers() if placement.cross_host else placement):
+            failures = footprint_runner.measure_client(
+                self.run.session(), setup, chosen, self.run.profile, client, server, logger.info
+            )
         _footprint_verdict(failures, f"the {client_id} client")
 
 

@@ -259,7 +259,8 @@ def footprint_beside(here_cells: list[dict], there_cells: list[dict], here_name:
     by server: what the same server holds there. Times are left out: a VM's are its emulation's."""
     here, there = _run(here_cells), _run(there_cells)
     servers = [server for server in there.servers if server in here.servers]
-    if not servers:
+    clients = _clients_beside(here_cells, there_cells, here_name, where)
+    if not servers and clients is None:
         return None
     names = [name for name in there.names if name in here.names]
     notes: list[str] = []
@@ -293,9 +294,10 @@ def footprint_beside(here_cells: list[dict], there_cells: list[dict], here_name:
             "build and libraries (an image against this machine's own build). A VM's times and rates are its "
             "emulation's and are left out here; its memory is its own kernel's count of its arm64 processes. "
             "Both sides are RSS, also for a server whose footprint section gives its heap after a collection: "
-            "that heap is read on this machine only (jcmd and V8's inspector reach its own processes).",
+            "that heap is read on this machine only (jcmd and V8's inspector reach its own processes). "
+            "A client there ran beside its server on that machine, each measured as it is here.",
         ],
-        tables=[Table(columns, rows)],
+        tables=[t for t in (Table(columns, rows) if rows else None, clients) if t is not None],
         notes=notes,
     )
 
@@ -332,27 +334,76 @@ def _unit(model: str) -> str:
     return VARIED.get(_vary(model), model)
 
 
-def _client_table(cells: list[dict]) -> Table | None:
+@dataclass(frozen=True)
+class _Client:
+    """One client's memory: the server it held sessions on, its RSS at the fewest sessions and
+    the slope over its sessions."""
+
+    server: str
+    alone: Interval
+    per_session: Cell
+
+
+CLIENT_ALONE = "MiB over the measured phase: median [range]"
+CLIENT_SLOPE = "KiB: slope of the client's RSS over its sessions [95 % interval]"
+
+
+def _clients(cells: list[dict]) -> dict[str, _Client]:
     by: dict[str, list[dict]] = defaultdict(list)
     for c in cells:
         if c["kind"] == CLIENT_KIND and c["status"] == "pass" and (c.get("client_resources") or {}).get("rss_mean"):
             by[c["client"]].append(c)
-    if not by:
-        return None
-    rows = []
-    for client, found in sorted(by.items()):
-        points = [(float(c["parameter"]), float(c["client_resources"]["rss_mean"])) for c in found]
-        slope, fitted = _slope(points, KIB)
+    found = {}
+    for client, measured in sorted(by.items()):
+        points = [(float(c["parameter"]), float(c["client_resources"]["rss_mean"])) for c in measured]
+        slope, _ = _slope(points, KIB)
         one = min(x for x, _ in points)
-        alone = [y / MIB for x, y in points if x == one]
-        server = found[0]["server"]
-        rows.append(row(client, server, _spread(alone), slope))
+        found[client] = _Client(measured[0]["server"], _spread([y / MIB for x, y in points if x == one]), slope)
+    return found
+
+
+def _across_hosts(cell: dict) -> bool:
+    """A client cell whose client ran on another machine than its server (the recorder notes the
+    clocks' offset only then): before clients ran beside their servers on a board or the VM."""
+    return "clock_offset_ns" in ((cell.get("result") or {}).get("placement") or {})
+
+
+def _client_table(cells: list[dict], notes: list[str]) -> Table | None:
+    clients = _clients(cells)
+    if not clients:
+        return None
+    apart = sorted({c["client"] for c in cells if c["kind"] == CLIENT_KIND and _across_hosts(c)})
+    if apart:
+        placement = next(c["result"]["placement"] for c in cells if c["kind"] == CLIENT_KIND and _across_hosts(c))
+        machine = "this machine" if placement["client"] == "local" else placement["client"]
+        notes.append(
+            f"{', '.join(apart)}: measured on {machine} against a server on {placement['server']}: the memory is "
+            f"{machine}'s (a run made before clients ran beside their servers there)."
+        )
+    rows = [row(client, c.server, c.alone, c.per_session) for client, c in clients.items()]
     columns = [
         Column("client", kind="text"),
         Column("against", kind="text"),
-        Column("RSS, 1 session", "MiB over the measured phase: median [range]", digits=1),
-        Column("per session", "KiB: slope of the client's RSS over its sessions [95 % interval]", digits=1),
+        Column("RSS, 1 session", CLIENT_ALONE, digits=1),
+        Column("per session", CLIENT_SLOPE, digits=1),
     ]
+    return Table(columns, rows)
+
+
+def _clients_beside(here_cells: list[dict], there_cells: list[dict], here_name: str, where: str) -> Table | None:
+    """Each client measured on both sides (there beside its server on that machine), side by side."""
+    # there, only a client that ran beside its server on that machine: an older run's ran here
+    here, there = _clients(here_cells), _clients([c for c in there_cells if not _across_hosts(c)])
+    both = [client for client in there if client in here]
+    if not both:
+        return None
+    rows = [
+        row(client, here[client].alone, there[client].alone, here[client].per_session, there[client].per_session)
+        for client in both
+    ]
+    columns = [Column("client", kind="text")]
+    columns += [Column(f"RSS, 1 session, {side}", CLIENT_ALONE, digits=1) for side in (here_name, where)]
+    columns += [Column(f"per session, {side}", CLIENT_SLOPE, digits=1) for side in (here_name, where)]
     return Table(columns, rows)
 
 
@@ -461,7 +512,7 @@ def footprint_section(cells: list[dict]) -> Section | None:
         return None
     notes: list[str] = []
     imports = _import_table(mine, notes)
-    tables = [t for t in (_server_table(mine, notes), imports, _client_table(mine)) if t]
+    tables = [t for t in (_server_table(mine, notes), imports, _client_table(mine, notes)) if t]
     unsupported = {
         (c["client"] if c["kind"] == CLIENT_KIND else c["server"], c["variant"], c["parameter"], c["reason"])
         for c in mine

@@ -29,7 +29,7 @@ from uabench.results.figures import Point
 from uabench.results.kinds import CellKind
 from uabench.results.provenance import uncommitted_warning
 from uabench.results.reference import uncommitted
-from uabench.results.runs import SERVERS
+from uabench.results.runs import CHOSEN
 from uabench.results.sustain import SUSTAINED_CYCLE_RATIO
 
 NO_SECURITY = "None/None"  # the security sweeps' baseline: policy None, mode None
@@ -787,8 +787,11 @@ def provenance_section(runs: list[dict]) -> Section:
                 notes=[
                     f"profile {run['profile']}, {run['status']}",
                     *(
-                        [f"chosen for {', '.join(run[SERVERS])} only: newer runs there measured its other servers"]
-                        if SERVERS in run
+                        [
+                            f"chosen for {', '.join(run[CHOSEN])} only: "
+                            "newer runs there measured its other servers and clients"
+                        ]
+                        if CHOSEN in run
                         else []
                     ),
                     f"git commit: {prov['git_commit']}"

@@ -41,5 +41,16 @@ class CellKind(StrEnum):
     ARM_SMOKE = "arm-smoke"
 
 
+# A suite's kind whose cells measure the client (its memory, its instructions) and not the server is
+# named "…-client" (footprint-client, instructions-client): such a cell's subject is its client.
+CLIENT_MEASURED_SUFFIX = "-client"
+
+
+def subject(kind: str, server: str, client: str) -> str:
+    """What one cell measured: its server, or '<client> client' for a kind that measures clients
+    (results/runs.py takes the newest run of each subject on a slow target)."""
+    return f"{client} client" if kind.endswith(CLIENT_MEASURED_SUFFIX) else server
+
+
 PUBSUB_MEASURED = (CellKind.PUBSUB_SWEEP, CellKind.PUBSUB_SUBSCRIBERS)  # the PubSub kinds with figures per point
 PUBSUB = frozenset({*PUBSUB_MEASURED, CellKind.PUBSUB_SWEEP_VERDICT, CellKind.PUBSUB_INTEROP})

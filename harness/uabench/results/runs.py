@@ -3,19 +3,22 @@ place (this machine, an SSH target, the VM target; check runs are not reports). 
 still running, failed, was interrupted or abandoned holds only part of its plan; taking it as the
 latest would silently drop the figures it never reached, so it is skipped, and named (note).
 
-Elsewhere (a board, the VM) the newest finished measurement of each *server* is taken: a slow
-machine's suite is run an SDK or two at a time (the footprint of all seven servers on the emulated
-VM takes longer than a working day's session), so an older finished run stays chosen for the
-servers no newer one measured, its run dict naming them (SERVERS), and only their cells are read
-(cells_of). This machine's runs are never merged: what one ranks must be measured side by side."""
+Elsewhere (a board, the VM) the newest finished measurement of each *subject* is taken (a server,
+or a client where a cell kind measures clients: results.kinds.subject): a slow machine's suite is
+run an SDK or two at a time (the footprint of all seven servers on the emulated VM takes longer
+than a working day's session), so an older finished run stays chosen for the subjects no newer one
+measured, its run dict naming them (CHOSEN), and only their cells are read (cells_of). A client's
+cells name the reference server it ran against: that server's own figures stay the older run's.
+This machine's runs are never merged: what one ranks must be measured side by side."""
 
 from __future__ import annotations
 
+from uabench.results.kinds import subject
 from uabench.results.store import Store
 
 FINISHED = "finished"
-# a run chosen elsewhere for some of its servers only: their names (sorted)
-SERVERS = "chosen_servers"
+# a run chosen elsewhere for some of its subjects only: their names (sorted)
+CHOSEN = "chosen_for"
 
 
 def place(run: dict) -> str:
@@ -28,7 +31,7 @@ def place(run: dict) -> str:
 
 def latest_finished(store: Store) -> tuple[list[dict], list[dict]]:
     """(the newest finished run of every suite in each place (`place`), elsewhere with the older
-    ones still measuring a server (SERVERS), in the order they were run; the runs not finished
+    ones still measuring a subject (CHOSEN), in the order they were run; the runs not finished
     that are newer than their suite's newest finished run there)."""
     chosen: dict[tuple[str, str], dict] = {}
     newer: dict[tuple[str, str], list[dict]] = {}
@@ -51,29 +54,29 @@ def latest_finished(store: Store) -> tuple[list[dict], list[dict]]:
 
 
 def _still_measuring(store: Store, newest: dict, older: list[dict]) -> list[dict]:
-    """The `older` finished runs of a place elsewhere (oldest first) that measured a server no newer
-    finished run of their suite there measured; one that measured others too names the servers it
-    is chosen for (SERVERS)."""
-    covered = store.servers(newest["id"])
+    """The `older` finished runs of a place elsewhere (oldest first) that measured a subject no newer
+    finished run of their suite there measured; one that measured others too names the subjects it
+    is chosen for (CHOSEN)."""
+    covered = set(store.subjects(newest["id"]))  # grows below: never the store's own set
     kept = []
     for run in reversed(older):
-        measured = store.servers(run["id"])
+        measured = store.subjects(run["id"])
         own = measured - covered
         if own == measured:
             kept.append(run)
         elif own:
-            kept.append({**run, SERVERS: sorted(own)})
+            kept.append({**run, CHOSEN: sorted(own)})
         covered |= measured
     return kept
 
 
 def cells_of(store: Store, runs: list[dict]) -> dict[int, list[dict]]:
-    """Each run's cells; of a run chosen for some of its servers (SERVERS), those servers' only."""
+    """Each run's cells; of a run chosen for some of its subjects (CHOSEN), those subjects' only."""
     found = {}
     for run in runs:
         cells = store.cells([run["id"]])
-        if SERVERS in run:
-            cells = [c for c in cells if c["server"] in run[SERVERS]]
+        if CHOSEN in run:
+            cells = [c for c in cells if subject(c["kind"], c["server"], c["client"]) in run[CHOSEN]]
         found[run["id"]] = cells
     return found
 

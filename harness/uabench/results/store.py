@@ -30,6 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from uabench.results.kinds import subject
+
 SCHEMA_VERSION = 1
 # PRAGMA application_id of a store uabench made ("uab1"). A store older than the marker has
 # none (0) and only uabench's tables; any other database is another program's, and is refused
@@ -398,6 +400,12 @@ class Store:
     def servers(self, run_id: int) -> set[str]:
         """The servers (the peers: servers, publishers) a run's stored cells name."""
         return {row[0] for row in self._read("SELECT DISTINCT server FROM cells WHERE run_id = ?", (run_id,))}
+
+    def subjects(self, run_id: int) -> set[str]:
+        """What a run's stored cells measured (results.kinds.subject): servers, and the clients of
+        the kinds that measure clients."""
+        query = "SELECT DISTINCT kind, server, client FROM cells WHERE run_id = ?"
+        return {subject(kind, server, client) for kind, server, client in self._read(query, (run_id,))}
 
     def cells(self, run_ids: list[int] | None = None, suite: str | None = None) -> list[dict]:
         clauses: list[str] = []

@@ -25,6 +25,8 @@ host (its work directory, wrapper and launcher); ssh.py the SSH target itself.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -107,6 +109,9 @@ class RemoteTarget(Target, Protocol):
 
     def stacks(self, role: str) -> Stacks: ...
 
+    @property
+    def offset_ns(self) -> int: ...  # its clock − this machine's
+
 
 @dataclass(frozen=True)
 class Placement:
@@ -130,6 +135,11 @@ class Placement:
     def provenance(self) -> dict:
         return {role: _provenance(getattr(self, role)) for role in ("server", "client")}
 
+    def clients_beside_servers(self) -> Placement:
+        """The measured roles on the servers' target too: what a client needs there (its memory on
+        a board) is measured there, against a server of the same machine."""
+        return Placement(self.server, self.server)
+
 
 def _provenance(target: Target | None) -> dict:
     return target.provenance() if target is not None else {"kind": "local"}
@@ -146,6 +156,17 @@ def use(placement: Placement | None) -> None:
 
 def current() -> Placement:
     return _current
+
+
+@contextmanager
+def placed(placement: Placement) -> Iterator[None]:
+    """Every adapter process started inside is placed by `placement`; the run's placement after."""
+    before = _current
+    use(placement)
+    try:
+        yield
+    finally:
+        use(before)
 
 
 def for_role(role: str) -> Target | None:

@@ -157,6 +157,8 @@ class AdapterProcess:
                     self.protocol_errors.append(line[:QUOTED_CHARS])
                 continue
             self.arrived_ns.setdefault(event["event"], time.time_ns())
+            if self.remote is not None and event["event"] == "result":
+                on_local_clock(event, self.remote.offset_ns)
             self.events.put(event)
         self.events.put({"event": "_eof"})
 
@@ -274,6 +276,26 @@ class AdapterProcess:
     def stderr_tail_text(self) -> str:
         tail = self.stderr_tail()
         return ("\n--- stderr tail of " + self.name + " ---\n" + "\n".join(tail)) if tail else ""
+
+
+def on_local_clock(record: dict, offset_ns: int) -> None:
+    """A result record of a role on another machine, its wall-clock times (SPEC §6: start_ns and
+    end_ns, the timeline's start, each latency's send time, a connection event's time) moved onto
+    this machine's clock by the target's offset (remote − local), in place: its window is read
+    from the samplers of every process, which are on this clock (targets/ssh.RemoteSampler)."""
+    for key in ("start_ns", "end_ns"):
+        if isinstance(record.get(key), int):
+            record[key] -= offset_ns
+    timeline = record.get("timeline")
+    if isinstance(timeline, dict) and isinstance(timeline.get("start_ns"), int):
+        timeline["start_ns"] -= offset_ns
+    latencies = record.get("latencies")
+    if isinstance(latencies, dict) and isinstance(latencies.get("send_ns"), list):
+        latencies["send_ns"] = [t - offset_ns if isinstance(t, int) else t for t in latencies["send_ns"]]
+    connection = record.get("connection")
+    for event in (connection.get("events") or []) if isinstance(connection, dict) else []:
+        if isinstance(event, dict) and isinstance(event.get("t_ns"), int):
+            event["t_ns"] -= offset_ns
 
 
 def _is_ssh(target: object) -> TypeGuard[targets.RemoteTarget]:
