@@ -493,3 +493,20 @@ def test_a_client_measured_on_a_target_stands_beside_this_machine_s():
     assert "a: measured on this machine against a server on vm arm64 (emulated): the memory is this machine's" in (
         " ".join(apart.notes)
     )
+
+
+def test_a_clients_failed_or_unsampled_points_are_named_by_the_client():
+    sampled = {"rss_mean": 16 << 20}
+    cells = [
+        _cell("footprint-client", "open62541", "sessions", 1, client="a", client_resources=sampled),
+        _cell("footprint-client", "open62541", "sessions", 50, client="a", status="fail", reason="connect: timed out"),
+        _cell("footprint-client", "open62541", "sessions", 1, client="b", client_resources={"rss_mean": None}),
+        _cell("footprint-client", "open62541", "sessions", 25, client="b"),
+    ]
+    section = footprint_section(cells)
+    assert section is not None
+    assert "a client, sessions: not measured: connect: timed out" in section.notes
+    assert "b client, sessions: no RSS sample within the measured phase at 2 point(s): not measured there " in (
+        " ".join(section.notes)
+    )
+    assert not any(note.startswith("open62541") for note in section.notes)  # the server was not what failed

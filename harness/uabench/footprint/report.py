@@ -368,6 +368,23 @@ def _across_hosts(cell: dict) -> bool:
     return "clock_offset_ns" in ((cell.get("result") or {}).get("placement") or {})
 
 
+def _client_failures(cells: list[dict]) -> list[str]:
+    """A note per client and reason whose points failed, and per client whose passed points held
+    no RSS sample in their measured phase (a sampler started beside a client on an emulated target
+    may begin after a short phase ended): named by the client, the measured one."""
+    failed = sorted({(c["client"], c["reason"]) for c in cells if c["kind"] == CLIENT_KIND and c["status"] == "fail"})
+    unsampled = Counter(
+        c["client"]
+        for c in cells
+        if c["kind"] == CLIENT_KIND and c["status"] == "pass" and not (c.get("client_resources") or {}).get("rss_mean")
+    )
+    return [f"{client} client, sessions: not measured: {reason}" for client, reason in failed] + [
+        f"{client} client, sessions: no RSS sample within the measured phase at {n} point(s): not measured there "
+        "(the sampler started beside it there had no sample inside that phase)"
+        for client, n in sorted(unsampled.items())
+    ]
+
+
 def _client_table(cells: list[dict], notes: list[str]) -> Table | None:
     clients = _clients(cells)
     if not clients:
@@ -520,7 +537,8 @@ def footprint_section(cells: list[dict]) -> Section | None:
     }
     for sdk, variant, parameter, reason in sorted(unsupported):
         notes.append(f"{sdk}, {variant} at {parameter}: not measured. {reason}")
-    notes += failure_notes(mine, (KIND, STARTUP_KIND, CLIENT_KIND), "not measured")
+    notes += failure_notes(mine, (KIND, STARTUP_KIND), "not measured")
+    notes += _client_failures(mine)
     warmed = _warm_up_notes(mine, notes)
     plot = _items_plot(mine)
     return Section(

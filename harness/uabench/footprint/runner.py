@@ -454,7 +454,10 @@ def measure_client(
             failures.append(f"{step} sessions, repetition {repetition + 1}: {outcome.reason}")
             continue
         rss = (outcome.client_resources or {}).get("rss_mean")
-        log(f"{step} sessions: client RSS {rss / MIB:.1f} MiB" if rss else f"{step} sessions: no client RSS")
+        if not rss:  # the point's figure: a client that passed unsampled measured nothing
+            failures.append(f"{step} sessions, repetition {repetition + 1}: no RSS sample within its measured phase")
+            continue
+        log(f"{step} sessions: client RSS {rss / MIB:.1f} MiB")
     return failures
 
 
