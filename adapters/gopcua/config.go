@@ -546,6 +546,7 @@ type ClientConfig struct {
 	Verify               bool     `json:"verify"`
 	TimelineMs           int      `json:"timeline_ms"`
 	Reconnect            bool     `json:"reconnect"`
+	RequestTimeoutMs     *int     `json:"request_timeout_ms"`
 	Nodes                []string `json:"nodes"`
 	NodesPerRequest      int      `json:"nodes_per_request"`
 	InFlight             int      `json:"in_flight"`

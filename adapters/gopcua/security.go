@@ -80,7 +80,8 @@ func clientSecurity(ctx context.Context, config *ClientConfig) ([]opcua.Option, 
 	if err != nil {
 		return nil, configError("config: key 'security.certificate': %v", err)
 	}
-	endpoints, err := opcua.GetEndpoints(ctx, config.Endpoint)
+	// The GetEndpoints connection is set up like the session's (SPEC §3 request_timeout_ms).
+	endpoints, err := opcua.GetEndpoints(ctx, config.Endpoint, sdkTimeouts(config)...)
 	if err != nil {
 		return nil, connectError("connect to %s: GetEndpoints: %s", config.Endpoint, oneLine(err))
 	}

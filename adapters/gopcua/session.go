@@ -15,7 +15,32 @@ import (
 	"github.com/gopcua/opcua/ua"
 )
 
+// connectTimeout: SPEC §2, a session not set up within 10 s (or request_timeout_ms, when that is
+// longer) is the connect error.
 const connectTimeout = 10 * time.Second
+
+// sdkTimeouts: SPEC §3 request_timeout_ms through gopcua's own options. RequestTimeout bounds
+// every request on the SecureChannel (OpenSecureChannel, CreateSession and ActivateSession
+// included), DialTimeout the TCP connect. gopcua also waits for a Publish at least
+// RequestTimeout (Subscription.publishTimeout), so a long one lengthens that wait too; there is
+// no option to keep Publish apart. nil (null): no options, the SDK's defaults (10 s each).
+func sdkTimeouts(config *ClientConfig) []opcua.Option {
+	if config.RequestTimeoutMs == nil {
+		return nil
+	}
+	d := time.Duration(*config.RequestTimeoutMs) * time.Millisecond
+	return []opcua.Option{opcua.RequestTimeout(d), opcua.DialTimeout(d)}
+}
+
+// setupTimeout bounds one session's whole set-up (the context of GetEndpoints, Connect and the
+// namespace lookup). Hello/Acknowledge has no other bound in gopcua, and a shorter context would
+// cut the SDK's own timeouts short, so it is never below request_timeout_ms.
+func setupTimeout(config *ClientConfig) time.Duration {
+	if config.RequestTimeoutMs == nil {
+		return connectTimeout
+	}
+	return max(connectTimeout, time.Duration(*config.RequestTimeoutMs)*time.Millisecond)
+}
 
 type uaSession struct {
 	index    int
@@ -36,7 +61,7 @@ type uaSession struct {
 func openSession(config *ClientConfig, index int, conn *connectionLog) (*uaSession, error) {
 	s := &uaSession{index: index, workload: config.Workload, endpoint: config.Endpoint, conn: conn,
 		states: make(chan opcua.ConnState, 64)}
-	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout(config))
 	defer cancel()
 	// SPEC §6 session set-up: from opening the connection (GetEndpoints where a secure policy
 	// needs the server's certificate) until the session is activated.
@@ -45,11 +70,11 @@ func openSession(config *ClientConfig, index int, conn *connectionLog) (*uaSessi
 	if err != nil {
 		return nil, err
 	}
-	opts := append(security,
+	opts := append(append(security, sdkTimeouts(config)...),
 		opcua.ApplicationName("uabench gopcua client"),
 		// gopcua reconnects by itself (AutoReconnect, on by default): kept on only with
 		// `reconnect`, so without it a lost connection stays lost (SPEC §3); its retry interval
-		// (ReconnectInterval, 5 s) and request timeout (10 s) are the SDK's defaults.
+		// (ReconnectInterval, 5 s) is the SDK's default.
 		opcua.AutoReconnect(config.Reconnect),
 		opcua.StateChangedCh(s.states),
 	)

@@ -6,7 +6,7 @@ import { SessionLoad, makePhase } from "./load.js";
 import { WriteReadBack } from "./readback.js";
 import { Recorder } from "./recorder.js";
 import { clientCertificateManager, makeWorkFolder, stageKeyPair } from "./security.js";
-import { UaSession } from "./session.js";
+import { UaSession, useRequestTimeout } from "./session.js";
 import { runSubscribe } from "./subscribe.js";
 import { TickVerification, ticksAdvanced } from "./ticks.js";
 import { readRequests, verifyWrites, writeRequests } from "./workloads.js";
@@ -50,6 +50,7 @@ export async function runClient(config, version) {
   const certificateManager = await clientCertificateManager(folder);
   const keyPair = security.certificate ? stageKeyPair(folder, security.certificate, security.private_key) : {};
 
+  useRequestTimeout(config);
   // SPEC §3 Connection loss: every session's losses and restorations, from its set-up on.
   const connection = new Connection(config.sessions);
   const sessions = Array.from({ length: config.sessions },

@@ -2,7 +2,8 @@
 // and the namespace index of urn:uabench:model as this server numbers it; it records its
 // losses and restorations (SPEC §3 Connection loss) from node-opcua's own events.
 import {
-  AttributeIds, NodeId, NodeIdType, OPCUAClient, ReadRequest, ReadResponse, StatusCodes, TimestampsToReturn, VariableIds,
+  AttributeIds, ClientSecureChannelLayer, NodeId, NodeIdType, OPCUAClient, ReadRequest, ReadResponse, StatusCodes,
+  TimestampsToReturn, VariableIds,
 } from "node-opcua";
 import { nowNs } from "./clock.js";
 import { NAMESPACE_URI } from "./model.js";
@@ -10,6 +11,34 @@ import { ConnectError } from "./protocol.js";
 import { MODE, POLICY } from "./security.js";
 
 const CONNECT_TIMEOUT_MS = 10000;
+// node-opcua's own socket timeout (60 s), taken before useRequestTimeout may raise the static.
+const TRANSPORT_TIMEOUT_MS = ClientSecureChannelLayer.defaultTransportTimeout;
+
+/**
+ * SPEC §3 request_timeout_ms as node-opcua's client options; {} for null (the SDK's defaults:
+ * 15 s a request, 60 s the socket). defaultTransactionTimeout is every request's timeout but
+ * Publish's (the publish engine sets its own timeoutHint): OpenSecureChannel, CreateSession and
+ * ActivateSession too; node-opcua raises any below 5 s (minTransactionTimeout) to 5 s.
+ * transportTimeout bounds the TCP connect (half of it) and the Hello/Acknowledge wait, but is
+ * also the idle-socket timeout, so it is only ever raised above the SDK's 60 s, never lowered.
+ */
+export function timeoutOptions(config) {
+  const ms = config.request_timeout_ms ?? null;
+  if (ms === null) return {};
+  return { defaultTransactionTimeout: ms, transportTimeout: Math.max(ms, TRANSPORT_TIMEOUT_MS) };
+}
+
+/**
+ * Once per run, before any session connects: the endpoint fetcher node-opcua builds for a secure
+ * connect (client_base_impl.ts __findEndpoint, a TmpClient) takes none of the client's options,
+ * only ClientSecureChannelLayer's statics, so request_timeout_ms goes there too. null: untouched.
+ */
+export function useRequestTimeout(config) {
+  const options = timeoutOptions(config);
+  if (options.defaultTransactionTimeout === undefined) return;
+  ClientSecureChannelLayer.defaultTransactionTimeout = options.defaultTransactionTimeout;
+  ClientSecureChannelLayer.defaultTransportTimeout = options.transportTimeout;
+}
 
 /** promise, or a rejection with new Failure(`${what}: no answer within ... s`) after ms. */
 export function withTimeout(promise, ms, what, Failure = ConnectError) {
@@ -36,6 +65,9 @@ export class UaSession {
     // subscribe: what became of this session's subscriptions when it is restored (subscribe.js).
     this.subscriptions = null;
     this.closing = false;
+    // SPEC §2/§3: the whole set-up (connect .. namespace lookup) is bounded by 10 s, or by
+    // request_timeout_ms when that is longer, so the SDK's own timeouts are not cut short.
+    this.connectTimeoutMs = Math.max(CONNECT_TIMEOUT_MS, config.request_timeout_ms ?? 0);
     this.client = OPCUAClient.create({
       applicationName: "uabench node-opcua client",
       applicationUri: security.application_uri,
@@ -46,12 +78,13 @@ export class UaSession {
       endpointMustExist: false,
       keepSessionAlive: true,
       requestedSessionTimeout: SESSION_TIMEOUT_MS,
+      ...timeoutOptions(config),
     });
     // node-opcua reconnects by itself, with the connectionStrategy the client was created with
     // (its default: retry for ever, backing off from 1 s to 20 s), when that allows retries.
     // The first connect is never retried (a failed one is the contract's connect error within
-    // 10 s), so the default is kept aside here and put back once the session is up, and only
-    // with `reconnect`: without it a lost connection stays lost, as before.
+    // connectTimeoutMs), so the default is kept aside here and put back once the session is up,
+    // and only with `reconnect`: without it a lost connection stays lost, as before.
     this.reconnectStrategy = this.client.connectionStrategy;
     this.client.connectionStrategy = { ...this.reconnectStrategy, maxRetry: 0 };
     this.session = null;
@@ -61,7 +94,7 @@ export class UaSession {
 
   async open() {
     try {
-      await withTimeout(this.#connect(), CONNECT_TIMEOUT_MS, `connect to ${this.endpoint}`);
+      await withTimeout(this.#connect(), this.connectTimeoutMs, `connect to ${this.endpoint}`);
     } catch (error) {
       await this.close();
       if (error instanceof ConnectError) throw error;

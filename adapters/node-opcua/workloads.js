@@ -91,7 +91,9 @@ export function writeRequests(uaSession, config, sessionIndex) {
 /**
  * A request node-opcua holds while it reconnects has no timeout of its own (it is sent once the
  * session is restored): after the phase, the verification waits for an answer no longer than
- * the SDK's request timeout, and after one such wait sends nothing more.
+ * the SDK's request timeout (its static default, or request_timeout_ms: session.js
+ * useRequestTimeout; node-opcua gives none less than 5 s), and after one such wait sends
+ * nothing more.
  */
 class Bounded {
   constructor() {
@@ -102,7 +104,8 @@ class Bounded {
   async call(send, what) {
     if (this.gaveUp) throw new Error(this.gaveUp);
     try {
-      return await withTimeout(send(), ClientSecureChannelLayer.defaultTransactionTimeout, what, Error);
+      const { defaultTransactionTimeout, minTransactionTimeout } = ClientSecureChannelLayer;
+      return await withTimeout(send(), Math.max(minTransactionTimeout, defaultTransactionTimeout), what, Error);
     } catch (error) {
       if (/no answer within/.test(error.message)) this.gaveUp = error.message;
       throw error;

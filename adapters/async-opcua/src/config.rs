@@ -693,6 +693,9 @@ pub struct ClientConfig {
     pub verify: bool,
     pub timeline_ms: u64,
     pub reconnect: bool,
+    /// SPEC §3 request_timeout_ms; None (null): the SDK's request timeout and the adapter's own
+    /// set-up bound, as without the key.
+    pub request_timeout_ms: Option<u64>,
     pub nodes: Vec<String>,
     // read and write
     pub nodes_per_request: usize,
@@ -805,6 +808,7 @@ pub fn client_config(raw: &RawConfig) -> Result<ClientConfig, Failure> {
         verify: filled["verify"].as_bool().unwrap_or(true),
         timeline_ms: int(&filled, "timeline_ms", 100),
         reconnect: filled["reconnect"].as_bool().unwrap_or(false),
+        request_timeout_ms: filled.get("request_timeout_ms").and_then(Value::as_u64),
         nodes: filled["nodes"]
             .as_array()
             .map(|list| list.iter().filter_map(Value::as_str).map(String::from).collect())

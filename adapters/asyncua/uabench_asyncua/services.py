@@ -17,7 +17,7 @@ from uabench_contract.write_verification import LowestInFlight, WriteReadBack, s
 
 from . import compat
 from .load import LATE
-from .session import REQUEST_TIMEOUT_S, Session
+from .session import Session, request_timeout_s
 
 VALUE = ua.AttributeIds.Value
 # structs whose fields asyncua 1.1.8 names differently (compat.struct): ua.X itself on 2.x
@@ -46,6 +46,7 @@ class ServiceWorkload:
         self.per_request: int = config["nodes_per_request"]
         self.verify: bool = config["verify"]
         self.recorder = recorder
+        self.request_timeout_s = request_timeout_s(config)
         # requests the drain waits for beside the workload's own (W1's read-backs)
         self.follow_ups: set[asyncio.Task] = set()
 
@@ -244,7 +245,7 @@ class WriteWorkload(ServiceWorkload):
         while it reconnects), so a dead server does not hold the result back."""
         if self.recorder.connection.is_down(0):
             raise ConnectionError("connection lost")
-        return await asyncio.wait_for(request(), REQUEST_TIMEOUT_S)
+        return await asyncio.wait_for(request(), self.request_timeout_s)
 
     def _readback_error(self, position: int, dv: Any, expected: float) -> str | None:
         node = self.nodes[position]

@@ -18,6 +18,8 @@ from .connection import ConnectionWatch
 
 log = logging.getLogger("uabench_asyncua.client")
 
+# SPEC §2: a session not set up within this (or request_timeout_ms, when longer) is the
+# connect error; request_timeout_ms null keeps REQUEST_TIMEOUT_S as the Client's timeout.
 CONNECT_TIMEOUT_S = 10.0
 REQUEST_TIMEOUT_S = 10.0
 DISCONNECT_TIMEOUT_S = 3.0
@@ -27,6 +29,17 @@ SESSION_TIMEOUT_MS = (
 )
 # Room above in_flight for the client's own background requests (keep-alive reads, publish).
 SPARE_REQUESTS = 16
+
+
+def request_timeout_s(config: dict) -> float:
+    """SPEC §3 request_timeout_ms as the Client's `timeout` (s): asyncua bounds each request
+    with it (Publish excepted: sent with none) and each connect step (TCP connect, Hello,
+    OpenSecureChannel, CreateSession, ActivateSession), in 2.1.0 and 1.1.8 alike. It does not
+    reach 2.1.0's watchdog: its ServerState probe, every watchdog_intervall (1 s), fails after
+    min(session timeout / 2, watchdog_intervall), whatever `timeout` is, and a failed probe
+    is a lost connection (1.1.8's probe is a plain request, with `timeout`)."""
+    ms = config["request_timeout_ms"]
+    return REQUEST_TIMEOUT_S if ms is None else ms / 1000
 
 
 class ConnectError(Exception):
@@ -79,21 +92,27 @@ async def open_session(config: dict, in_flight: int) -> Session:
     # SPEC §3 reconnect: asyncua's own supervisor reconnects and restores the subscriptions,
     # with its defaults (first retry after 1 s, doubling up to 30 s; a request waits up to
     # 60 s for the reconnection before it fails); 1.1.8 has none (compat.AUTO_RECONNECT)
+    timeout_s = request_timeout_s(config)
     client = Client(
         config["endpoint"],
-        timeout=REQUEST_TIMEOUT_S,
+        timeout=timeout_s,
         **compat.client_options(config["reconnect"]),
     )
     compat.limit_requests(client, in_flight + SPARE_REQUESTS)
     client.session_timeout = SESSION_TIMEOUT_MS
+    # the whole set-up, never shorter than one of its steps may take
+    setup_s = max(CONNECT_TIMEOUT_S, timeout_s)
+    deadline = asyncio.get_running_loop().time() + setup_s
     try:
         namespace, setup_ns = await asyncio.wait_for(
-            _connect(client, config["security"]), CONNECT_TIMEOUT_S
+            _connect(client, config["security"]), setup_s
         )
     except asyncio.TimeoutError:
         client.disconnect_socket()
+        # the whole set-up's bound, or (request_timeout_ms below it) one step's timeout
+        waited = setup_s if asyncio.get_running_loop().time() >= deadline else timeout_s
         raise ConnectError(
-            f"no session with {config['endpoint']} within {CONNECT_TIMEOUT_S:g} s"
+            f"no session with {config['endpoint']} within {waited:g} s"
         ) from None
     except ValueError as error:  # NamespaceArray lacks the uabench URI
         await Session(client, 0).close()

@@ -333,7 +333,7 @@ void server_config_load(const char *path, server_config *config) {
 
 static const char *const CLIENT_KEYS[] = {"endpoint", "workload", "security", "sessions",
                                           "warmup_s", "duration_s", "verify", "timeline_ms",
-                                          "reconnect", "nodes", NULL};
+                                          "reconnect", "request_timeout_ms", "nodes", NULL};
 static const char *const REQUEST_KEYS[] = {"nodes_per_request", "in_flight", "rate", "think_ms",
                                            "record_latencies", NULL};
 static const char *const SUBSCRIBE_KEYS[] = {"subscriptions", "publishing_interval_ms",
@@ -378,6 +378,11 @@ void client_config_load(const char *path, client_config *config) {
     config->verify = get_bool(&root, "verify", true);
     config->timeline_ms = get_int(&root, "timeline_ms", 100, 10, 10000, false);
     config->reconnect = get_bool(&root, "reconnect", false);
+    /* Nullable like `rate`: absent or null (0 here) leaves the SDK's own timeout. */
+    config->request_timeout_ms = 0;
+    if(!json_is_null(find(&root, "request_timeout_ms")))
+        config->request_timeout_ms =
+            get_int(&root, "request_timeout_ms", 0, 100, 3600000, false);
     config->nodes = get_strings(&root, "nodes", &config->nodes_count, true, true);
 
     config->nodes_per_request = get_int(&root, "nodes_per_request", 1, 1, 10000, false);
@@ -483,8 +488,13 @@ void client_config_json(FILE *out, const client_config *c) {
     json_number(out, c->warmup_s);
     fputs(",\"duration_s\":", out);
     json_number(out, c->duration_s);
-    fprintf(out, ",\"verify\":%s,\"timeline_ms\":%d,\"reconnect\":%s,\"nodes\":[",
+    fprintf(out, ",\"verify\":%s,\"timeline_ms\":%d,\"reconnect\":%s,\"request_timeout_ms\":",
             c->verify ? "true" : "false", c->timeline_ms, c->reconnect ? "true" : "false");
+    if(c->request_timeout_ms)
+        fprintf(out, "%d", c->request_timeout_ms);
+    else
+        fputs("null", out);
+    fputs(",\"nodes\":[", out);
     for(size_t i = 0; i < c->nodes_count; i++) {
         if(i)
             fputc(',', out);

@@ -56,6 +56,7 @@ typedef struct {
     bool verify;
     int timeline_ms;        /* window of the result record's timeline */
     bool reconnect;         /* SPEC §3 Connection loss: the SDK's own reconnection, run on */
+    int request_timeout_ms; /* SPEC §3: UA_ClientConfig.timeout; 0 = null, the SDK's 5000 ms */
     char **nodes;
     size_t nodes_count;
     /* read and write */

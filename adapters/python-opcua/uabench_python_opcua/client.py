@@ -14,7 +14,7 @@ from uabench_contract import validation
 
 from . import SDK_ID, sdk_version
 from .connection import ConnectionWatch
-from .session import REQUEST_TIMEOUT_S, Credentials, Session
+from .session import Credentials, Session, request_timeout_s
 
 log = logging.getLogger("uabench.python_opcua.client")
 
@@ -30,8 +30,10 @@ def run_client(path: str) -> None:
     except contract.NotSupported as error:
         contract.fail("not_supported", str(error), contract.EXIT_NOT_SUPPORTED)
 
+    timeout_s = request_timeout_s(config)
     sessions = [
-        Session(i, config["endpoint"], credentials) for i in range(config["sessions"])
+        Session(i, config["endpoint"], credentials, timeout_s)
+        for i in range(config["sessions"])
     ]
     try:
         connect_all(sessions)
@@ -42,7 +44,7 @@ def run_client(path: str) -> None:
             {
                 "event": "error",
                 "kind": "connect",
-                "message": f"cannot connect to {config['endpoint']}: {describe(error)}",
+                "message": f"cannot connect to {config['endpoint']}: {describe(error, timeout_s)}",
             },
             contract.EXIT_RUNTIME,
         )
@@ -63,7 +65,11 @@ def run_client(path: str) -> None:
         log.exception("workload failed")
         end(
             sessions,
-            {"event": "error", "kind": "runtime", "message": describe(error)},
+            {
+                "event": "error",
+                "kind": "runtime",
+                "message": describe(error, timeout_s),
+            },
             contract.EXIT_RUNTIME,
         )
     end(
@@ -109,12 +115,12 @@ def run_requests(
     return tally.recorder, {"latencies": tally.latencies.record()}  # SPEC §6
 
 
-def describe(error: BaseException) -> str:
+def describe(error: BaseException, timeout_s: float) -> str:
     text = str(error) or type(error).__name__
     if isinstance(error, TimeoutError):
         # e.g. python-opcua's client ignores the server's Error message on a rejected
         # OpenSecureChannel and only times out; the reason is logged on stderr
-        text = f"no response within {REQUEST_TIMEOUT_S} s (TimeoutError)"
+        text = f"no response within {timeout_s:g} s (TimeoutError)"
     elif isinstance(error, CancelledError):
         text = "the connection closed before the server answered (CancelledError)"
     return text if len(text) <= 300 else text[:297] + "..."

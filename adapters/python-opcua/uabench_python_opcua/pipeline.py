@@ -29,7 +29,7 @@ from uabench_contract.read_verification import NONE_YET, ReadVerifier
 from uabench_contract.write_verification import LowestInFlight, WriteReadBack, sampled
 
 from .connection import CLOSED, ConnectionWatch, connection_error
-from .session import REQUEST_TIMEOUT_S, Session, read_parameters, write_parameters
+from .session import Session, read_parameters, write_parameters
 
 log = logging.getLogger("uabench.python_opcua.pipeline")
 
@@ -38,7 +38,6 @@ GRACE_NS = (
 )
 SERVICE_FAULT = ua.FourByteNodeId(ua.ObjectIds.ServiceFault_Encoding_DefaultBinary)
 LATE = "no response within 5 s after the measured phase"
-TIMEOUT = f"no response within {REQUEST_TIMEOUT_S} s (Timeout)"
 # SPEC §6 latencies: at most this many entries listed, further ones only counted
 
 
@@ -168,6 +167,8 @@ class RequestPipeline:
         # requests (python-opcua does not reconnect); a closed-loop slot waits after each
         self.reconnect = config["reconnect"]
         self.retry_ns = round(RETRY_S * 1e9) if self.reconnect else 0
+        self.timeout_ns = round(session.timeout_s * 1e9)  # _expire
+        self.timeout_error = f"no response within {session.timeout_s:g} s (Timeout)"
         self.over = threading.Event()  # the drain is over
         self.rate = config["rate"]
         # SPEC §3 think_ms (closed loop): completions queue their slot's next send instant
@@ -376,7 +377,6 @@ class RequestPipeline:
         """reconnect: a request without a response after the SDK's request timeout (the
         Client's `timeout`, which python-opcua applies to its synchronous calls only) has
         failed, and its slot goes on."""
-        timeout_ns = REQUEST_TIMEOUT_S * 1_000_000_000
         while not self.over.wait(0.1):
             now = time.perf_counter_ns()
             with self.tally.lock:
@@ -385,12 +385,12 @@ class RequestPipeline:
                     for operation in self.outstanding.values()
                     if operation.sent
                     and not operation.settled
-                    and now - operation.sent >= timeout_ns
+                    and now - operation.sent >= self.timeout_ns
                 ]
                 for operation in late:
                     operation.settled = True
             for operation in late:
-                self._finish(operation, now, False, 0, TIMEOUT, lost=True)
+                self._finish(operation, now, False, 0, self.timeout_error, lost=True)
                 self._next(now, False)
 
     def _finish(

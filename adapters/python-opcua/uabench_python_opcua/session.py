@@ -17,6 +17,17 @@ REQUEST_TIMEOUT_S = (
 )
 
 
+def request_timeout_s(config: dict) -> float:
+    """SPEC §3 request_timeout_ms as the Client's `timeout` (s); null keeps REQUEST_TIMEOUT_S.
+    python-opcua bounds with it each set-up step (TCP connect, Hello, OpenSecureChannel,
+    CreateSession, ActivateSession) and every synchronous request; not Publish (sent with
+    none), nor the requests the pipeline sends with a callback (its own `_expire` applies it
+    there, with reconnect). It does not reach the requests' TimeoutHint: python-opcua writes
+    1000 ms into every request header whatever `timeout` is."""
+    ms = config["request_timeout_ms"]
+    return REQUEST_TIMEOUT_S if ms is None else ms / 1000
+
+
 class Credentials:
     """The client's security settings, loaded once (before connecting) for all sessions."""
 
@@ -39,10 +50,13 @@ class Credentials:
 
 
 class Session:
-    def __init__(self, index: int, endpoint: str, credentials: Credentials) -> None:
+    def __init__(
+        self, index: int, endpoint: str, credentials: Credentials, timeout_s: float
+    ) -> None:
         self.index = index
+        self.timeout_s = timeout_s  # request_timeout_s
         # Message sizes (SPEC §3): the client's Hello asks for no limit (max_messagesize 0).
-        self.client = Client(endpoint, timeout=REQUEST_TIMEOUT_S)
+        self.client = Client(endpoint, timeout=timeout_s)
         self.client.application_uri = credentials.application_uri
         self.client.name = self.client.description = (
             f"uabench python-opcua client {index}"

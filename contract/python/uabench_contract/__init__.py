@@ -685,6 +685,7 @@ CLIENT_KEYS = {
     "verify": Key("bool", True),
     "timeline_ms": Key("int", 100, 10, 10000),
     "reconnect": Key("bool", False),
+    "request_timeout_ms": Key("int", None, 100, 3600000, nullable=True),
     "nodes": Key("strings", required=True),
 }
 CLIENT_SECURITY_KEYS = {

@@ -120,7 +120,7 @@ def test_a_process_beside_an_emulated_server_is_given_longer_to_its_result():
 
     from uabench import targets
     from uabench.engine.cells import time_allowed
-    from uabench.engine.constants import CLIENT_GRACE_S, EMULATED_GRACE_S, SUBSCRIBER_GRACE_S
+    from uabench.engine.constants import CLIENT_GRACE_S, EMULATED_GRACE_S, EMULATED_SESSION_S, SUBSCRIBER_GRACE_S
 
     client = {"warmup_s": 1.0, "duration_s": 2.5}
     subscriber = {**client, "signals": 10_000}
@@ -128,8 +128,29 @@ def test_a_process_beside_an_emulated_server_is_given_longer_to_its_result():
     assert time_allowed("subscriber", subscriber) == 3.5 + SUBSCRIBER_GRACE_S + 2
     targets.use(targets.Placement(server=SimpleNamespace(kind="ssh", emulated=True)))
     try:
-        assert time_allowed("client", client) == 3.5 + EMULATED_GRACE_S
+        assert time_allowed("client", client) == 3.5 + EMULATED_GRACE_S + EMULATED_SESSION_S  # one session
+        assert time_allowed("client", {**client, "sessions": 100}) == 3.5 + EMULATED_GRACE_S + 100 * EMULATED_SESSION_S
         assert time_allowed("subscriber", subscriber) == 3.5 + EMULATED_GRACE_S + 2
     finally:
         targets.use(None)
     assert time_allowed("client", client) == 3.5 + CLIENT_GRACE_S
+    assert time_allowed("client", {**client, "sessions": 100}) == 3.5 + CLIENT_GRACE_S
+
+
+def test_an_emulated_servers_clients_are_given_a_long_request_timeout_and_native_ones_their_own():
+    from types import SimpleNamespace
+
+    from uabench import targets
+    from uabench.engine.constants import EMULATED_REQUEST_TIMEOUT_MS
+    from uabench.engine.session import Session
+
+    session = Session.__new__(Session)  # client_config_for reads the placement and no state of the run
+    workload = {"workload": "read", "nodes": ["Real"]}
+    assert "request_timeout_ms" not in session.client_config_for("opc.tcp://h:1", workload)
+    targets.use(targets.Placement(server=SimpleNamespace(kind="ssh", emulated=True)))
+    try:
+        config = session.client_config_for("opc.tcp://h:1", workload)
+    finally:
+        targets.use(None)
+    assert config["request_timeout_ms"] == EMULATED_REQUEST_TIMEOUT_MS
+    assert "request_timeout_ms" not in workload  # the plan's workload is not changed

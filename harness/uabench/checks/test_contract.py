@@ -492,6 +492,66 @@ def test_unreachable_endpoint_gives_a_connect_error(sdk: Sdk, session: Session, 
     record_property("detail", f"{outcome.reason} after {elapsed:.1f} s")
 
 
+# SPEC §3 request_timeout_ms against a server that accepts the TCP connection and never answers its
+# Hello: longer than every adapter's own set-up bound (10 s), so a client that kept its own gives up
+# too early; the error may come a little after it (a connect's last step, the process's exit).
+SILENT_TIMEOUT_MS = 15_000
+SILENT_SLACK_S = 10.0
+
+
+@contextlib.contextmanager
+def _silent_server() -> Iterator[int]:
+    """A TCP port on loopback whose connections are accepted and held, never answered; closed
+    with everything it accepted when the block ends (a test's own socket: a server that never
+    speaks OPC UA is what no SDK's server can be made to be)."""
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                held.append(listener.accept()[0])
+
+    thread = threading.Thread(target=accept, name="silent-server", daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join(timeout=2)
+        for connection in [*held, listener]:
+            connection.close()
+
+
+@pytest.mark.full
+@pytest.mark.role("client")
+def test_request_timeout_ms_is_how_long_a_client_waits_for_a_silent_server(
+    sdk: Sdk, session: Session, record_property
+) -> None:
+    with _silent_server() as port:
+        config = {
+            "endpoint": f"opc.tcp://127.0.0.1:{port}",
+            "request_timeout_ms": SILENT_TIMEOUT_MS,
+            **_workload("read", ["Real"], 1),
+        }
+        started = time.monotonic()
+        outcome = session.run_client(sdk, None, config)
+        elapsed = time.monotonic() - started
+    assert outcome.status == "fail" and (outcome.reason or "").startswith("connect"), (
+        f"expected a connect error event, got {outcome.status}: {outcome.reason}"
+    )
+    least, most = SILENT_TIMEOUT_MS / 1000 - 1, SILENT_TIMEOUT_MS / 1000 + SILENT_SLACK_S
+    assert least <= elapsed <= most, (
+        f"the connect error came after {elapsed:.1f} s, not after request_timeout_ms "
+        f"({SILENT_TIMEOUT_MS / 1000:g} s; allowed {least:g}–{most:g} s): {outcome.reason}"
+    )
+    record_property("detail", f"{outcome.reason} after {elapsed:.1f} s")
+
+
 @pytest.mark.full
 @pytest.mark.role("client")
 def test_client_reads_its_own_server_over_basic256sha256(sdk: Sdk, session: Session, record_property) -> None:

@@ -24,6 +24,7 @@ from uabench.engine.constants import (
     CLIENT_BOUND_PERCENT,
     CLIENT_GRACE_S,
     EMULATED_GRACE_S,
+    EMULATED_SESSION_S,
     SIGNALS_PER_EXTRA_SECOND,
     SUBSCRIBER_GRACE_S,
 )
@@ -360,7 +361,8 @@ def time_allowed(role: str, config: dict) -> float:
             + _grace(SUBSCRIBER_GRACE_S)
             + config["signals"] / SIGNALS_PER_EXTRA_SECOND
         )
-    return config.get("warmup_s", 1) + config.get("duration_s", 5) + _grace(CLIENT_GRACE_S)
+    sessions = config.get("sessions", 1) * EMULATED_SESSION_S if targets.current().emulated else 0.0
+    return config.get("warmup_s", 1) + config.get("duration_s", 5) + _grace(CLIENT_GRACE_S) + sessions
 
 
 def _grace(seconds: float) -> float:

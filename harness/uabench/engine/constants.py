@@ -20,6 +20,14 @@ SIGNALS_PER_EXTRA_SECOND = 5000
 # container): an emulated server answers several times slower (node-opcua's 100 sessions on the
 # arm64 VM took more than 45 s to open), as targets/ssh.py gives its start EMULATED_READY_TIMEOUT_S.
 EMULATED_GRACE_S = 300.0
+# And there a client's sessions get this much more each: clients may open them one after another
+# (open62541's does), and an emulated JVM server took up to 5 s a session on the arm64 VM.
+EMULATED_SESSION_S = 5.0
+# Where a role runs emulated, every client is given this request_timeout_ms (SPEC §3): its SDK's
+# own timeouts (open62541's 5 s connect) timed out an emulated server's connects and
+# CreateMonitoredItems (Milo on the arm64 VM). A bound no native request nears; natively the
+# adapters keep their own (the key is not sent), so no native figure changes with it.
+EMULATED_REQUEST_TIMEOUT_MS = 60_000
 
 # The capacity search halves the offered rate below its start rate down to this, no further.
 MIN_CAPACITY_RATE = 10.0

@@ -15,6 +15,7 @@ from uabench import pki, references, rundir, targets
 from uabench import plan as plan_module
 from uabench.engine import budget, cells, handicap, schedule, warmup
 from uabench.engine.cells import CellSpec, Outcome
+from uabench.engine.constants import EMULATED_REQUEST_TIMEOUT_MS
 from uabench.engine.recorder import RunRecorder
 from uabench.engine.servers import Server, ServerPool
 from uabench.engine.warmup import SteadyRule, SteadyState
@@ -285,8 +286,11 @@ class Session:
         self, endpoint: str, workload: dict, security: dict | None = None, identity: pki.Identity | None = None
     ) -> dict:
         """A client's config for `endpoint` (a server this session did not start itself: the
-        instructions suite's server under valgrind)."""
+        instructions suite's server under valgrind). Where a role runs emulated, its requests get
+        EMULATED_REQUEST_TIMEOUT_MS (natively the adapter's own timeouts stand)."""
         config = {"endpoint": endpoint, **workload}
+        if targets.current().emulated:
+            config.setdefault("request_timeout_ms", EMULATED_REQUEST_TIMEOUT_MS)
         if security and security.get("policy", "None") != "None":
             identity = identity or self.pki.client
             config["security"] = {

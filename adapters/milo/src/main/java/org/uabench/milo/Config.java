@@ -103,6 +103,10 @@ final class Config {
     CLIENT_KEYS.put("verify", key(Kind.BOOL, NODES.booleanNode(true)));
     CLIENT_KEYS.put("timeline_ms", ranged(Kind.INT, NODES.numberNode(100), 10, 10000));
     CLIENT_KEYS.put("reconnect", key(Kind.BOOL, NODES.booleanNode(false)));
+    // null: Sessions' own timeouts (its 10 s request timeout, Milo's transport defaults).
+    CLIENT_KEYS.put(
+        "request_timeout_ms",
+        new Key(Kind.INT, NODES.nullNode(), 100.0, 3_600_000.0, false, true, List.of()));
     CLIENT_KEYS.put("nodes", required(Kind.STRINGS));
 
     CLIENT_SECURITY_KEYS.put("policy", choice(NODES.textNode("None"), false, POLICIES));
@@ -145,8 +149,8 @@ final class Config {
 
   record Client(
       String endpoint, String workload, ClientSecurity security, int sessions, double warmupS,
-      double durationS, boolean verify, int timelineMs, boolean reconnect, List<String> nodes,
-      int nodesPerRequest, int inFlight,
+      double durationS, boolean verify, int timelineMs, boolean reconnect,
+      Integer requestTimeoutMs, List<String> nodes, int nodesPerRequest, int inFlight,
       Double rate, double thinkMs, boolean recordLatencies, int subscriptions,
       double publishingIntervalMs, double samplingIntervalMs, int queueSize, ObjectNode asRun) {}
 
@@ -346,6 +350,7 @@ final class Config {
         config.get("verify").asBoolean(),
         config.get("timeline_ms").asInt(),
         config.get("reconnect").asBoolean(),
+        config.get("request_timeout_ms").isNull() ? null : config.get("request_timeout_ms").asInt(),
         strings(config.get("nodes")),
         config.path("nodes_per_request").asInt(1),
         config.path("in_flight").asInt(1),

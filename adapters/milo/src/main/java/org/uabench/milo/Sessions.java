@@ -13,6 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.eclipse.milo.opcua.sdk.client.DiscoveryClient;
 import org.eclipse.milo.opcua.sdk.client.OpcUaClient;
 import org.eclipse.milo.opcua.sdk.client.OpcUaClientConfig;
@@ -44,6 +45,10 @@ final class Sessions {
   // and the same bound is what a request lost with its connection waits before it fails. Milo's
   // reconnection settings (keep-alive, retry waits) are its defaults (SPEC §3 Connection loss).
   private static final int REQUEST_TIMEOUT_MS = 10_000;
+  // SPEC §3 request_timeout_ms replaces all of these when set (a slow server: emulation), so that
+  // no step of a session's set-up gives up before it, nor its keep-alive Read (clientConfig). Not
+  // reached by it: DiscoveryClient's GetEndpoints, whose OpenSecureChannel and request Milo fixes
+  // at 60 s.
 
   /**
    * One connected session, the index of urn:uabench:model on its server, and how long the
@@ -73,9 +78,11 @@ final class Sessions {
     List<Session> sessions = new ArrayList<>();
     // Each OpcUaClient costs Milo ~100 ms of CPU to build and secure sessions cost RSA work on
     // both sides: allow more time the more sessions there are (an unreachable server still
-    // fails every session at once).
+    // fails every session at once). A longer request_timeout_ms lengthens the base (SPEC §3: the
+    // adapter's bound on set-up is at least that long), or it would cut Milo's own timeouts short.
+    long baseMs = Math.max(10_000L, requestTimeoutMs(config));
     long deadline =
-        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10_000L + 250L * config.sessions());
+        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(baseMs + 250L * config.sessions());
     try {
       for (CompletableFuture<Session> future : connecting) {
         sessions.add(future.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
@@ -130,7 +137,7 @@ final class Sessions {
       Config.Client config, Security.Identity identity, int index, List<OpcUaClient> clients) {
     long[] protocolNs = new long[1];
     long discoveryStarted = System.nanoTime();
-    return DiscoveryClient.getEndpoints(config.endpoint(), Sessions::transport)
+    return DiscoveryClient.getEndpoints(config.endpoint(), transport(config))
         .handle(
             (endpoints, error) -> {
               protocolNs[0] = System.nanoTime() - discoveryStarted;
@@ -146,7 +153,7 @@ final class Sessions {
               OpcUaClient client;
               try {
                 client =
-                    OpcUaClient.create(clientConfig(config, endpoint, identity), Sessions::transport);
+                    OpcUaClient.create(clientConfig(config, endpoint, identity), transport(config));
               } catch (UaException e) {
                 throw new CompletionException(e);
               }
@@ -206,10 +213,16 @@ final class Sessions {
             .setApplicationUri(config.security().applicationUri())
             .setProductUri("urn:uabench:milo")
             .setEndpoint(endpoint)
-            .setRequestTimeout(uint(REQUEST_TIMEOUT_MS))
+            // Every request but Publish (Milo derives Publish's from it), also OpenSecureChannel.
+            .setRequestTimeout(uint(requestTimeoutMs(config)))
             .setEncodingLimits(MessageSize.ENCODING_LIMITS)
             // The contract: the client trusts the server certificate it is offered.
             .setCertificateValidator((chain, applicationUri, hostnames) -> {});
+    if (config.requestTimeoutMs() != null) {
+      // Milo's keep-alive is a Read of the server's state, a request like any other: at its 5 s
+      // default a slow server's keep-alives would fail and Milo would drop a working session.
+      builder.setKeepAliveTimeout(uint(config.requestTimeoutMs()));
+    }
     if (identity != null) {
       builder
           .setKeyPair(identity.keyPair())
@@ -219,8 +232,22 @@ final class Sessions {
     return builder.build();
   }
 
-  private static void transport(OpcTcpClientTransportConfigBuilder builder) {
-    builder.setConnectTimeout(uint(CONNECT_TIMEOUT_MS));
+  /** SPEC §3 request_timeout_ms when set, else the adapter's 10 s. */
+  private static int requestTimeoutMs(Config.Client config) {
+    return config.requestTimeoutMs() != null ? config.requestTimeoutMs() : REQUEST_TIMEOUT_MS;
+  }
+
+  /**
+   * Milo's TCP transport, for discovery, the session and its reconnections: TCP connect and
+   * Hello/Acknowledge take request_timeout_ms when it is set, else Milo's defaults (5 s each).
+   */
+  private static Consumer<OpcTcpClientTransportConfigBuilder> transport(Config.Client config) {
+    Integer timeoutMs = config.requestTimeoutMs();
+    if (timeoutMs == null) {
+      return builder -> builder.setConnectTimeout(uint(CONNECT_TIMEOUT_MS));
+    }
+    return builder ->
+        builder.setConnectTimeout(uint(timeoutMs)).setAcknowledgeTimeout(uint(timeoutMs));
   }
 
   static void close(List<OpcUaClient> clients) {
