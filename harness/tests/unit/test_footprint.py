@@ -510,3 +510,37 @@ def test_a_clients_failed_or_unsampled_points_are_named_by_the_client():
         " ".join(section.notes)
     )
     assert not any(note.startswith("open62541") for note in section.notes)  # the server was not what failed
+
+
+def test_a_client_elsewhere_warms_up_until_its_sampler_runs_and_an_unsampled_point_fails():
+    from uabench.engine.cells import Outcome
+
+    setup = footprint_suite.of(plan.load("footprint"))
+    asked: list[dict] = []
+    rss: list[float | None] = []
+
+    class Session:
+        run_id = 1
+
+        def cell(self, spec, warm=True):
+            asked.append(spec.workload)
+            outcome = Outcome("pass", result={})
+            outcome.client_resources = {"rss_mean": rss[len(asked) % len(rss)]}
+            return outcome
+
+    client, server = sdks.get("asyncua"), sdks.get("open62541")
+    rss[:] = [16e6]
+    assert (
+        footprint_runner.measure_client(Session(), setup, setup.chosen("quick"), "quick", client, server, print) == []
+    )
+    assert {w["warmup_s"] for w in asked} == {footprint_runner.HOLD_WARMUP_S}
+    board = SimpleNamespace(kind="ssh", arch="arm64", emulated=False, provenance=lambda: {"name": "pi"})
+    asked.clear()
+    rss[:] = [16e6, None]
+    with targets.placed(targets.Placement(board, board)):  # type: ignore[arg-type]
+        failures = footprint_runner.measure_client(
+            Session(), setup, setup.chosen("quick"), "quick", client, server, print
+        )
+    assert {w["warmup_s"] for w in asked} == {footprint_runner.REMOTE_CLIENT_WARMUP_S}
+    assert failures and all(f.endswith("no RSS sample within its measured phase") for f in failures)
+    assert len(failures) == len(asked) // 2
