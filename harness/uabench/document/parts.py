@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from uabench.document.model import Cell, Status, Tally
 
 # A reason's first line is cut here in tables, CSV rows and logs (the whole reason stays in the
@@ -23,9 +25,15 @@ def verdict_cell(status: Status, tally: Tally | None = None) -> Cell:
     return Cell(label, status, tally)
 
 
-def failure_notes(cells: list[dict], kinds: tuple[str, ...], what: str) -> list[str]:
-    """One note per (server, variant) of `kinds` whose cells failed: "server, variant: what: reason"."""
-    failed = sorted(
-        {(c["server"], c["variant"], c["reason"]) for c in cells if c["kind"] in kinds and c["status"] == "fail"}
-    )
-    return [f"{server}, {variant}: {what}: {reason}" for server, variant, reason in sorted(failed)]
+def by_server(cell: dict) -> str:
+    """Who a server-side cell is about: its server and variant."""
+    return f"{cell['server']}, {cell['variant']}"
+
+
+def failure_notes(
+    cells: list[dict], kinds: tuple[str, ...], what: str, about: Callable[[dict], str] = by_server
+) -> list[str]:
+    """One note per subject (`about`: by default the server and variant) and reason of the failed
+    cells of `kinds`: "subject: what: reason"."""
+    failed = {(about(c), c["reason"]) for c in cells if c["kind"] in kinds and c["status"] == "fail"}
+    return [f"{subject}: {what}: {reason}" for subject, reason in sorted(failed)]

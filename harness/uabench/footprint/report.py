@@ -372,13 +372,13 @@ def _client_failures(cells: list[dict]) -> list[str]:
     """A note per client and reason whose points failed, and per client whose passed points held
     no RSS sample in their measured phase (a sampler started beside a client on an emulated target
     may begin after a short phase ended): named by the client, the measured one."""
-    failed = sorted({(c["client"], c["reason"]) for c in cells if c["kind"] == CLIENT_KIND and c["status"] == "fail"})
+    failed = failure_notes(cells, (CLIENT_KIND,), "not measured", lambda c: f"{c['client']} client, sessions")
     unsampled = Counter(
         c["client"]
         for c in cells
         if c["kind"] == CLIENT_KIND and c["status"] == "pass" and not (c.get("client_resources") or {}).get("rss_mean")
     )
-    return [f"{client} client, sessions: not measured: {reason}" for client, reason in failed] + [
+    return failed + [
         f"{client} client, sessions: no RSS sample within the measured phase at {n} point(s): not measured there "
         "(the sampler started beside it there had no sample inside that phase)"
         for client, n in sorted(unsampled.items())
@@ -389,9 +389,10 @@ def _client_table(cells: list[dict], notes: list[str]) -> Table | None:
     clients = _clients(cells)
     if not clients:
         return None
-    apart = sorted({c["client"] for c in cells if c["kind"] == CLIENT_KIND and _across_hosts(c)})
-    if apart:
-        placement = next(c["result"]["placement"] for c in cells if c["kind"] == CLIENT_KIND and _across_hosts(c))
+    across = [c for c in cells if c["kind"] == CLIENT_KIND and _across_hosts(c)]
+    if across:
+        apart = sorted({c["client"] for c in across})
+        placement = across[0]["result"]["placement"]
         machine = "this machine" if placement["client"] == "local" else placement["client"]
         notes.append(
             f"{', '.join(apart)}: measured on {machine} against a server on {placement['server']}: the memory is "
