@@ -158,6 +158,44 @@ def test_a_cost_below_one_page_is_zero_with_no_scatter_and_said_so():
     assert not [note for note in footprint_section(heap).notes if "to the byte" in note]  # a heap is not paged
 
 
+def test_the_lack_of_fit_test_tells_a_bend_from_the_scatter_of_the_repetitions():
+    steps = [1.0, 50.0, 100.0] * 3
+    scatter = [300.0, -200.0, 100.0, -300.0, 200.0, -100.0, 0.0, 0.0, 0.0]
+    straight = memory.linearity(steps, [40_000.0 * x + e for x, e in zip(steps, scatter, strict=True)])
+    assert straight is not None and straight.p > 0.5 and not straight.bent(0.01, 0.1)
+    # a pool that fills: 60 KiB per session up to 50, 20 KiB beyond
+    pool = {1.0: 0.0, 50.0: 49 * 61_440.0, 100.0: 49 * 61_440.0 + 50 * 20_480.0}
+    bent = memory.linearity(steps, [pool[x] + e for x, e in zip(steps, scatter, strict=True)])
+    assert bent is not None and bent.p < 1e-4 and bent.bent(0.01, 0.1)
+    assert [(low, high) for low, high, _ in bent.segments] == [(1.0, 50.0), (50.0, 100.0)]
+    assert [slope / 1024 for _, _, slope in bent.segments] == pytest.approx([60.0, 20.0], abs=0.1)
+    # significant but small (RSS to the page): not called bent
+    slight = {1.0: 0.0, 50.0: 49 * 48 * 1024.0, 100.0: 49 * 48 * 1024.0 + 50 * 47 * 1024.0}
+    small = memory.linearity(steps, [slight[x] + e for x, e in zip(steps, scatter, strict=True)])
+    assert small is not None and small.p < 0.01 and not small.bent(0.01, 0.1)
+    exact = memory.linearity(steps, [pool[x] for x in steps])  # repetitions equal to the byte
+    assert exact is not None and exact.p == 0.0 and exact.bent(0.01, 0.1)
+    flat = memory.linearity(steps, [0.0] * 9)
+    assert flat is not None and flat.p == 1.0 and not flat.bent(0.01, 0.1)
+    assert memory.linearity([1.0, 50.0] * 3, [1.0, 2.0] * 3) is None  # two steps: a line fits any
+    assert memory.linearity([1.0, 50.0, 100.0], [0.0, 5.0, 7.0]) is None  # no repetition: no scatter to judge
+
+
+def test_the_report_says_where_a_slope_bends_and_what_the_steps_show():
+    def held(curve: dict[int, int]) -> list[dict]:
+        return [
+            _cell("footprint", "s", "sessions", step, _held(curve[step] + wobble))
+            for step, wobble in ((1, 0), (50, 4096), (100, -4096), (1, 4096), (50, 0), (100, 0))
+        ]
+
+    bent = footprint_section(held({1: 0, 50: 49 * 60 << 10, 100: (49 * 60 + 50 * 20) << 10}))
+    said = [note for note in bent.notes if "not a straight line" in note]
+    assert len(said) == 1 and said[0].startswith("s, sessions: not a straight line (lack-of-fit F = ")
+    assert "KiB per session between the means of adjacent steps 60.0 from 1 to 50, 19.9 from 50 to 100" in said[0]
+    straight = footprint_section(held({1: 0, 50: 49 * 40 << 10, 100: 99 * 40 << 10}))
+    assert not [note for note in straight.notes if "not a straight line" in note]
+
+
 def test_no_footprint_cells_no_section():
     assert footprint_section([_cell("read", "s", "", 1, {})]) is None
 

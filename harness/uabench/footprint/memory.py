@@ -4,6 +4,7 @@ with the 95 % intervals of its slope and intercept."""
 
 from __future__ import annotations
 
+import math
 import statistics
 import warnings
 from dataclasses import dataclass
@@ -99,6 +100,57 @@ def fit(xs: list[float], ys: list[float]) -> Fit | None:
         n,
         None if flat else float(found.rvalue) ** 2,
     )
+
+
+@dataclass(frozen=True)
+class Linearity:
+    """Whether a straight line fits the means of the steps, within the scatter of their repetitions:
+    the lack-of-fit F statistic and its p value, and the slope between each two adjacent steps'
+    means (from x, to x, slope): where the line bends, what the data show instead."""
+
+    f: float
+    p: float
+    segments: tuple[tuple[float, float, float], ...]
+
+    def bent(self, alpha: float, material: float) -> bool:
+        """Whether the test rejects the line at `alpha` and the steepest and the flattest segment
+        differ by more than `material` of the steepest: RSS counted to the page makes the
+        smallest bend significant."""
+        slopes = [slope for _, _, slope in self.segments]
+        steepest = max(abs(slope) for slope in slopes)
+        return self.p < alpha and steepest > 0 and (max(slopes) - min(slopes)) > material * steepest
+
+
+def linearity(xs: list[float], ys: list[float]) -> Linearity | None:
+    """The lack-of-fit F test of the least-squares line (Draper & Smith, Applied Regression
+    Analysis, 3rd ed., 2.1): the squared residuals split into the scatter of the repetitions about
+    their step's mean (pure error, n − k degrees of freedom for k steps) and the distance of the
+    steps' means from the line (lack of fit, k − 2). None with fewer than three steps or without a
+    repeated step, where nothing can tell a bend from scatter. Written here: scipy has no
+    lack-of-fit test, and statsmodels (anova_lm of the line against the steps as factors) would
+    add a dependency for these few sums."""
+    by: dict[float, list[float]] = {}
+    for x, y in zip(xs, ys, strict=True):
+        by.setdefault(x, []).append(y)
+    steps, n = sorted(by), len(xs)
+    if len(steps) < 3 or n <= len(steps):
+        return None
+    means = {x: statistics.fmean(by[x]) for x in steps}
+    segments = tuple(
+        (low, high, (means[high] - means[low]) / (high - low)) for low, high in zip(steps, steps[1:], strict=False)
+    )
+    line = stats.linregress(xs, ys) if len(set(ys)) > 1 else None
+    if line is None:
+        return Linearity(0.0, 1.0, segments)  # every point the same: the flat line through them all
+    residual = sum((y - (line.intercept + line.slope * x)) ** 2 for x, y in zip(xs, ys, strict=True))
+    pure = sum((y - means[x]) ** 2 for x, y in zip(xs, ys, strict=True))
+    lack = max(residual - pure, 0.0)
+    lack_df, pure_df = len(steps) - 2, n - len(steps)
+    if pure == 0:
+        # repetitions equal to the byte: any distance of the means from the line is a bend
+        return Linearity(math.inf if lack > 0 else 0.0, 0.0 if lack > 0 else 1.0, segments)
+    f = (lack / lack_df) / (pure / pure_df)
+    return Linearity(float(f), float(stats.f.sf(f, lack_df, pure_df)), segments)
 
 
 @dataclass(frozen=True)

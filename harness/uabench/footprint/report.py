@@ -7,6 +7,7 @@ footprint/runner.py records."""
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -38,6 +39,30 @@ def _slope(points: list[tuple[float, float]], scale: float) -> tuple[Cell, memor
     high = None if found.slope_high is None else found.slope_high / scale
     interval = Interval(found.slope / scale, low, high)
     return Cell(interval, Status.MARKED if low is None or low <= 0 else None), found
+
+
+# A line is said bent where the lack-of-fit test rejects it at 1 % (a report tests some 30 slopes,
+# 7 servers × 4 and the clients: at 5 % one or two would be called bent by chance alone) and its
+# segments' slopes differ by more than a tenth (RSS counted to the page makes a bend of 2 %
+# significant, and no choice between SDKs turns on one).
+BENT_AT, BENT_BY = 0.01, 0.10
+
+
+def _bend(subject: str, points: list[tuple[float, float]], per: str, step: str = "{:,.0f}") -> str | None:
+    """A note where a slope's points bend away from its line beyond their repetitions' scatter
+    (memory.linearity): the slope between each two adjacent steps instead, in KiB `per` unit;
+    `step` formats a step's value."""
+    found = memory.linearity([x for x, _ in points], [y for _, y in points])
+    if found is None or not found.bent(BENT_AT, BENT_BY):
+        return None
+    statistic = "∞ (repetitions equal to the byte)" if math.isinf(found.f) else f"{found.f:,.1f}"
+    segments = ", ".join(
+        f"{slope / KIB:,.1f} from {step.format(low)} to {step.format(high)}" for low, high, slope in found.segments
+    )
+    return (
+        f"{subject}: not a straight line (lack-of-fit F = {statistic}, p = {found.p:.2g}): KiB per {per} between "
+        f"the means of adjacent steps {segments}; the table gives the least-squares line through all the points."
+    )
 
 
 def _spread(values: list[float]) -> Interval:
@@ -105,6 +130,8 @@ def _memory(run: _Run, server: str, notes: list[str], rss: bool = False) -> _Mem
         found = run.models.get((server, name), [])
         points = [(float(c["parameter"]), float(delta(c))) for c in found]
         slope, _ = _slope(points, KIB)
+        if bend := _bend(f"{server}, {name}", points, _unit(name)):
+            notes.append(bend)
         paged = rss or all(c["result"]["footprint"].get("basis", "RSS") == "RSS" for c in found)
         if paged and len(points) > 1 and all(y == 0 for _, y in points):
             largest = max(x for x, _ in points)
@@ -119,7 +146,10 @@ def _memory(run: _Run, server: str, notes: list[str], rss: bool = False) -> _Mem
                 f"{server}, {name}: RSS had not settled within the bound at {unsettled} of {len(found)} points."
             )
         slopes.append(slope)
-    per_signals, _ = _slope([(float(c["parameter"]) / 1000, float(idle_bytes(c))) for c in ups], KIB)
+    by_signals = [(float(c["parameter"]) / 1000, float(idle_bytes(c))) for c in ups]
+    per_signals, _ = _slope(by_signals, KIB)
+    if bend := _bend(f"{server}, signals", by_signals, "1,000 signals", step="{:,.0f}k"):
+        notes.append(bend)
     bases = {
         c["result"]["footprint"].get("basis", "RSS")
         for c in [*ups, *(c for n in run.names for c in run.models.get((server, n), []))]
@@ -336,12 +366,13 @@ def _unit(model: str) -> str:
 
 @dataclass(frozen=True)
 class _Client:
-    """One client's memory: the server it held sessions on, its RSS at the fewest sessions and
-    the slope over its sessions."""
+    """One client's memory: the server it held sessions on, its RSS at the fewest sessions, the
+    slope over its sessions and the points of that slope."""
 
     server: str
     alone: Interval
     per_session: Cell
+    points: tuple[tuple[float, float], ...]  # (sessions, RSS bytes)
 
 
 CLIENT_ALONE = "MiB over the measured phase: median [range]"
@@ -358,7 +389,8 @@ def _clients(cells: list[dict]) -> dict[str, _Client]:
         points = [(float(c["parameter"]), float(c["client_resources"]["rss_mean"])) for c in measured]
         slope, _ = _slope(points, KIB)
         one = min(x for x, _ in points)
-        found[client] = _Client(measured[0]["server"], _spread([y / MIB for x, y in points if x == one]), slope)
+        alone = _spread([y / MIB for x, y in points if x == one])
+        found[client] = _Client(measured[0]["server"], alone, slope, tuple(points))
     return found
 
 
@@ -398,6 +430,7 @@ def _client_table(cells: list[dict], notes: list[str]) -> Table | None:
             f"{', '.join(apart)}: measured on {machine} against a server on {placement['server']}: the memory is "
             f"{machine}'s (a run made before clients ran beside their servers there)."
         )
+    notes += [bend for client, c in clients.items() if (bend := _bend(f"{client} client", list(c.points), "session"))]
     rows = [row(client, c.server, c.alone, c.per_session) for client, c in clients.items()]
     columns = [
         Column("client", kind="text"),
@@ -546,16 +579,19 @@ def footprint_section(cells: list[dict]) -> Section | None:
         "Footprint and start-up",
         paragraphs=[
             "Every point ran on a server process of its own. Its RSS (resident memory of the process tree, as the "
-            "OS counts it, sampled every 0.25 s) was read once it had settled before a client connected (idle), "
-            "and again over the last second of a client's hold of the point's sessions, subscriptions or monitored "
+            "OS counts it, sampled every 0.25 s) was read once it had settled before a client connected (idle), and"
+            " again over the last second of a client's hold of the point's sessions, subscriptions or monitored "
             "items (held). A figure per session, subscription or monitored item is the slope of held − idle over "
             "the steps, by least squares, with its 95 % interval from the scatter of the processes; marked where "
-            "the interval reaches zero. Each subscription holds one monitored item. Garbage collection is "
-            "forced only where a runtime lets another process do it (the JVM through jcmd, Node through V8's "
-            "inspector): there a server's figures per session, subscription, monitored item and 1,000 signals "
-            "are of its used heap after a full collection, idle and during the hold (its RSS holds what the heap "
-            "grew to), and the notes below name each server whose figures are. Elsewhere RSS shows what the "
-            "runtime keeps, its garbage included.",
+            "the interval reaches zero. Where the steps' means bend away from that line beyond the scatter of their"
+            " repetitions (a lack-of-fit F test at 1 %, and adjacent steps' slopes more than a tenth apart), a note"
+            " gives the slope between adjacent steps instead; the same holds for the cost per 1,000 signals and a "
+            "client's per session. Each subscription holds one monitored item. Garbage collection is forced only "
+            "where a runtime lets another process do it (the JVM through jcmd, Node through V8's inspector): there "
+            "a server's figures per session, subscription, monitored item and 1,000 signals are of its used heap "
+            "after a full collection, idle and during the hold (its RSS holds what the heap grew to), and the notes"
+            " below name each server whose figures are. Elsewhere RSS shows what the runtime keeps, its garbage "
+            "included.",
             "Start-up: the server started with each number of signals; from its process start to its ready line "
             "(the interpreter or the JVM's start included), then its idle RSS, then a new session's Reads of one "
             "value, one in flight: the first of them, and the median of the others."
