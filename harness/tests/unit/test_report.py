@@ -28,7 +28,7 @@ from uabench.document.model import (
 )
 from uabench.engine import search
 from uabench.report import document, html, markdown, plots, text
-from uabench.report.sections import ranking_section
+from uabench.report.sections import moved_clients_note, placement_note, ranking_section
 from uabench.report.steady import steady_section
 from uabench.report.summary import summary_section
 from uabench.results.store import open_store
@@ -597,3 +597,28 @@ def test_both_pages_say_each_columns_unit_under_its_table():
     said = Table([Column("server", kind="text"), Column("p50 µs", "µs"), Column("values/s (median)", "values/s")], [])
     bare = Report("t", [Section("s", tables=[said])])
     assert "Units" not in markdown.render(bare) and 'class="units"' not in html.render(bare)
+
+
+def test_a_run_s_placement_names_its_emulation_and_the_clients_its_cells_moved():
+    vm = {
+        "kind": "ssh",
+        "name": "vm",
+        "arch": "arm64",
+        "emulated": True,
+        "emulation": "qemu-system",
+        "machine": {"machine": "aarch64", "cpus": 2},
+        "images": {},
+    }
+    prov = {"targets": {"server": vm, "client": {"kind": "local"}}}
+    said = placement_note(prov)
+    assert "images arm64 emulated (qemu-system)" in said and "clients: on this machine" in said
+    board = {**vm, "emulation": None}  # a foreign board's images under qemu-user
+    assert "emulated (qemu-user)" in placement_note({"targets": {"server": board, "client": {"kind": "local"}}})
+    here = {"kind": "footprint", "result": {"placement": {"server": "vm arm64 (emulated)", "client": "local"}}}
+    beside = {"kind": "footprint-client", "result": {"placement": {"server": "vm", "client": "vm arm64 (emulated)"}}}
+    assert moved_clients_note(prov, [here]) is None
+    assert moved_clients_note(prov, [here, beside, {"kind": "read", "result": None}]) == (
+        "clients of its footprint-client cells: on vm arm64 (emulated), beside their servers (the cells' placement)"
+    )
+    # clients already on a target: the run's own placement says where they ran
+    assert moved_clients_note({"targets": {"server": vm, "client": vm}}, [beside]) is None

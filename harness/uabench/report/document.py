@@ -172,6 +172,6 @@ def document(runs: list[dict], cells_of: dict[int, list[dict]]) -> Report:
         steady_section(runs, cells_of),
         model_section(everything),
         capability_section(runs),
-        provenance_section(runs),
+        provenance_section(runs, measured),
     ]
     return Report("uabench report", [s for s in sections if s])

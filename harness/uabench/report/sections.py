@@ -6,6 +6,7 @@ run's provenance, not from plan names."""
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 
 from uabench.document.model import (
     Cell,
@@ -759,7 +760,11 @@ def _target_note(target: dict) -> str:
     kind = target.get("kind")
     if kind == "local":
         return "on this machine"
-    how = f"{target['arch']} " + ("emulated (qemu-user)" if target.get("emulated") else "native")
+    # a VM target records its emulation (qemu-system); a container or board with a foreign
+    # architecture runs it under qemu-user
+    how = f"{target['arch']} " + (
+        f"emulated ({target.get('emulation') or 'qemu-user'})" if target.get("emulated") else "native"
+    )
     if kind == "container":
         return f"{how}, {isolation_note(target).removeprefix('adapters ran ')}"
     machine, clock, network = target.get("machine") or {}, target.get("clock") or {}, target.get("network") or {}
@@ -774,7 +779,27 @@ def _target_note(target: dict) -> str:
     )
 
 
-def provenance_section(runs: list[dict]) -> Section:
+def moved_clients_note(provenance: dict, cells: list[dict]) -> str | None:
+    """Where a run's clients ran elsewhere than its clients' target for some of its cells: the
+    footprint measures a client beside its server on a board or the VM (each such cell records
+    its placement), while the run's clients stay on this machine."""
+    if ((provenance.get("targets") or {}).get("client") or {}).get("kind", "local") != "local":
+        return None
+    moved: dict[str, set[str]] = defaultdict(set)
+    for c in cells:
+        where = ((c.get("result") or {}).get("placement") or {}).get("client")
+        if where and where != "local":
+            moved[where].add(c["kind"])
+    return (
+        "; ".join(
+            f"clients of its {', '.join(sorted(kinds))} cells: on {where}, beside their servers (the cells' placement)"
+            for where, kinds in sorted(moved.items())
+        )
+        or None
+    )
+
+
+def provenance_section(runs: list[dict], cells_of: dict[int, list[dict]] | None = None) -> Section:
     fingerprints = {run["provenance"]["machine"]["fingerprint"] for run in runs}
     parts = []
     for run in runs:
@@ -803,6 +828,7 @@ def provenance_section(runs: list[dict]) -> Section:
                     + (f"; harness: {prov['pinning']['harness']}" if prov["pinning"].get("harness") else ""),
                     *resource_accounting(prov.get("resources")),
                     placement_note(prov),
+                    *filter(None, [moved_clients_note(prov, (cells_of or {}).get(run["id"], []))]),
                     "SDK versions: " + (", ".join(f"{k} {v}" for k, v in sorted(prov["sdk_versions"].items())) or "–"),
                     f"perf counters: {'yes' if prov.get('perf') else 'unavailable'}",
                     "repetitions and durations: "
