@@ -11,11 +11,12 @@ from pathlib import Path
 from uabench import paths, plan, sdks
 
 FAULTY = """#!/usr/bin/env bash
-# The reference adapter with seven faults: it lies about its version, accepts an unknown
+# The reference adapter with eight faults: it lies about its version, accepts an unknown
 # server key, verifies nothing (sees no value advance, reads nothing back under load) as a client, swaps the client's
 # send lag (none in the open loop, one entry in the closed loop), ignores think_ms and
-# record_latencies (contract v6: it runs its config without them), ignores SIGTERM as a server
-# and, as a server, drops the NodeSet2 files it is given (SPEC §4) and starts without them.
+# record_latencies (contract v6: it runs its config without them) and request_timeout_ms (v10: its
+# SDK's own connect timeout instead), ignores SIGTERM as a server and, as a server, drops the
+# NodeSet2 files it is given (SPEC §4) and starts without them.
 real={real}
 case "$1" in
   capabilities) "$real" capabilities | sed 's/"sdk": *"[^"]*"/"sdk":"faulty"/' ;;
@@ -28,7 +29,8 @@ json.dump(c, open(sys.argv[2], "w"))' "$3" "$config"
   client)
     config=$(mktemp); trap 'rm -f "$config"' EXIT
     sed -e 's/"think_ms": *[0-9.]*/"think_ms": 0/' \
-      -e 's/"record_latencies": *true/"record_latencies": false/' "$3" > "$config"
+      -e 's/"record_latencies": *true/"record_latencies": false/' \
+      -e 's/"request_timeout_ms": *[0-9][0-9]*/"request_timeout_ms": null/' "$3" > "$config"
     "$real" client --config "$config" | sed -u -e 's/"checked": *[0-9]*/"checked":0/g' \
       -e 's/"send_lag_ns": *[[][]]/"send_lag_ns":SWAP/' \
       -e 's/"send_lag_ns": *[[][][0-9, ]*[]]/"send_lag_ns":[]/' -e 's/"send_lag_ns":SWAP/"send_lag_ns":[[1000,1]]/' \
@@ -113,6 +115,8 @@ def test_faulty_adapters_fail_the_checks_they_break(check_repo, tmp_path):
         "test_client_asks_for_a_subscription_lifetime_that_outlives_a_short_loss[100-ms]": "passed",
         "test_client_asks_for_a_subscription_lifetime_that_outlives_a_short_loss[1-ms]": "passed",
         "test_unreachable_endpoint_gives_a_connect_error[]": "passed",
+        # its connect gives up after open62541's own 5 s, not the 15 s asked
+        "test_request_timeout_ms_is_how_long_a_client_waits_for_a_silent_server[]": "failure",
         "test_client_reads_its_own_server_over_basic256sha256[]": "skipped",  # declares no security
         "test_server_exits_0_within_5_s_of_sigterm[]": "failure",  # had to be killed
     }
