@@ -125,7 +125,7 @@ class PubSubRun:
             publisher_config, template = self.configs(signals, targets.address("publisher"))
             configs = [dict(template, interface=targets.local_address_toward("publisher"), **timing)]
             outcome = self.measure(publisher, subscriber, publisher_config, configs)
-        elif getattr(targets.for_role("publisher"), "kind", "local") == "ssh":
+        elif targets.elsewhere("publisher"):
             configs = [{"subscribers": count}]
             publisher_config = {"target": targets.label("publisher")}
             outcome = Outcome(

@@ -200,7 +200,7 @@ class Session:
         """One window of the host probe (proc/hostprobe.py) after an interleaved block, recorded
         as a host-probe cell of `variant`: the host's own noise in the blocks its figures came
         from. A server on another machine (an SSH target) is not this host's: not probed."""
-        if getattr(targets.for_role("server"), "kind", "local") == "ssh":
+        if targets.elsewhere("server"):
             return
         reason: str | None = None
         result: dict | None = None

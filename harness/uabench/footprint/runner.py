@@ -447,8 +447,7 @@ def measure_client(
     failures = []
     steps = setup.steps_of(setup.client_steps, profile)
     points = [(r, step) for r in range(chosen.repetitions) for step in steps]
-    remote = getattr(targets.for_role("client"), "kind", "local") == "ssh"
-    warmup_s = REMOTE_CLIENT_WARMUP_S if remote else HOLD_WARMUP_S
+    warmup_s = REMOTE_CLIENT_WARMUP_S if targets.elsewhere("client") else HOLD_WARMUP_S
     for repetition, step in shuffled(points, f"{session.run_id}:{client.id}:client"):
         workload = {**setup.client_workload, "sessions": step, "warmup_s": warmup_s, "duration_s": chosen.hold_s}
         spec = CellSpec(

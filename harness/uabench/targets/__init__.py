@@ -130,7 +130,7 @@ class Placement:
     @property
     def cross_host(self) -> bool:
         """Server and clients on different machines (an SSH target on one side only)."""
-        return (getattr(self.server, "kind", "local") == "ssh") != (getattr(self.client, "kind", "local") == "ssh")
+        return _on_ssh(self.server) != _on_ssh(self.client)
 
     def provenance(self) -> dict:
         return {role: _provenance(getattr(self, role)) for role in ("server", "client")}
@@ -139,6 +139,10 @@ class Placement:
         """The measured roles on the servers' target too: what a client needs there (its memory on
         a board) is measured there, against a server of the same machine."""
         return Placement(self.server, self.server)
+
+
+def _on_ssh(target: Target | None) -> bool:
+    return getattr(target, "kind", "local") == "ssh"
 
 
 def _provenance(target: Target | None) -> dict:
@@ -171,6 +175,11 @@ def placed(placement: Placement) -> Iterator[None]:
 
 def for_role(role: str) -> Target | None:
     return _current.for_role(role)
+
+
+def elsewhere(role: str) -> bool:
+    """Whether `role`'s adapters run on another machine (an SSH target: a board or the VM)."""
+    return _on_ssh(_current.for_role(role))
 
 
 def address(role: str) -> str:
