@@ -68,9 +68,20 @@ def cmd_outdated(args: argparse.Namespace) -> int:
             print(
                 f"To try {f.sdk} {f.newest} beside {f.pinned} (README, versions side by side): declare "
                 f'[versions."{f.newest}"] in implementations/{f.sdk}/sdk.toml, UABENCH_SDK_VERSION={f.newest} '
-                f"implementations/{f.sdk}/install, then uabench run read write --profile quick --versions --sdk {f.sdk}"
+                f"implementations/{f.sdk}/install, then the quick version plan and its verdicts: uabench --store "
+                f"results/versions.sqlite run read write subscription encryption footprint --profile quick --versions "
+                f"--sdk {_with_references(f.sdk)}; uabench --store results/versions.sqlite trend --sdk {f.sdk}"
             )
     return outdated.exit_status(findings)
+
+
+def _with_references(chosen: str) -> str:
+    """`chosen` (comma-separated SDKs) and the reference client and server, which a version plan
+    needs beside them: the load generator, and the server each version's ratio is taken to."""
+    from uabench import references
+
+    named = [*chosen.split(","), references.declared("client"), references.declared("server")]
+    return ",".join(dict.fromkeys(named))
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -620,6 +631,39 @@ def cmd_report(args: argparse.Namespace) -> int:
     outputs = build(store, Path(args.out), args.run)
     for kind, path in outputs.items():
         print(f"{kind:9} {path}")
+    return 0
+
+
+def cmd_trend(args: argparse.Namespace) -> int:
+    """`uabench trend`: the version trend of a store (the report's section: every declared version's
+    figures and compare's verdict from each version to the next) on standard output, as Markdown."""
+    from uabench.document.model import Report
+    from uabench.report import markdown
+    from uabench.report.document import trend_section
+    from uabench.results.runs import cells_of, latest_finished
+
+    wanted = [s for s in args.sdk.split(",") if s] if args.sdk else None
+    known = {versions[0].id for versions in sdks.registry()}
+    if set(wanted or ()) - known:
+        unknown = ", ".join(sorted(set(wanted or ()) - known))
+        print(f"uabench trend: unknown SDK {unknown} (known: {', '.join(sorted(known))})", file=sys.stderr)
+        return 2
+    store = open_store(args.store, readonly=True)
+    try:
+        chosen = latest_finished(store)[0]
+        section = trend_section(chosen, cells_of(store, chosen), wanted)
+    finally:
+        store.close()
+    if section is None:
+        of = f"{', '.join(wanted)} at" if wanted else "an SDK at"
+        print(
+            f"uabench trend: {args.store} holds no finished run that measured {of} another version than its pinned "
+            "one (a version plan: uabench run read write subscription encryption footprint --profile quick "
+            f"--versions --sdk {_with_references(','.join(wanted or ['SDK']))})",
+            file=sys.stderr,
+        )
+        return 2
+    print(markdown.render(Report("uabench version trend", [section])), end="")
     return 0
 
 
@@ -1182,6 +1226,12 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("--out", default=str(paths.RESULTS / "report"), help="output directory (default: %(default)s)")
     report.add_argument("--run", type=int, action="append", help="run id(s) to report (default: latest per suite)")
     report.set_defaults(func=cmd_report)
+
+    trend = commands.add_parser(
+        "trend", help="print the version trend of the store: each version's figures, compare's verdicts between them"
+    )
+    trend.add_argument("--sdk", help="comma-separated SDKs (default: every SDK measured at two versions or more)")
+    trend.set_defaults(func=cmd_trend)
 
     compared = commands.add_parser(
         "compare", help="compare two stores, or two runs of one store: every figure's change and a verdict"

@@ -810,6 +810,10 @@ class SuiteKind:
     # what it adds beside each server's figures in the report's summary, from a run's cells:
     # (server, column, cell) entries
     summary: Callable[[list[dict]], list[tuple[str, Column, Cell]]] | None = None
+    # its headline figures of a run beyond the ones results/compare.run_figures finds in every
+    # run's cells (throughput, sustained rates, counts): results.compare.Figure, lower or higher
+    # better; the version trend judges them from each version to the next (report/versions.py)
+    figures: Callable[[dict, list[dict]], list[Any]] | None = None
     # its Robot keywords: "module:Class", a component robot/library.py builds with the run's
     # context (engine.keywords.RunContext); named, not imported, so loading a plan loads no Robot
     keywords: str | None = None

@@ -165,6 +165,7 @@ ROWS = [
         )
         for command, args in (
             ("report", ["report", "--out", "{t}/out"]),
+            ("trend", ["trend"]),
             ("model", ["model"]),
             ("predict", ["predict", "--sdk", "open62541", "--signals", "10", "--interval-ms", "100"]),
             ("compare-ids", ["compare", "1", "2", "--out", "{t}/out"]),
@@ -187,6 +188,14 @@ ROWS = [
         2,
         ["no finished runs", "{t}/fresh.sqlite"],
     ),
+    (
+        "trend-no-version-run",
+        ["--store", "{t}/fresh.sqlite", "trend"],
+        {},
+        2,
+        ["holds no finished run that measured an SDK at another version", "{t}/fresh.sqlite"],
+    ),
+    ("trend-unknown-sdk", ["trend", "--sdk", "milo0"], {}, 2, ["unknown SDK milo0", "known: "]),
     (
         "report-run-unknown",
         ["--store", "{t}/fresh.sqlite", "report", "--run", "99", "--out", "{t}/out"],

@@ -114,6 +114,9 @@ def test_a_run_on_another_target_stands_beside_this_machine_s_and_replaces_only_
         def runs(self) -> list[dict]:
             return self.held
 
+        def measured_versions(self, run_id: int) -> bool:
+            return False  # the pinned versions only
+
     held = [
         _run(1, "footprint", None),
         _run(2, "footprint", vm_target),
@@ -149,6 +152,9 @@ def test_elsewhere_an_older_run_stays_chosen_for_the_servers_no_newer_one_measur
 
         def subjects(self, run_id: int) -> set[str]:
             return measured[run_id]
+
+        def measured_versions(self, run_id: int) -> bool:
+            return any("@" in subject for subject in measured[run_id])
 
         def cells(self, run_ids: list[int]) -> list[dict]:
             return [_cell(k, s) for k in run_ids for s in sorted(measured[k])]

@@ -156,3 +156,149 @@ def test_the_footprint_measures_every_declared_version_with_versions(versioned, 
         assert measured() == ["x", "x@1.0", "y"]
     finally:
         plan.measure_versions(False)
+
+
+def test_the_instructions_count_every_declared_version_with_versions(versioned, monkeypatch):
+    from uabench.instructions import suite as instructions_suite
+
+    loaded = plan.load("instructions")
+    monkeypatch.setattr(instructions_suite, "sdks_chosen", lambda role, allowed, only: ["x", "y"])
+    monkeypatch.setattr(instructions_suite.InstructionsSetup, "servers_of", lambda self, profile: None)
+
+    def counted() -> list[str]:
+        return [case.args[0] for case in plan.test_cases(loaded, None, "quick")]
+
+    assert sorted(set(counted())) == ["x", "y"]
+    plan.measure_versions(True)
+    try:
+        assert list(dict.fromkeys(counted())) == ["x@1.0", "x", "y"]  # each version counted, oldest first
+    finally:
+        plan.measure_versions(False)
+
+
+# --- a version plan's runs beside the rankings' (results/runs.py VERSIONED) ----------------------
+
+
+def _two_runs(path):
+    """A store whose read ranking (x, y) was followed by a version plan of x alone (x@1.0, x)."""
+    _trend_store(path, {"x": BASE, "y": [v * 3 for v in BASE]})
+    declared = {"x": {"version": "2.0"}, "x@1.0": {"version": "1.0"}}
+    _store(
+        path,
+        {"x@1.0": [v * 0.8 for v in BASE], "x": BASE},
+        provenance={"sdks": declared, "machine": {"fingerprint": "f2"}},
+    )
+    return open_store(path)
+
+
+def test_a_version_plan_does_not_replace_its_suites_ranking_run(tmp_path):
+    from uabench.results import compare, runs
+
+    store = _two_runs(tmp_path / "s.sqlite")
+    chosen = runs.latest_finished(store)[0]
+    assert [(r["id"], bool(r.get(runs.VERSIONED))) for r in chosen] == [(1, False), (2, True)]
+    assert [r["id"] for r in runs.rankings(chosen)] == [1] and [r["id"] for r in runs.versioned(chosen)] == [2]
+    assert [r["id"] for r in compare.latest_runs(store)] == [1]  # compare takes the ranking, as the report
+    cells = runs.cells_of(store, chosen)
+    store.close()
+    [ranked], trend = runs.rankings(chosen), runs.versioned(chosen)
+    sections = [version_section(trend, cells, [ranked]), ranking_section(ranked, without_versions(cells[1]))]
+    text = markdown.render(Report("t", sections))
+    ranking = text[text.index("ranking") :]
+    assert "| y |" in ranking  # y, which the version plan did not measure, is still ranked
+    assert "faster" in _trend_row(text)  # and the trend is the version plan's
+    assert "Measured in runs 2 (read)" in text and "The report's other runs were measured on another machine" in text
+
+
+def test_a_suite_measured_by_a_version_plan_alone_ranks_its_pinned_versions(tmp_path):
+    from uabench.results import runs
+
+    store = _trend_store(tmp_path / "s.sqlite", {"x@1.0": BASE, "x": BASE})
+    chosen = runs.latest_finished(store)[0]
+    store.close()
+    assert runs.rankings(chosen) == runs.versioned(chosen) == chosen
+
+
+def _footprint_cells(server, idle_mib, ready_s, per_session):
+    from helpers.footprint import cell
+
+    startup = {"ready_s": ready_s, "idle": {"rss": 0}, "first_request_us": 900.0, "later_requests_us": 90.0}
+    cells = []
+    for k, signals in enumerate((1000, 10000) * 2):
+        up = {**startup, "idle": {"rss": int((idle_mib + k * 0.01) * 2**20) + signals * 1024}}
+        cells.append(cell("footprint-startup", server, "start-up", signals, {**up, "ready_s": ready_s + k * 1e-3}))
+    for step, wobble in ((1, 0), (50, 2048), (100, -2048), (1, 1024), (50, 0), (100, 0)):
+        delta = int(step * per_session * 1024) + wobble
+        held = {"idle": {"rss": 8 << 20, "settled": True}, "held": {"rss": 0, "settled": True}, "delta_bytes": delta}
+        cells.append(cell("footprint", server, "sessions", step, held))
+    return cells
+
+
+def _footprint_trend(newer_idle, newer_ready, newer_per_session):
+    cells = _footprint_cells("x@1.0", 100.0, 2.0, 20.0) + _footprint_cells(
+        "x", newer_idle, newer_ready, newer_per_session
+    )
+    run = {"id": 1, "suite": "footprint", "provenance": {"sdks": {"x": {"version": "2.0"}}}}
+    return markdown.render(Report("t", [version_section([run], {1: cells})]))
+
+
+def test_the_footprint_trend_calls_memory_less_or_more_and_a_time_faster():
+    text = _footprint_trend(80.0, 1.5, 30.0)  # 2.0 holds less idle, starts faster, costs more per session
+    row = _trend_row(text)
+    assert "footprint: idle RSS at 1,000 signals" in text and "footprint: ready, 1,000 signals" in text
+    cells = [c.strip() for c in row.split("|")[2:-1]]
+    columns = [
+        c.strip() for c in next(line for line in text.splitlines() if "footprint: idle" in line).split("|")[2:-1]
+    ]
+    verdicts = dict(zip(columns, cells, strict=True))
+    assert verdicts["footprint: idle RSS at 1,000 signals"].startswith("less (-19.8")
+    assert verdicts["footprint: ready, 1,000 signals"].startswith("faster (-25")
+    assert verdicts["footprint: per session"].startswith("more (+50")
+    assert "faster" not in verdicts["footprint: per session"]
+
+
+def test_a_footprint_within_the_margin_is_the_same_and_one_process_decides_nothing():
+    text = _footprint_trend(100.5, 2.0, 20.0)
+    assert _trend_row(text).count("same") >= 3  # idle RSS, per session, ready: within ±5 %
+    from uabench.footprint.report import trend_figures
+
+    one = [
+        c
+        for c in _footprint_cells("x", 100.0, 2.0, 20.0)
+        if c["kind"] != "footprint-startup" or c["parameter"] != "1000"
+    ]
+    one.append(_footprint_cells("x", 100.0, 2.0, 20.0)[0])  # a single process at 1,000 signals
+    idle = next(f for f in trend_figures(one) if f.name.startswith("idle RSS"))
+    assert idle.estimate.low == float("-inf")  # no range: compare gives it no verdict
+
+
+def test_an_instruction_count_is_judged_as_a_count():
+    from uabench.report.versions import _change
+    from uabench.results import compare, stats
+
+    def count(values):
+        estimate = stats.Estimate(sum(values) / 2, min(values), max(values), 2, None, tuple(values), "differences")
+        return compare.Figure("instructions", "instructions per request, read", "x", "instructions", estimate, False,
+                              higher_is_better=False, deterministic=True)  # fmt: skip
+
+    why: list[str] = []
+    assert _change(count([1000, 1001]), count([900, 901]), why, "w").value == compare.FEWER
+    assert _change(count([1000, 1001]), count([1001, 1002]), why, "w").value == compare.SAME
+    assert not why
+
+
+def test_uabench_trend_prints_the_trend_or_says_why_there_is_none(tmp_path, capsys):
+    from uabench import cli
+
+    store = _two_runs(tmp_path / "s.sqlite")
+    store.close()
+    assert cli.main(["--store", str(tmp_path / "s.sqlite"), "trend"]) == 0
+    printed = capsys.readouterr().out
+    assert "## Version trend" in printed and "faster" in _trend_row(printed)
+    assert "| y |" not in printed  # the trend alone, no ranking
+    plain = _trend_store(tmp_path / "plain.sqlite", {"x": BASE, "y": BASE})
+    plain.close()
+    assert cli.main(["--store", str(tmp_path / "plain.sqlite"), "trend"]) == 2
+    assert "holds no finished run that measured an SDK at another version" in capsys.readouterr().err
+    assert cli.main(["--store", str(tmp_path / "s.sqlite"), "trend", "--sdk", "nosuch"]) == 2
+    assert "unknown SDK nosuch" in capsys.readouterr().err

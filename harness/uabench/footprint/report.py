@@ -18,6 +18,7 @@ from uabench.footprint import memory
 from uabench.footprint.cells import KNOWN, NO_MODEL
 from uabench.footprint.memory import CLIENT_KIND, IMAGE_KIND, IMPORT_KIND, KIND, STARTUP_KIND, WARMUP_KIND
 from uabench.footprint.plan import VARIED
+from uabench.results import compare, stats
 from uabench.targets import remote
 
 KIB, MIB = 1024.0, 1024.0 * 1024.0
@@ -85,6 +86,8 @@ class _Memory:
     idle: Interval | None
     slopes: list[Cell]
     per_signals: Cell
+    fits: list[memory.Fit | None]  # the lines of `slopes`, in bytes per unit
+    per_signals_fit: memory.Fit | None  # in bytes per 1,000 signals
 
 
 @dataclass(frozen=True)
@@ -125,11 +128,12 @@ def _memory(run: _Run, server: str, notes: list[str], rss: bool = False) -> _Mem
     ups = run.startups.get(server, [])
     idle = [_idle_rss(c) / MIB for c in ups if float(c["parameter"]) == run.lowest]
     delta, idle_bytes = (_rss_delta, _idle_rss) if rss else (_delta, _idle_bytes)
-    slopes = []
+    slopes, fits = [], []
     for name in run.names:
         found = run.models.get((server, name), [])
         points = [(float(c["parameter"]), float(delta(c))) for c in found]
-        slope, _ = _slope(points, KIB)
+        slope, fit = _slope(points, KIB)
+        fits.append(fit)
         if bend := _bend(f"{server}, {name}", points, _unit(name)):
             notes.append(bend)
         paged = rss or all(c["result"]["footprint"].get("basis", "RSS") == "RSS" for c in found)
@@ -147,7 +151,7 @@ def _memory(run: _Run, server: str, notes: list[str], rss: bool = False) -> _Mem
             )
         slopes.append(slope)
     by_signals = [(float(c["parameter"]) / 1000, float(idle_bytes(c))) for c in ups]
-    per_signals, _ = _slope(by_signals, KIB)
+    per_signals, per_signals_fit = _slope(by_signals, KIB)
     if bend := _bend(f"{server}, signals", by_signals, "1,000 signals", step="{:,.0f}k"):
         notes.append(bend)
     bases = {
@@ -159,7 +163,58 @@ def _memory(run: _Run, server: str, notes: list[str], rss: bool = False) -> _Mem
             f"{server}: its figures per {', '.join(_unit(n) for n in run.names)} and per 1,000 signals are "
             f"of its heap, not its RSS: {'; '.join(sorted(bases - {'RSS'}))}."
         )
-    return _Memory(_spread(idle) if idle else None, slopes, per_signals)
+    return _Memory(_spread(idle) if idle else None, slopes, per_signals, fits, per_signals_fit)
+
+
+def _line(fit: memory.Fit | None, scale: float) -> stats.Estimate | None:
+    """A slope as compare's estimate: its 95 % interval, no repetitions (judged by the interval)."""
+    if fit is None:
+        return None
+    low = -math.inf if fit.slope_low is None else fit.slope_low
+    high = math.inf if fit.slope_high is None else fit.slope_high
+    how = f"least-squares slope over {fit.points} points, 95 % t-interval"
+    return stats.Estimate(fit.slope / scale, low / scale, high / scale, fit.points, None, (), how)
+
+
+def trend_figures(cells: list[dict]) -> list[compare.Figure]:
+    """Each server's headline footprint figures of a run as compare's figures, lower better (the
+    version trend judges them from one version to the next): its idle RSS, the slope per session,
+    subscription and monitored item and per 1,000 signals (of its heap where that was read, as the
+    section's table), its time to ready at each signal count and a new session's first and later
+    Reads. A slope is judged by its interval (it has no repetitions), the rest by their processes'."""
+    run = _run(cells)
+    found = []
+
+    def add(name: str, server: str, unit: str, estimate: stats.Estimate | None) -> None:
+        if estimate is not None:
+            found.append(compare.Figure("footprint", name, server, unit, estimate, True, higher_is_better=False))
+
+    def spread(values: list[float]) -> stats.Estimate | None:
+        """Processes' figures as the section shows them: the median and their range, judged by
+        the ranges (compare's extreme quotients), not by a rank test: a version's two to five
+        processes a point can never give Mann-Whitney U a p below 0.05 (two against two: 0.33),
+        so the trend could never decide one; ranges that lie apart beyond the margin do. A
+        single process has no range."""
+        if not values:
+            return None
+        low, high = (min(values), max(values)) if len(values) > 1 else (-math.inf, math.inf)
+        how = f"median of {len(values)} processes, their range"
+        return stats.Estimate(statistics.median(values), low, high, len(values), None, (), how)
+
+    for server in run.servers:
+        ups = run.startups.get(server, [])
+        lowest = [c for c in ups if float(c["parameter"]) == run.lowest]
+        figures = _memory(run, server, [])
+        add(f"idle RSS at {run.lowest:,.0f} signals", server, "MiB", spread([_idle_rss(c) / MIB for c in lowest]))
+        for name, fit in zip(run.names, figures.fits, strict=True):
+            add(f"per {_unit(name)}", server, "KiB", _line(fit, KIB))
+        add("per 1,000 signals", server, "KiB", _line(figures.per_signals_fit, KIB))
+        for count in run.signals:
+            ready = [c["result"]["footprint"]["ready_s"] * 1e3 for c in ups if float(c["parameter"]) == count]
+            add(f"ready, {count:,.0f} signals", server, "ms", spread(ready))
+        add("first request", server, "µs", spread([c["result"]["footprint"]["first_request_us"] for c in lowest]))
+        add("later requests", server, "µs", spread([c["result"]["footprint"]["later_requests_us"] for c in lowest]))
+    return found
 
 
 def _stack(run: _Run, server: str, notes: list[str]) -> Interval | None:

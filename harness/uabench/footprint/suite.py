@@ -10,7 +10,7 @@ from uabench.footprint import plan as footprint_plan
 from uabench.footprint import runner
 from uabench.footprint.cells import FootprintCell
 from uabench.footprint.plan import FootprintSetup
-from uabench.footprint.report import footprint_beside, footprint_section
+from uabench.footprint.report import footprint_beside, footprint_section, trend_figures
 from uabench.plan import (
     Plan,
     PlanError,
@@ -177,6 +177,7 @@ KINDS = (
         _tests,
         cost=_cost,
         section=lambda run, cells: footprint_section(cells),
+        figures=lambda run, cells: trend_figures(cells),
         beside=footprint_beside,
         keywords="uabench.footprint.keywords:FootprintKeywords",
         cells=FootprintCell,

@@ -38,9 +38,10 @@ def _tests(plan: Plan, only: list[str] | None, profile: str | None) -> list[Test
     assert setup is not None
     allowed = setup.servers_of(profile)
     cases = []
-    for server in sdks_chosen("server", plan.servers, only):
-        if allowed is not None and server not in allowed:
-            continue
+    # `uabench run instructions --versions`: each server's other declared versions after it, each
+    # counted as it is (issue 44: a version trend's instruction counts, where its SDK is native)
+    chosen = [s for s in sdks_chosen("server", plan.servers, only) if allowed is None or s in allowed]
+    for server in plan.ranked(chosen, profile):
         if setup.why_not_counted(sdks.get(server).language):
             cases.append(
                 TestCase(

@@ -3,6 +3,9 @@ order, computed once from their cells."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections import Counter
+
 from uabench.document.model import Report, Section
 from uabench.plan import suite_kinds
 from uabench.report.capacity import capacity_section, latency_section
@@ -22,7 +25,7 @@ from uabench.report.steady import steady_section
 from uabench.report.summary import summary_section
 from uabench.report.versions import version_section, without_versions
 from uabench.results import kinds
-from uabench.results.runs import place
+from uabench.results.runs import place, rankings, versioned
 from uabench.results.store import Store
 
 
@@ -143,10 +146,58 @@ def beside_sections(runs: list[dict], cells_of: dict[int, list[dict]]) -> list[S
     return [s for s in found if s]
 
 
+def _fingerprint(run: dict) -> str | None:
+    return (run["provenance"].get("machine") or {}).get("fingerprint")
+
+
+def _usual_machine(runs: list[dict]) -> str | None:
+    """The machine most of the runs were measured on (by fingerprint), None without runs."""
+    found = Counter(_fingerprint(run) for run in runs)
+    return found.most_common(1)[0][0] if found else None
+
+
+def _said_elsewhere(sections: list[Section], run: dict, usual: str | None) -> list[Section]:
+    """A run's sections, the first warned where the run was measured on another machine than most
+    of the report's (a store a later run added to on another machine): its figures compare with
+    the other figures of its run, not with the rest of the report's."""
+    if not sections or _fingerprint(run) == usual:
+        return sections
+    machine = run["provenance"].get("machine") or {}
+    said = (
+        f"Measured on another machine than most of this report: {machine.get('cpu_model', 'unknown')}, "
+        f"{machine.get('cores', '?')} cores (fingerprint {_fingerprint(run)}), in run {run['id']}. Its figures "
+        "compare with each other, not with the figures of the other machine's runs."
+    )
+    first = sections[0]
+    warning = f"{said} {first.warning}" if first.warning else said
+    return [dataclasses.replace(first, warning=warning), *sections[1:]]
+
+
 SIDE_BY_SIDE = {"footprint"}  # suites whose sections show every version measured, each in its own rows
 
 
-def document(runs: list[dict], cells_of: dict[int, list[dict]]) -> Report:
+def _trend_runs(chosen: list[dict], cells_of: dict[int, list[dict]]) -> list[dict]:
+    """The version runs the trend reads: this machine's native ones (a version plan in a slot of
+    its own: results/runs.VERSIONED)."""
+    return [run for run in versioned(chosen) if not place(run) and not emulated(run, cells_of[run["id"]])]
+
+
+def trend_section(
+    chosen: list[dict], cells_of: dict[int, list[dict]], sdks: list[str] | None = None
+) -> Section | None:
+    """The version trend of the chosen runs alone (`uabench trend`), of `sdks` only where given."""
+    runs = rankings(chosen)
+    native = [run for run in runs if not place(run) and not emulated(run, cells_of[run["id"]])]
+    return version_section(_trend_runs(chosen, cells_of) or native, cells_of, native, sdks)
+
+
+def document(chosen: list[dict], cells_of: dict[int, list[dict]]) -> Report:
+    """The report of the chosen runs (results/runs.latest_finished): the version runs' trend, and
+    every other section of the runs the rankings take (runs.rankings)."""
+    runs = rankings(chosen)
+    # the version trend of this machine's version runs, or where there are none, of the other
+    # versions the ranking runs measured beside their servers
+    trend = _trend_runs(chosen, cells_of)
     apart = [run for run in runs if emulated(run, cells_of[run["id"]])]
     native = [run for run in runs if run not in apart and not place(run)]
     # native runs on another machine (a board): apart, as the emulated ones are
@@ -157,12 +208,13 @@ def document(runs: list[dict], cells_of: dict[int, list[dict]]) -> Report:
     measured = cells_of
     cells_of = {run_id: without_versions(cells) for run_id, cells in measured.items()}
     sections = [summary_section(native, cells_of)] if native else []
-    sections.append(version_section(native, measured))
+    sections.append(version_section(trend or native, measured, native))
+    usual = _usual_machine(native)
     for run in native:
         # a footprint table ranks nothing: a server's other versions (`run footprint --versions`)
         # are rows of their own beside it
         own = measured if run["suite"] in SIDE_BY_SIDE else cells_of
-        sections += run_sections(run, own[run["id"]], runs, own)
+        sections += _said_elsewhere(run_sections(run, own[run["id"]], runs, own), run, usual)
     sections.append(elsewhere_section(elsewhere, cells_of))
     sections.append(emulated_section(apart, cells_of))
     sections += beside_sections(runs, measured)
@@ -172,6 +224,6 @@ def document(runs: list[dict], cells_of: dict[int, list[dict]]) -> Report:
         steady_section(runs, cells_of),
         model_section(everything),
         capability_section(runs),
-        provenance_section(runs, measured),
+        provenance_section(runs + [run for run in trend if run not in runs], measured),
     ]
     return Report("uabench report", [s for s in sections if s])

@@ -9,7 +9,15 @@ run an SDK or two at a time (the footprint of all seven servers on the emulated 
 than a working day's session), so an older finished run stays chosen for the subjects no newer one
 measured, its run dict naming them (CHOSEN), and only their cells are read (cells_of). A client's
 cells name the reference server it ran against: that server's own figures stay the older run's.
-This machine's runs are never merged: what one ranks must be measured side by side."""
+This machine's runs are never merged: what one ranks must be measured side by side.
+
+A run that measured an SDK at another version than its pinned one (a version plan: `uabench run
+... --versions`, cells of `asyncua@1.1.8`; adapters/SPEC.md §1) is chosen in a slot of its own
+(VERSIONED): the report's version trend reads it, and it does not replace its suite's ranking
+run. A version plan of one SDK (`--versions --sdk asyncua,open62541`) measures three servers of
+seven; taking it as the suite's newest run dropped the others from every ranking of the store
+(README's reference recipe ran the version plan into the store of make bench). Where a suite has
+no run of the pinned versions only, its version run is its ranking run too (`rankings`)."""
 
 from __future__ import annotations
 
@@ -19,6 +27,8 @@ from uabench.results.store import Store
 FINISHED = "finished"
 # a run chosen elsewhere for some of its subjects only: their names (sorted)
 CHOSEN = "chosen_for"
+# a run that measured another version of an SDK (its cells name `sdk@version`): True
+VERSIONED = "versioned"
 
 
 def place(run: dict) -> str:
@@ -33,13 +43,15 @@ def latest_finished(store: Store) -> tuple[list[dict], list[dict]]:
     """(the newest finished run of every suite in each place (`place`), elsewhere with the older
     ones still measuring a subject (CHOSEN), in the order they were run; the runs not finished
     that are newer than their suite's newest finished run there)."""
-    chosen: dict[tuple[str, str], dict] = {}
-    newer: dict[tuple[str, str], list[dict]] = {}
-    earlier: dict[tuple[str, str], list[dict]] = {}  # elsewhere: the finished runs a newer one followed
+    chosen: dict[tuple[str, str, bool], dict] = {}
+    newer: dict[tuple[str, str, bool], list[dict]] = {}
+    earlier: dict[tuple[str, str, bool], list[dict]] = {}  # elsewhere: the finished runs a newer one followed
     for run in store.runs():
         if run["suite"] == "check":
             continue
-        key = (run["suite"], place(run))
+        if store.measured_versions(run["id"]):
+            run = {**run, VERSIONED: True}
+        key = (run["suite"], place(run), bool(run.get(VERSIONED)))
         if run["status"] == FINISHED:
             if key[1] and key in chosen:
                 earlier.setdefault(key, []).append(chosen[key])
@@ -51,6 +63,19 @@ def latest_finished(store: Store) -> tuple[list[dict], list[dict]]:
     skipped = sorted((run for runs in newer.values() for run in runs), key=lambda run: run["id"])
     kept = [run for key, older in earlier.items() for run in _still_measuring(store, chosen[key], older)]
     return sorted([*chosen.values(), *kept], key=lambda run: run["id"]), skipped
+
+
+def rankings(runs: list[dict]) -> list[dict]:
+    """Of the chosen runs (latest_finished), those the rankings, matrices and suites' sections show:
+    each suite's newest run of the pinned versions in each place, or where it has none there, its
+    newest version run (VERSIONED), in the order they were run."""
+    plain = {(run["suite"], place(run)) for run in runs if not run.get(VERSIONED)}
+    return [run for run in runs if not run.get(VERSIONED) or (run["suite"], place(run)) not in plain]
+
+
+def versioned(runs: list[dict]) -> list[dict]:
+    """Of the chosen runs, the version runs: what the version trend reads."""
+    return [run for run in runs if run.get(VERSIONED)]
 
 
 def _still_measuring(store: Store, newest: dict, older: list[dict]) -> list[dict]:

@@ -407,6 +407,12 @@ class Store:
         query = "SELECT DISTINCT kind, server, client FROM cells WHERE run_id = ?"
         return {subject(kind, server, client) for kind, server, client in self._read(query, (run_id,))}
 
+    def measured_versions(self, run_id: int) -> bool:
+        """Whether a run measured an SDK at another version than its pinned one (a cell's server
+        or client names `sdk@version`: adapters/SPEC.md §1)."""
+        query = "SELECT 1 FROM cells WHERE run_id = ? AND (server LIKE '%@%' OR client LIKE '%@%') LIMIT 1"
+        return bool(self._read(query, (run_id,)))
+
     def cells(self, run_ids: list[int] | None = None, suite: str | None = None) -> list[dict]:
         clauses: list[str] = []
         args: list[int | str] = []
