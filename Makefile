@@ -54,5 +54,5 @@ lint: setup
 	cd harness && ../$(VENV)/bin/lint-imports --no-cache pyproject.toml
 
 clean:
-	rm -rf results .venv tools/.venv implementations/*/.venv implementations/*/versions/*/.venv implementations/*/.build implementations/*/.prefix implementations/*/.src \
+	rm -rf results .venv tools/.venv implementations/*/.venv implementations/*/versions/*/.venv implementations/*/versions/*/.build implementations/*/versions/*/.prefix implementations/*/.build implementations/*/.prefix implementations/*/.src \
 	  adapters/*/build adapters/*/target adapters/*/node_modules

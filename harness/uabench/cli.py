@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 def cmd_list(_args: argparse.Namespace) -> int:
     rows: list[tuple[str, ...]] = [("sdk", "language", "version", "roles", "workloads", "security policies")]
-    for sdk in sdks.all_sdks():
+    # every declared version (`asyncua@1.1.8`: the id a plan or --sdk selects it by), each after its pinned one
+    for sdk in sdks.every_version():
         rows.append(
             (sdk.id, sdk.language, sdk.version, ",".join(sdk.roles), ",".join(sdk.workloads), ",".join(sdk.policies))
         )

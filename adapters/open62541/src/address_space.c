@@ -1,6 +1,7 @@
 #include "address_space.h"
 
 #include "model.h"
+#include "sdk_compat.h"
 
 #include <stdio.h>
 #include <stdlib.h>

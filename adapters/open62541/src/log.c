@@ -1,5 +1,7 @@
 #include "log.h"
 
+#include "sdk_compat.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,10 +44,18 @@ static void log_to_stderr(void *context, UA_LogLevel level, UA_LogCategory categ
     (void)category;
     if(level < threshold)
         return;
-    /* The SDK's messages use its own format specifiers (%S, %N), so format with it. */
     char buffer[sizeof(last)];
     UA_String text = {sizeof(buffer), (UA_Byte *)buffer};
+#if UA_OPEN62541_VER_MINOR < 5
+    /* 1.4's messages are printf formats (its own stdout logger vprintf's them), and it has no
+     * UA_String_vformat. */
+    int written = vsnprintf(buffer, sizeof(buffer), msg, args);
+    text.length = written < 0 ? 0 : (size_t)written < sizeof(buffer) ? (size_t)written
+                                                                        : sizeof(buffer) - 1;
+#else
+    /* The SDK's messages use its own format specifiers (%S, %N), so format with it. */
     UA_String_vformat(&text, msg, args);
+#endif
     if(text.length == last_length && memcmp(buffer, last, text.length) == 0) {
         repeats++;
         return;

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "json_out.h"
 #include "publisher.h"
+#include "sdk_compat.h"
 #include "server.h"
 #include "subscriber.h"
 #include "version.h"
@@ -22,11 +23,17 @@ const char *sdk_version(void) {
         STRINGIFY(UA_OPEN62541_VER_PATCH);
 }
 
+#if UA_OPEN62541_VER_MINOR < 5 /* 1.4: no subscriber (subscriber.c says why) */
+#define ROLES "[\"server\",\"client\",\"publisher\"]"
+#else
+#define ROLES "[\"server\",\"client\",\"publisher\",\"subscriber\"]"
+#endif
+
 static int capabilities(void) {
     char line[1024];
     int length = snprintf(line, sizeof(line),
         "{\"sdk\":\"%s\",\"version\":\"%s\",\"language\":\"C\","
-        "\"roles\":[\"server\",\"client\",\"publisher\",\"subscriber\"],"
+        "\"roles\":" ROLES ","
         "\"workloads\":[\"read\",\"write\",\"subscribe\"],\"security\":["
         "{\"policy\":\"None\",\"mode\":\"None\"}", SDK_ID, sdk_version());
     for(int p = POLICY_BASIC256SHA256; p < POLICY_COUNT; p++)

@@ -8,6 +8,7 @@
 #include "json_out.h"
 #include "model.h"
 #include "pubsub_common.h"
+#include "sdk_compat.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -80,7 +81,9 @@ static void add_writer(UA_Server *server, const pubsub_config *config, UA_NodeId
     UA_DataSetWriterConfig writer;
     memset(&writer, 0, sizeof(writer));
     writer.name = UA_STRING(name);
+#if UA_OPEN62541_VER_MINOR >= 5 /* 1.4's writers have no enabled flag: they follow their group */
     writer.enabled = false;
+#endif
     writer.dataSetWriterId = (UA_UInt16)(config->dataset_writer_id + k);
     writer.keyFrameCount = 1;
     writer.dataSetFieldContentMask = UA_DATASETFIELDCONTENTMASK_NONE; /* Variant encoding */
@@ -125,9 +128,17 @@ int publisher_main(const char *config_path) {
 
     pubsub_handle_signals();
     check(UA_Server_run_startup(server), "starting the server");
+#if UA_OPEN62541_VER_MINOR < 5
+    /* 1.4 has no UA_Server_enableAllPubSubComponents: a WriterGroup is set operational by
+     * itself, and takes its connection and writers with it (ua_pubsub_writergroup.c) */
+    check(UA_Server_setWriterGroupOperational(server, group), "enabling PubSub");
+    UA_PubSubState state = UA_PUBSUBSTATE_DISABLED;
+    UA_Server_WriterGroup_getState(server, group, &state);
+#else
     check(UA_Server_enableAllPubSubComponents(server), "enabling PubSub");
     UA_PubSubState state = UA_PUBSUBSTATE_DISABLED;
     UA_Server_getWriterGroupState(server, group, &state);
+#endif
     if(state != UA_PUBSUBSTATE_OPERATIONAL)
         fail("runtime", EXIT_RUNTIME, "the WriterGroup is in state %d, not Operational (cannot "
              "send to %s on interface %s?)", (int)state, config.address, config.interface);

@@ -2,6 +2,7 @@
 
 #include "json_out.h"
 #include "log.h"
+#include "sdk_compat.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -80,6 +81,12 @@ void pubsub_connection_config(const pubsub_config *config, UA_NetworkAddressUrlD
     url->networkInterface = UA_STRING(config->interface);
     url->url = UA_STRING(config->address);
     UA_Variant_setScalar(&out->address, url, &UA_TYPES[UA_TYPES_NETWORKADDRESSURLDATATYPE]);
+#if UA_OPEN62541_VER_MINOR < 5
+    /* 1.4 keeps the PublisherId's type beside the union; 1.5 made them one UA_PublisherId */
+    out->publisherIdType = UA_PUBLISHERIDTYPE_UINT16;
+    out->publisherId.uint16 = (UA_UInt16)config->publisher_id;
+#else
     out->publisherId.idType = UA_PUBLISHERIDTYPE_UINT16;
     out->publisherId.id.uint16 = (UA_UInt16)config->publisher_id;
+#endif
 }

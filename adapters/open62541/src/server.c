@@ -4,13 +4,18 @@
 #include "config.h"
 #include "json_out.h"
 #include "log.h"
+#include "sdk_compat.h"
 #include "security.h"
 
 #include <errno.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <open62541/plugin/accesscontrol_default.h>
+#if UA_OPEN62541_VER_MINOR < 5
+#include <open62541/plugin/pki_default.h> /* 1.4's PKI: UA_CertificateVerification */
+#else
 #include <open62541/plugin/certificategroup_default.h>
+#endif
 #include <open62541/server_config_default.h>
 #include <signal.h>
 #include <stdio.h>
@@ -52,6 +57,19 @@ static UA_StatusCode set_trust_list(UA_ServerConfig *sc, const server_config *co
         load_or_fail("security.trusted_certificates", config->trusted_certificates[i],
                      &list.trustedCertificates[i]);
 
+#if UA_OPEN62541_VER_MINOR < 5
+    /* 1.4 has no certificate groups (1.5's UA_CertificateGroup, OPC 10000-12 push model): its
+     * PKI is a UA_CertificateVerification per use, filled from a list of trusted DER
+     * certificates. An empty list trusts nobody there too: a self-signed certificate is
+     * accepted only if it is in the list (ua_pki_openssl.c, openSSL_verifyChain). */
+    UA_StatusCode rv = UA_CertificateVerification_Trustlist(
+        &sc->secureChannelPKI, list.trustedCertificates, list.trustedCertificatesSize, NULL, 0,
+        NULL, 0);
+    if(rv == UA_STATUSCODE_GOOD)
+        rv = UA_CertificateVerification_Trustlist(&sc->sessionPKI, list.trustedCertificates,
+                                                  list.trustedCertificatesSize, NULL, 0, NULL,
+                                                  0);
+#else
     UA_NodeId application_group =
         UA_NS0ID(SERVERCONFIGURATION_CERTIFICATEGROUPS_DEFAULTAPPLICATIONGROUP);
     UA_NodeId user_token_group =
@@ -62,6 +80,7 @@ static UA_StatusCode set_trust_list(UA_ServerConfig *sc, const server_config *co
     if(rv == UA_STATUSCODE_GOOD)
         rv = UA_CertificateGroup_Memorystore(&sc->sessionPKI, &user_token_group, &list,
                                              sc->logging, NULL);
+#endif
     UA_TrustListDataType_clear(&list);
     return rv;
 }

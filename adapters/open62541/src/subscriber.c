@@ -10,14 +10,34 @@
  * DataSetMessage timestamp) that the SDK's reader does not expose. */
 #include "subscriber.h"
 
+#include "json_out.h"
+#include "sdk_compat.h"
+#include "version.h"
+
+#if UA_OPEN62541_VER_MINOR < 5
+/* open62541 1.4 decodes a subscription's datagrams where the application cannot see them: its
+ * PubSubConnection has no custom state machine (the SDK always opens the socket itself) and
+ * there is neither UA_Server_processPubSubConnectionReceive nor a public NetworkMessage decoder
+ * (open62541/pubsub.h): all three are 1.5's. Without the datagrams and their headers this role
+ * cannot count datagrams, the SequenceNumber's gaps (loss) or the DataSetMessage Timestamp's
+ * delay (SPEC §8), so it is not supported there (sdk.toml [versions."1.4.17".not_supported]). */
+int subscriber_main(const char *config_path) {
+    (void)config_path;
+    fail("not_supported", EXIT_NOT_SUPPORTED,
+         "subscriber: open62541 %s gives the application neither the datagrams its PubSub "
+         "subscription receives nor their NetworkMessage headers (no custom state machine, no "
+         "UA_Server_processPubSubConnectionReceive, no public NetworkMessage decoding: all 1.5), "
+         "which the subscriber's loss, delay and datagram counts are measured from",
+         sdk_version());
+}
+#else
+
 #include "clock.h"
 #include "histogram.h"
-#include "json_out.h"
 #include "model.h"
 #include "pubsub_common.h"
 #include "recorder.h"
 #include "verify.h"
-#include "version.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -579,3 +599,5 @@ int subscriber_main(const char *config_path) {
     free(buffer);
     return 0;
 }
+
+#endif /* UA_OPEN62541_VER_MINOR < 5 */

@@ -302,3 +302,11 @@ def test_uabench_trend_prints_the_trend_or_says_why_there_is_none(tmp_path, caps
     assert "holds no finished run that measured an SDK at another version" in capsys.readouterr().err
     assert cli.main(["--store", str(tmp_path / "s.sqlite"), "trend", "--sdk", "nosuch"]) == 2
     assert "unknown SDK nosuch" in capsys.readouterr().err
+
+
+def test_uabench_list_shows_every_declared_version(versioned, capsys):
+    from uabench import cli
+
+    assert cli.main(["list"]) == 0
+    listed = [line.split()[:3] for line in capsys.readouterr().out.splitlines()[1:]]
+    assert listed == [["x", "C", "2.0"], ["x@1.0", "C", "1.0"], ["y", "C", "2.0"]]
