@@ -182,9 +182,7 @@ def _trend_runs(chosen: list[dict], cells_of: dict[int, list[dict]]) -> list[dic
     return [run for run in versioned(chosen) if not place(run) and not emulated(run, cells_of[run["id"]])]
 
 
-def trend_section(
-    chosen: list[dict], cells_of: dict[int, list[dict]], sdks: list[str] | None = None
-) -> Section | None:
+def trend_section(chosen: list[dict], cells_of: dict[int, list[dict]], sdks: list[str] | None = None) -> Section | None:
     """The version trend of the chosen runs alone (`uabench trend`), of `sdks` only where given."""
     runs = rankings(chosen)
     native = [run for run in runs if not place(run) and not emulated(run, cells_of[run["id"]])]
