@@ -213,10 +213,13 @@ def test_a_version_plan_does_not_replace_its_suites_ranking_run(tmp_path):
 def test_a_suite_measured_by_a_version_plan_alone_ranks_its_pinned_versions(tmp_path):
     from uabench.results import runs
 
+    from uabench.results import compare
+
     store = _trend_store(tmp_path / "s.sqlite", {"x@1.0": BASE, "x": BASE})
     chosen = runs.latest_finished(store)[0]
+    compared = compare.latest_runs(store)  # a store of version runs alone is compared whole
     store.close()
-    assert runs.rankings(chosen) == runs.versioned(chosen) == chosen
+    assert runs.rankings(chosen) == runs.versioned(chosen) == chosen == compared
 
 
 def _footprint_cells(server, idle_mib, ready_s, per_session):

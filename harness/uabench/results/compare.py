@@ -42,7 +42,7 @@ import scipy.stats
 from uabench.results import figures, kinds, margins, stats, sustain
 from uabench.results import instruction_counts as counts
 from uabench.results.kinds import CellKind
-from uabench.results.runs import latest_finished, place, rankings
+from uabench.results.runs import VERSIONED, latest_finished, place
 from uabench.results.store import Store, open_store
 
 MARGIN = 0.05  # the equivalence margin: a change within ±5 % is "same"
@@ -289,10 +289,12 @@ def machine_difference(a: Side, b: Side) -> str | None:
 
 
 def latest_runs(store: Store) -> list[dict]:
-    """The newest finished run of every suite that measured anything on this machine, as the
-    report's rankings take them (a version plan's run only where its suite has no other: runs.rankings);
-    a run on another target, or a version run, is compared by its run id (`compare A B --store S`)."""
-    return [run for run in rankings(latest_finished(store)[0]) if not place(run)]
+    """The newest finished run of every suite that measured anything on this machine, of the pinned
+    versions only (a version plan's runs have the version trend's verdicts: report/versions.py),
+    unless a store holds version runs alone; a run on another target, or a version run beside
+    the others, is compared by its run id (`compare A B --store S`)."""
+    here = [run for run in latest_finished(store)[0] if not place(run)]
+    return [run for run in here if not run.get(VERSIONED)] or here
 
 
 def load_side(location: str, run_id: int | None = None) -> Side:
