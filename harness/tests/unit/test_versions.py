@@ -211,9 +211,7 @@ def test_a_version_plan_does_not_replace_its_suites_ranking_run(tmp_path):
 
 
 def test_a_suite_measured_by_a_version_plan_alone_ranks_its_pinned_versions(tmp_path):
-    from uabench.results import runs
-
-    from uabench.results import compare
+    from uabench.results import compare, runs
 
     store = _trend_store(tmp_path / "s.sqlite", {"x@1.0": BASE, "x": BASE})
     chosen = runs.latest_finished(store)[0]
