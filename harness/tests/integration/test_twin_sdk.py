@@ -35,6 +35,8 @@ INSTALLED = (
     "implementations/*/.build",
     "implementations/*/.src",
     "implementations/*/versions/*/.venv",
+    "implementations/*/versions/*/.prefix",  # another version's C library (open62541 1.4.17)
+    "implementations/*/versions/*/.build",
     ".cache/dist",
     ".cache/build-ca",
 )
