@@ -25,18 +25,18 @@ from uabench.report.steady import steady_section
 from uabench.report.summary import summary_section
 from uabench.report.versions import version_section, without_versions
 from uabench.results import kinds
-from uabench.results.runs import place, rankings, versioned
+from uabench.results.runs import place, rankings, slot, versioned
 from uabench.results.store import Store
 
 
 def latest_runs(store: Store) -> list[dict]:
     """The newest run of every suite that measured anything in each place (this machine, an SSH
-    target, the VM target: results.runs.place; check runs are not reports), in the order the suites
-    were run."""
-    latest: dict[tuple[str, str], dict] = {}
+    target, the VM target: results.runs.place; check runs are not reports) and of a version plan's
+    in a slot of its own (results.runs.slot), finished or not, in the order the suites were run."""
+    latest: dict[tuple[str, str, bool], dict] = {}
     for run in store.runs():
         if run["suite"] != "check":
-            key = (run["suite"], place(run))
+            run, key = slot(store, run)  # a version plan's run in a slot of its own
             latest.pop(key, None)
             latest[key] = run
     return sorted(latest.values(), key=lambda run: run["id"])

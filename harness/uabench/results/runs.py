@@ -39,6 +39,14 @@ def place(run: dict) -> str:
     return f"{server.get('name', 'ssh')} {server.get('arch', '')}".strip() if server.get("kind") == "ssh" else ""
 
 
+def slot(store: Store, run: dict) -> tuple[dict, tuple[str, str, bool]]:
+    """A run, marked VERSIONED where it measured another version of an SDK, and the slot it is
+    chosen in: its suite, its place, and whether it is a version run."""
+    if store.measured_versions(run["id"]):
+        run = {**run, VERSIONED: True}
+    return run, (run["suite"], place(run), bool(run.get(VERSIONED)))
+
+
 def latest_finished(store: Store) -> tuple[list[dict], list[dict]]:
     """(the newest finished run of every suite in each place (`place`), elsewhere with the older
     ones still measuring a subject (CHOSEN), in the order they were run; the runs not finished
@@ -49,9 +57,7 @@ def latest_finished(store: Store) -> tuple[list[dict], list[dict]]:
     for run in store.runs():
         if run["suite"] == "check":
             continue
-        if store.measured_versions(run["id"]):
-            run = {**run, VERSIONED: True}
-        key = (run["suite"], place(run), bool(run.get(VERSIONED)))
+        run, key = slot(store, run)
         if run["status"] == FINISHED:
             if key[1] and key in chosen:
                 earlier.setdefault(key, []).append(chosen[key])
