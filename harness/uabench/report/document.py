@@ -25,6 +25,7 @@ from uabench.report.steady import steady_section
 from uabench.report.summary import summary_section
 from uabench.report.versions import version_section, without_versions
 from uabench.results import kinds
+from uabench.results.compare import machine_name
 from uabench.results.runs import place, rankings, slot, versioned
 from uabench.results.store import Store
 
@@ -162,10 +163,9 @@ def _said_elsewhere(sections: list[Section], run: dict, usual: str | None) -> li
     the other figures of its run, not with the rest of the report's."""
     if not sections or _fingerprint(run) == usual:
         return sections
-    machine = run["provenance"].get("machine") or {}
     said = (
-        f"Measured on another machine than most of this report: {machine.get('cpu_model', 'unknown')}, "
-        f"{machine.get('cores', '?')} cores (fingerprint {_fingerprint(run)}), in run {run['id']}. Its figures "
+        f"Measured on another machine than most of this report: {machine_name(run)} "
+        f"(fingerprint {_fingerprint(run)}), in run {run['id']}. Its figures "
         "compare with each other, not with the figures of the other machine's runs."
     )
     first = sections[0]

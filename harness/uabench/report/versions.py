@@ -135,8 +135,8 @@ def _where(runs: list[dict], others: list[dict]) -> str:
     commits = sorted({str(run["provenance"].get("git_commit") or "unknown")[:12] for run in runs})
     machines = {_machine(run).get("fingerprint"): _machine(run) for run in runs}
     named = "; ".join(
-        f"{m.get('cpu_model', 'a machine')}, {m.get('cores', '?')} cores (fingerprint {fingerprint})"
-        for fingerprint, m in machines.items()
+        f"{compare.machine_name(run)} (fingerprint {fingerprint})"
+        for fingerprint, run in {_machine(run).get("fingerprint"): run for run in runs}.items()
     )
     ids = ", ".join(f"{run['id']} ({run['suite']})" for run in sorted(runs, key=lambda r: r["id"]))
     text = f"Measured in runs {ids}, by {', '.join(commits)}, on {named}."

@@ -259,15 +259,15 @@ def _security_ratios(suite: str, sweeps: dict, swept: list[figures.Point], run: 
 def machines(side: Side) -> dict[str | None, str]:
     """The machines a side's runs measured on, by fingerprint (results/provenance.py: CPU model,
     cores, memory, kernel, architecture), each as "AMD EPYC, 2 cores"; None: not recorded."""
-    found: dict[str | None, str] = {}
-    for run in side.runs:
-        machine = run["provenance"].get("machine") or {}
-        found[machine.get("fingerprint")] = (
-            f"{machine.get('cpu_model') or 'CPU model unknown'}, {machine.get('cores', '?')} cores"
-            if machine
-            else "a machine not recorded"
-        )
-    return found
+    return {(run["provenance"].get("machine") or {}).get("fingerprint"): machine_name(run) for run in side.runs}
+
+
+def machine_name(run: dict) -> str:
+    """The machine a run measured on, as "AMD EPYC, 2 cores" (compare's header, the report's notes)."""
+    machine = run["provenance"].get("machine") or {}
+    if not machine:
+        return "a machine not recorded"
+    return f"{machine.get('cpu_model') or 'CPU model unknown'}, {machine.get('cores', '?')} cores"
 
 
 def machine_difference(a: Side, b: Side) -> str | None:
