@@ -485,6 +485,8 @@ def _earlier_runs(location: str) -> list[dict]:
             {**run, estimate.LANGUAGES: estimate.server_languages(run, store.servers(run["id"]))}
             for run in store.runs()
         ]
+    except StoreError:  # damaged beyond its header: found only on reading
+        return []
     finally:
         store.close()
 

@@ -158,7 +158,7 @@ ROWS = [
         (f"{command}-store-{kind}", ["--store", f"{{t}}/{kind}.sqlite", *args], {}, 2, [f"{{t}}/{kind}.sqlite", words])
         for kind, words in (
             ("missing", "no results store"),
-            ("empty", "cannot be used"),
+            ("empty", "the file is empty, nothing stored in it"),
             ("corrupt", "not a valid SQLite database"),
             ("dir", "is a directory"),
             ("newer", "schema version 99"),

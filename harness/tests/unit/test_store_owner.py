@@ -100,3 +100,24 @@ def test_a_schema_cut_short_leaves_an_empty_file_the_next_command_makes_anew(tmp
     made = open_store(path)
     assert made.runs() == []
     made.close()
+
+
+def test_an_empty_file_reads_as_no_store_yet_and_a_run_estimates_without_it(tmp_path):
+    """Any SQLite client that merely connects leaves an empty file (test-full's writer-lock test
+    peeked so as a run started): a reader said "cannot be used: no such table: runs" and `run`
+    stopped before its first cell. A reader now says nothing is stored yet, the run's estimate
+    goes without earlier runs, and the writer makes the store in that file."""
+    from uabench import cli
+
+    path = tmp_path / "s.sqlite"
+    sqlite3.connect(path).close()
+    assert path.exists() and path.stat().st_size == 0
+    with pytest.raises(StoreError, match=r"no results store at .*s\.sqlite yet: the file is empty"):
+        open_store(path, readonly=True)
+    assert cli._earlier_runs(str(path)) == []
+    made = open_store(path)
+    assert made.runs() == []
+    made.close()
+    reader = open_store(path, readonly=True)
+    assert reader.runs() == []
+    reader.close()

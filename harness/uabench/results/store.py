@@ -168,7 +168,9 @@ class Store:
         try:
             self._check_owner()
             self.version = self._check_version()
-            if not readonly:
+            if readonly:
+                self._check_made()
+            else:
                 self._until(LOCK_BOUND_S, self._prepare_writer)
         except StoreError:
             self.db.close()
@@ -221,6 +223,13 @@ class Store:
                 f"results store {self.path} is another program's SQLite database (tables {', '.join(foreign[:5])}): "
                 "uabench opens only a store it made"
             )
+
+    def _check_made(self) -> None:
+        """A StoreError when a reader finds a file no writer has made a store in yet (empty, as
+        any SQLite client that merely connects leaves it, or a writer's first transaction not
+        yet committed): read as it is, every query met "no such table: runs"."""
+        if not self.db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]:
+            raise StoreError(f"no results store at {self.path} yet: the file is empty, nothing stored in it")
 
     def _check_version(self) -> int:
         version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
