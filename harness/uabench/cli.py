@@ -194,6 +194,13 @@ def _whole(text: str) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     """One Robot execution of every plan's suite: one output.xml, log.html and report.html in
     the run's directory, tests from the Matrix modifier, `[k/N]` progress from the listener."""
+    try:
+        return _run(args)
+    finally:  # the versions this run measured (_versions_measured) are not the next command's
+        plan.measure_versions(None)
+
+
+def _run(args: argparse.Namespace) -> int:
     from robot.run import run as run_robot  # robot.run the function, not the module
 
     from uabench import estimate, rundir
@@ -210,13 +217,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ValueError(f"--out {args.out}: names the report's directory, and there is none without --report")
     args.out = args.out or str(paths.RESULTS / "report")
     only = plan.selected(args.sdk)
-    plan.measure_versions(args.versions)
     chosen = [plan.load(name) for name in (args.plans or DEFAULT_SUITES)]
     resolved = [Path(one.path).resolve() for one in chosen]  # read and suites/plans/read.toml are one plan
     twice = sorted({str(one.path) for one, at in zip(chosen, resolved, strict=True) if resolved.count(at) > 1})
     if twice:
         raise ValueError(f"plan {twice[0]} is named twice: each plan runs once per invocation")
     placement = _placement(args)
+    plan.measure_versions(_versions_measured(args.versions, placement))
     _handicap(args.handicap, placement)
     if placement[0].kind == "container" or placement[1].kind == "container":
         _containable([one.suite for one in chosen])
@@ -468,6 +475,22 @@ def _placed(
             yield
         finally:
             targets.use(None)
+
+
+def _versions_measured(asked: bool, placement: tuple[targets.Spec, targets.Spec]) -> bool | None:
+    """plan.measure_versions for this run: `--versions` measures every declared version, and a
+    target other than this machine measures none (an image, Bazel's cross-build and `uabench
+    images`, is made of the pinned version only), a plan's `versions` profiles included."""
+    away = [spec for spec in placement if spec.kind != "local"]
+    if not away:
+        return True if asked else None
+    if asked:
+        raise ValueError(
+            f"--versions: the other declared versions run on this machine only, not on the {away[0]} target "
+            "(its images are built of the pinned versions): leave out --versions or the target"
+        )
+    print(f"versions: the pinned ones alone on the {away[0]} target (its images are built of them only)", flush=True)
+    return False
 
 
 def _earlier_runs(location: str) -> list[dict]:

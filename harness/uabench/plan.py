@@ -382,9 +382,16 @@ class Plan:
         """The servers a ranking measures: `servers`, and in the plan's `versions` profiles each
         one's other declared versions beside it (oldest first), so a version trend is measured
         in the same interleaved blocks as the ranking; in every profile with `uabench run --versions`."""
-        if not every_version() and (profile is None or profile not in self.versions):
+        if not self.measures_versions(profile):
             return servers
         return [sdk.id for server in servers for sdk in sdks.versions_of(server)]
+
+    def measures_versions(self, profile: str | None) -> bool:
+        """Whether this plan's rankings measure each server's other declared versions in `profile`
+        (measure_versions; else the plan's `versions` profiles)."""
+        if every_version() or no_version():
+            return every_version()
+        return profile is not None and profile in self.versions
 
     def pairs(self, profile: str | None) -> str:
         return (self.interop_pairs or {}).get(profile or "", "all")
@@ -1092,17 +1099,23 @@ def _selection_text(plan: Plan) -> str:
 VERSIONS_ENV = "UABENCH_VERSIONS"
 
 
-def measure_versions(on: bool) -> None:
-    """Every ranking of this process also measures each server's other declared versions,
-    whatever the plan's `versions` profiles say (`uabench run --versions`)."""
-    if on:
-        os.environ[VERSIONS_ENV] = "1"
-    else:
+def measure_versions(on: bool | None) -> None:
+    """Whether every ranking of this process also measures each server's other declared
+    versions, whatever the plan's `versions` profiles say: True with `uabench run --versions`,
+    False where the servers run on a target (a container, an SSH target, a VM) that only the
+    pinned versions have images for, None as the plans' profiles say."""
+    if on is None:
         os.environ.pop(VERSIONS_ENV, None)
+    else:
+        os.environ[VERSIONS_ENV] = "1" if on else "0"
 
 
 def every_version() -> bool:
     return os.environ.get(VERSIONS_ENV) == "1"
+
+
+def no_version() -> bool:
+    return os.environ.get(VERSIONS_ENV) == "0"
 
 
 def reference_client() -> str | None:

@@ -82,8 +82,13 @@ def test_only_the_versions_profiles_rank_the_other_versions(versioned, tmp_path)
     try:
         assert [t.args[2] for t in plan.test_cases(loaded, None, "smoke") if "ranking" in t.tags] == ["x@1.0,x,y"]
     finally:
-        plan.measure_versions(False)
+        plan.measure_versions(None)
     assert [t.args[2] for t in plan.test_cases(loaded, None, "smoke") if "ranking" in t.tags] == ["x,y"]
+    plan.measure_versions(False)  # servers on a container, SSH or VM target: the pinned versions alone
+    try:
+        assert [t.args[2] for t in plan.test_cases(loaded, None, "quick") if "ranking" in t.tags] == ["x,y"]
+    finally:
+        plan.measure_versions(None)
     toml.write_text(toml.read_text().replace('versions = ["quick"]', 'versions = ["huge"]'))
     with pytest.raises(plan.PlanError, match="versions: a list of the profiles"):
         plan.load(str(toml))
@@ -155,7 +160,7 @@ def test_the_footprint_measures_every_declared_version_with_versions(versioned, 
     try:
         assert measured() == ["x", "x@1.0", "y"]
     finally:
-        plan.measure_versions(False)
+        plan.measure_versions(None)
 
 
 def test_the_instructions_count_every_declared_version_with_versions(versioned, monkeypatch):
@@ -173,7 +178,7 @@ def test_the_instructions_count_every_declared_version_with_versions(versioned, 
     try:
         assert list(dict.fromkeys(counted())) == ["x@1.0", "x", "y"]  # each version counted, oldest first
     finally:
-        plan.measure_versions(False)
+        plan.measure_versions(None)
 
 
 # --- a version plan's runs beside the rankings' (results/runs.py VERSIONED) ----------------------
@@ -311,3 +316,23 @@ def test_uabench_list_shows_every_declared_version(versioned, capsys):
     assert cli.main(["list"]) == 0
     listed = [line.split()[:3] for line in capsys.readouterr().out.splitlines()[1:]]
     assert listed == [["x", "C", "2.0"], ["x@1.0", "C", "1.0"], ["y", "C", "2.0"]]
+
+
+AWAY = ["--server-target container", "--isolation container", "--server-target vm --arch arm64"]
+
+
+@pytest.mark.parametrize("where", AWAY)
+def test_a_target_away_measures_the_pinned_versions_and_refuses_versions(where, capsys):
+    """test-full's container and SSH runs failed at open62541@1.4.17 ("no container image was
+    prepared"): the read plan's smoke profile ranks every declared version, and only the pinned
+    ones have images. There the pinned versions alone are measured, said in one line, and
+    `--versions` is refused before anything runs."""
+    from uabench import cli
+
+    args = cli.parser().parse_args(["run", "read", *where.split()])
+    assert cli._versions_measured(False, cli._placement(args)) is False
+    assert "versions: the pinned ones alone on the " in capsys.readouterr().out
+    with pytest.raises(ValueError, match=r"--versions: the other declared versions run on this machine only"):
+        cli._versions_measured(True, cli._placement(args))
+    local = cli._placement(cli.parser().parse_args(["run", "read"]))
+    assert cli._versions_measured(True, local) is True and cli._versions_measured(False, local) is None

@@ -121,6 +121,6 @@ class RunKeywords:
 
     def _installed(self, roles: tuple[str, ...]) -> None:
         run = self.run
-        found = adapters.problems(run.only, roles, logger.info, versions=run.profile in run.plan.versions)
+        found = adapters.problems(run.only, roles, logger.info, versions=run.plan.measures_versions(run.profile))
         if found:
             raise AssertionError("\n".join(found))
