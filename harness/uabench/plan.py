@@ -389,8 +389,9 @@ class Plan:
     def measures_versions(self, profile: str | None) -> bool:
         """Whether this plan's rankings measure each server's other declared versions in `profile`
         (measure_versions; else the plan's `versions` profiles)."""
-        if every_version() or no_version():
-            return every_version()
+        chosen = os.environ.get(VERSIONS_ENV)
+        if chosen is not None:
+            return chosen == "1"
         return profile is not None and profile in self.versions
 
     def pairs(self, profile: str | None) -> str:
@@ -1108,14 +1109,6 @@ def measure_versions(on: bool | None) -> None:
         os.environ.pop(VERSIONS_ENV, None)
     else:
         os.environ[VERSIONS_ENV] = "1" if on else "0"
-
-
-def every_version() -> bool:
-    return os.environ.get(VERSIONS_ENV) == "1"
-
-
-def no_version() -> bool:
-    return os.environ.get(VERSIONS_ENV) == "0"
 
 
 def reference_client() -> str | None:
