@@ -1030,7 +1030,7 @@ def _margins(given: str | None) -> tuple[Margins | None, str | None]:
 def cmd_margins(args: argparse.Namespace) -> int:
     """`uabench margins A B`: compare's margins measured from an A/A pair (two stores, or two
     run ids of --store, each of one commit on one machine), written to --out."""
-    from uabench.results import compare, margins, reference
+    from uabench.results import compare, margins, ranking, reference
 
     sides = _two_sides(args, "measure margins from")
     commits = {run["provenance"].get("git_commit") for side in sides for run in side.runs}
@@ -1047,6 +1047,9 @@ def cmd_margins(args: argparse.Namespace) -> int:
         for c in found
         if c.a is not None and c.change is not None
     ]
+    for key, before in sides[0].rankings.items():  # the rankings' pairs (results/ranking.py)
+        if key in sides[1].rankings:
+            changes += [(margins.PAIRS, change) for change in ranking.ratio_changes(before, sides[1].rankings[key])]
     measured = margins.measure(changes)
     if not measured:
         raise ValueError("the pair has too few figures in common to measure any margin")

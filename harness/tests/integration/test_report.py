@@ -51,8 +51,8 @@ def test_report_ranks_the_server_and_shows_the_matrix(small_store):
     section = text[text.index("## Read: server ranking") :]
     [line] = [line for line in section.splitlines() if line.split("|")[2:3] == [f" {SDK} "]][:1]
     cells = [cell.strip() for cell in line.split("|")]
-    # two repetitions are too few to rank, and a client-bound result never ranks a server
-    assert cells[1] in ("– (unstable)", "– (client-bound)"), line
+    # two blocks are too few to rank (results/ranking.MIN_BLOCKS), and the rank cell says so
+    assert cells[1] == "– (2 blocks only: too few to rank)", line
     values_per_s = float(cells[3].split(" ")[0].replace(",", ""))
     assert values_per_s > 0
     assert f"| {SDK} | pass (1/1) |" in text

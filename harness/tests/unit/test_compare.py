@@ -127,6 +127,21 @@ def _store(
     return run_id
 
 
+ON_M1 = {"machine": {"fingerprint": "m1", "cpu_model": "a CPU", "cores": 2}}
+# margins as `uabench margins` writes them, of the machine m1: ±5 % for absolute throughput
+MARGINS_5 = """machine = "m1"
+cpu_model = "a CPU"
+commit = "abc"
+a = "a"
+b = "b"
+
+[margins."throughput"]
+margin = 0.05
+figures = 10
+largest = 0.06
+"""
+
+
 def _verdicts(markdown: str) -> dict[str, str]:
     """server -> verdict from the rendered headline table."""
     found = {}
@@ -146,9 +161,20 @@ def test_every_verdict_occurs_between_two_stores(tmp_path, capsys):
         "noisy": [60.0, 150.0, 90.0, 140.0, 70.0, 120.0, 80.0, 130.0],
         "new": BASE,
     }
-    _store(tmp_path / "a.sqlite", a)
-    _store(tmp_path / "b.sqlite", b)
-    code = cli.main(["compare", str(tmp_path / "a.sqlite"), str(tmp_path / "b.sqlite"), "--out", str(tmp_path / "out")])
+    _store(tmp_path / "a.sqlite", a, provenance=ON_M1)
+    _store(tmp_path / "b.sqlite", b, provenance=ON_M1)
+    # no margins measured on the machine: no faster or slower verdict on a wall-clock figure (issue 67)
+    stores = [str(tmp_path / "a.sqlite"), str(tmp_path / "b.sqlite")]
+    assert cli.main(["compare", *stores, "--margins", str(tmp_path / "none.toml"), "--out", str(tmp_path)]) == 2
+    assert "cannot read the margins" in capsys.readouterr().err
+    (tmp_path / "elsewhere.toml").write_text(MARGINS_5.replace('"m1"', '"m2"'))
+    assert cli.main(["compare", *stores, "--margins", str(tmp_path / "elsewhere.toml"), "--out", str(tmp_path)]) == 0
+    unmeasured = capsys.readouterr().out
+    assert set(_verdicts(unmeasured).values()) == {"inconclusive", "missing"}
+    assert "no margin measured on this machine" in unmeasured and "uabench margins A B" in unmeasured
+    # with the machine's A/A margins every verdict occurs
+    (tmp_path / "m1.toml").write_text(MARGINS_5)
+    code = cli.main(["compare", *stores, "--margins", str(tmp_path / "m1.toml"), "--out", str(tmp_path / "out")])
     assert code == 0
     printed = capsys.readouterr().out
     assert _verdicts(printed) == {
@@ -166,56 +192,37 @@ def test_every_verdict_occurs_between_two_stores(tmp_path, capsys):
 
 
 def test_two_runs_of_one_store(tmp_path, capsys):
-    first = _store(tmp_path / "s.sqlite", {"x": BASE, "y": [v * 2 for v in BASE]})
-    second = _store(tmp_path / "s.sqlite", {"x": [v * 1.3 for v in BASE], "y": [v * 2 for v in BASE]})
-    out = str(tmp_path / "out")
-    assert cli.main(["compare", "--store", str(tmp_path / "s.sqlite"), str(first), str(second), "--out", out]) == 0
+    first = _store(tmp_path / "s.sqlite", {"x": BASE, "y": [v * 2 for v in BASE]}, provenance=ON_M1)
+    second = _store(tmp_path / "s.sqlite", {"x": [v * 1.3 for v in BASE], "y": [v * 2 for v in BASE]}, provenance=ON_M1)
+    out, measured = str(tmp_path / "out"), tmp_path / "m1.toml"
+    measured.write_text(MARGINS_5)
+    ids = [str(first), str(second), "--out", out, "--margins", str(measured)]
+    assert cli.main(["compare", "--store", str(tmp_path / "s.sqlite"), *ids]) == 0
     assert _verdicts(capsys.readouterr().out) == {"x": "faster", "y": "same"}
     # the global --store works too
-    assert cli.main(["--store", str(tmp_path / "s.sqlite"), "compare", str(first), str(second), "--out", out]) == 0
+    assert cli.main(["--store", str(tmp_path / "s.sqlite"), "compare", *ids]) == 0
 
 
 def test_rankings_that_swap_are_reported(tmp_path):
     _store(tmp_path / "a.sqlite", {"x": BASE, "y": [v * 2 for v in BASE], "z": [v * 4 for v in BASE]})
     _store(tmp_path / "b.sqlite", {"x": [v * 3 for v in BASE], "y": [v * 2 for v in BASE], "z": [v * 4 for v in BASE]})
     a, b = compare.load_side(str(tmp_path / "a.sqlite")), compare.load_side(str(tmp_path / "b.sqlite"))
-    disagreements, separated = compare.ranking_disagreements(a.figures, b.figures)
+    disagreements, separated = compare.ranking_disagreements(a, b)
     assert disagreements == ["read: bulk: y above x in A, below it in B"]
-    assert separated == 3
+    # ordered in both: y and x (inverted), z above y; z above x only in A (4 / 3 lies within the ±35 %)
+    assert separated == 2
     report, _, _ = comparison.document(a, b)
     assert any("The rankings disagree" in text for text in report.sections[0].paragraphs)
-    agree, _ = compare.ranking_disagreements(a.figures, a.figures)
+    agree, _ = compare.ranking_disagreements(a, a)
     assert agree == []
 
 
-def test_overlapping_intervals_share_ranks_in_the_table(tmp_path):
-    _store(tmp_path / "a.sqlite", {"x": BASE, "y": [v * 1.001 for v in BASE], "z": [v * 3 for v in BASE]})
+def test_what_the_rule_cannot_order_shares_ranks_in_the_table(tmp_path):
+    _store(tmp_path / "a.sqlite", {"x": BASE, "y": [v * 1.2 for v in BASE], "z": [v * 3 for v in BASE]})
     side = compare.load_side(str(tmp_path / "a.sqlite"))
-    ranks = {key[2]: rank for key, rank in compare.ranks(side.figures).items()}
+    ranks = {key[2]: rank for key, rank in compare.ranks(side).items()}
+    # y is 20 % above x with an interval that excludes 1, but within the margin: a tie
     assert ranks == {"z": (1, 1), "x": (2, 3), "y": (2, 3)}
-
-
-def test_a_client_bound_figure_ranks_as_a_lower_bound_and_an_emulated_one_not_at_all():
-    def figure(server, values, detail=None):
-        return compare.Figure("read", "bulk", server, "values/s", _estimate(values), True, "bulk", detail)
-
-    found = compare.ranks(
-        [
-            figure("x", BASE),
-            figure("y", [v * 2 for v in BASE], "client-bound"),  # at least twice x: above it, open above
-            figure("z", [v * 4 for v in BASE]),
-            figure("e", [v * 8 for v in BASE], "emulated"),
-        ]
-    )
-    ranks = {key[2]: rank for key, rank in found.items()}
-    # y cannot be placed below z (its interval reaches to infinity) but is clearly above x
-    assert ranks == {"z": (1, 2), "y": (1, 2), "x": (3, 3)}
-    lower, separated = compare.ranking_disagreements(
-        [figure("x", BASE), figure("y", [v * 2 for v in BASE], "client-bound")],
-        [figure("x", [v * 3 for v in BASE]), figure("y", [v * 2 for v in BASE], "client-bound")],
-    )
-    # in B, x's 300 does not separate it from a lower bound of 200: no pair is separated on both sides
-    assert separated == 0 and lower == []
 
 
 def test_suites_run_on_one_side_only_are_named_not_compared(tmp_path):
@@ -382,15 +389,20 @@ def test_measured_margins_decide_a_change_the_fixed_one_would_not_and_only_on_th
 
     a, b = side(BASE), side([v * 0.93 for v in reversed(BASE)])  # 7 % slower
     noisy = margins.Margins("m", "c", "abc", "a", "b", {"throughput": margins.Margin("throughput", 0.12, 10, 0.2)})
-    assert compare.compare(a.figures, b.figures)[0].verdict == compare.SLOWER  # beyond the fixed ±5 %
+    tight = margins.Margins("m", "c", "abc", "a", "b", {"throughput": margins.Margin("throughput", 0.05, 10, 0.2)})
+    # no margin measured here: no verdict on a wall-clock figure, however clear
+    unmeasured = compare.compare(a.figures, b.figures)[0]
+    assert unmeasured.verdict == compare.INCONCLUSIVE and "uabench margins A B" in unmeasured.reason
+    assert compare.compare(a.figures, b.figures, tight)[0].verdict == compare.SLOWER  # beyond ±5 %
     used = compare.applicable(noisy, a, b)
     judged = compare.compare(a.figures, b.figures, used)[0]
     assert judged.verdict == compare.SAME and judged.margin == 0.12  # re-runs here differ by up to 12 %
     assert compare.applicable(noisy, a, side(BASE, "elsewhere")) is None
     report, _, _ = comparison.document(a, b, noisy, "margins.toml")
-    assert "throughput ±12.0 % (from 10 figures)" in " ".join(report.sections[0].paragraphs)
+    assert "throughput ±12.0 % (from 10 figures of the A/A pair)" in " ".join(report.sections[0].paragraphs)
     report, _, _ = comparison.document(a, side(BASE, "elsewhere"), noisy, "margins.toml")
-    assert "assumed, not measured" in " ".join(report.sections[0].paragraphs)
+    said = " ".join(report.sections[0].paragraphs)
+    assert "No margins measured on this machine" in said and "throughput: no verdict" in said
 
 
 def test_uabench_margins_measures_an_aa_pair_and_refuses_two_commits(tmp_path, capsys):
@@ -450,16 +462,20 @@ def test_the_host_probe_is_compared_and_its_drift_said_but_never_ranked(tmp_path
     """A machine 30 % slower in B, and its servers with it: the probe's figure is "slower" (server
     "host", not a headline, in no ranking) and the comparison says the machine's own change beside
     the servers', which are judged as measured (compare.judge: the probe is not divided out)."""
-    _store(tmp_path / "a.sqlite", {"x": BASE, "y": [v * 2 for v in BASE]}, probes=[v * 1000 for v in BASE])
-    _store(
-        tmp_path / "b.sqlite",
+    from uabench.results import margins
+
+    a_values, b_values = (
+        {"x": BASE, "y": [v * 2 for v in BASE]},
         {"x": [v * 0.7 for v in BASE], "y": [v * 1.4 for v in BASE]},
-        probes=[v * 700 for v in BASE],
     )
+    _store(tmp_path / "a.sqlite", a_values, probes=[v * 1000 for v in BASE], provenance=ON_M1)
+    _store(tmp_path / "b.sqlite", b_values, probes=[v * 700 for v in BASE], provenance=ON_M1)
     a, b = compare.load_side(str(tmp_path / "a.sqlite")), compare.load_side(str(tmp_path / "b.sqlite"))
     probe = next(f for f in a.figures if f.server == compare.HOST)
     assert probe.name == "host probe operations/s, bulk" and not probe.headline and probe.ranking is None
-    report, found, _ = comparison.document(a, b)
+    kinds = ("throughput", "host probe")
+    measured = margins.Margins("m1", "c", "abc", "a", "b", {k: margins.Margin(k, 0.05, 10, 0.06) for k in kinds})
+    report, found, _ = comparison.document(a, b, measured, "m1.toml")
     verdicts = {c.key[2]: c.verdict for c in found}
     assert verdicts == {"x": "slower", "y": "slower", compare.HOST: "slower"}
     drift = next(p for p in report.sections[0].paragraphs if p.startswith("Host probe"))

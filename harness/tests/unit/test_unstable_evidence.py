@@ -74,6 +74,7 @@ def test_a_client_bound_figure_ranks_as_a_lower_bound():
     """The load generator's limit: the server did at least this much, so a server measured below
     it ranks after it, and one whose interval reaches above it may rank either side."""
     from uabench.report import uncertainty
+    from uabench.results import ranking
 
     values = {"bound": [3000, 3010, 2990, 3005, 2995], "slow": [1000, 1010, 990, 1005, 995]}
     values["close"] = [3100, 3110, 3090, 3105, 3095]
@@ -84,7 +85,7 @@ def test_a_client_bound_figure_ranks_as_a_lower_bound():
     ]
     for c in cells:
         c["client_bound"] = c["server"] == "bound"
-    standing = uncertainty.standings(figures.points(cells, "throughput"))
+    standing, _ = uncertainty.standings(figures.points(cells, "throughput"), ranking.Noise(0.35, "test"))
     assert (standing["bound"].rank.low, standing["bound"].rank.high) == (1, 2)  # "close" may be above or below
     assert (standing["slow"].rank.low, standing["slow"].rank.high) == (3, 3)
     assert standing["bound"].cell().detail == uncertainty.LOWER_BOUND

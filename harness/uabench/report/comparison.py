@@ -23,9 +23,9 @@ from uabench.results.compare import (
     HOST,
     HOST_PROBE_NAME,
     INCONCLUSIVE,
-    MARGIN,
     MISSING,
     MORE,
+    NO_MARGIN,
     SAME,
     SLOWER,
     VERDICTS,
@@ -39,6 +39,7 @@ from uabench.results.compare import (
     ranks,
 )
 from uabench.results.provenance import handicap_warning, uncommitted_warning
+from uabench.results.ranking import RULE
 
 STATUS = {
     SAME: Status.PASS,
@@ -132,8 +133,8 @@ def document(
     common = suites_a & suites_b
     used = applicable(measured, a, b)
     found = compare([f for f in a.figures if f.suite in common], [f for f in b.figures if f.suite in common], used)
-    ranks_a, ranks_b = ranks(a.figures), ranks(b.figures)
-    disagreements, separated = ranking_disagreements(a.figures, b.figures)
+    ranks_a, ranks_b = ranks(a), ranks(b)
+    disagreements, separated = ranking_disagreements(a, b)
 
     def unit_of(c: Comparison) -> str:
         return (c.a or c.b).unit  # type: ignore[union-attr]  # every comparison has a side
@@ -154,11 +155,10 @@ def document(
         agreement = "The rankings disagree: " + "; ".join(disagreements) + "."
     elif separated:
         agreement = (
-            f"The rankings agree: the {separated} pairs of servers whose intervals are disjoint in both are "
-            "in the same order."
+            f"The rankings agree: of the {separated} pairs of servers the rank rule orders in both, none inverted."
         )
     else:
-        agreement = "The rankings cannot disagree: no pair of servers has disjoint intervals in both A and B."
+        agreement = "The rankings cannot disagree: the rank rule orders no pair of servers in both A and B."
     elsewhere = machine_difference(a, b)
     handicapped = [
         f"{letter}: {warning}"
@@ -181,7 +181,7 @@ def document(
         f"p < {ALPHA:g}; inconclusive otherwise, "
         "and wherever the repetitions of either side drift (a trend in the order they were measured). "
         "Figures without repetitions (ratios of medians) are judged by "
-        "their intervals alone. Ranks are intervals: servers whose 95% intervals overlap share ranks.",
+        f"their intervals alone. Ranks: {RULE}",
     ]
     if any(_deterministic(c) for c in found):
         paragraphs.append(
@@ -236,26 +236,36 @@ def margins_paragraph(
 ) -> str:
     """Which margin each kind of figure was judged with, and where it comes from."""
     kinds = dict.fromkeys(margins.kind_of((c.a or c.b).name, (c.a or c.b).unit) for c in found if c.a or c.b)  # type: ignore[union-attr]
+
+    def each(kind: str) -> str:
+        if kind in margins.BETWEEN_RUNS:  # a paired ratio: compare.margin_of
+            return f"{kind} {margins.noise(kind, (used, Path(path or '')) if used else None).text()}"
+        m = used.margin(kind) if used else None
+        if m is None:
+            return f"{kind}: no verdict, no margin measured on this machine"
+        beyond = "; beyond 100 %: no change of them can be told from the noise here" if m.margin >= 1 else ""
+        return f"{kind} ±{m.margin * 100:.1f} % (from {m.figures} figures of the A/A pair{beyond})"
+
     if used is not None:
-        each = "; ".join(
-            f"{kind} ±{m.margin * 100:.1f} % (from {m.figures} figures"
-            + ("; beyond 100 %: no change of them can be told from the noise here)" if m.margin >= 1 else ")")
-            if (m := used.margin(kind))
-            else f"{kind} ±{MARGIN * 100:g} % (assumed: too few of its figures in the A/A pair)"
-            for kind in kinds
-        )
-        return (
+        where = (
             f"Margins measured on this machine by an A/A pair (two runs of commit {used.commit[:12]}: {used.a}; "
             f"{used.b}), in {path}: the {margins.QUANTILE:.0%} quantile of how far the pair moved the figures of "
-            f"each kind (|B / A - 1|), at least {margins.FLOOR_MARGIN:.0%}: {each}."
+            f"each kind (|B / A - 1|), at least {margins.FLOOR_MARGIN:.0%}; a paired ratio's at least the spread "
+            "between runs of one code on this project's VMs"
         )
-    why = (
-        f"the margins in {path} were measured on {measured.cpu_model or 'another machine'} (fingerprint "
-        f"{measured.machine}), not the machine of both sides"
-        if measured is not None
-        else "no margins measured by an A/A pair were given (`uabench margins A B` measures them)"
-    )
-    return f"Margin ±{MARGIN * 100:g} % for every figure, assumed, not measured: {why}."
+    else:
+        why = (
+            f"the margins in {path} were measured on {measured.cpu_model or 'another machine'} (fingerprint "
+            f"{measured.machine}), not the machine of both sides"
+            if measured is not None
+            else "no margins measured by an A/A pair were given"
+        )
+        where = (
+            f"No margins measured on this machine ({why}): paired ratios are judged against the stated spread "
+            f"between runs of one code on this project's VMs, and no absolute wall-clock figure gets a faster or "
+            f"slower verdict ({NO_MARGIN})"
+        )
+    return f"{where}: {'; '.join(each(kind) for kind in kinds)}."
 
 
 # The title a comparison's page starts with (document): the two stores as they were named

@@ -142,19 +142,20 @@ def ranking_section(run: dict, cells: list[dict]) -> Section | None:
         for client in clients:
             found = [p for p in named if p.client == client]
             second = client != clients[0]
-            parts.append(_ranking_part(suite, name, load, found, cells, second and clients[0], summary))
+            parts.append(_ranking_part(run, name, load, found, cells, second and clients[0]))
     if not parts:
         return None
     return Section(f"{suite_title(suite)}: server ranking", subsections=parts)
 
 
 def _ranking_part(
-    suite: str, name: str, load: dict, found: list[Point], cells: list[dict], first: str | bool, summary: dict
+    run: dict, name: str, load: dict, found: list[Point], cells: list[dict], first: str | bool
 ) -> Section:
     """One ranking: the servers measured under one load generator's load. `first`: the reference
     load generator this ranking is the second to (False for the reference's own)."""
+    suite, summary = run["suite"], plan_of(run)
     client = found[0].client
-    standing = uncertainty.standings(found)
+    standing, ranking = uncertainty.standings(found, uncertainty.run_noise(run), figures.interleaved(run))
     unsteady = {server for server, _ in never_steady(cells)}
     points = sorted(found, key=lambda p: ranking_order(p, standing[p.server]))
     rows = []
@@ -222,7 +223,7 @@ def _ranking_part(
         and c["client"] == client
         and c["status"] == "not_supported"
     ]
-    table = Table(RANKING_COLUMNS, rows, uncertainty.ranking_notes(points, standing))
+    table = Table(RANKING_COLUMNS, rows, uncertainty.ranking_notes(points, standing, ranking))
     detail = uncertainty.repetition_table(points, name)
     curves = [
         Series(p.server + (" (client-bound)" if p.client_bound else ""), p.server, stats.cdf(p.histogram))

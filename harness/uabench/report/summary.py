@@ -49,16 +49,15 @@ def _rankings(run: dict, cells: list[dict], found: Figures) -> None:
     ranked = [p for p in figures.points(cells, "throughput") if p.sweep == ranking]
     clients = load_generators(run, ranked)
     points = [p for p in ranked if clients and p.client == clients[0]]
-    standing = uncertainty.standings(points)
+    noise, paired = uncertainty.run_noise(run), figures.interleaved(run)
+    standing, ordered = uncertainty.standings(points, noise, paired)
     reasons = {}
     host = figures.host_cv(points)
     probe = figures.host_probe(cells, ranking, CellKind.THROUGHPUT)
     for p in points:
         mine = standing[p.server]
-        # the rank rests on the interval; the headline figure itself is marked above the headline CV
-        reasons[p.server] = explained(
-            mine.unstable or headline_unstable(p.throughput), p, host.get(p.server), probe[0] if probe else None
-        )
+        # the rank rests on the paired ratios; the figure's quality note is said beside it
+        reasons[p.server] = explained(mine.unstable, p, host.get(p.server), probe[0] if probe else None)
         found.put(p.server, Column(f"{suite} rank"), mine.cell())
         found.put(
             p.server,
@@ -84,11 +83,12 @@ def _rankings(run: dict, cells: list[dict], found: Figures) -> None:
         )
     for second in clients[1:]:  # the servers ranked again under a second load generator: a column of their own
         seconds = [p for p in ranked if p.client == second]
-        apart = uncertainty.standings(seconds)
+        apart, _ = uncertainty.standings(seconds, noise, paired)
         for p in seconds:
             found.put(p.server, Column(f"{suite} rank ({second} load)"), apart[p.server].cell())
     if probe:
         found.note(probe_note(suite, *probe))
+    found.note(f"{suite} rank: {ordered.sentence()}")
     found.note(*uncertainty.method_notes(p.throughput for p in points))
     found.note(*uncertainty.unstable_notes({f"{server} ({suite})": reason for server, reason in reasons.items()}))
 
@@ -114,7 +114,7 @@ def explained(
     if not reason:
         return reason
     evidence = [point.pauses.text()] if point.pauses else []
-    if probe is not None and probe.cv is not None and probe.cv > stats.HEADLINE_CV_LIMIT:
+    if probe is not None and probe.cv is not None and probe.cv > stats.CV_LIMIT:
         evidence.append(
             f"the host probe of the same blocks varied by {probe.cv * 100:.1f} % itself: "
             "the machine, not only the server"
@@ -134,9 +134,9 @@ HOST_SHARE = 0.6
 
 
 def headline_unstable(found: stats.Estimate | None) -> str | None:
-    """Why a summary figure is not fit to publish as it is: the general rule, or a CV above the
-    headline limit."""
-    return stats.unstable(found, cv_limit=stats.HEADLINE_CV_LIMIT) if found else None
+    """The quality note of a summary figure: the one rule every figure is noted by (stats.unstable),
+    said beside it and never a veto."""
+    return stats.unstable(found) if found else None
 
 
 def _sweeps(run: dict, cells: list[dict], found: Figures) -> None:

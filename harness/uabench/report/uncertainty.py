@@ -9,8 +9,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from uabench.document.model import Cell, Column, Interval, Rank, Status, Table, row
-from uabench.results import stats
+from uabench.results import margins, stats
 from uabench.results.figures import Point
+from uabench.results.ranking import RULE, Noise, Ranking, rank_points, unranked
 
 UNSTABLE = "unstable"
 
@@ -31,43 +32,47 @@ def method_notes(estimates: Iterable[stats.Estimate | None]) -> list[str]:
 
 @dataclass(frozen=True)
 class Standing:
-    """Where a server stands in a ranking: its rank interval, or why it has none."""
+    """Where a server stands in a ranking: its rank interval, or why it has none; and the quality
+    note on its figure (CV, interval width, drift: said beside it, never a veto)."""
 
     rank: Rank | None
-    unstable: str | None  # the sentence saying why the figure is unstable
-    excluded: str | None  # why it is not compared at all: client-bound, emulated
+    unstable: str | None  # the quality note: why the figure is noisy (it ranks all the same)
+    excluded: str | None  # why it ranks as a lower bound (client-bound) or not at all: emulated, too few blocks
 
     def cell(self) -> Cell:
         if self.rank is not None:
             return Cell(self.rank, Status.MARKED, LOWER_BOUND) if self.excluded else Cell(self.rank)
-        return Cell(None, Status.MARKED, self.excluded or UNSTABLE)
+        return Cell(None, Status.MARKED, self.excluded or "not ranked")
 
 
 # A client-bound figure is what the load generator could deliver, so the server did at least this
-# much: it ranks as a lower bound (its interval open upwards), never as a value.
+# much: it ranks as a lower bound (its ratios open on its side), never as a value.
 LOWER_BOUND = "client-bound: a lower bound"
 
 
-def standings(points: list[Point]) -> dict[str, Standing]:
-    """Ranks by values/s (higher is better) of the servers whose figure is comparable and stable,
-    among every server measured: servers whose intervals overlap share ranks. An unstable figure
-    takes no rank itself but its interval still places the others (its repetitions' spread is in
-    it): ranking the stable ones among themselves alone called Milo "1" on 28 Nov, at 145,750
-    values/s, beside an unstable open62541 at 2.77 M [2.26 M–3.26 M]. A client-bound figure ranks
-    as a lower bound (its interval reaches to infinity); an emulated one does not rank."""
-    found, measured, stable = {}, {}, set()
+def run_noise(run: dict) -> Noise:
+    """The margin a run's rankings order their pairs beyond: measured on the run's machine, or
+    the stated default (results/margins.noise)."""
+    machine = ((run.get("provenance") or {}).get("machine") or {}).get("fingerprint")
+    return margins.noise(margins.PAIRS, margins.measured_on(machine))
+
+
+def standings(points: list[Point], noise: Noise, paired: bool = True) -> tuple[dict[str, Standing], Ranking]:
+    """Ranks by values/s (higher is better) by the rank rule (results/ranking.py): each pair of
+    servers ordered where the interval of their paired ratio lies wholly beyond `noise`'s margin.
+    The quality note (stats.unstable: CV, interval width, drift) is said beside a figure and does
+    not take its rank: on the 2-core VMs of this project the host alone varies 17-23 % between
+    blocks, and the CV veto of before ranked no server at all while the paired ratios ordered most
+    pairs and none inverted between runs. A client-bound figure ranks as a lower bound."""
+    found = {}
     for p in points:
-        excluded = ", ".join(m for m, on in (("client-bound", p.client_bound), ("emulated", p.emulated)) if on)
-        reason = stats.unstable(p.throughput, ranked=True) if p.throughput else "not measured"
-        found[p.server] = Standing(None, reason, excluded or None)
-        if not p.emulated and p.throughput:
-            measured[p.server] = replace(p.throughput, high=math.inf) if p.client_bound else p.throughput
-            if not reason:
-                stable.add(p.server)
-    for server, (low, high) in stats.rank_intervals(measured, higher_is_better=True).items():
-        if server in stable:
-            found[server] = Standing(Rank(low, high), None, found[server].excluded)
-    return found
+        why = unranked(p)
+        excluded = "client-bound" if p.client_bound and why is None else why
+        found[p.server] = Standing(None, stats.unstable(p.throughput) if p.throughput else None, excluded)
+    ranking = rank_points(points, noise, paired)
+    for server, (low, high) in ranking.ranks.items():
+        found[server] = replace(found[server], rank=Rank(low, high))
+    return found, ranking
 
 
 def figure_cell(found: stats.Estimate | None, standing: Standing | None = None, unstable: str | None = None) -> Cell:
@@ -83,11 +88,11 @@ def unstable_notes(reasons: dict[str, str | None]) -> list[str]:
     return [f"{name}: {reason}" for name, reason in reasons.items() if reason]
 
 
-def ranking_notes(points: list[Point], found: dict[str, Standing]) -> list[str]:
+def ranking_notes(points: list[Point], found: dict[str, Standing], ranking: Ranking) -> list[str]:
     return [
         *method_notes(p.throughput for p in points),
-        'Rank: servers whose 95% intervals overlap share ranks ("2–3"); an unstable or not comparable '
-        "figure is shown but not ranked (–).",
+        f"Rank: {RULE}",
+        ranking.sentence(),
         *unstable_notes({server: s.unstable for server, s in found.items() if s.excluded is None}),
     ]
 

@@ -35,11 +35,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import scipy.stats
 
-from uabench.results import figures, kinds, margins, stats, sustain
+from uabench.results import figures, kinds, margins, ranking, stats, sustain
 from uabench.results import instruction_counts as counts
 from uabench.results.kinds import CellKind
 from uabench.results.runs import VERSIONED, latest_finished, place
@@ -91,6 +91,8 @@ class Side:
     store: str
     runs: list[dict]
     figures: list[Figure]
+    # each ranking by the rank rule (results/ranking.py), by (suite, the ranking figure's name)
+    rankings: dict[tuple[str, str], ranking.Ranking] = field(default_factory=dict)
 
 
 def _plan(run: dict) -> dict:
@@ -179,6 +181,19 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
                 name = f"{kind} held signals/s, {row.parameter}"
                 found.append(Figure(suite, name, row.publisher, "signals/s", row.held_throughput, False))
     return found + _count_figures(suite, cells, plan)
+
+
+def run_rankings(run: dict, cells: list[dict]) -> dict[tuple[str, str], ranking.Ranking]:
+    """Every throughput ranking of a run (one per workload and load generator) by the rank rule,
+    keyed as run_figures names its figures, judged with the margin of the run's machine."""
+    primary = _plan(run).get("load_generator")
+    machine = (run["provenance"].get("machine") or {}).get("fingerprint")
+    noise = margins.noise(margins.PAIRS, margins.measured_on(machine))
+    groups: dict[tuple[str, str], list[figures.Point]] = {}
+    for p in figures.points(cells, "throughput"):
+        under = f" ({p.client} load)" if primary and p.client != primary else ""
+        groups.setdefault((run["suite"], f"values/s, {p.sweep}{under}"), []).append(p)
+    return {key: ranking.rank_points(found, noise, figures.interleaved(run)) for key, found in groups.items()}
 
 
 def _count_figures(suite: str, cells: list[dict], plan: dict) -> list[Figure]:
@@ -312,10 +327,15 @@ def load_side(location: str, run_id: int | None = None) -> Side:
             if not runs:
                 raise ValueError(f"the store {location} holds no run {run_id}")
             label = f"run {run_id}"
-        found = [f for run in runs for f in run_figures(run, store.cells([run["id"]]))]
+        found: list[Figure] = []
+        rankings: dict[tuple[str, str], ranking.Ranking] = {}
+        for run in runs:
+            cells = store.cells([run["id"]])
+            found += run_figures(run, cells)
+            rankings |= run_rankings(run, cells)
     finally:
         store.close()
-    return Side(label, str(location), runs, found)
+    return Side(label, str(location), runs, found, rankings)
 
 
 # --- verdicts ------------------------------------------------------------------------------------------
@@ -342,7 +362,7 @@ def judge(
     b: stats.Estimate,
     higher_is_better: bool = True,
     seed: int = 0,
-    margin: float = MARGIN,
+    margin: float | None = MARGIN,
 ) -> Comparison:
     """The change from a to b with its interval, the Mann-Whitney U p-value and the verdict (the
     rules in the module docstring, with `margin` for MARGIN). ``key``, ``a`` and ``b`` of the
@@ -365,7 +385,13 @@ def judge(
     drifts = {side: stats.drift(e) for side, e in (("A", a), ("B", b))}
     drifting = "; ".join(f"{side} {why}" for side, why in drifts.items() if why)
     bounded = math.isfinite(low) and math.isfinite(high)
-    if margin >= 1:
+    if margin is None:
+        verdict = INCONCLUSIVE
+        reason = (
+            f"the change's interval [{_percent(low)}, {_percent(high)}]; no verdict on a wall-clock figure of a "
+            f"machine whose noise between runs was not measured ({NO_MARGIN})"
+        )
+    elif margin >= 1:
         # an A/A pair of this machine moved figures of this kind by 100 % or more: "same" within it
         # says nothing (on 28 Nov it called a sustained rate -63.5 % [-83.7, +15.4] the same) and
         # "slower" cannot be reached, so no verdict is given
@@ -396,7 +422,7 @@ def judge(
                 reason = f"{interval} excludes 0 but reaches inside the ±{margin * 100:g} % noise threshold"
         else:
             reason = f"{interval} includes 0 and reaches beyond ±{margin * 100:g} %"
-    return Comparison(("", "", ""), None, None, change, p, verdict, reason, margin)
+    return Comparison(("", "", ""), None, None, change, p, verdict, reason, margin if margin is not None else math.nan)
 
 
 def judge_count(a: stats.Estimate, b: stats.Estimate) -> Comparison:
@@ -433,11 +459,22 @@ def _interval_change(a: stats.Estimate, b: stats.Estimate) -> stats.Estimate:
     return stats.Estimate(center, low, high, b.n, None, (), "change from the two intervals (extreme quotients)")
 
 
-def margin_of(figure: Figure, measured: margins.Margins | None) -> float:
-    """The margin `figure` is judged with: its kind's measured one (results/margins.py) when there
-    is one, else MARGIN."""
-    found = measured.margin(margins.kind_of(figure.name, figure.unit)) if measured else None
-    return found.margin if found else MARGIN
+# Where no A/A pair measured a machine's noise, an absolute wall-clock figure gets no verdict: the
+# host's speed moved every such figure by +30 % to +127 % between two days on VMs of one kind
+# (issue 67), and an assumed margin called a re-run of one code "slower".
+NO_MARGIN = "`uabench margins A B` measures the margins from two runs of one commit on this machine"
+
+
+def margin_of(figure: Figure, measured: margins.Margins | None) -> float | None:
+    """The margin `figure` is judged with: a paired ratio's is the larger of its kind's A/A margin
+    on this machine and the spread between runs (margins.noise; the stated default where none was
+    measured); any other figure's is its kind's A/A margin, and None (no verdict) where this machine's
+    A/A pair did not measure it."""
+    kind = margins.kind_of(figure.name, figure.unit)
+    if kind in margins.BETWEEN_RUNS:
+        return margins.noise(kind, (measured, margins.SEARCHED[0]) if measured else None).margin
+    found = measured.margin(kind) if measured else None
+    return found.margin if found else None
 
 
 def applicable(measured: margins.Margins | None, a: Side, b: Side) -> margins.Margins | None:
@@ -472,54 +509,25 @@ def compare(a: Iterable[Figure], b: Iterable[Figure], measured: margins.Margins 
 # --- rankings ------------------------------------------------------------------------------------------
 
 
-def _rankable(f: Figure) -> stats.Estimate | None:
-    """A ranking figure's interval as it ranks: a client-bound one as a lower bound (its
-    interval reaches to infinity: the server did at least that much), as the report ranks it;
-    an emulated one not at all."""
-    if not f.ranking or (f.detail and f.detail != "client-bound"):
-        return None
-    return replace(f.estimate, high=math.inf) if f.detail == "client-bound" else f.estimate
+def ranks(side: Side) -> dict[tuple[str, str, str], tuple[int, int]]:
+    """Rank intervals of every ranking of a side by the rank rule (results/ranking.py), by the key
+    of the figure each ranks."""
+    return {
+        (suite, name, server): rank
+        for (suite, name), found in side.rankings.items()
+        for server, rank in found.ranks.items()
+    }
 
 
-def ranks(side: Iterable[Figure]) -> dict[tuple[str, str, str], tuple[int, int]]:
-    """Rank intervals within every ranking group (servers whose intervals overlap share ranks);
-    a client-bound figure ranks as a lower bound, an emulated one does not rank."""
-    groups: dict[str, dict[str, Figure]] = {}
-    for f in side:
-        if _rankable(f) is not None:
-            groups.setdefault(f.ranking or "", {})[f.server] = f
-    found = {}
-    for members in groups.values():
-        estimates = {server: _rankable(f) or f.estimate for server, f in members.items()}
-        for server, rank in stats.rank_intervals(estimates).items():
-            found[members[server].key] = rank
-    return found
-
-
-def ranking_disagreements(a: Iterable[Figure], b: Iterable[Figure]) -> tuple[list[str], int]:
-    """Pairs of servers whose intervals are disjoint on both sides but in opposite order (a
-    sentence each), and how many pairs were separated on both sides (what agreement rests on)."""
-
-    def separated(side: Iterable[Figure]) -> dict[tuple[str, str, str], bool]:
-        """(group, upper, lower) -> True for every pair whose intervals are disjoint."""
-        groups: dict[str, list[tuple[Figure, stats.Estimate]]] = {}
-        for f in side:
-            ranked = _rankable(f)
-            if ranked is not None:
-                groups.setdefault(f.ranking or "", []).append((f, ranked))
-        out = {}
-        for group, members in groups.items():
-            for x, x_interval in members:
-                for y, y_interval in members:
-                    if x_interval.low > y_interval.high:
-                        out[(group, x.server, y.server)] = True
-        return out
-
-    left, right = separated(a), separated(b)
-    disagreements = [
-        f"{group}: {upper} above {lower} in A, below it in B"
-        for group, upper, lower in left
-        if (group, lower, upper) in right
-    ]
-    both = sum(1 for pair in left if pair in right) + len(disagreements)
+def ranking_disagreements(a: Side, b: Side) -> tuple[list[str], int]:
+    """Pairs of servers the rule orders one way in A and the other way in B (a sentence each), and
+    how many pairs it ordered on both sides (what agreement rests on)."""
+    disagreements, both = [], 0
+    for key, left in a.rankings.items():
+        right = b.rankings.get(key)
+        if right is None:
+            continue
+        group = f"{key[0]}: {key[1].removeprefix('values/s, ')}"
+        disagreements += [f"{group}: {x} above {y} in A, below it in B" for x, y in ranking.inversions(left, right)]
+        both += len(left.better & (right.better | {(y, x) for x, y in right.better}))
     return disagreements, both

@@ -29,24 +29,51 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from uabench import paths
+from uabench.results.ranking import Noise
+
 QUANTILE = 0.9
 FLOOR_MARGIN = 0.01
 MIN_FIGURES = 3
+
+
+PAIRS = "throughput ratio between servers"  # a ranking's pairs, paired per block (results/ranking.py)
+REFERENCE_RATIO = "throughput ratio to the reference server"
+SECURITY_RATIO = "security ratio"
+
+# The paired ratios' margins where a machine's own A/A pair has not been measured (the stated
+# default), and the least they are judged with where it has: what re-running moved them by on the
+# 2-core VMs of this project. PAIRS and REFERENCE_RATIO: the 90 % quantile of how far the ranking
+# pairs' paired ratios moved between make bench runs of one code on one machine was 26 % (four
+# pairs of published stores: reports/reference/uabench{,-aa1,-aa2}.sqlite on a Xeon VM on 28 Nov,
+# uabench-epyc-bench{1,2}.sqlite on an EPYC VM; 120 changes), and ratios to open62541 moved by up to
+# +35 % between two days' runs of one code on two Xeon VMs (28 Nov and 7 Dec) with no pair ordered
+# beyond that inverting: 35 %, so that a rank holds on another day too. SECURITY_RATIO: the
+# reference VM's A/A pair moved it by 43 % (5 figures): 45 %.
+# INSTRUCTIONS: a count judged as a measured figure (a runtime that schedules by the clock: Go,
+# tokio; compare.judge_count takes the others) keeps the ±5 % compare judged every figure with
+# before margins were measured: the host's speed reaches it only through the scheduler.
+INSTRUCTIONS = "instructions"
+BETWEEN_RUNS = {PAIRS: 0.35, REFERENCE_RATIO: 0.35, SECURITY_RATIO: 0.45, INSTRUCTIONS: 0.05}
+BETWEEN_RUNS_SOURCE = "what re-running moved such figures by between runs of one code on this project's VMs"
+# The files whose margins apply to a machine they were measured on: the user's own (`uabench
+# margins A B` writes it by default) and the published reference's.
+SEARCHED = (paths.RESULTS / "margins.toml", paths.REPO / "reports" / "reference" / "margins.toml")
 
 
 def kind_of(name: str, unit: str) -> str:
     """The kind of a compare figure (results.compare.Figure's name and unit) its margin is
     measured for: figures that share a source of noise."""
     if "÷" in name:
-        return "throughput ratio to the reference server"  # paired per block: the host's drift cancels
+        return REFERENCE_RATIO  # paired per block: the host's drift cancels
     if unit == "ratio":
-        return "security ratio"  # SignAndEncrypt / None, paired per block
+        return SECURITY_RATIO  # SignAndEncrypt / None, paired per block
     if name.startswith("sustained"):
         return "sustained signal rate"
     if "held signals/s" in name:
         return "PubSub held rate"
-    if unit == "instructions":
-        return "instructions"
+    if unit in ("instructions", "cycles"):
+        return INSTRUCTIONS
     if name.startswith("host probe"):  # compare.HOST_PROBE_NAME (compare imports this module)
         return "host probe"  # the machine itself (proc/hostprobe.py)
     if name.startswith("values/s"):
@@ -151,3 +178,51 @@ def load(path: Path) -> Margins:
     if wrong:
         raise MarginsError(f"{path}: the margin of {wrong[0]!r} must be a finite number above 0")
     return found
+
+
+def measured_on(machine: str | None, searched: tuple[Path, ...] = SEARCHED) -> tuple[Margins, Path] | None:
+    """The margins measured on `machine` (a fingerprint) and the file they are in: the first of
+    `searched` whose machine it is; None where none is (or the machine is not recorded). A file
+    that cannot be read is passed over here: `uabench compare --margins` and `uabench margins` say
+    what is wrong with it."""
+    if not machine:
+        return None
+    for path in searched:
+        if path.is_file():
+            try:
+                found = load(path)
+            except MarginsError:
+                continue
+            if found.machine == machine:
+                return found, path
+    return None
+
+
+def noise(kind: str, measured: tuple[Margins, Path] | None) -> Noise:
+    """The margin figures of `kind` are ordered (results/ranking.py) and judged (results/compare.py)
+    beyond on one machine: the larger of its A/A margin, where one was measured there, and the
+    spread between runs (BETWEEN_RUNS), which a pair of runs minutes apart does not see; the stated
+    default alone where none was measured."""
+    default = BETWEEN_RUNS.get(kind)
+    found = measured[0].margin(kind) if measured else None
+    if measured is None or found is None:
+        if default is None:
+            raise KeyError(f"no margin is stated for {kind!r} where none was measured")
+        why = (
+            f"the A/A pair in {_shown(measured[1])} has too few figures of this kind"
+            if measured
+            else "no A/A pair was measured on this machine"
+        )
+        return Noise(default, f"the stated default, {BETWEEN_RUNS_SOURCE}: {why}")
+    where = f"the A/A pair in {_shown(measured[1])}"
+    if default is not None and default > found.margin:
+        return Noise(
+            default,
+            f"the stated default, {BETWEEN_RUNS_SOURCE}, above the ±{found.margin * 100:.0f} % of {where}",
+        )
+    return Noise(found.margin, f"measured on this machine by {where}")
+
+
+def _shown(path: Path) -> str:
+    """A path as a reader finds it: relative to the checkout where it lies in it."""
+    return str(path.relative_to(paths.REPO)) if path.is_relative_to(paths.REPO) else str(path)
