@@ -257,14 +257,16 @@ class _Servers:
             return
         self.warmed.add((server, load))
         chunk = self.startup(client) + self.plan.steady_chunk_s(self.profile) + 0.2 + CELL_OVERHEAD_S
-        bound = self.plan.server_warmup_s(self.profile)
-        most = max(STEADY_RUN, math.ceil(bound / chunk) + 1)
         # a JIT runtime compiles during its first warm-up; later loads find it compiled
         first = fresh or server not in self.compiled
         self.compiled.add(server)
+        # its least first warm-up (engine/session.steady_state: sdk.toml [expectations] warmup_s)
+        floor = (_expectations(server).warmup_s or 0.0) if first and self.plan.sdk_warmup_floor(self.profile) else 0.0
+        bound = max(self.plan.server_warmup_s(self.profile), floor)
+        most = max(STEADY_RUN, math.ceil(bound / chunk) + 1)
         declared = _expectations(server).steady_chunks
         chunks = STEADY_CHUNKS_DEFAULT if declared is None else declared
-        typical = min(chunks if first else LATER_CHUNKS, most)
+        typical = min(max(chunks if first else LATER_CHUNKS, math.ceil(floor / chunk)), most)
         cost.add(typical * chunk, most * chunk, typical)
 
 

@@ -103,6 +103,10 @@ class Expectations:
     steady_chunks: int | None = None  # warm-up chunks its server needs under its first load (steady run included)
     ready_s_per_1k_signals: float | None = None  # its server's start-up per 1,000 signals
     fuzz_case_s: tuple[float, float] | None = None  # a robustness case against its server: (mutated, built)
+    # the least load its server is warmed up with before it may be called steady: a JIT runtime
+    # compiles in steps for tens of seconds and a short plateau between two looks steady
+    # (engine/warmup.warm_up's floor_s); the warm-up goes at least this long whatever the plan's bound
+    warmup_s: float | None = None
 
 
 EXPECTATION_KEYS = frozenset(f.name for f in fields(Expectations))
@@ -126,6 +130,7 @@ def _expectations(path: Path, table: object) -> Expectations:
         startup_s=table.get("startup_s"),
         steady_chunks=table.get("steady_chunks"),
         ready_s_per_1k_signals=table.get("ready_s_per_1k_signals"),
+        warmup_s=table.get("warmup_s"),
         fuzz_case_s=(float(fuzz[0]), float(fuzz[1])) if fuzz else None,
     )
 

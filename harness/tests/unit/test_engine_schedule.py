@@ -104,6 +104,21 @@ def test_a_series_that_never_settles_stops_at_the_bound():
     assert not found.steady and len(found.throughputs) == 5 and found.seconds == 5.0
 
 
+def test_a_jit_runtimes_floor_holds_off_a_plateau_and_outlasts_the_bound():
+    """Milo on 7 Dec: 130-139k values/s for three chunks, then 215-300k from the ninth second on;
+    its sdk.toml's warmup_s keeps an early plateau from counting as steady."""
+    plateau = [50, 130, 131, 130, 200, 250, 290, 300, 298, 301, 300, 299, 300, 301, 300, 300]
+    clock = Clock(step=1.0)
+    early = warmup.warm_up(clock.chunk(plateau), bound_s=20, clock=clock)
+    assert early.steady and early.throughputs[-1] == 130  # the plateau between two compiler steps
+    clock = Clock(step=1.0)
+    floored = warmup.warm_up(clock.chunk(plateau), bound_s=20, clock=clock, floor_s=10)
+    assert floored.steady and len(floored.throughputs) > 10 and floored.throughputs[floored.start] >= 290
+    clock = Clock(step=1.0)
+    rising = warmup.warm_up(clock.chunk(itertools.count(100, 10)), bound_s=5, clock=clock, floor_s=12)
+    assert not rising.steady and len(rising.throughputs) == 12  # the floor outlasts a shorter bound
+
+
 def test_even_a_zero_bound_runs_a_steady_run_of_chunks():
     clock = Clock(step=1.0)
     found = warmup.warm_up(clock.chunk([100, 100, 100, 100]), bound_s=0, clock=clock)
@@ -245,3 +260,43 @@ def test_the_time_budget_ends_further_blocks_but_never_the_fewest():
     assert unbounded.blocks == 8 and not unbounded.budget_stopped
     never = interleave(ITEMS, measure, figure, Repetitions(5, 8), seed=3, fits=lambda _s: False)
     assert never.blocks == 5 and never.budget_stopped
+
+
+def test_a_server_whose_pairs_are_decided_leaves_the_blocks_and_the_undecided_go_on():
+    """The rank rule's stop (results/ranking.settled): a pair ordered beyond the margin, or
+    provably within it, needs no more blocks; only the pairs still undecided are measured on."""
+    from uabench.results import ranking
+
+    level = {"fast": 1000.0, "slow": 100.0, "a": 300.0, "b": 330.0}
+    wobble = itertools.cycle([0.8, 1.25, 1.0, 0.7, 1.3])  # b's ratio to a reaches across the margin
+
+    def measure(item, _block, _judge):
+        return result(level[item] * (next(wobble) if item == "b" else 1.0) * (1 + 0.2 * (_block % 2)))
+
+    def figure(o):
+        return o.measured["throughput"]["values_per_s"]
+
+    def settled(values):
+        return ranking.settled(values, 0.35)
+
+    found = interleave(list(level), measure, figure, Repetitions(5, 8), seed=3, settled=settled)
+    # fast and slow are ordered against everything after the fewest blocks; a and b are not
+    assert found.settled == ["fast", "slow"] or found.settled == ["slow", "fast"]
+    assert [len(found.kept[s]) for s in ("fast", "slow", "a", "b")] == [5, 5, 8, 8] and found.blocks == 8
+    # all decided at once: the fewest blocks, then the schedule is empty
+    steady = interleave(["fast", "slow"], measure, figure, Repetitions(5, 8), seed=3, settled=settled)
+    assert steady.blocks == 5 and steady.wide == []
+    # no settling rule: every item every block
+    plain = interleave(list(level), measure, figure, Repetitions(5, 8), seed=3)
+    assert all(len(v) == 8 for v in plain.kept.values()) and plain.settled == []
+
+
+def test_a_tie_provably_within_the_margin_is_decided_too():
+    from uabench.results import ranking
+
+    close = {"x": [100.0, 101.0, 99.0, 100.0, 102.0], "y": [105.0, 106.0, 104.0, 105.0, 107.0]}
+    assert ranking.settled(close, 0.35) == {"x", "y"}
+    far = {"x": [100.0, 101.0, 99.0, 100.0, 102.0], "y": [300.0, 303.0, 297.0, 300.0, 306.0]}
+    assert ranking.settled(far, 0.35) == {"x", "y"}
+    reaching = {"x": [100.0, 101.0, 99.0, 100.0, 102.0], "y": [100.0, 160.0, 90.0, 150.0, 120.0]}
+    assert ranking.settled(reaching, 0.35) == set()

@@ -38,6 +38,7 @@ class Interleaved(Generic[K]):
     disturbed: int = 0  # repetitions measured again
     wide: list[Hashable] = field(default_factory=list)  # figures still wider than the target at the end
     budget_stopped: bool = False  # the time budget ended the blocks before every figure was narrow
+    settled: list[K] = field(default_factory=list)  # items that left the blocks decided, in the order they did
 
     def values(self, figure: Callable[[Outcome], float]) -> dict[K, list[float]]:
         return {item: [figure(o) for o in outcomes] for item, outcomes in self.kept.items()}
@@ -54,6 +55,7 @@ def interleave(
     derived: Callable[[dict[K, list[float]]], dict[Hashable, list[float]]] | None = None,
     fits: Callable[[float], bool] = _unbounded,
     after_block: Callable[[int], None] | None = None,
+    settled: Callable[[dict[K, list[float]]], set[K]] | None = None,
 ) -> Interleaved[K]:
     """Measures `items` in blocks. `measure(item, block, judge_host)` runs and records one
     repetition; with `judge_host` it returns status "disturbed" (already recorded as such) when
@@ -63,7 +65,10 @@ def interleave(
     ratios of two items (a paired ratio is narrower than either figure when they drift together).
     `fits(seconds)` tells whether a further block, as long as the last one took, fits the time
     budget; the fewest blocks are measured whatever it says. `after_block(block)` runs once each
-    block is measured (the host probe: the machine's own noise in the same blocks)."""
+    block is measured (the host probe: the machine's own noise in the same blocks).
+    `settled(values)` names the items whose comparison is decided (results/ranking.settled):
+    from the fewest blocks on they leave the schedule, and the blocks go on with the others, so
+    the time goes to the pairs still undecided."""
     found: Interleaved[K] = Interleaved(kept={item: [] for item in items})
     active = list(items)
     while active:
@@ -89,6 +94,10 @@ def interleave(
         values = found.values(figure)
         judged: dict[Hashable, list[float]] = dict(values.items())
         judged.update(derived(values) if derived else {})
+        if settled is not None and found.blocks >= repetitions.minimum:
+            done = settled(values)
+            found.settled += [item for item in active if item in done]
+            active = [item for item in active if item not in done]
         if not active or repetitions.enough(judged, found.blocks, seed):
             found.wide = repetitions.wide(judged, seed) if active else []
             break

@@ -96,11 +96,15 @@ def warm_up(
     tolerance: float = STEADY_TOLERANCE,
     run: int = STEADY_RUN,
     clock: Callable[[], float] = time.monotonic,
+    floor_s: float = 0.0,
 ) -> SteadyState:
     """Runs `chunk(index)` (its throughput, or why it gave none) until the chunks are steady
-    (`steady_from`) or `bound_s` has passed (at least `run` chunks either way)."""
+    (`steady_from`) or `bound_s` has passed (at least `run` chunks either way). Before `floor_s`
+    (a JIT runtime's least warm-up, sdk.toml [expectations] warmup_s) no run of chunks counts as
+    steady, and the warm-up lasts at least that long."""
     found = SteadyState()
     begun = clock()
+    bound_s = max(bound_s, floor_s)
     while True:
         found.starts_s.append(clock() - begun)
         value = chunk(len(found.throughputs))
@@ -109,7 +113,7 @@ def warm_up(
             found.starts_s.pop()
             break
         found.throughputs.append(value)
-        verdict = steady_from(found.throughputs, tolerance, run)
+        verdict = steady_from(found.throughputs, tolerance, run) if clock() - begun >= floor_s else None
         if verdict is not None:
             found.start, found.rule = verdict
             break
@@ -130,6 +134,7 @@ class SteadyRule:
     chunk_warmup_s: float = 0.2
     tolerance: float = STEADY_TOLERANCE
     run: int = STEADY_RUN
+    sdk_floor: bool = True  # a server's first warm-up lasts at least its SDK's warmup_s (sdk.toml [expectations])
 
     def summary(self) -> dict:
         """What the report states of the rule (kept with the run and every steady-state cell)."""

@@ -526,7 +526,9 @@ def throughput_ratio(numerator: Point, denominator: Point, paired: bool = True) 
     top = {(r.run_id, r.block): r.value for r in numerator.per_repetition}
     bottom = {(r.run_id, r.block): r.value for r in denominator.per_repetition}
     blocks = sorted(top.keys() & bottom.keys())
-    if len(blocks) >= 2 and len(blocks) == len(top) == len(bottom):
+    # the blocks both ran in: a ranking lets a server whose pairs are decided leave the blocks
+    # (results/ranking.settled), and its pairs are then paired over the blocks it ran in
+    if len(blocks) >= 2:
         return stats.paired_ratio([top[b] for b in blocks], [bottom[b] for b in blocks], seed=0), True
     return ratio_of_estimates(numerator.throughput, denominator.throughput), False
 

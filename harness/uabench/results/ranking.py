@@ -63,6 +63,34 @@ def order(ratio: stats.Estimate | None, margin: float) -> int:
     return NOT_ORDERED
 
 
+def decided(ratio: stats.Estimate | None, margin: float) -> bool:
+    """Whether more blocks can change what the rule says of a pair: its ratio's interval lies
+    wholly beyond the margin (ordered) or wholly within it (a tie, provably within what
+    re-running does)."""
+    if order(ratio, margin) != NOT_ORDERED:
+        return True
+    return ratio is not None and ratio.low >= 1 / (1 + margin) and ratio.high <= 1 + margin
+
+
+def settled(values: dict, margin: float, seed: int = 0) -> set:
+    """The items of an interleaved ranking (their figure per block, in block order, each measured
+    in every block until it settled) whose every pair is decided, paired over the blocks both were
+    measured in: measuring them further would change no rank (criterion and pyperf stop on a
+    precision target instead; a rank needs only its pairs decided)."""
+    undecided = set()
+    names = list(values)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            common = min(len(values[a]), len(values[b]))
+            if common < 2 or not all(values[b][:common]):
+                undecided |= {a, b}
+                continue
+            ratio = stats.paired_ratio(values[a][:common], values[b][:common], seed=seed)
+            if not decided(ratio, margin):
+                undecided |= {a, b}
+    return set(names) - undecided
+
+
 @dataclass(frozen=True)
 class Ranking:
     """Rank intervals of the figures of one ranking, and how many of its pairs the rule ordered."""

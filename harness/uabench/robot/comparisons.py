@@ -15,7 +15,7 @@ from uabench.engine.cells import CellSpec, Outcome
 from uabench.engine.constants import HEADROOM_REPETITIONS
 from uabench.engine.keywords import included, us
 from uabench.proc import hostprobe
-from uabench.results import stats
+from uabench.results import margins, provenance, ranking, stats
 from uabench.results.kinds import CellKind
 from uabench.robot.cells import Cells
 
@@ -52,9 +52,19 @@ class ComparisonKeywords(Cells):
         workload = dict(
             self.run.plan.variant("throughput", variant).workload, warmup_s=phase.warmup_s, duration_s=phase.duration_s
         )
+        noise = margins.noise(margins.PAIRS, margins.measured_on(provenance.machine()["fingerprint"]))
+        logger.info(f"a server leaves the blocks once each of its pairs is decided beyond or within {noise.text()}")
         found = self._compare(
-            CellKind.THROUGHPUT, client, variant, [(s, None) for s in included(servers)], phase, workload
+            CellKind.THROUGHPUT,
+            client,
+            variant,
+            [(s, None) for s in included(servers)],
+            phase,
+            workload,
+            settled=lambda values: ranking.settled(values, noise.margin, self.run.session().seed),
         )
+        if found.settled:
+            logger.info(f"decided before the last block: {', '.join(str(s) for s, _ in found.settled)}")
         for (server, _), outcomes in found.kept.items():
             latency = stats.latency_summary(search.merged_latency(outcomes))
             logger.info(f"{server}: {_figure(outcomes)}, p50 {us(latency['p50_us'])}, p99 {us(latency['p99_us'])}")
@@ -91,6 +101,7 @@ class ComparisonKeywords(Cells):
         phase: plans.Phase,
         workload: dict | Callable[[object], dict],
         derived: Callable[[dict], dict] | None = None,
+        settled: Callable[[dict], set] | None = None,
     ) -> interleave.Interleaved[tuple[str, object]]:
         """Runs `items` ((server, parameter) pairs) in interleaved, adaptive blocks; each item
         is warmed up to steady state with its own load before its first repetition."""
@@ -116,6 +127,7 @@ class ComparisonKeywords(Cells):
             session.seed,
             log=logger.info,
             derived=derived,
+            settled=settled,
             fits=budget.block_fits,
             after_block=self._host_probe(variant, kind, phase.duration_s),
         )

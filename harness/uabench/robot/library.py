@@ -65,7 +65,11 @@ class UabenchLibrary(DynamicCore):
             None if self.store_location else output_dir / "runs" / f"{time.strftime('%Y%m%d-%H%M%S')}-{run.suite}"
         )
         extra: dict[str, Any] = {"workdir": run_dir} if run_dir else {}
-        steady = SteadyRule(bound_s=run.plan.server_warmup_s(run.profile), chunk_s=run.plan.steady_chunk_s(run.profile))
+        steady = SteadyRule(
+            bound_s=run.plan.server_warmup_s(run.profile),
+            chunk_s=run.plan.steady_chunk_s(run.profile),
+            sdk_floor=run.plan.sdk_warmup_floor(run.profile),
+        )
         session = Session(store, run.suite, run.profile, plan=run.plan, steady=steady, **extra)
         logger.info(f"schedule seed {session.seed} (UABENCH_SEED={session.seed} replays its block orders)")
         logger.info(f"run {session.run_id}, store {store.path}, work dir {session.workdir}")
