@@ -107,10 +107,10 @@ class Ranking:
 
     def sentence(self) -> str:
         """How much the ranking decides, for its table's notes."""
-        return (
-            f"This ranking orders {self.ordered} of its {self.pairs} pairs beyond the margin {self.noise.text()}; "
-            "the others are within what re-running does, and share ranks."
-        )
+        said = f"This ranking orders {self.ordered} of its {self.pairs} pairs beyond the margin {self.noise.text()}"
+        if self.ordered == self.pairs:
+            return f"{said}."
+        return f"{said}; the others may lie within what re-running does, and share ranks."
 
 
 def rank(
