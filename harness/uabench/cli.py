@@ -1000,6 +1000,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     _out_directory(args.out)
     measured, margins_path = _margins(args.margins)  # a file that cannot be read: said before any store is
     sides = _two_sides(args, "compare", note_skipped=True)
+    if not args.margins:  # the margins measured on the sides' machine, where a file of them is found
+        measured, margins_path = _margins_of(sides) or (measured, margins_path)
     suites = [sorted({run["suite"] for run in side.runs}) for side in sides]
     if not set(suites[0]) & set(suites[1]):
         raise ValueError(
@@ -1025,6 +1027,16 @@ def _margins(given: str | None) -> tuple[Margins | None, str | None]:
     if not given and not path.is_file():
         return None, None
     return margins.load(path), str(path)
+
+
+def _margins_of(sides: list[Side]) -> tuple[Margins, str] | None:
+    """The margins measured on the one machine both sides ran on, from the files searched
+    (results/margins.SEARCHED: this checkout's results/margins.toml, then the reference's)."""
+    from uabench.results import compare, margins
+
+    machines = set(compare.machines(sides[0])) | set(compare.machines(sides[1]))
+    found = margins.measured_on(machines.pop()) if len(machines) == 1 else None
+    return (found[0], str(found[1])) if found else None
 
 
 def cmd_margins(args: argparse.Namespace) -> int:
@@ -1271,7 +1283,8 @@ def parser() -> argparse.ArgumentParser:
     )
     compared.add_argument(
         "--margins",
-        help="margins measured by `uabench margins` (default: reports/reference/margins.toml when it is there)",
+        help="margins measured by `uabench margins` (default: those of the sides' machine in results/margins.toml "
+        "or reports/reference/margins.toml)",
     )
     compared.set_defaults(func=cmd_compare)
 

@@ -64,8 +64,9 @@ PUBSUB_PLAN_KEYS = {
 # the measured seconds of one chunk. A plan's `server_warmup_s` table overrides the bound.
 SERVER_WARMUP_S = {"smoke": 3.0, "quick": 20.0, "full": 60.0}
 STEADY_CHUNK_S = {"smoke": 0.3, "quick": 0.7, "full": 2.0}
-# Whether an SDK's least warm-up (sdk.toml [expectations] warmup_s: a JIT runtime's) holds: not in
-# smoke, whose cells check answers and publish no figure (make test would wait 20 s a JIT server).
+# Whether an SDK's least warm-up (sdk.toml [expectations] warmup_s: a JIT runtime's) holds in a plan
+# that ranks (Plan.sdk_warmup_floor): not in smoke, whose cells check answers and publish no figure
+# (make test would wait 20 s a JIT server).
 SDK_WARMUP_FLOOR = {"smoke": False, "quick": True, "full": True}
 CAPACITY_KEYS = {
     "p99_ms": (0.01, 60000),
@@ -369,8 +370,12 @@ class Plan:
         return STEADY_CHUNK_S.get(profile, 1.0)
 
     def sdk_warmup_floor(self, profile: str) -> bool:
-        """Whether a server's first warm-up lasts at least its SDK's warmup_s in `profile`."""
-        return SDK_WARMUP_FLOOR.get(profile, True)
+        """Whether a server's first warm-up lasts at least its SDK's warmup_s in `profile`: where
+        the plan ranks its servers (a throughput ranking, or a security sweep's cost), the figure a
+        JIT runtime still compiling would rank too low; not in the other plans (a latency table at
+        common loads, a capacity search), whose 20 s a JIT server would take make bench past 15 min."""
+        ranks = self.ranking is not None or any(sweep.kind == "security" for sweep in self.sweeps)
+        return ranks and SDK_WARMUP_FLOOR.get(profile, True)
 
     def phases_run(self, profile: str) -> dict[str, Phase]:
         """The phases of `profile` that some test of this plan runs."""

@@ -15,6 +15,9 @@ from uabench.results.store import open_store
 # the reference's report, and the reports of the runs made on another machine than the
 # reference's (a reference holds one machine's runs: results/reference.py): the instructions, the
 # make bench of 28 Nov with conformance, footprint and the ARM smoke (epyc), the versions side by side
+# and the rank rule's proof (issue 67): an A/A pair of make bench and a handicapped run, one commit
+# on one machine (reports/ranking/)
+RANKING = paths.REPO / "reports" / "ranking"
 REPORTS = [
     (STORE, DIRECTORY),
     (DIRECTORY / "uabench-instructions.sqlite", DIRECTORY / "instructions"),
@@ -24,7 +27,9 @@ REPORTS = [
 ]
 
 
-@pytest.mark.parametrize(("path", "directory"), REPORTS, ids=["reference", "instructions", "epyc", "versions", "arm"])
+@pytest.mark.parametrize(
+    ("path", "directory"), REPORTS, ids=["reference", "instructions", "epyc", "versions", "arm"]
+)
 def test_the_reference_report_is_what_this_checkout_renders(path, directory):
     store = open_store(path, readonly=True)
     try:
@@ -37,3 +42,11 @@ def test_the_reference_report_is_what_this_checkout_renders(path, directory):
 @pytest.mark.parametrize("page", sorted(p.name for p in DIRECTORY.glob("compare*.md")))
 def test_each_published_comparison_is_what_this_checkout_renders(page):
     assert comparison.unrendered(DIRECTORY / page, DIRECTORY / "margins.toml", paths.REPO) is None
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in RANKING.glob("compare*.md")))
+def test_the_rank_rules_comparisons_are_what_this_checkout_renders(page):
+    """The A/A pair is judged without the margins measured from it (they would make it "same" by
+    construction: results/margins.py); the handicapped run with them."""
+    measured = RANKING / ("margins.toml" if page != "compare-aa.md" else "no-margins.toml")
+    assert comparison.unrendered(RANKING / page, measured, paths.REPO) is None

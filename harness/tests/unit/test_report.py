@@ -282,7 +282,7 @@ def test_a_noisy_figure_ranks_by_the_rule_with_its_note_beside_it_and_two_blocks
         "noisy": "1–3",
         "c": "2–3",
     }
-    assert ranks["noisy"][1].endswith("(unstable)") and not ranks["a"][1].endswith("(unstable)")
+    assert ranks["noisy"][1].endswith("(noisy)") and not ranks["a"][1].endswith("(noisy)")
     assert ranks["short"][0] == "– (2 blocks only: too few to rank)"
     [noisy] = [n for n in notes if n.startswith("noisy:")]
     assert "CV above 10 %" in noisy
@@ -323,7 +323,7 @@ def test_the_summary_notes_a_figure_by_the_same_rule_as_its_section(tmp_path):
         Rank(3, 3),
     ]
     assert rows["a"][figure].status is None and rows["wobbly"][figure].status is None
-    assert rows["noisy"][figure].status == Status.MARKED and rows["noisy"][figure].detail == "unstable"
+    assert rows["noisy"][figure].status == Status.MARKED and rows["noisy"][figure].detail == "noisy"
     [note] = [n for n in table.notes if n.startswith("noisy (read):")]
     assert "CV above 10 %" in note
     assert any(n.startswith("read rank: This ranking orders 3 of its 3 pairs") for n in table.notes)
@@ -364,9 +364,33 @@ def test_an_encryption_ratio_above_one_is_explained_only_if_its_interval_exclude
     assert any("excludes 1" in n and "needs explaining" in n for n in table.notes)
     store, run_id = _store_run(tmp_path, "unclear")
     found, table = _security(store, run_id, [100.0, 60.0, 140.0, 90.0, 110.0], [105.0, 150.0, 70.0, 95.0, 120.0])
-    assert found.status == Status.MARKED and found.detail == "paired, interval includes 1, unstable"
-    assert any(n.startswith("x (SignAndEncrypt / None throughput): Unstable:") for n in table.notes)
+    assert found.status == Status.MARKED and found.detail == "paired, interval includes 1, noisy"
+    assert any(n.startswith("x (SignAndEncrypt / None throughput): Noisy:") for n in table.notes)
     assert any("includes 1" in n and "not shown as a gain" in n for n in table.notes)
+
+
+def test_servers_rank_by_what_signandencrypt_costs_them_by_the_same_rule(tmp_path):
+    """Issue 67: one rule for every ranked figure; SignAndEncrypt's ratio pairs per block too."""
+    store, run_id = _store_run(tmp_path, "security")
+    plain = [100.0, 104.0, 98.0, 101.0, 99.0]
+    for server, cost in (("cheap", 0.6), ("close", 0.55), ("dear", 0.2)):
+        _add(store, run_id, "sweep", server, "security", plain, parameter="None/None")
+        encrypted = [v * cost * (1 + 0.01 * i) for i, v in enumerate(plain)]
+        _add(store, run_id, "sweep", server, "security", encrypted, parameter="Basic256Sha256/SignAndEncrypt")
+    _add(store, run_id, "sweep", "short", "security", plain[:2], parameter="None/None")
+    _add(store, run_id, "sweep", "short", "security", plain[:2], parameter="Basic256Sha256/SignAndEncrypt")
+    run, cells = _run_and_cells(store, run_id)
+    [table] = summary_section([run], {run_id: cells}).tables
+    rows = {r[0].value: r[table.column("SignAndEncrypt rank")] for r in table.rows}
+    # 0.6 / 0.55 lies within the ±45 % of a security ratio; both ordered above 0.2
+    assert {s: rows[s].value for s in ("cheap", "close", "dear")} == {
+        "cheap": Rank(1, 2),
+        "close": Rank(1, 2),
+        "dear": Rank(3, 3),
+    }
+    assert rows["short"].value is None and rows["short"].detail == "2 blocks only: too few to rank"
+    assert any(n.startswith("SignAndEncrypt rank: by SignAndEncrypt / None throughput") for n in table.notes)
+    assert any("orders 2 of its 3 pairs beyond the margin ±45 %" in n for n in table.notes)
 
 
 def test_the_steady_state_section_comes_from_the_warmup_cells(tmp_path):

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import statistics
 
-from uabench.document.model import Cell, Column, Interval, Section, Status, Table, row
+from uabench.document.model import Cell, Column, Interval, Rank, Section, Status, Table, row
 from uabench.document.parts import failure_notes, first_line
 from uabench.instructions import counts as counts_tool
 from uabench.instructions.cells import InstructionsCell
-from uabench.results import figures
+from uabench.results import figures, ranking, stats
 from uabench.results import instruction_counts as counts
+from uabench.results.compare import COUNT_CHANGE
 from uabench.results.instruction_counts import L1_CYCLES, LL_CYCLES, RAM_CYCLES, spread, spread_of
 
 KIND, TIMING_KIND, CLIENT_KIND = counts.KIND, InstructionsCell.TIMING, InstructionsCell.CLIENT
@@ -41,6 +42,7 @@ def instructions_section(run: dict, cells: list[dict]) -> Section | None:
     tolerance, time_driven = about.get("tolerance", 0.001), about.get("time_driven") or {}
     language = {c["server"]: c["result"].get("language", "") for c in mine if c["kind"] == KIND and c.get("result")}
     counted, timed = counts.counted(mine), _timing(mine)
+    ranks = _ranks(counted)
     rows, notes = [], []
     for (server, workload), (found, per) in counted.items():
         per_request = [d.per_request for d in found]
@@ -60,8 +62,10 @@ def instructions_section(run: dict, cells: list[dict]) -> Section | None:
         per_value = statistics.fmean(d.per_value for d in found)
         cpu_per_million = point.server_cpu_s_per_million if point else None
         measured = point.server_instructions_per_op if point else None
+        rank = ranks[workload].ranks.get(server)
         rows.append(
             row(
+                Rank(*rank) if rank else None,
                 server,
                 workload,
                 _count_cell([d.per_request for d in found], reproduced),
@@ -76,7 +80,7 @@ def instructions_section(run: dict, cells: list[dict]) -> Section | None:
                 point.repetitions if point else None,
             )
         )
-    if rows and not any(r[4].value is not None for r in rows):
+    if rows and not any(r[5].value is not None for r in rows):
         notes.append(
             "Measured instructions: none. This host's perf counts no hardware instructions (a VM or CI runner "
             "without counters), so the simulated count stands in; on a host whose perf counts them (a Raspberry "
@@ -97,6 +101,7 @@ def instructions_section(run: dict, cells: list[dict]) -> Section | None:
     ]
     notes += failure_notes(mine, (KIND, TIMING_KIND), "no count")
     columns = [
+        Column("rank"),
         Column("server", kind="text"),
         Column("workload", kind="text"),
         Column("instructions per operation", "instructions: mean of the differences [lowest, highest]"),
@@ -140,9 +145,44 @@ def instructions_section(run: dict, cells: list[dict]) -> Section | None:
             "the host executed that path at: a path that runs at a low rate waits on memory or the kernel "
             "(valgrind counts user-space instructions only; the kernel's share is in the CPU time).",
         ],
-        tables=[t for t in (Table(columns, rows) if rows else None, _client_table(mine, tolerance), *caches) if t],
+        tables=[
+            t
+            for t in (
+                Table(columns, rows, _rank_notes(ranks)) if rows else None,
+                _client_table(mine, tolerance),
+                *caches,
+            )
+            if t
+        ],
         notes=notes,
     )
+
+
+# A count's margin: compare's threshold for more or fewer instructions (results/compare.py), far
+# beyond how far a native server's repeated differences lie apart (0.1 %); a count of a runtime
+# that schedules by the clock spreads more, and its interval [lowest, highest] carries that spread.
+COUNT_NOISE = ranking.Noise(COUNT_CHANGE, "a count that moved more than this is more or fewer instructions")
+
+
+def _ranks(counted: dict) -> dict[str, ranking.Ranking]:
+    """Per workload, the servers by instructions per operation (fewer is better) by the rank rule:
+    a pair ordered where the quotient of their differences' ranges lies beyond COUNT_NOISE."""
+    ranges = {key: [d.per_request for d in found] for key, (found, _) in counted.items()}
+    found = {}
+    for workload in dict.fromkeys(workload for _, workload in ranges):
+        servers = [server for server, of in ranges if of == workload]
+
+        def ratio(a: str, b: str, workload: str = workload) -> stats.Estimate:
+            mine, theirs = ranges[a, workload], ranges[b, workload]
+            center = statistics.fmean(mine) / statistics.fmean(theirs)
+            return stats.Estimate(center, min(mine) / max(theirs), max(mine) / min(theirs), 2, None, (), "counts")
+
+        found[workload] = ranking.rank(servers, ratio, COUNT_NOISE, higher_is_better=False)
+    return found
+
+
+def _rank_notes(ranks: dict[str, ranking.Ranking]) -> list[str]:
+    return [f"Rank: {ranking.RULE}"] + [f"{workload}: {r.sentence()}" for workload, r in ranks.items()]
 
 
 def _count_cell(values: list[float], reproduced: bool) -> Cell:

@@ -25,7 +25,7 @@ from uabench.document.model import (
 from uabench.document.parts import first_line, verdict_cell
 from uabench.report import uncertainty
 from uabench.report.text import number
-from uabench.results import figures, stats, sustain
+from uabench.results import figures, margins, stats, sustain
 from uabench.results.figures import Point
 from uabench.results.kinds import CellKind
 from uabench.results.provenance import uncommitted_warning
@@ -155,7 +155,7 @@ def _ranking_part(
     load generator this ranking is the second to (False for the reference's own)."""
     suite, summary = run["suite"], plan_of(run)
     client = found[0].client
-    standing, ranking = uncertainty.standings(found, uncertainty.run_noise(run), figures.interleaved(run))
+    standing, ranking = uncertainty.standings(found, margins.of_run(run), figures.interleaved(run))
     unsteady = {server for server, _ in never_steady(cells)}
     points = sorted(found, key=lambda p: ranking_order(p, standing[p.server]))
     rows = []

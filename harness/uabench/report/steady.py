@@ -131,7 +131,7 @@ def _rule_text(runs: list[dict]) -> str:
         f"percentile within {rule.get('trend_spread', 0):.0%} of the median{shift}); at most {bounds}. Only then is "
         "it measured. The time to steady state runs from the first chunk to the first chunk of the steady run; the "
         "load is the values moved before it. A server that never became steady is measured anyway and marked, and "
-        "measured repetitions that still trend are marked unstable."
+        "measured repetitions that still trend are marked noisy."
     )
 
 

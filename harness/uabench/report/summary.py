@@ -3,12 +3,12 @@ is a headline comes from each run's plan summary (its ranking variant, its sweep
 
 from __future__ import annotations
 
-from uabench.document.model import Cell, Column, Section, Status, Table
+from uabench.document.model import Cell, Column, Rank, Section, Status, Table
 from uabench.plan import suite_kinds
 from uabench.report import uncertainty
 from uabench.report.sections import NO_SECURITY, load_generators, plan_of
 from uabench.report.text import number
-from uabench.results import figures, provenance, stats
+from uabench.results import figures, margins, provenance, ranking, stats
 from uabench.results.kinds import CellKind
 
 # The security policy and mode whose cost the summary shows: the strongest one every SDK of this
@@ -49,7 +49,7 @@ def _rankings(run: dict, cells: list[dict], found: Figures) -> None:
     ranked = [p for p in figures.points(cells, "throughput") if p.sweep == ranking]
     clients = load_generators(run, ranked)
     points = [p for p in ranked if clients and p.client == clients[0]]
-    noise, paired = uncertainty.run_noise(run), figures.interleaved(run)
+    noise, paired = margins.of_run(run), figures.interleaved(run)
     standing, ordered = uncertainty.standings(points, noise, paired)
     reasons = {}
     host = figures.host_cv(points)
@@ -196,7 +196,7 @@ def _highest_sustained(points: list[figures.Point], found: Figures) -> None:
         if p.parameter == tried[p.sweep, server][-1]:
             # the sweep stopped short of the server's limit: the figure is what was offered at most
             bound = f"a lower bound: the sweep's highest point ({p.parameter} signals) held"
-            reason = f"{reason[:-1]}; {bound}." if reason else f"Unstable: {bound}."
+            reason = f"{reason[:-1]}; {bound}." if reason else f"Note: {bound}."
         found.put(server, Column(title, "signals/s"), uncertainty.figure_cell(p.throughput, unstable=reason))
         found.note(*uncertainty.method_notes([p.throughput]))
         found.note(*uncertainty.unstable_notes({f"{server} ({title})": reason}))
@@ -214,6 +214,16 @@ def _security(run: dict, cells: list[dict], sweeps: dict, security: list[figures
     probe = figures.host_probe(cells, busiest, CellKind.SWEEP)
     if probe:
         found.note(probe_note(f"{run['suite']}, {busiest}", *probe))
+    encrypted = {p.server: p for p in security if p.sweep == busiest and p.parameter == HEADLINE_SECURITY}
+    noise = margins.of_run(run, margins.SECURITY_RATIO)
+    ordered = ranking.security_ranking(encrypted, base, noise, figures.interleaved(run))
+    for server in encrypted:
+        if server in base:
+            rank = ordered.ranks.get(server)
+            why = ranking.unranked(encrypted[server]) or ranking.unranked(base[server]) or "not ranked"
+            cell = Cell(Rank(*rank)) if rank else Cell(None, Status.MARKED, why)
+            found.put(server, Column(f"{mode} rank"), cell)
+    found.note(f"{mode} rank: by {label} (higher: cheaper); {ordered.sentence()}")
     for p in security:
         baseline = base.get(p.server)
         if p.sweep == busiest and p.parameter == HEADLINE_SECURITY and baseline:

@@ -9,11 +9,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from uabench.document.model import Cell, Column, Interval, Rank, Status, Table, row
-from uabench.results import margins, stats
+from uabench.results import stats
 from uabench.results.figures import Point
 from uabench.results.ranking import RULE, Noise, Ranking, rank_points, unranked
 
-UNSTABLE = "unstable"
+UNSTABLE = "noisy"  # the mark of a figure with a quality note (stats.unstable)
 
 
 def interval(found: stats.Estimate | None) -> Interval | None:
@@ -48,13 +48,6 @@ class Standing:
 # A client-bound figure is what the load generator could deliver, so the server did at least this
 # much: it ranks as a lower bound (its ratios open on its side), never as a value.
 LOWER_BOUND = "client-bound: a lower bound"
-
-
-def run_noise(run: dict) -> Noise:
-    """The margin a run's rankings order their pairs beyond: measured on the run's machine, or
-    the stated default (results/margins.noise)."""
-    machine = ((run.get("provenance") or {}).get("machine") or {}).get("fingerprint")
-    return margins.noise(margins.PAIRS, margins.measured_on(machine))
 
 
 def standings(points: list[Point], noise: Noise, paired: bool = True) -> tuple[dict[str, Standing], Ranking]:

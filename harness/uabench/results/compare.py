@@ -187,8 +187,7 @@ def run_rankings(run: dict, cells: list[dict]) -> dict[tuple[str, str], ranking.
     """Every throughput ranking of a run (one per workload and load generator) by the rank rule,
     keyed as run_figures names its figures, judged with the margin of the run's machine."""
     primary = _plan(run).get("load_generator")
-    machine = (run["provenance"].get("machine") or {}).get("fingerprint")
-    noise = margins.noise(margins.PAIRS, margins.measured_on(machine))
+    noise = margins.of_run(run)
     groups: dict[tuple[str, str], list[figures.Point]] = {}
     for p in figures.points(cells, "throughput"):
         under = f" ({p.client} load)" if primary and p.client != primary else ""

@@ -226,3 +226,10 @@ def noise(kind: str, measured: tuple[Margins, Path] | None) -> Noise:
 def _shown(path: Path) -> str:
     """A path as a reader finds it: relative to the checkout where it lies in it."""
     return str(path.relative_to(paths.REPO)) if path.is_relative_to(paths.REPO) else str(path)
+
+
+def of_run(run: dict, kind: str = PAIRS) -> Noise:
+    """The margin figures of `kind` of a stored run are ordered and judged beyond: noise() on the
+    machine the run measured on (its provenance's fingerprint)."""
+    machine = ((run.get("provenance") or {}).get("machine") or {}).get("fingerprint")
+    return noise(kind, measured_on(machine))

@@ -182,6 +182,37 @@ def rank_points(points: list[figures.Point], noise: Noise, paired: bool) -> Rank
     return rank(ranked, lambda a, b: ranking_ratio(ranked[a], ranked[b], paired), noise)
 
 
+def security_ranking(
+    encrypted: dict[str, figures.Point], plain: dict[str, figures.Point], noise: Noise, paired: bool
+) -> Ranking:
+    """Servers by what a security mode costs them (higher is better: each one's throughput with
+    the mode over without it), by the rule: a/b is (a's ratio) / (b's ratio), per block where all
+    four figures ran in the same blocks, else the quotient of the two ratios' intervals. A server
+    with fewer than MIN_BLOCKS blocks of either is left out."""
+
+    def per_block(server: str) -> dict[tuple[int, int], float]:
+        top = {(r.run_id, r.block): r.value for r in encrypted[server].per_repetition}
+        bottom = {(r.run_id, r.block): r.value for r in plain[server].per_repetition}
+        return {key: top[key] / bottom[key] for key in top.keys() & bottom.keys() if bottom[key]}
+
+    def ratio(a: str, b: str) -> stats.Estimate | None:
+        mine, theirs = per_block(a), per_block(b)
+        common = sorted(mine.keys() & theirs.keys())
+        if paired and len(common) >= 2:
+            return stats.paired_ratio([mine[k] for k in common], [theirs[k] for k in common])
+        return figures.ratio_of_estimates(
+            figures.throughput_ratio(encrypted[a], plain[a], paired)[0],
+            figures.throughput_ratio(encrypted[b], plain[b], paired)[0],
+        )
+
+    ranked = [
+        server
+        for server in encrypted
+        if server in plain and all(unranked(p) is None for p in (encrypted[server], plain[server]))
+    ]
+    return rank(ranked, ratio, noise)
+
+
 def distinct(ranking: Ranking) -> int:
     """How many distinct ranks the ranking gives ("1", "2–3" and "4" are three)."""
     return len(set(ranking.ranks.values()))
