@@ -28,7 +28,9 @@ setup:
 
 # The adaptive repetitions stop where a further block would end the run after BUDGET (engine/budget.py):
 # with set-up (about 20 s once installed) and the report (about 15 s), make bench stays within 15 minutes.
-BUDGET  := 14:00
+# 13:00 since 7 Dec: the subscription sweeps and the latency table ran about a minute past their
+# estimates on this project's EPYC VM, and the budget cannot take back what a later test overruns
+BUDGET  := 13:00
 
 bench:
 	@echo "make bench: the suites $(SUITES) (capacity: its latency table alone) in the quick profile, paced to end by $(BUDGET) (min:s) after the set-up; its estimate follows the set-up (a fresh clone first spends about 5 min installing, most of it compiling async-opcua), then the report"
