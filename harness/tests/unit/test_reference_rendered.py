@@ -24,11 +24,12 @@ REPORTS = [
     (DIRECTORY / "uabench-epyc.sqlite", DIRECTORY / "epyc"),
     (DIRECTORY / "uabench-versions.sqlite", DIRECTORY / "versions"),
     (DIRECTORY / "uabench-arm.sqlite", DIRECTORY / "arm"),
+    (RANKING / "aa1.sqlite", RANKING),
 ]
 
 
 @pytest.mark.parametrize(
-    ("path", "directory"), REPORTS, ids=["reference", "instructions", "epyc", "versions", "arm"]
+    ("path", "directory"), REPORTS, ids=["reference", "instructions", "epyc", "versions", "arm", "ranking"]
 )
 def test_the_reference_report_is_what_this_checkout_renders(path, directory):
     store = open_store(path, readonly=True)
