@@ -17,7 +17,7 @@ UABENCH := $(VENV)/bin/uabench
 # the capacity searches, PubSub, the version trend, scenarios and conformance would take it past
 # 15 minutes: `uabench run capacity pubsub scenarios conformance --profile quick` and `uabench run
 # read write subscription encryption --profile quick --versions` add them to the same store, and
-# `uabench report` to the report (README: the reference report).
+# `uabench report` to the report (docs/reference.md).
 SUITES  := read write subscription encryption capacity
 EXCLUDE := capacityNOTlatency
 
