@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 
@@ -124,6 +124,9 @@ class Column:
     digits: int = 0
     kind: str = "number"
     counter: bool = False
+    # the section its title links to: given as the start of that section's title, made its anchor
+    # ("#read-server-ranking") when the report is built, and dropped where no section has it
+    link: str = ""
 
 
 @dataclass
@@ -251,9 +254,22 @@ class Report:
                 count = seen.get(base, 0)
                 seen[base] = count + 1
                 part.anchor = base if count == 0 else f"{base}-{count}"
+        parts = [part for section in self.sections for part in section.walk()]
+        for part in parts:
+            for table in part.tables:
+                table.columns = [_linked(column, parts) for column in table.columns]
 
     def figures(self) -> list[Figure]:
         return [f for s in self.sections for part in s.walk() for f in part.figures]
+
+
+def _linked(column: Column, parts: list[Section]) -> Column:
+    """A column whose link names a section by the start of its title, linked to that section's
+    anchor (the first such section), or not linked where the report has none."""
+    if not column.link or column.link.startswith("#"):
+        return column
+    target = next((part for part in parts if part.title.startswith(column.link)), None)
+    return replace(column, link=f"#{target.anchor}" if target else "")
 
 
 def slug(title: str) -> str:

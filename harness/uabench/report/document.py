@@ -9,6 +9,7 @@ from collections import Counter
 from uabench.document.model import Report, Section
 from uabench.plan import suite_kinds
 from uabench.report.capacity import capacity_section, latency_section
+from uabench.report.decision import decision_section
 from uabench.report.overhead import overhead_section
 from uabench.report.pubsub import client_server_signal_points, pubsub_section
 from uabench.report.sections import (
@@ -205,14 +206,16 @@ def document(chosen: list[dict], cells_of: dict[int, list[dict]]) -> Report:
     # the other versions of an SDK have a section of their own; everything else shows the pinned ones
     measured = cells_of
     cells_of = {run_id: without_versions(cells) for run_id, cells in measured.items()}
-    sections = [summary_section(native, cells_of)] if native else []
-    sections.append(version_section(trend or native, measured, native))
+    summary = summary_section(native, cells_of) if native else None
+    # the answer first, then the summary it is picked from; the version trend after the rankings
+    sections = [decision_section(summary, native, cells_of), summary]
     usual = _usual_machine(native)
     for run in native:
         # a footprint table ranks nothing: a server's other versions (`run footprint --versions`)
         # are rows of their own beside it
         own = measured if run["suite"] in SIDE_BY_SIDE else cells_of
         sections += _said_elsewhere(run_sections(run, own[run["id"]], runs, own), run, usual)
+    sections.append(version_section(trend or native, measured, native))
     sections.append(elsewhere_section(elsewhere, cells_of))
     sections.append(emulated_section(apart, cells_of))
     sections += beside_sections(runs, measured)

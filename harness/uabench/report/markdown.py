@@ -12,7 +12,8 @@ def table(found: Table) -> list[str]:
         return "| " + " | ".join(t.replace("|", "\\|") for t in texts) + " |"
 
     caption = [f"*{found.collapsed}:*", ""] if found.collapsed else []
-    lines = [*caption, line([c.title for c in found.columns]), "|" + "|".join(" --- " for _ in found.columns) + "|"]
+    titles = [f"[{c.title}]({c.link})" if c.link else c.title for c in found.columns]
+    lines = [*caption, line(titles), "|" + "|".join(" --- " for _ in found.columns) + "|"]
     lines += [
         line([cell_text(cell, column) for cell, column in zip(row, found.columns, strict=True)]) for row in found.rows
     ]
