@@ -142,39 +142,6 @@ def _interval(low, high):
     return stats.Estimate((low + high) / 2, low, high, 5, 0.01, (), "test")
 
 
-def test_separated_intervals_rank_singly():
-    ranks = stats.rank_intervals({"a": _interval(10, 11), "b": _interval(20, 21), "c": _interval(5, 6)})
-    assert ranks == {"b": (1, 1), "a": (2, 2), "c": (3, 3)}
-
-
-def test_overlapping_intervals_share_ranks():
-    ranks = stats.rank_intervals({"a": _interval(10, 15), "b": _interval(14, 20), "c": _interval(1, 2)})
-    assert ranks == {"a": (1, 2), "b": (1, 2), "c": (3, 3)}
-    assert stats.format_rank(ranks["a"]) == "1\u20132" and stats.format_rank(ranks["c"]) == "3"
-
-
-def test_touching_intervals_overlap():
-    ranks = stats.rank_intervals({"a": _interval(10, 15), "b": _interval(15, 20)})
-    assert ranks == {"a": (1, 2), "b": (1, 2)}
-
-
-def test_a_figure_without_an_interval_shares_every_rank():
-    single = stats.estimate([12.0])
-    ranks = stats.rank_intervals({"a": _interval(10, 11), "b": _interval(20, 21), "one": single})
-    assert ranks == {"b": (1, 2), "a": (2, 3), "one": (1, 3)}
-
-
-def test_a_chain_of_overlaps_is_not_transitive():
-    # a overlaps b, b overlaps c, a lies entirely above c
-    ranks = stats.rank_intervals({"a": _interval(9, 12), "b": _interval(6, 10), "c": _interval(3, 7)})
-    assert ranks == {"a": (1, 2), "b": (1, 3), "c": (2, 3)}
-
-
-def test_lower_is_better_reverses_the_ranks():
-    ranks = stats.rank_intervals({"a": _interval(10, 11), "b": _interval(20, 21)}, higher_is_better=False)
-    assert ranks == {"a": (1, 1), "b": (2, 2)}
-
-
 def test_paired_ratio_cancels_shared_drift():
     # throughput climbs 3x over the sweep (JIT warm-up); encryption costs 20 % in every block
     plain = [100.0, 150.0, 200.0, 250.0, 300.0, 310.0]

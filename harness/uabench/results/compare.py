@@ -118,6 +118,12 @@ def _bracketed(held: stats.Estimate, limit: sustain.Limit) -> stats.Estimate:
     return stats.Estimate(held.center, held.center, high, held.n, None, (), "the sweep's bracket: held to missed")
 
 
+def _under(point: figures.Point, primary: str | None) -> str:
+    """What a throughput figure's name says of its load generator: nothing for the plan's own,
+    " (C load)" for a second one (plan.second_load_generator), whose figures rank apart."""
+    return f" ({point.client} load)" if primary and point.client != primary else ""
+
+
 def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
     """Every figure with repetitions of one run: throughput per variant (the plan's ranking
     variant is a headline), the highest sustained rate of each signal sweep and the
@@ -130,7 +136,7 @@ def run_figures(run: dict, cells: list[dict]) -> list[Figure]:
 
     for p in figures.points(cells, "throughput"):
         if p.throughput is not None:
-            under = f" ({p.client} load)" if primary and p.client != primary else ""
+            under = _under(p, primary)
             found.append(
                 Figure(
                     suite,
@@ -190,8 +196,7 @@ def run_rankings(run: dict, cells: list[dict]) -> dict[tuple[str, str], ranking.
     noise = margins.of_run(run)
     groups: dict[tuple[str, str], list[figures.Point]] = {}
     for p in figures.points(cells, "throughput"):
-        under = f" ({p.client} load)" if primary and p.client != primary else ""
-        groups.setdefault((run["suite"], f"values/s, {p.sweep}{under}"), []).append(p)
+        groups.setdefault((run["suite"], f"values/s, {p.sweep}{_under(p, primary)}"), []).append(p)
     return {key: ranking.rank_points(found, noise, figures.interleaved(run)) for key, found in groups.items()}
 
 
@@ -471,7 +476,7 @@ def margin_of(figure: Figure, measured: margins.Margins | None) -> float | None:
     A/A pair did not measure it."""
     kind = margins.kind_of(figure.name, figure.unit)
     if kind in margins.BETWEEN_RUNS:
-        return margins.noise(kind, (measured, margins.SEARCHED[0]) if measured else None).margin
+        return margins.margin(kind, measured)
     found = measured.margin(kind) if measured else None
     return found.margin if found else None
 

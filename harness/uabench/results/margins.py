@@ -198,29 +198,37 @@ def measured_on(machine: str | None, searched: tuple[Path, ...] = SEARCHED) -> t
     return None
 
 
+def margin(kind: str, measured: Margins | None) -> float | None:
+    """The margin figures of `kind` are ordered and judged beyond on the machine `measured` was
+    measured on (None: none measured there): the larger of its A/A margin and BETWEEN_RUNS, either
+    where the other is missing; None where neither is."""
+    found = measured.margin(kind) if measured else None
+    known = [m for m in (BETWEEN_RUNS.get(kind), found.margin if found else None) if m is not None]
+    return max(known) if known else None
+
+
 def noise(kind: str, measured: tuple[Margins, Path] | None) -> Noise:
     """The margin figures of `kind` are ordered (results/ranking.py) and judged (results/compare.py)
     beyond on one machine: the larger of its A/A margin, where one was measured there, and the
     spread between runs (BETWEEN_RUNS), which a pair of runs minutes apart does not see; the stated
     default alone where none was measured."""
-    default = BETWEEN_RUNS.get(kind)
+    value = margin(kind, measured[0] if measured else None)
+    if value is None:
+        raise KeyError(f"no margin is stated for {kind!r} where none was measured")
     found = measured[0].margin(kind) if measured else None
     if measured is None or found is None:
-        if default is None:
-            raise KeyError(f"no margin is stated for {kind!r} where none was measured")
         why = (
             f"the A/A pair in {_shown(measured[1])} has too few figures of this kind"
             if measured
             else "no A/A pair was measured on this machine"
         )
-        return Noise(default, f"the stated default, {BETWEEN_RUNS_SOURCE}: {why}")
+        return Noise(value, f"the stated default, {BETWEEN_RUNS_SOURCE}: {why}")
     where = f"the A/A pair in {_shown(measured[1])}"
-    if default is not None and default > found.margin:
+    if value > found.margin:
         return Noise(
-            default,
-            f"the stated default, {BETWEEN_RUNS_SOURCE}, above the ±{found.margin * 100:.0f} % of {where}",
+            value, f"the stated default, {BETWEEN_RUNS_SOURCE}, above the ±{found.margin * 100:.0f} % of {where}"
         )
-    return Noise(found.margin, f"measured on this machine by {where}")
+    return Noise(value, f"measured on this machine by {where}")
 
 
 def _shown(path: Path) -> str:

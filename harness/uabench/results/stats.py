@@ -312,31 +312,6 @@ def drift(e: Estimate) -> str | None:
     )
 
 
-def rank_intervals(estimates: dict[str, Estimate], higher_is_better: bool = True) -> dict[str, tuple[int, int]]:
-    """Ranks as intervals, so that what the intervals cannot separate shares a rank.
-
-    For each server s: low = 1 + the number of others whose interval lies entirely better than s's
-    (no overlap, touching counts as overlap); high = 1 + the number of others whose interval is not
-    entirely worse. Disjoint intervals give a single rank (low == high); overlapping ones share
-    e.g. (2, 3). A figure without an interval overlaps everything."""
-
-    def better(a: Estimate, b: Estimate) -> bool:  # a's interval lies entirely better than b's
-        return a.low > b.high if higher_is_better else a.high < b.low
-
-    ranks = {}
-    for name, mine in estimates.items():
-        others = [e for other, e in estimates.items() if other != name]
-        above = sum(better(e, mine) for e in others)
-        not_below = sum(not better(mine, e) for e in others)
-        ranks[name] = (1 + above, 1 + not_below)
-    return ranks
-
-
-def format_rank(rank: tuple[int, int]) -> str:
-    low, high = rank
-    return str(low) if low == high else f"{low}\u2013{high}"
-
-
 def paired_ratio(
     numerators: Sequence[float], denominators: Sequence[float], confidence: float = 0.95, seed: int = 0
 ) -> Estimate:
