@@ -6,6 +6,8 @@
 #   make test-full  everything (ci/test-full): integration tests, every check, the smoke of every
 #                suite over every pair, the container and the arm64 SSH target; before a change
 #                to a suite is called done
+#   make reference  remake the main published report (reports/reference/) from a clean tree: one
+#                commit on one machine, about 1:30 (ci/reference says what it runs)
 #   make lock    regenerate the lock file of every Python environment (ci/lock, uv pip compile)
 SHELL := /bin/bash
 VENV  := .venv
@@ -21,7 +23,7 @@ UABENCH := $(VENV)/bin/uabench
 SUITES  := read write subscription encryption capacity
 EXCLUDE := capacityNOTlatency
 
-.PHONY: bench test test-full setup lint lock clean
+.PHONY: bench test test-full reference setup lint lock clean
 
 setup:
 	@ci/setup
@@ -43,6 +45,9 @@ test:
 
 test-full: setup
 	@ci/test-full
+
+reference:
+	@ci/reference
 
 # harness/requirements.lock (.venv) and implementations/<sdk>/requirements.lock (each SDK's own
 # venv) from harness/pyproject.toml and implementations/<sdk>/requirements.in; commit them.

@@ -286,3 +286,37 @@ def test_import_ends_the_run_its_spool_ended_without_calling_it_left_by_a_killed
     assert "killed harness left: run 2 (write) still running" in said.err and "run 1" not in said.err
     with closing(open_store(store_path, readonly=True)) as store:
         assert [run["status"] for run in store.runs()] == ["interrupted", "running"]
+
+
+def test_a_compressed_store_is_read_in_memory_and_refused_for_writing(tmp_path):
+    import lzma
+
+    path = tmp_path / "s.sqlite"
+    writer = open_store(path)
+    run = writer.begin_run("read", "quick", {})
+    writer.add_cell(run, suite="read", kind="interop", client="a", server="b", variant="v", repetition=0, status="pass")
+    writer.finish_run(run)
+    writer.close()
+    archive = tmp_path / "s.sqlite.xz"
+    archive.write_bytes(lzma.compress(path.read_bytes()))
+    path.unlink()
+
+    reader = open_store(archive, readonly=True)
+    assert [cell["server"] for cell in reader.cells()] == ["b"]
+    with pytest.raises(StoreError, match="not writable"):
+        reader.begin_run("read", "quick", {})
+    reader.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite.xz"]  # nothing written beside it
+    with pytest.raises(StoreError, match="compressed archive, read-only"):
+        open_store(archive)
+
+
+def test_a_corrupt_compressed_store_is_a_one_line_error(tmp_path):
+    import lzma
+
+    (tmp_path / "x.sqlite.xz").write_bytes(b"not xz")
+    with pytest.raises(StoreError, match="not a valid xz archive"):
+        open_store(tmp_path / "x.sqlite.xz", readonly=True)
+    (tmp_path / "y.sqlite.xz").write_bytes(lzma.compress(b"not sqlite" * 100))
+    with pytest.raises(StoreError, match="x.sqlite.xz|y.sqlite.xz"):
+        open_store(tmp_path / "y.sqlite.xz", readonly=True).cells()
